@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fabricd - one Makefile for the daemon, its tests and its installation.
+#   make               build fabricd/fabricd
+#   make SANITIZE=1    build with ASan + UBSan (objects go to build/san/)
+#   make check         every test: unit (plain and sanitized), fuzz smoke, pytest integration
+#   make unit          C unit tests only (no root)
+#   make fuzz FUZZ_SECONDS=600   run the libFuzzer harnesses
+#   make vmcheck       kernel-WireGuard tier under QEMU
+#   make demo          a three-node simulated cluster in network namespaces
+#   make install       /usr/sbin/fabricd, systemd unit, modules-load.d file
+
+PREFIX ?= /usr
+DESTDIR ?=
+SBINDIR ?= $(PREFIX)/sbin
+SYSTEMDUNITDIR ?= /lib/systemd/system
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PYTEST ?= /usr/bin/python3 -m pytest
+FUZZ_SECONDS ?= 30
+
+PKGS := jansson libmnl libsodium
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
+	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -Ikmod
+CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS))
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS))
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build/san
+CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+else
+BUILD ?= build/release
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRCS := $(filter-out fabricd/main.c,$(wildcard fabricd/*.c)) $(wildcard kmod/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/fabricd/main.o
+LIB := $(BUILD)/libfabricd.a
+BIN := $(BUILD)/fabricd/fabricd
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+
+.PHONY: all check unit unit-run fuzz fuzz-smoke vmcheck demo install clean format deps integration
+all: fabricd/fabricd
+
+# The user-facing binary is always fabricd/fabricd (the release build, or the
+# sanitized one with SANITIZE=1).
+fabricd/fabricd: $(BIN)
+	$(Q)cp $(BIN) $@
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@[ -n "$(Q)" ] && echo "  CC      $<" || true
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB)
+	@[ -n "$(Q)" ] && echo "  LD      $@" || true
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+unit: $(UNIT_BINS)
+
+# Runs every unit test binary of this build; pytest wraps the same binaries.
+unit-run: unit
+	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+fuzz:
+	$(Q)$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# Everything the README's test command runs, after scripts/install-deps.sh.
+check:
+	$(Q)$(MAKE) all
+	$(Q)$(MAKE) SANITIZE=1 unit
+	$(Q)$(MAKE) unit
+	$(Q)$(MAKE) -C tests/fuzz build
+	$(Q)$(PYTEST) -c tests/pytest.ini tests
+
+vmcheck: all
+	$(Q)tests/vm/run-vm-tests.sh
+
+demo: all
+	$(Q)scripts/demo.sh
+
+install: all
+	install -D -m 0755 fabricd/fabricd $(DESTDIR)$(SBINDIR)/fabricd
+	install -D -m 0644 hooks/fabricd.service $(DESTDIR)$(SYSTEMDUNITDIR)/fabricd.service
+	install -D -m 0644 kmod/modules-load.d/fabricd.conf $(DESTDIR)$(MODULESLOADDIR)/fabricd.conf
+
+format:
+	clang-format -i fabricd/*.[ch] kmod/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
+
+clean:
+	rm -rf build fabricd/fabricd
+	$(MAKE) -C tests/fuzz clean
+
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

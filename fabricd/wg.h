@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * wg.h - the WireGuard device, one interface over two backends:
+ *   kernel:    generic netlink family "wireguard" (wg_genl.c)
+ *   userspace: wireguard-go over its UAPI socket /var/run/wireguard/<dev>.sock (wg_uapi.c)
+ *
+ * The containers follow wireguard-tools: a device holds peers, a peer holds
+ * allowed IPs, and flags tell "not given" from zero. wg_set() applies a
+ * partial change: only fields whose HAS_* bit is set are sent, peers are
+ * added, changed or removed one by one (WGPEER_REMOVE_ME), and the whole
+ * peer list is never replaced, so live sessions survive.
+ */
+#ifndef FABRICD_WG_H
+#define FABRICD_WG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "addr.h"
+
+#define WG_KEY_LEN 32
+
+enum wg_backend {
+	WG_BACKEND_KERNEL,
+	WG_BACKEND_USERSPACE,
+};
+
+enum wg_peer_flags {
+	WGPEER_REMOVE_ME = 1U << 0,
+	WGPEER_REPLACE_ALLOWEDIPS = 1U << 1,
+	WGPEER_HAS_PRESHARED_KEY = 1U << 2,
+	WGPEER_HAS_KEEPALIVE = 1U << 3,
+	WGPEER_HAS_ENDPOINT = 1U << 4,
+	WGPEER_UPDATE_ONLY = 1U << 5, /* change an existing peer, never create it */
+};
+
+struct wg_peer {
+	uint8_t public_key[WG_KEY_LEN];
+	uint8_t preshared_key[WG_KEY_LEN]; /* with WGPEER_HAS_PRESHARED_KEY; all zero = none */
+	struct sockaddr_storage endpoint;  /* ss_family 0: none */
+	uint16_t keepalive;		   /* seconds, 0 = off */
+	size_t n_allowed_ips;
+	struct ip_prefix *allowed_ips;
+	unsigned int flags;
+	/* read-only, filled by wg_get() */
+	int64_t last_handshake_sec; /* 0 = never */
+	int64_t last_handshake_nsec;
+	uint64_t rx_bytes, tx_bytes;
+};
+
+enum wg_device_flags {
+	WGDEVICE_HAS_PRIVATE_KEY = 1U << 0,
+	WGDEVICE_HAS_PUBLIC_KEY = 1U << 1, /* read-only */
+	WGDEVICE_HAS_LISTEN_PORT = 1U << 2,
+	WGDEVICE_HAS_FWMARK = 1U << 3,
+};
+
+struct wg_device {
+	char ifname[16];
+	int ifindex; /* filled by wg_get() for the kernel backend; 0 otherwise */
+	uint8_t private_key[WG_KEY_LEN];
+	uint8_t public_key[WG_KEY_LEN];
+	uint16_t listen_port;
+	uint32_t fwmark;
+	unsigned int flags;
+	size_t n_peers;
+	struct wg_peer *peers;
+};
+
+/* NULL-safe; wipes key material (explicit_bzero) before freeing. */
+void wg_device_free(struct wg_device *dev);
+
+/*
+ * Creates the device: kernel backend, RTM_NEWLINK of kind "wireguard";
+ * userspace backend, starts wireguard-go for ifname in the foreground of a
+ * detached child, records its PID in /var/run/wireguard/<ifname>.pid and waits
+ * (bounded, about 3 s) until the UAPI socket answers. -EEXIST if it exists.
+ */
+int wg_create(enum wg_backend backend, const char *ifname);
+
+/*
+ * Removes the device. Userspace: stops the wireguard-go process recorded in
+ * the PID file (SIGTERM, then SIGKILL after a bounded wait) and removes the
+ * socket and PID files; kernel: RTM_DELLINK. -ENODEV if absent.
+ */
+int wg_destroy(enum wg_backend backend, const char *ifname);
+
+/* Whether the device exists and answers for this backend. */
+bool wg_exists(enum wg_backend backend, const char *ifname);
+
+/* Reads the device and its peers into a new *out (free with wg_device_free). */
+int wg_get(enum wg_backend backend, const char *ifname, struct wg_device **out);
+
+/* Applies a partial change (see the file comment). 0 or -errno. */
+int wg_set(enum wg_backend backend, const struct wg_device *change);
+
+/* Kernel error text of the last failed call, if any ("" otherwise). */
+const char *wg_last_error(void);
+
+const char *wg_backend_name(enum wg_backend backend);
+
+#endif

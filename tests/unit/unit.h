@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * unit.h - a tiny table-driven test helper. Each test binary calls CHECK*()
+ * and ends with unit_summary(), which prints "N passed, N failed" and returns
+ * the exit status (pytest wraps every binary, see tests/test_unit.py).
+ */
+#ifndef FABRICD_UNIT_H
+#define FABRICD_UNIT_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int unit_passed, unit_failed;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			unit_passed++;                                                             \
+		} else {                                                                           \
+			unit_failed++;                                                             \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
+	} while (0)
+
+#define CHECK_INT(got, want, ...)                                                                  \
+	do {                                                                                       \
+		long long g_ = (long long)(got), w_ = (long long)(want);                           \
+		if (g_ == w_) {                                                                    \
+			unit_passed++;                                                             \
+		} else {                                                                           \
+			unit_failed++;                                                             \
+			fprintf(stderr, "FAIL %s:%d: %s = %lld, want %lld: ", __FILE__, __LINE__,  \
+				#got, g_, w_);                                                     \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
+	} while (0)
+
+#define CHECK_STR(got, want, ...)                                                                  \
+	do {                                                                                       \
+		const char *g_ = (got), *w_ = (want);                                              \
+		if (g_ && w_ && !strcmp(g_, w_)) {                                                 \
+			unit_passed++;                                                             \
+		} else {                                                                           \
+			unit_failed++;                                                             \
+			fprintf(stderr, "FAIL %s:%d: %s = \"%s\", want \"%s\": ", __FILE__,        \
+				__LINE__, #got, g_ ? g_ : "(null)", w_ ? w_ : "(null)");           \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
+	} while (0)
+
+static inline int unit_summary(const char *name)
+{
+	printf("%s: %d passed, %d failed\n", name, unit_passed, unit_failed);
+	return unit_failed ? 1 : 0;
+}
+
+#endif
