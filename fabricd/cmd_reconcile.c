@@ -1,25 +1,216 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cmd_reconcile.c - placeholder until implemented. */
-#include "commands.h"
+/* cmd_reconcile.c - plan, apply and down: one node converging to its share. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
 #include "log.h"
+#include "probe.h"
+#include "reconcile.h"
+#include "route.h"
+#include "session.h"
+#include "wgkey.h"
+
+/*
+ * The underlay MTU when the definition does not give it: the smallest path
+ * MTU towards the other nodes, as wg-quick computes it per endpoint.
+ */
+static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c, size_t self,
+				    const struct link_table *links, unsigned int *mtu)
+{
+	char a[IP_ADDR_STRLEN];
+
+	*mtu = 0;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		unsigned int m;
+		int ret;
+
+		if (i == self)
+			continue;
+		ret = route_path_mtu(&r->rtnl, links, &c->nodes[i].underlay, &m);
+		if (ret < 0) {
+			log_error("node %s: no route to its underlay address %s (%s): fix the "
+				  "underlay routing, or set fabric.underlay_mtu",
+				  c->nodes[i].name,
+				  ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-ret));
+			return ret;
+		}
+		if (!*mtu || m < *mtu)
+			*mtu = m;
+	}
+	if (!*mtu) {
+		/* a cluster of one has no route to ask about */
+		*mtu = 1500;
+		log_warn("no other node to measure the underlay MTU against: assuming 1500; "
+			 "set fabric.underlay_mtu to be explicit");
+	}
+	return 0;
+}
+
+void session_free(struct session *s)
+{
+	plan_free(&s->plan);
+	observed_free(&s->have);
+	desired_free(&s->want);
+	reconcile_close(&s->r);
+	cluster_free(s->cluster);
+	memset(s, 0, sizeof(*s));
+}
+
+int session_open(struct session *s, const struct options *o)
+{
+	char err[256], owner[80];
+	struct kmod_caps caps;
+	enum wg_backend backend;
+	const char *missing;
+
+	memset(s, 0, sizeof(*s));
+	if (cli_load_cluster(o, &s->cluster) < 0 || cli_find_self(o, s->cluster, &s->self) < 0)
+		return -1;
+	kmod_probe(&caps);
+	missing = kmod_missing_reason(&caps);
+	if (missing) {
+		log_error("%s", missing);
+		return -1;
+	}
+	if (kmod_choose_backend(o->wg_backend, &caps, &backend, err, sizeof(err)) < 0) {
+		log_error("fabric %s: %s", FABRIC_IFNAME, err);
+		return -1;
+	}
+	snprintf(owner, sizeof(owner), "%s%s", OWNER_PREFIX, s->cluster->name);
+	if (reconcile_open(&s->r, owner, backend) < 0) {
+		log_error("cannot open a netlink socket: %s (fabricd needs root or CAP_NET_ADMIN)",
+			  strerror(errno));
+		return -1;
+	}
+	s->r.grace = o->grace;
+	memcpy(s->r.public_key, s->cluster->nodes[s->self].public_key, WG_KEY_LEN);
+	plan_init(&s->plan, owner);
+	return 0;
+}
+
+int session_plan(struct session *s)
+{
+	struct diag diag;
+	unsigned int mtu;
+	int ret;
+
+	ret = observe(&s->r, &s->have);
+	if (ret < 0) {
+		log_error("cannot read the kernel's state: %s", strerror(-ret));
+		return -1;
+	}
+	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
+		mtu = s->cluster->fabric.underlay_mtu;
+	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu) < 0)
+		return -1;
+	diag_init(&diag);
+	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
+	if (ret == 0)
+		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
+	diag_print(&diag, stderr);
+	diag_free(&diag);
+	if (ret < 0) {
+		if (ret == -EEXIST)
+			log_error("nothing was changed: resolve the conflicts above first");
+		else if (ret != -EINVAL)
+			log_error("planning failed: %s", strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* The private key from --key-file, checked against this node's public key. */
+static int load_key(struct session *s, const struct options *o)
+{
+	const struct node *me = &s->cluster->nodes[s->self];
+	char err[512];
+	int idx = (int)s->self;
+
+	if (wgkey_load_file(o->key_file, s->r.private_key, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	wgkey_public(s->r.public_key, s->r.private_key);
+	if (memcmp(s->r.public_key, me->public_key, WG_KEY_LEN)) {
+		log_error("nodes[%d].public_key: does not match the private key in %s; put this "
+			  "node's public key (fabricd pubkey < %s) in the definition",
+			  idx, o->key_file, o->key_file);
+		return -1;
+	}
+	s->r.have_key = true;
+	return 0;
+}
 
 int cmd_plan(const struct options *o)
 {
-	(void)o;
-	log_error("plan: not implemented yet");
-	return 1;
+	struct session s;
+	int ret = 1;
+
+	if (session_open(&s, o) < 0 || session_plan(&s) < 0)
+		goto out;
+	plan_print(&s.plan, stdout);
+	ret = s.plan.n ? 2 : 0;
+	if (!s.plan.n)
+		printf("%s: nothing to change\n", s.cluster->nodes[s.self].name);
+out:
+	session_free(&s);
+	return ret;
+}
+
+int session_apply(struct session *s, const char *node)
+{
+	size_t created, changed, deleted;
+	int ret;
+
+	if (!s->plan.n) {
+		printf("apply %s: nothing to change\n", node);
+		return 0;
+	}
+	ret = plan_apply(&s->r, &s->plan);
+	plan_count(&s->plan, &created, &changed, &deleted);
+	if (ret < 0) {
+		log_error("apply %s: stopped after a failure; what succeeded stays, the next apply "
+			  "continues from there",
+			  node);
+		return -1;
+	}
+	printf("apply %s: %zu created, %zu changed, %zu removed\n", node, created, changed,
+	       deleted);
+	return 0;
 }
 
 int cmd_apply(const struct options *o)
 {
-	(void)o;
-	log_error("apply: not implemented yet");
-	return 1;
+	struct session s;
+	int ret = 1;
+
+	if (session_open(&s, o) < 0 || load_key(&s, o) < 0 || session_plan(&s) < 0)
+		goto out;
+	if (session_apply(&s, s.cluster->nodes[s.self].name) == 0)
+		ret = 0;
+out:
+	session_free(&s);
+	return ret;
 }
 
 int cmd_down(const struct options *o)
 {
-	(void)o;
-	log_error("down: not implemented yet");
-	return 1;
+	struct session s;
+	int ret = 1;
+
+	if (session_open(&s, o) < 0)
+		goto out;
+	if (observe(&s.r, &s.have) < 0) {
+		log_error("cannot read the kernel's state");
+		goto out;
+	}
+	if (plan_build_down(&s.r, &s.have, &s.plan) < 0)
+		goto out;
+	if (session_apply(&s, s.cluster->nodes[s.self].name) == 0)
+		ret = 0;
+out:
+	session_free(&s);
+	return ret;
 }

@@ -70,8 +70,20 @@ struct wg_device {
 	struct wg_peer *peers;
 };
 
-/* NULL-safe; wipes key material (explicit_bzero) before freeing. */
+/*
+ * NULL-safe; wipes key material (explicit_bzero) before freeing. Frees dev,
+ * its peers array and each peer's allowed_ips array (all from malloc).
+ */
 void wg_device_free(struct wg_device *dev);
+
+/*
+ * Appends a zeroed peer to dev->peers (the array is exactly n_peers long; the
+ * old copy is wiped). Returns it, or NULL when out of memory. Pointers to
+ * earlier peers are invalidated.
+ */
+struct wg_peer *wg_device_add_peer(struct wg_device *dev);
+/* Appends one allowed IP to peer. 0 or -ENOMEM. */
+int wg_peer_add_allowed_ip(struct wg_peer *peer, const struct ip_prefix *prefix);
 
 /*
  * Creates the device: kernel backend, RTM_NEWLINK of kind "wireguard";
@@ -91,7 +103,13 @@ int wg_destroy(enum wg_backend backend, const char *ifname);
 /* Whether the device exists and answers for this backend. */
 bool wg_exists(enum wg_backend backend, const char *ifname);
 
-/* Reads the device and its peers into a new *out (free with wg_device_free). */
+/*
+ * Reads the device and its peers into a new *out (free with wg_device_free).
+ * The flags say what was read, the same for both backends: HAS_LISTEN_PORT and
+ * HAS_FWMARK always (0 = unset), HAS_PRIVATE_KEY and HAS_PUBLIC_KEY when the
+ * device has a key; per peer HAS_KEEPALIVE always, HAS_ENDPOINT when it has
+ * one, HAS_PRESHARED_KEY when it is not all zero.
+ */
 int wg_get(enum wg_backend backend, const char *ifname, struct wg_device **out);
 
 /* Applies a partial change (see the file comment). 0 or -errno. */
@@ -101,5 +119,11 @@ int wg_set(enum wg_backend backend, const struct wg_device *change);
 const char *wg_last_error(void);
 
 const char *wg_backend_name(enum wg_backend backend);
+
+/* A name the kernel accepts for a link: 1..15 bytes, no '/', ':' or space, not "." or "..". */
+bool wg_ifname_valid(const char *ifname);
+
+/* For the backends: sets the text wg_last_error() returns (printf format). */
+void wg_set_last_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* reconcile.c - observe, diff, plan and apply one node's share. */
+#include <errno.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "fabric.h"
+#include "log.h"
+#include "reconcile.h"
+#include "vxlan.h"
+
+int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->owner, sizeof(r->owner), "%s", owner);
+	r->backend = backend;
+	return nl_open(&r->rtnl, NETLINK_ROUTE);
+}
+
+void reconcile_close(struct reconcile *r)
+{
+	nl_close(&r->rtnl);
+	explicit_bzero(r->private_key, sizeof(r->private_key));
+}
+
+void observed_free(struct observed *o)
+{
+	link_table_free(&o->links);
+	fdb_table_free(&o->fdb);
+	ifaddr_table_free(&o->fabric_addrs);
+	wg_device_free(o->wg);
+	memset(o, 0, sizeof(*o));
+}
+
+int observe(struct reconcile *r, struct observed *o)
+{
+	const struct link_obs *wg;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = link_dump(&r->rtnl, &o->links);
+	if (ret < 0)
+		goto fail;
+	ret = fdb_dump(&r->rtnl, &o->fdb);
+	if (ret < 0)
+		goto fail;
+	wg = link_find(&o->links, FABRIC_IFNAME);
+	if (!wg)
+		return 0;
+	ret = ifaddr_dump(&r->rtnl, wg->ifindex, &o->fabric_addrs);
+	if (ret < 0)
+		goto fail;
+	/* an existing device decides the backend: a TUN is wireguard-go's */
+	if (!strcmp(wg->kind, "wireguard"))
+		r->backend = WG_BACKEND_KERNEL;
+	else if (!strcmp(wg->kind, "tun"))
+		r->backend = WG_BACKEND_USERSPACE;
+	if (link_is_owned(wg, r->owner) && wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
+		o->wg = NULL;
+		o->wg_error = true;
+	}
+	return 0;
+fail:
+	observed_free(o);
+	return ret;
+}
+
+static const struct link_obs *owned_link(const struct observed *have, const char *name,
+					 const char *owner)
+{
+	const struct link_obs *l = link_find(&have->links, name);
+
+	return l && link_is_owned(l, owner) ? l : NULL;
+}
+
+/* Wanted names held by links fabricd does not own, and VNIs held by foreign devices. */
+static void check_conflicts(const struct node_state *want, const struct observed *have,
+			    struct diag *diag)
+{
+	char path[64];
+
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		const struct desired_vnet *v = &want->vnets[i];
+		const char *names[2] = {v->name, v->vxlan};
+
+		for (size_t k = 0; k < 2; k++) {
+			const struct link_obs *l = link_find(&have->links, names[k]);
+
+			if (!l || link_is_owned(l, want->owner))
+				continue;
+			snprintf(path, sizeof(path), "%s %s", k ? "vxlan" : "bridge", names[k]);
+			diag_add(diag, path,
+				 "a link named %s exists that fabricd does not own (kind %s, alias "
+				 "\"%s\"); delete or rename it, or rename the vnet",
+				 names[k], l->kind[0] ? l->kind : "unknown", l->alias);
+		}
+		for (size_t j = 0; j < have->links.n; j++) {
+			const struct link_obs *l = &have->links.links[j];
+
+			if (strcmp(l->kind, "vxlan") || link_is_owned(l, want->owner) ||
+			    l->vni != v->vni || l->port != v->port || !strcmp(l->name, v->vxlan))
+				continue;
+			snprintf(path, sizeof(path), "vxlan %s", v->vxlan);
+			diag_add(diag, path,
+				 "VNI %u on UDP port %u is already used by %s, which fabricd does "
+				 "not own; delete that device",
+				 v->vni, v->port, l->name);
+		}
+	}
+}
+
+static const struct desired_vnet *vnet_by_vni(const struct node_state *want, uint32_t vni)
+{
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		if (want->vnets[i].vni == vni)
+			return &want->vnets[i];
+	}
+	return NULL;
+}
+
+static int plan_fdb_moves_out(const struct observed *have, const struct link_obs *l, struct plan *p)
+{
+	char a[IP_ADDR_STRLEN];
+
+	for (size_t i = 0; i < have->fdb.n; i++) {
+		const struct fdb_entry *e = &have->fdb.entries[i];
+		struct op *op;
+
+		if (e->ifindex != l->ifindex)
+			continue;
+		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", l->name,
+			      ip_addr_str(&e->dst, a, sizeof(a)));
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = l->ifindex;
+		op->dst = e->dst;
+	}
+	return 0;
+}
+
+/* Owned links the definition no longer wants. */
+static int plan_removals(const struct node_state *want, const struct observed *have, struct plan *p)
+{
+	for (size_t i = 0; i < have->links.n; i++) {
+		const struct link_obs *l = &have->links.links[i];
+		const struct desired_vnet *v;
+		struct op *op;
+		int ret;
+
+		if (!link_is_owned(l, want->owner) || !strcmp(l->name, FABRIC_IFNAME) ||
+		    desired_find_vnet(want, l->name))
+			continue;
+		v = !strcmp(l->kind, "vxlan") ? vnet_by_vni(want, l->vni) : NULL;
+		if (v && !strcmp(v->vxlan, l->name))
+			continue;
+		if (v) {
+			/* the vnet changed transport: move its remotes, then retire the device */
+			ret = plan_fdb_moves_out(have, l, p);
+			if (ret < 0)
+				return ret;
+			op = plan_add(p, OP_LINK_DELETE, PHASE_RETIRE, VERB_DELETE, "vxlan %s",
+				      l->name);
+			if (!op)
+				return -ENOMEM;
+			op_detail(op, "vnet %s moved to %s transport", v->name,
+				  transport_name(v->transport));
+		} else {
+			op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "%s %s",
+				      l->kind[0] ? l->kind : "link", l->name);
+			if (!op)
+				return -ENOMEM;
+			op_detail(op, "not in the definition");
+		}
+		op->ifindex = l->ifindex;
+		snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
+	}
+	return 0;
+}
+
+static int plan_fdb(const struct desired_vnet *v, const struct link_obs *vx, bool recreated,
+		    const struct observed *have, struct plan *p)
+{
+	char a[IP_ADDR_STRLEN];
+	struct op *op;
+
+	for (size_t r = 0; r < v->n_remotes; r++) {
+		if (!recreated && fdb_has(&have->fdb, vx->ifindex, &v->remotes[r]))
+			continue;
+		op = plan_add(p, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, "fdb %s remote %s", v->vxlan,
+			      ip_addr_str(&v->remotes[r], a, sizeof(a)));
+		if (!op)
+			return -ENOMEM;
+		snprintf(op->ifname, sizeof(op->ifname), "%s", v->vxlan);
+		op->ifindex = recreated ? 0 : vx->ifindex;
+		op->dst = v->remotes[r];
+	}
+	if (recreated)
+		return 0;
+	for (size_t i = 0; i < have->fdb.n; i++) {
+		const struct fdb_entry *e = &have->fdb.entries[i];
+		bool wanted = false;
+
+		if (e->ifindex != vx->ifindex)
+			continue;
+		for (size_t r = 0; r < v->n_remotes && !wanted; r++)
+			wanted = ip_addr_equal(&v->remotes[r], &e->dst);
+		if (wanted)
+			continue;
+		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", v->vxlan,
+			      ip_addr_str(&e->dst, a, sizeof(a)));
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = vx->ifindex;
+		op->dst = e->dst;
+	}
+	return 0;
+}
+
+static int plan_vnet(const struct node_state *want, const struct desired_vnet *v,
+		     const struct observed *have, struct plan *p)
+{
+	const struct link_obs *br = owned_link(have, v->name, want->owner);
+	const struct link_obs *vx = owned_link(have, v->vxlan, want->owner);
+	bool recreated;
+	int ret;
+
+	ret = bridge_plan(v, br, p);
+	if (ret < 0)
+		return ret;
+	/* a bridge that is replaced counts as new for its port */
+	if (br && strcmp(br->kind, "bridge"))
+		br = NULL;
+	ret = vxlan_plan(v, vx, br, p, &recreated);
+	if (ret < 0)
+		return ret;
+	return plan_fdb(v, vx, recreated, have, p);
+}
+
+int plan_build(struct reconcile *r, const struct node_state *want, const struct observed *have,
+	       struct plan *p, struct diag *diag)
+{
+	size_t errors = diag->n;
+	int ret;
+
+	check_conflicts(want, have, diag);
+	ret = fabric_plan(r, want, have, p, diag);
+	if (ret < 0 || diag->n > errors)
+		return ret < 0 ? ret : -EEXIST;
+	ret = plan_removals(want, have, p);
+	for (size_t i = 0; !ret && i < want->n_vnets; i++)
+		ret = plan_vnet(want, &want->vnets[i], have, p);
+	return ret;
+}
+
+int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
+{
+	for (size_t i = 0; i < have->links.n; i++) {
+		const struct link_obs *l = &have->links.links[i];
+		bool fabric = !strcmp(l->name, FABRIC_IFNAME);
+		struct op *op;
+
+		if (!link_is_owned(l, r->owner))
+			continue;
+		if (fabric)
+			op = plan_add(p, OP_WG_DESTROY, PHASE_WG_DESTROY, VERB_DELETE, "fabric %s",
+				      l->name);
+		else
+			op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "%s %s",
+				      l->kind[0] ? l->kind : "link", l->name);
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = l->ifindex;
+		op->backend = r->backend;
+		snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
+	}
+	return 0;
+}
+
+static const char *verb_action(enum op_verb v)
+{
+	return v == VERB_CREATE ? "create" : v == VERB_DELETE ? "remove" : "change";
+}
+
+static void report_failure(struct op *op, int err, const char *extack)
+{
+	op->failed = true;
+	if (extack && extack[0])
+		log_error("%s: %s failed: %s (kernel: %s)", op->object, verb_action(op->verb),
+			  strerror(-err), extack);
+	else
+		log_error("%s: %s failed: %s", op->object, verb_action(op->verb), strerror(-err));
+}
+
+static void batch_error(void *cookie, int err, const char *extack, void *data)
+{
+	(void)data;
+	if (cookie)
+		report_failure(cookie, err, extack);
+}
+
+/* The ifindex of an op's link: known from the dump, or looked up now (made in this run). */
+static int resolve(struct op *op, const char *name)
+{
+	unsigned int idx;
+
+	if (op->ifindex)
+		return op->ifindex;
+	idx = if_nametoindex(name);
+	if (!idx) {
+		report_failure(op, -ENODEV, "");
+		return 0;
+	}
+	return (int)idx;
+}
+
+static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
+{
+	struct nlmsghdr *nlh;
+	struct link_change c;
+	int idx, master;
+
+	switch (op->type) {
+	case OP_BRIDGE_CREATE:
+		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+		bridge_put_create(nlh, op->ifname, op->mtu, r->owner);
+		break;
+	case OP_VXLAN_CREATE:
+		master = (int)if_nametoindex(op->master);
+		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+		vxlan_put_create(nlh, op, master, r->owner);
+		break;
+	case OP_LINK_CHANGE:
+		c = op->change;
+		if ((c.mask & LINK_SET_MASTER) && !c.master) {
+			c.master = (int)if_nametoindex(op->master);
+			if (!c.master) {
+				report_failure(op, -ENODEV, "bridge not found");
+				return;
+			}
+		}
+		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
+		link_put_change(nlh, op->ifindex, op->ifname, &c);
+		break;
+	case OP_LINK_DELETE:
+		nlh = nl_batch_msg(b, RTM_DELLINK, 0);
+		link_put_delete(nlh, op->ifindex, op->ifname);
+		break;
+	case OP_FDB_ADD:
+	case OP_FDB_DEL:
+		idx = resolve(op, op->ifname);
+		if (!idx)
+			return;
+		if (op->type == OP_FDB_ADD)
+			nlh = nl_batch_msg(b, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_APPEND);
+		else
+			nlh = nl_batch_msg(b, RTM_DELNEIGH, 0);
+		fdb_put(nlh, idx, &op->dst);
+		break;
+	case OP_ADDR_ADD:
+	case OP_ADDR_DEL:
+		idx = resolve(op, op->ifname);
+		if (!idx)
+			return;
+		if (op->type == OP_ADDR_ADD)
+			nlh = nl_batch_msg(b, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
+		else
+			nlh = nl_batch_msg(b, RTM_DELADDR, 0);
+		ifaddr_put(nlh, idx, &op->prefix);
+		break;
+	default:
+		return;
+	}
+	log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object, verb_action(op->verb),
+		  op->detail[0] ? " (" : "", op->detail, op->detail[0] ? ")" : "");
+	nl_batch_commit(b, nlh, op);
+}
+
+static bool is_wg_op(const struct op *op)
+{
+	return op->type == OP_WG_CREATE || op->type == OP_WG_DESTROY || op->type == OP_WG_DEVICE ||
+	       op->type == OP_WG_PEER;
+}
+
+int plan_apply(struct reconcile *r, struct plan *p)
+{
+	int first_err = 0;
+
+	for (int phase = 0; phase < PHASE_COUNT; phase++) {
+		struct nl_batch *b = NULL;
+		bool failed = false;
+
+		for (size_t i = 0; i < p->n; i++) {
+			struct op *op = &p->ops[i];
+			int ret;
+
+			if ((int)op->phase != phase)
+				continue;
+			if (is_wg_op(op)) {
+				log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object,
+					  verb_action(op->verb), op->detail[0] ? " (" : "",
+					  op->detail, op->detail[0] ? ")" : "");
+				ret = fabric_apply(r, op);
+				if (ret < 0)
+					report_failure(op, ret, wg_last_error());
+				continue;
+			}
+			if (!b && !(b = nl_batch_new(&r->rtnl, batch_error, NULL)))
+				return -ENOMEM;
+			/* names made in an earlier phase resolve: that batch has been sent */
+			encode_op(r, b, op);
+		}
+		if (b)
+			nl_batch_finish(b);
+		for (size_t i = 0; i < p->n; i++) {
+			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
+				failed = true;
+		}
+		if (failed) {
+			/* later phases build on this one: stop here, the next apply resumes */
+			first_err = -EIO;
+			break;
+		}
+	}
+	return first_err;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * reconcile.h - observe the kernel, diff against the desired state, plan,
+ * apply. The kinds (bridge.c, vxlan.c, fdb.c, ifaddr.c, fabric.c) each
+ * contribute their part of the diff and execute their own ops.
+ */
+#ifndef FABRICD_RECONCILE_H
+#define FABRICD_RECONCILE_H
+
+#include <stdbool.h>
+
+#include "desired.h"
+#include "diag.h"
+#include "fdb.h"
+#include "ifaddr.h"
+#include "link.h"
+#include "nl.h"
+#include "plan.h"
+#include "wg.h"
+
+struct observed {
+	struct link_table links;
+	struct fdb_table fdb;
+	struct ifaddr_table fabric_addrs; /* addresses on the fabric device */
+	struct wg_device *wg;		  /* NULL when the fabric device is absent */
+	bool wg_error;			  /* present but not readable */
+};
+
+struct reconcile {
+	struct nl_sock rtnl;
+	enum wg_backend backend;
+	bool have_key;
+	uint8_t private_key[WG_KEY_LEN];
+	uint8_t public_key[WG_KEY_LEN];
+	char owner[80];
+	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
+};
+
+/* Opens the netlink socket. 0 or -errno. */
+int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend);
+/* Wipes the key. */
+void reconcile_close(struct reconcile *r);
+
+int observe(struct reconcile *r, struct observed *o);
+void observed_free(struct observed *o);
+
+/*
+ * Diffs the desired state against the observed one. Conflicts (a wanted name
+ * held by a link fabricd does not own, a foreign VXLAN device on a wanted VNI)
+ * go to diag, and then nothing may be applied.
+ */
+int plan_build(struct reconcile *r, const struct node_state *want, const struct observed *have,
+	       struct plan *p, struct diag *diag);
+/* Every owned object, for `down`. */
+int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p);
+
+/* Runs the plan phase by phase; logs each failure with its object. 0 or the first error. */
+int plan_apply(struct reconcile *r, struct plan *p);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * session.h - one pass of a node command: the definition, this node's desired
+ * state, the kernel's observed state and the plan between them. Shared by
+ * plan/apply/down, status and the daemon.
+ */
+#ifndef FABRICD_SESSION_H
+#define FABRICD_SESSION_H
+
+#include "commands.h"
+#include "desired.h"
+#include "plan.h"
+#include "reconcile.h"
+
+struct session {
+	struct cluster *cluster;
+	size_t self;
+	struct reconcile r;
+	struct node_state want;
+	struct observed have;
+	struct plan plan;
+};
+
+/* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */
+int session_open(struct session *s, const struct options *o);
+/* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
+int session_plan(struct session *s);
+/* Applies the plan and prints the one-line summary. 0 or -1 (logged). */
+int session_apply(struct session *s, const char *node);
+void session_free(struct session *s);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vxlan.h - the VXLAN device of a vnet: vx<VNI> (plain, port 4789, from the
+ * underlay address) or vs<VNI> (secure, fabric.secure_port, from the fabric
+ * address), an isolated port of the vnet's bridge.
+ */
+#ifndef FABRICD_VXLAN_H
+#define FABRICD_VXLAN_H
+
+#include "desired.h"
+#include "link.h"
+#include "plan.h"
+
+/* RTM_NEWLINK body creating the device of op (OP_VXLAN_CREATE), up, in bridge master. */
+void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master, const char *alias);
+
+/*
+ * Plans the device of vnet v. have: the owned link of that name or NULL;
+ * bridge: the vnet's bridge link if it exists and is kept (NULL otherwise).
+ * *recreated is set when the device is (re)created, so its FDB starts empty.
+ */
+int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
+	       const struct link_obs *bridge, struct plan *p, bool *recreated);
+
+#endif

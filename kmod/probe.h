@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * probe.h - what this kernel and host can do for fabricd (WireGuard, VXLAN,
+ * bridge, nftables, wireguard-go), and the choice of WireGuard backend.
+ */
+#ifndef FABRICD_KMOD_PROBE_H
+#define FABRICD_KMOD_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "commands.h"
+#include "wg.h"
+
+struct kmod_caps {
+	bool wireguard; /* the generic netlink family answers (loads the module) */
+	bool vxlan;	/* built in, loaded, or loadable */
+	bool bridge;
+	bool nftables;
+	bool wireguard_go; /* the userspace implementation is installed */
+	bool tun;	   /* /dev/net/tun exists, which wireguard-go needs */
+};
+
+/* Whether module name is built in, loaded or loadable for the running kernel. */
+bool kmod_module_available(const char *name);
+
+void kmod_probe(struct kmod_caps *caps);
+
+/*
+ * auto: the kernel when it has WireGuard, else wireguard-go; kernel and
+ * userspace: that one, if usable. -ENOTSUP with a message in err otherwise.
+ */
+int kmod_choose_backend(enum wg_backend_choice choice, const struct kmod_caps *caps,
+			enum wg_backend *out, char *err, size_t errlen);
+
+/* A one-line reason when VXLAN or bridges are missing; NULL when both are there. */
+const char *kmod_missing_reason(const struct kmod_caps *caps);
+
+#endif

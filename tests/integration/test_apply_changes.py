@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: changing the definition changes only what changed; down cleans up.
+
+Each test builds its own cluster (they change it); standard_zones()::
+
+                       sw: br0
+          +--------------+--------------+ . . . . . . +
+        pve1           pve2           pve3          pve4 (added by one test)
+   tenant-plain   vnet100 vnet101 on every node            (plain)
+   tenant-secure  vnet200 vnet201 on every node            (secure)
+   tenant-pair    vnet300 on pve1 and pve2 only            (secure)
+
+"Keeps" below means: same ifindex (the link was not re-created) and, for
+WireGuard peers, the same session (handshake time and byte counters only
+grow; re-adding a peer would zero them).
+"""
+
+import pytest
+
+from fabtest import assert_node_converged, vnet, wait_until
+from fabtest.scenario import assert_sessions_kept, peer_sessions, standard_zones, warm_sessions
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+FABRIC_MTU = 1440
+ZONE_MTU = 1390
+ALL_FABRICD_KINDS = ("wgfab0", "vx", "vs", "vnet")
+
+
+def applied(cluster, zones=None, nodes=None, name="cluster.json"):
+    """Write a definition (standard zones by default), apply it on its nodes."""
+    definition = cluster.definition(zones=standard_zones() if zones is None else zones, nodes=nodes)
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/{name}")
+    cluster.apply_all(path, nodes=nodes)
+    return definition, path
+
+
+def snapshot(nodes):
+    """{node: (ifindexes, wg sessions)} after warming every session."""
+    warm_sessions(nodes)
+    return {n.name: (n.ifindexes(), peer_sessions(n)) for n in nodes}
+
+
+def fabricd_links(node):
+    return sorted(name for name in node.links() if name.startswith(ALL_FABRICD_KINDS))
+
+
+def wireguard_go_processes(node):
+    return [(pid, name) for pid, name in node.processes() if name == "wireguard-go"]
+
+
+def test_plan_lists_changes_and_touches_nothing(make_cluster):
+    cluster = make_cluster(2)
+    definition = cluster.definition(zones=standard_zones())
+    path = cluster.write_definition(definition)
+    for node in cluster.nodes:
+        before = node.ifindexes()
+        res = node.fabricd("plan", "-c", path)
+        assert res.rc == 2, f"{node.name}: plan on a bare node must find changes: {res}"
+        for name in ("wgfab0", "vnet100", "vnet200", "vnet300"):
+            assert name in res.stdout, f"{node.name}: plan does not mention {name}:\n{res.stdout}"
+        assert node.ifindexes() == before, f"{node.name}: plan changed links"
+        assert wireguard_go_processes(node) == []
+
+
+def test_adding_a_vnet_touches_only_that_vnet(make_cluster):
+    cluster = make_cluster(3)
+    definition, path = applied(cluster)
+    before = snapshot(cluster.nodes)
+
+    zones = standard_zones()
+    zones[0]["vnets"].append(vnet("vnet102", 102))
+    definition = cluster.definition(zones=zones)
+    path = cluster.write_definition(definition, path)
+    for node in cluster.nodes:
+        res = node.fabricd("plan", "-c", path)
+        assert res.rc == 2 and "vnet102" in res.stdout, f"{node.name}: {res}"
+    cluster.apply_all(path)
+
+    for node in cluster.nodes:
+        ifindexes, sessions = before[node.name]
+        now = node.ifindexes()
+        assert {k: now.get(k) for k in ifindexes} == ifindexes, f"{node.name}: other links re-created"
+        assert set(now) - set(ifindexes) == {"vnet102", "vx102"}
+        assert_sessions_kept(node, sessions, peer_sessions(node))
+        assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+        assert node.fabricd("plan", "-c", path).rc == 0
+
+
+def test_removing_a_vnet_removes_its_bridge_and_vxlan(make_cluster):
+    cluster = make_cluster(3)
+    definition, path = applied(cluster)
+    before = snapshot(cluster.nodes)
+
+    zones = standard_zones()
+    zones[0]["vnets"] = [v for v in zones[0]["vnets"] if v["name"] != "vnet101"]
+    definition = cluster.definition(zones=zones)
+    cluster.write_definition(definition, path)
+    cluster.apply_all(path)
+
+    for node in cluster.nodes:
+        ifindexes, sessions = before[node.name]
+        now = node.ifindexes()
+        assert "vnet101" not in now and "vx101" not in now, f"{node.name}: {sorted(now)}"
+        kept = {k: v for k, v in ifindexes.items() if k not in ("vnet101", "vx101")}
+        assert {k: now.get(k) for k in kept} == kept, f"{node.name}: other links re-created"
+        assert_sessions_kept(node, sessions, peer_sessions(node))
+        assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
+@pytest.mark.slow
+def test_adding_a_node(make_cluster):
+    cluster = make_cluster(3)
+    applied(cluster)
+    old_nodes = list(cluster.nodes)
+    before = snapshot(old_nodes)
+
+    pve4 = cluster.add_node()
+    definition, path = applied(cluster, name="four.json")
+
+    for node in old_nodes:
+        ifindexes, sessions = before[node.name]
+        dump = node.wg_dump()
+        assert pve4.public_key in dump.peers, f"{node.name}: no peer for pve4"
+        assert_sessions_kept(node, sessions, peer_sessions(node))
+        now = node.ifindexes()
+        assert {k: now.get(k) for k in ifindexes} == ifindexes, f"{node.name}: links re-created"
+        assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+    assert_node_converged(pve4, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+    assert "vnet300" not in pve4.links()
+    assert pve4.underlay in cluster["pve1"].fdb_remotes("vx100")
+    assert pve4.fabric_address in cluster["pve1"].fdb_remotes("vs200")
+
+    for bridge, prefix in (("vnet100", "10.0.100"), ("vnet200", "10.0.200")):
+        new = cluster.add_guest(pve4, bridge, f"{prefix}.4/24")
+        old = cluster.add_guest("pve1", bridge, f"{prefix}.1/24")
+        wait_until(lambda: new.ping(old), timeout=10, what=f"{bridge}: pve4 -> pve1")
+
+
+@pytest.mark.slow
+def test_removing_a_node(make_cluster):
+    cluster = make_cluster(3)
+    _, old_path = applied(cluster, name="three.json")
+    pve1, pve2, pve3 = cluster.nodes
+    guests = [cluster.add_guest(n, "vnet200", f"10.0.0.{n.index}/24") for n in (pve1, pve2)]
+    before = snapshot(cluster.nodes)
+
+    definition, path = applied(cluster, nodes=["pve1", "pve2"], name="two.json")
+
+    for node in (pve1, pve2):
+        dump = node.wg_dump()
+        assert pve3.public_key not in dump.peers, f"{node.name}: pve3's peer is still there"
+        sessions = {k: v for k, v in before[node.name][1].items() if k != pve3.public_key}
+        assert_sessions_kept(node, sessions, peer_sessions(node))
+        for dev in ("vx100", "vx101"):
+            assert pve3.underlay not in node.fdb_remotes(dev), f"{node.name} {dev}"
+        for dev in ("vs200", "vs201"):
+            assert pve3.fabric_address not in node.fdb_remotes(dev), f"{node.name} {dev}"
+        assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+    wait_until(lambda: guests[0].ping(guests[1]), timeout=10, what="pve1 -> pve2 after removing pve3")
+
+    # the removed node's operator takes it down with the definition it had
+    res = pve3.fabricd("down", "-c", old_path)
+    assert res.rc == 0, str(res)
+    assert pve3.owned_links() == []
+
+
+@pytest.mark.parametrize("name", ["vnet100", "vx100", "vs200", "wgfab0"])
+def test_unowned_link_with_a_wanted_name_fails_and_changes_nothing(make_cluster, name):
+    cluster = make_cluster(2)
+    pve1 = cluster["pve1"]
+    pve1.run(["ip", "link", "add", name, "type", "bridge"])
+    foreign = pve1.link(name)
+    before = pve1.ifindexes()
+    path = cluster.write_definition(cluster.definition(zones=standard_zones()))
+
+    res = pve1.fabricd("apply", "-c", path)
+
+    assert res.rc == 1, f"apply over an unowned {name} must fail: {res}"
+    assert name in res.stderr, f"the error should name {name}: {res.stderr}"
+    assert pve1.ifindexes() == before, "apply changed links although it failed"
+    assert pve1.owned_links() == []
+    assert pve1.link(name).get("ifalias") == foreign.get("ifalias")
+    assert pve1.link(name).get("master") is None
+    assert wireguard_go_processes(pve1) == []
+
+
+def test_down_removes_every_owned_object_and_keeps_foreign_ones(make_cluster):
+    cluster = make_cluster(2)
+    pve1, pve2 = cluster.nodes
+    pve1.run(["ip", "link", "add", "br-foreign", "type", "bridge"])
+    pve1.run(["ip", "link", "set", "br-foreign", "alias", "admin:keep", "up"])
+    pve1.run(["ip", "addr", "add", "198.51.100.1/24", "dev", "br-foreign"])
+    pve1.run(["ip", "link", "add", "keep0", "type", "veth", "peer", "name", "keep1"])
+    _, path = applied(cluster)
+    guest = cluster.add_guest(pve1, "vnet100", "10.0.0.1/24")  # a VM's tap: not fabricd's
+    foreign = ("lo", "eth0", "br-foreign", "keep0", "keep1", guest.tap)
+    before = pve1.ifindexes()
+    pve2_before = pve2.ifindexes()
+
+    res = pve1.fabricd("down", "-c", path)
+
+    assert res.rc == 0, str(res)
+    assert pve1.owned_links() == []
+    assert fabricd_links(pve1) == []
+    wait_until(lambda: wireguard_go_processes(pve1) == [], what="wireguard-go gone from pve1")
+    now = pve1.ifindexes()
+    assert {k: now.get(k) for k in foreign} == {k: before[k] for k in foreign}
+    assert pve1.link("br-foreign")["ifalias"] == "admin:keep"
+    assert "198.51.100.1/24" in pve1.addresses("br-foreign")
+    assert f"{pve1.underlay}/24" in pve1.addresses("eth0")
+    # the other node is left alone
+    assert pve2.ifindexes() == pve2_before
+    # a second down has nothing left to do
+    again = pve1.fabricd("down", "-c", path)
+    assert again.rc == 0, str(again)

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: the zone MTU is exactly what the fabric carries, unfragmented.
+
+Two nodes, one plain zone (vnet100) and one secure zone (vnet200), stable
+MTU policy, on three underlays (numbers from DESIGN.md "MTU")::
+
+    underlay            wgfab0   plain max  secure max  zone (stable)
+    IPv4, MTU 1500      1440     1450       1390        1390
+    IPv6, MTU 1500      1420     1430       1370        1370   (IPv4 fabric)
+    IPv4, MTU 9000      8940     8950       8890        8890
+
+         sw: br0 (MTU = underlay) <- capture: no IP fragments
+           |                  |
+         pve1               pve2
+    vnet100: p1  ------  p2     plain,  guests' MTU = the bridge's
+    vnet200: s1  ------  s2     secure, guests' MTU = the bridge's
+
+The guests take the MTU of the bridge fabricd built, as a hypervisor gives
+a VM's tap the bridge's MTU. `ping -M do -s (zone MTU - 28)` must then
+arrive whole, without an IP fragment on the underlay (nor, for secure,
+inside the fabric device, where fragmenting would stay hidden in
+WireGuard), and one byte more must not pass: together, the guests see
+exactly the zone MTU and the fabric carries all of it. The underlay
+MTU is not written into the definition: fabricd finds it from the route to
+the peers.
+"""
+
+import pytest
+
+from fabtest import Capture, SimCluster, assert_node_converged, wait_until, zone
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+UNDERLAYS = [
+    pytest.param({"family": 4, "underlay_mtu": 1500, "fabric_mtu": 1440, "zone_mtu": 1390},
+                 id="ipv4-1500"),
+    pytest.param({"family": 6, "underlay_mtu": 1500, "fabric_mtu": 1420, "zone_mtu": 1370},
+                 id="ipv6-1500"),
+    pytest.param({"family": 4, "underlay_mtu": 9000, "fabric_mtu": 8940, "zone_mtu": 8890},
+                 id="ipv4-9000", marks=pytest.mark.slow),
+]
+
+TRANSPORTS = [
+    pytest.param("plain", id="plain"),
+    pytest.param("secure", id="secure"),
+]
+
+ZONES = [
+    zone("tenant-plain", "plain", [("vnet100", 100)]),
+    zone("tenant-secure", "secure", [("vnet200", 200)]),
+]
+BRIDGE = {"plain": "vnet100", "secure": "vnet200"}
+CARRIER = {"plain": Capture.VXLAN, "secure": Capture.WIREGUARD}
+
+
+class MtuFabric:
+    def __init__(self, cluster, definition, expected):
+        self.cluster = cluster
+        self.definition = definition
+        self.fabric_mtu = expected["fabric_mtu"]
+        self.zone_mtu = expected["zone_mtu"]
+        self.family = expected["family"]
+        self.guests = {}
+
+    def pair(self, transport):
+        return self.guests[(transport, "pve1")], self.guests[(transport, "pve2")]
+
+
+@pytest.fixture(scope="module", params=UNDERLAYS)
+def mtu_fabric(request, cluster_options):
+    expected = request.param
+    with SimCluster(2, family=expected["family"], underlay_mtu=expected["underlay_mtu"],
+                    **cluster_options) as cluster:
+        definition = cluster.definition(zones=ZONES)
+        cluster.apply_all(cluster.write_definition(definition))
+        fabric = MtuFabric(cluster, definition, expected)
+        for transport, bridge in BRIDGE.items():
+            for node in cluster.nodes:
+                fabric.guests[(transport, node.name)] = cluster.add_guest(
+                    node, bridge, f"10.0.{node.index}.{1 if transport == 'plain' else 2}/16",
+                    name=f"{transport[0]}{node.index}")
+        yield fabric
+
+
+def test_nodes_have_the_computed_mtus(mtu_fabric):
+    for node in mtu_fabric.cluster.nodes:
+        assert node.link("wgfab0")["mtu"] == mtu_fabric.fabric_mtu
+        for bridge in BRIDGE.values():
+            assert node.link(bridge)["mtu"] == mtu_fabric.zone_mtu, f"{node.name} {bridge}"
+        assert_node_converged(node, mtu_fabric.definition, zone_mtu=mtu_fabric.zone_mtu,
+                              fabric_mtu=mtu_fabric.fabric_mtu)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_largest_packet_crosses_unfragmented(mtu_fabric, transport):
+    cluster = mtu_fabric.cluster
+    src, dst = mtu_fabric.pair(transport)
+    size = mtu_fabric.zone_mtu - 28
+    # small pings first: ARP, and for secure the WireGuard handshake
+    wait_until(lambda: src.ping(dst), timeout=10, what=f"{transport}: {src.name} -> {dst.name}")
+    sender = cluster["pve1"]
+    with cluster.capture() as underlay, sender.capture("wgfab0") as fabric:
+        result = src.ping(dst, count=3, size=size, df=True)
+    assert result, f"ping -M do -s {size} failed:\n{result.output}"
+    assert underlay.fragment_count() == 0, underlay.summary()
+    assert underlay.count(CARRIER[transport]) >= 6, underlay.summary()
+    if transport == "secure":
+        # (the plain zone's bridges may send IPv6 housekeeping on 4789 meanwhile)
+        assert underlay.secure_vxlan_count() == 0, underlay.summary()
+        assert not [p for p in underlay.packets(Capture.VXLAN) if "vni 200" in p], underlay.summary()
+        assert fabric.fragment_count() == 0, fabric.summary()
+        assert fabric.secure_vxlan_count() >= 6, fabric.summary()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_one_byte_more_does_not_pass(mtu_fabric, transport):
+    src, dst = mtu_fabric.pair(transport)
+    wait_until(lambda: src.ping(dst), timeout=10, what=f"{transport}: {src.name} -> {dst.name}")
+    size = mtu_fabric.zone_mtu - 27
+    result = src.ping(dst, count=1, size=size, df=True)
+    assert not result, f"ping -M do -s {size} should not fit the zone MTU:\n{result.output}"

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""fabricd check: the examples pass, broken definitions fail with their JSON
+path, the schema accepts every example, and valgrind finds no leak.
+
+Runs the built binary (fabricd/fabricd, or $FABRICD); no root needed."""
+import copy
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((REPO / "examples").glob("*.json"))
+
+
+@pytest.fixture(scope="session")
+def repo():
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def fabricd(repo):
+    path = pathlib.Path(os.environ.get("FABRICD", repo / "fabricd" / "fabricd"))
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run make first")
+    return path
+
+
+@pytest.fixture(scope="session")
+def schema(repo):
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(repo / "schemas" / "cluster.schema.json") as f:
+        doc = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(doc)
+    return jsonschema.Draft202012Validator(doc, format_checker=jsonschema.FormatChecker())
+
+
+@pytest.fixture
+def minimal():
+    with open(REPO / "examples" / "minimal-2node.json") as f:
+        return json.load(f)
+
+
+def check(fabricd, path, *extra):
+    return subprocess.run([str(fabricd), "check", "-c", str(path), *extra],
+                          capture_output=True, text=True, timeout=60)
+
+
+def write(tmp_path, doc, name="cluster.json"):
+    path = tmp_path / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc, indent=2))
+    return path
+
+
+def test_examples_exist():
+    names = {p.name for p in EXAMPLES}
+    assert {"minimal-2node.json", "vxlan-3node.json", "ipv6-underlay.json",
+            "jumbo-9000.json"} <= names
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_example_passes(fabricd, example):
+    r = check(fabricd, example)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"{example}: ok (")
+    assert "error:" not in r.stderr
+
+
+def test_ok_line_counts(fabricd, repo):
+    r = check(fabricd, repo / "examples" / "vxlan-3node.json")
+    assert r.stdout == f"{repo / 'examples' / 'vxlan-3node.json'}: ok (3 nodes, 3 zones, 4 vnets)\n"
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_example_matches_schema(schema, example):
+    with open(example) as f:
+        errors = [e.message for e in schema.iter_errors(json.load(f))]
+    assert errors == []
+
+
+def set_path(doc, path, value):
+    *head, last = path
+    for key in head:
+        doc = doc[key]
+    if value is KeyError:
+        del doc[last]
+    else:
+        doc[last] = value
+
+
+BROKEN = [
+    # (id, JSON path to change, new value, path expected in stderr, message piece)
+    ("vni-zero", ["zones", 0, "vnets", 0, "vni"], 0, "zones[0].vnets[0].vni", "out of range"),
+    ("vni-string", ["zones", 0, "vnets", 0, "vni"], "100", "zones[0].vnets[0].vni",
+     "is a string"),
+    ("dup-node", ["nodes", 1, "name"], "pve1", "nodes[1].name", "also the name of nodes[0]"),
+    ("outside-prefix", ["nodes", 1, "fabric_address"], "10.254.0.2",
+     "nodes[1].fabric_address", "outside fabric.prefix"),
+    ("unknown-key", ["fabric", "colour"], "blue", "fabric.colour", "unknown key"),
+    ("no-listen-port", ["fabric", "listen_port"], KeyError, "fabric.listen_port", "missing"),
+    ("bad-key", ["nodes", 0, "public_key"], "not-a-key", "nodes[0].public_key",
+     "not a WireGuard public key"),
+    ("mixed-family", ["nodes", 1, "underlay"], "2001:db8::12", "nodes[1].underlay",
+     "one family"),
+    ("long-vnet", ["zones", 0, "vnets", 0, "name"], "vnet-name-too-long",
+     "zones[0].vnets[0].name", "at most 15 bytes"),
+    ("bad-transport", ["zones", 0, "transport"], "wireguard", "zones[0].transport",
+     "\"plain\" or \"secure\""),
+]
+
+
+@pytest.mark.parametrize("case", BROKEN, ids=lambda c: c[0])
+def test_broken_fails_with_path(fabricd, minimal, tmp_path, case):
+    _, path, value, where, piece = case
+    set_path(minimal, path, value)
+    r = check(fabricd, write(tmp_path, minimal))
+    assert r.returncode == 1
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert lines and all(line.startswith(("error: ", "warning: ")) for line in lines), r.stderr
+    assert any(line.startswith(f"error: {where}: ") and piece in line for line in lines), r.stderr
+
+
+def test_every_error_reported(fabricd, minimal, tmp_path):
+    minimal["version"] = 2
+    minimal["nodes"][0]["name"] = "PVE1"
+    minimal["zones"][0]["vnets"][0]["vni"] = 0
+    r = check(fabricd, write(tmp_path, minimal))
+    assert r.returncode == 1
+    for where in ("version", "nodes[0].name", "zones[0].vnets[0].vni"):
+        assert f"error: {where}: " in r.stderr
+
+
+def test_private_key_rejected(fabricd, schema, minimal, tmp_path):
+    minimal["nodes"][0]["private_key"] = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk="
+    r = check(fabricd, write(tmp_path, minimal))
+    assert r.returncode == 1
+    assert "error: nodes[0].private_key: " in r.stderr
+    assert "/etc/fabricd/private.key" in r.stderr
+    assert list(schema.iter_errors(minimal)), "the schema must reject it too"
+
+
+def test_preshared_key_rejected(fabricd, minimal, tmp_path):
+    minimal["fabric"]["PresharedKey"] = "x"
+    r = check(fabricd, write(tmp_path, minimal))
+    assert r.returncode == 1
+    assert "error: fabric.PresharedKey: private and preshared keys never belong" in r.stderr
+
+
+def test_syntax_error_line_column(fabricd, tmp_path):
+    path = write(tmp_path, '{\n  "version": 1,\n  "cluster": "lab"\n  "fabric": {}\n}\n')
+    r = check(fabricd, path)
+    assert r.returncode == 1
+    assert f"error: {path}:4:" in r.stderr
+    assert "invalid JSON" in r.stderr
+
+
+def test_duplicate_key_rejected(fabricd, repo, tmp_path):
+    text = (repo / "examples" / "minimal-2node.json").read_text()
+    path = write(tmp_path, text.replace('"version": 1,', '"version": 1, "version": 1,', 1))
+    r = check(fabricd, path)
+    assert r.returncode == 1
+    assert "duplicate object key" in r.stderr
+
+
+def test_missing_file(fabricd, tmp_path):
+    r = check(fabricd, tmp_path / "nope.json")
+    assert r.returncode == 1
+    assert "cannot open" in r.stderr
+
+
+def test_warning_keeps_success(fabricd, minimal, tmp_path):
+    minimal["zones"][0]["mtu"] = 1200
+    r = check(fabricd, write(tmp_path, minimal))
+    assert r.returncode == 0, r.stderr
+    assert "warning: zones[0].mtu: " in r.stderr and "1280" in r.stderr
+
+
+def test_json_output(fabricd, repo, minimal, tmp_path):
+    r = check(fabricd, repo / "examples" / "minimal-2node.json", "--json")
+    assert r.returncode == 0
+    assert json.loads(r.stdout) == {"ok": True, "errors": [], "warnings": []}
+    minimal["zones"][0]["vnets"][0]["vni"] = 0
+    minimal["zones"][0]["mtu"] = 1000
+    r = check(fabricd, write(tmp_path, minimal), "--json")
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert out["ok"] is False
+    assert any(e.startswith("zones[0].vnets[0].vni: ") for e in out["errors"])
+    assert any(w.startswith("zones[0].mtu: ") for w in out["warnings"])
+
+
+def sanitized(binary):
+    # valgrind cannot run an ASan build (make SANITIZE=1)
+    return b"__asan_init" in pathlib.Path(binary).read_bytes()
+
+
+@pytest.mark.parametrize("example", EXAMPLES + ["broken"],
+                         ids=lambda p: p if isinstance(p, str) else p.name)
+def test_valgrind_clean(fabricd, minimal, tmp_path, example):
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed")
+    if sanitized(fabricd):
+        pytest.skip("fabricd is an ASan build")
+    if example == "broken":
+        minimal["nodes"][1]["name"] = "pve1"
+        minimal["bogus"] = True
+        example = write(tmp_path, minimal)
+    r = subprocess.run(["valgrind", "--leak-check=full", "--errors-for-leak-kinds=all",
+                        "--error-exitcode=99", str(fabricd), "check", "-c", str(example)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode in (0, 1), r.stderr[-4000:]
+    assert "All heap blocks were freed" in r.stderr, r.stderr[-4000:]

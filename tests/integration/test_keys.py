@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`fabricd genkey` and `fabricd pubkey` agree byte for byte with `wg genkey`
+and `wg pubkey`, and refuse what is not a key. No root needed.
+
+$FABRICD overrides the binary (default: <repo>/fabricd/fabricd)."""
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
+KEY_ERROR = "error: stdin: not a base64 WireGuard private key (44 characters)\n"
+
+
+@pytest.fixture(scope="module")
+def fabricd():
+    path = os.environ.get("FABRICD") or str(REPO / "fabricd" / "fabricd")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.fail(f"fabricd binary {path} is missing: run `make` (or set FABRICD)",
+                    pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def wg():
+    path = shutil.which("wg")
+    if path is None:
+        pytest.skip("wg (wireguard-tools) is not installed")
+    return path
+
+
+def run(cmd, stdin=""):
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=30)
+
+
+def test_genkey_distinct_and_accepted_by_wg(fabricd, wg):
+    keys = []
+    for _ in range(5):
+        r = run([fabricd, "genkey"])
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == ""
+        assert r.stdout.endswith("\n") and r.stdout.count("\n") == 1
+        key = r.stdout[:-1]
+        assert len(key) == 44 and key.endswith("=")
+        keys.append(key)
+        ours = run([fabricd, "pubkey"], r.stdout)
+        theirs = run([wg, "pubkey"], r.stdout)
+        assert theirs.returncode == 0, f"wg pubkey refused {key}: {theirs.stderr}"
+        assert ours.returncode == 0, ours.stderr
+        assert ours.stdout == theirs.stdout
+    assert len(set(keys)) == 5
+
+
+def test_pubkey_of_wg_keys(fabricd, wg):
+    for _ in range(5):
+        priv = run([wg, "genkey"]).stdout
+        ours = run([fabricd, "pubkey"], priv)
+        assert ours.returncode == 0, ours.stderr
+        assert ours.stdout == run([wg, "pubkey"], priv).stdout
+
+
+def test_pubkey_known_pair(fabricd):
+    # RFC 7748 section 6.1, Alice: 77076d0a... -> 8520f009..., in base64
+    r = run([fabricd, "pubkey"], "dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo=\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "hSDwCYkwp1R0i33ctD73Wg2/Og0mOBr066SpjqqbTmo=\n"
+
+
+def test_pubkey_without_newline(fabricd, wg):
+    priv = run([wg, "genkey"]).stdout.strip()
+    assert run([fabricd, "pubkey"], priv).stdout == run([wg, "pubkey"], priv).stdout
+
+
+@pytest.mark.parametrize("stdin", [
+    "",
+    "\n",
+    "garbage\n",
+    "dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo\n",    # no padding
+    "dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo==\n",  # 45 characters
+    "dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo=\nx\n",
+    "dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo=" * 2,
+    "A" * 10000,
+], ids=["empty", "newline", "garbage", "short", "long", "trailing", "twice", "huge"])
+def test_pubkey_refuses(fabricd, stdin):
+    r = run([fabricd, "pubkey"], stdin)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr == KEY_ERROR
+
+
+def test_genkey_takes_no_arguments(fabricd):
+    r = run([fabricd, "genkey", "extra"])
+    assert r.returncode == 1
+    assert r.stdout == ""

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_wg_genl.c - the kernel WireGuard backend without a kernel: the exact
+ * bytes of WG_CMD_SET_DEVICE messages, the splitting of long changes, and the
+ * parsing of (split) WG_CMD_GET_DEVICE dumps.
+ *
+ * The expected messages are written by hand from the netlink layout:
+ * nlmsghdr (16 bytes: len, type, flags, seq, pid), genlmsghdr (4 bytes: cmd,
+ * version, reserved), then attributes {u16 len, u16 type, payload} padded
+ * to 4 bytes, nests with NLA_F_NESTED (0x8000). Integers are host order
+ * (this file assumes little endian), sockaddr ports and addresses network
+ * order.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/wireguard.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "wg.h"
+#include "wg_genl.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the expected bytes below are written for a little-endian host"
+#endif
+
+#define FAMILY 0x1b /* a made-up family id */
+
+#define R4(x)  x, x, x, x
+#define R32(x) R4(x), R4(x), R4(x), R4(x), R4(x), R4(x), R4(x), R4(x)
+
+/* nlmsghdr: len, type FAMILY, flags REQUEST|ACK (0x0005), seq, pid 0; genl SET_DEVICE v1 */
+#define HDR(len, seq)                                                                              \
+	(len), 0x00, 0x00, 0x00, FAMILY, 0x00, 0x05, 0x00, (seq), 0x00, 0x00, 0x00, 0x00, 0x00,    \
+	    0x00, 0x00, WG_CMD_SET_DEVICE, WG_GENL_VERSION, 0x00, 0x00
+/* WGDEVICE_A_IFNAME "wgfab0\0": len 11, type 2, 7 bytes + 1 pad */
+#define IFNAME 0x0b, 0x00, 0x02, 0x00, 'w', 'g', 'f', 'a', 'b', '0', 0x00, 0x00
+
+static void set_v4(struct sockaddr_storage *ss, const char *addr, uint16_t port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0xee, sizeof(*ss)); /* garbage in the padding must not reach the message */
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	inet_pton(AF_INET, addr, &sin->sin_addr);
+}
+
+static void set_v6(struct sockaddr_storage *ss, const char *addr, uint16_t port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	inet_pton(AF_INET6, addr, &sin6->sin6_addr);
+}
+
+static void prefix(struct ip_prefix *p, const char *text)
+{
+	if (ip_prefix_parse(text, p) < 0)
+		abort();
+}
+
+static void dump_diff(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len)
+{
+	for (size_t i = 0; i < got_len && i < want_len; i++) {
+		if (got[i] != want[i]) {
+			fprintf(stderr, "  first difference at byte %zu: got 0x%02x, want 0x%02x\n",
+				i, got[i], want[i]);
+			return;
+		}
+	}
+	fprintf(stderr, "  lengths differ: got %zu, want %zu\n", got_len, want_len);
+}
+
+/* Encodes change in one message and compares it with want. */
+static void check_bytes(const char *name, const struct wg_device *change, const uint8_t *want,
+			size_t want_len)
+{
+	uint8_t buf[8192];
+	struct wg_genl_cursor cur = {0};
+	size_t len = wg_genl_encode_set(change, FAMILY, 1, 0, buf, sizeof(buf), &cur);
+
+	CHECK_INT(len, want_len, "%s: length", name);
+	CHECK(cur.done, "%s: one message is enough", name);
+	CHECK_INT(cur.messages, 1, "%s", name);
+	if (len == want_len && !memcmp(buf, want, len)) {
+		unit_passed++;
+	} else {
+		unit_failed++;
+		fprintf(stderr, "FAIL %s: bytes differ\n", name);
+		dump_diff(buf, len, want, want_len);
+	}
+	CHECK_INT(wg_genl_encode_set(change, FAMILY, 2, 0, buf, sizeof(buf), &cur), 0,
+		  "%s: nothing after done", name);
+}
+
+static void test_set_device(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    HDR(76, 1),
+	    IFNAME,
+	    /* WGDEVICE_A_PRIVATE_KEY: len 36, type 3 */
+	    0x24, 0x00, 0x03, 0x00, R32(0x11),
+	    /* WGDEVICE_A_LISTEN_PORT: len 6, type 6, u16 51820 (0xca6c) + 2 pad */
+	    0x06, 0x00, 0x06, 0x00, 0x6c, 0xca, 0x00, 0x00,
+	};
+	/* clang-format on */
+	struct wg_device dev = {.ifname = "wgfab0",
+				.flags = WGDEVICE_HAS_PRIVATE_KEY | WGDEVICE_HAS_LISTEN_PORT,
+				.listen_port = 51820};
+
+	memset(dev.private_key, 0x11, sizeof(dev.private_key));
+	check_bytes("set device", &dev, want, sizeof(want));
+}
+
+static void test_peer_add_v4(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    HDR(144, 1),
+	    IFNAME,
+	    /* WGDEVICE_A_PEERS | NLA_F_NESTED: len 112 */
+	    0x70, 0x00, 0x08, 0x80,
+	    /* peer entry, type 0 | NLA_F_NESTED: len 108 */
+	    0x6c, 0x00, 0x00, 0x80,
+	    /* WGPEER_A_PUBLIC_KEY: len 36, type 1 */
+	    0x24, 0x00, 0x01, 0x00, R32(0x22),
+	    /* WGPEER_A_ENDPOINT: len 20, type 4, sockaddr_in {AF_INET, 51820, 192.0.2.12, zero} */
+	    0x14, 0x00, 0x04, 0x00, 0x02, 0x00, 0xca, 0x6c, 192, 0, 2, 12, R4(0x00), R4(0x00),
+	    /* WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL: len 6, type 5, u16 25 + pad */
+	    0x06, 0x00, 0x05, 0x00, 0x19, 0x00, 0x00, 0x00,
+	    /* WGPEER_A_FLAGS: len 8, type 3, REPLACE_ALLOWEDIPS */
+	    0x08, 0x00, 0x03, 0x00, 0x02, 0x00, 0x00, 0x00,
+	    /* WGPEER_A_ALLOWEDIPS | NLA_F_NESTED: len 32 */
+	    0x20, 0x00, 0x09, 0x80,
+	    /* entry | NLA_F_NESTED: len 28 */
+	    0x1c, 0x00, 0x00, 0x80,
+	    /* WGALLOWEDIP_A_FAMILY: len 6, type 1, AF_INET + pad */
+	    0x06, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+	    /* WGALLOWEDIP_A_IPADDR: len 8, type 2, 10.255.0.2 */
+	    0x08, 0x00, 0x02, 0x00, 10, 255, 0, 2,
+	    /* WGALLOWEDIP_A_CIDR_MASK: len 5, type 3, 32 + pad */
+	    0x05, 0x00, 0x03, 0x00, 0x20, 0x00, 0x00, 0x00,
+	};
+	/* clang-format on */
+	struct ip_prefix ip;
+	struct wg_peer peer = {.keepalive = 25,
+			       .n_allowed_ips = 1,
+			       .allowed_ips = &ip,
+			       .flags = WGPEER_HAS_ENDPOINT | WGPEER_HAS_KEEPALIVE |
+					WGPEER_REPLACE_ALLOWEDIPS};
+	struct wg_device dev = {.ifname = "wgfab0", .n_peers = 1, .peers = &peer};
+
+	memset(peer.public_key, 0x22, sizeof(peer.public_key));
+	set_v4(&peer.endpoint, "192.0.2.12", 51820);
+	prefix(&ip, "10.255.0.2/32");
+	check_bytes("peer add v4", &dev, want, sizeof(want));
+}
+
+static void test_peer_add_v6(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    HDR(188, 1),
+	    IFNAME,
+	    /* WGDEVICE_A_PEERS: len 156 */
+	    0x9c, 0x00, 0x08, 0x80,
+	    /* peer entry: len 152 */
+	    0x98, 0x00, 0x00, 0x80,
+	    /* WGPEER_A_PUBLIC_KEY */
+	    0x24, 0x00, 0x01, 0x00, R32(0x33),
+	    /* WGPEER_A_PRESHARED_KEY: len 36, type 2 */
+	    0x24, 0x00, 0x02, 0x00, R32(0x44),
+	    /* WGPEER_A_ENDPOINT: len 32, sockaddr_in6 {AF_INET6 (10), 51821, flowinfo 0,
+	       2001:db8::12, scope 0} */
+	    0x20, 0x00, 0x04, 0x00, 0x0a, 0x00, 0xca, 0x6d, R4(0x00),
+	    0x20, 0x01, 0x0d, 0xb8, R4(0x00), R4(0x00), 0x00, 0x00, 0x00, 0x12,
+	    R4(0x00),
+	    /* WGPEER_A_ALLOWEDIPS: len 44 */
+	    0x2c, 0x00, 0x09, 0x80,
+	    /* entry: len 40 */
+	    0x28, 0x00, 0x00, 0x80,
+	    /* family AF_INET6 */
+	    0x06, 0x00, 0x01, 0x00, 0x0a, 0x00, 0x00, 0x00,
+	    /* address fd00::2: len 20 */
+	    0x14, 0x00, 0x02, 0x00, 0xfd, 0x00, 0x00, 0x00, R4(0x00), R4(0x00), 0x00, 0x00, 0x00, 0x02,
+	    /* cidr 128 */
+	    0x05, 0x00, 0x03, 0x00, 0x80, 0x00, 0x00, 0x00,
+	};
+	/* clang-format on */
+	struct ip_prefix ip;
+	struct wg_peer peer = {.n_allowed_ips = 1,
+			       .allowed_ips = &ip,
+			       .flags = WGPEER_HAS_ENDPOINT | WGPEER_HAS_PRESHARED_KEY};
+	struct wg_device dev = {.ifname = "wgfab0", .n_peers = 1, .peers = &peer};
+
+	memset(peer.public_key, 0x33, sizeof(peer.public_key));
+	memset(peer.preshared_key, 0x44, sizeof(peer.preshared_key));
+	set_v6(&peer.endpoint, "2001:db8::12", 51821);
+	prefix(&ip, "fd00::2/128");
+	check_bytes("peer add v6", &dev, want, sizeof(want));
+}
+
+static void test_peer_change(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    HDR(104, 1),
+	    IFNAME,
+	    /* WGDEVICE_A_PEERS: len 72 */
+	    0x48, 0x00, 0x08, 0x80,
+	    /* peer entry: len 68 */
+	    0x44, 0x00, 0x00, 0x80,
+	    0x24, 0x00, 0x01, 0x00, R32(0x55),
+	    /* endpoint 198.51.100.7:51820 */
+	    0x14, 0x00, 0x04, 0x00, 0x02, 0x00, 0xca, 0x6c, 198, 51, 100, 7, R4(0x00), R4(0x00),
+	    /* WGPEER_A_FLAGS: UPDATE_ONLY */
+	    0x08, 0x00, 0x03, 0x00, 0x04, 0x00, 0x00, 0x00,
+	};
+	/* clang-format on */
+	struct wg_peer peer = {.flags = WGPEER_HAS_ENDPOINT | WGPEER_UPDATE_ONLY};
+	struct wg_device dev = {.ifname = "wgfab0", .n_peers = 1, .peers = &peer};
+
+	memset(peer.public_key, 0x55, sizeof(peer.public_key));
+	set_v4(&peer.endpoint, "198.51.100.7", 51820);
+	check_bytes("peer change", &dev, want, sizeof(want));
+}
+
+static void test_peer_remove(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    HDR(84, 1),
+	    IFNAME,
+	    /* WGDEVICE_A_PEERS: len 52 */
+	    0x34, 0x00, 0x08, 0x80,
+	    /* peer entry: len 48 */
+	    0x30, 0x00, 0x00, 0x80,
+	    0x24, 0x00, 0x01, 0x00, R32(0x66),
+	    /* WGPEER_A_FLAGS: REMOVE_ME, and nothing else of the peer */
+	    0x08, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00,
+	};
+	/* clang-format on */
+	struct ip_prefix ip;
+	struct wg_peer peer = {.flags = WGPEER_REMOVE_ME | WGPEER_HAS_KEEPALIVE |
+					WGPEER_REPLACE_ALLOWEDIPS,
+			       .keepalive = 25,
+			       .n_allowed_ips = 1,
+			       .allowed_ips = &ip};
+	struct wg_device dev = {.ifname = "wgfab0", .n_peers = 1, .peers = &peer};
+
+	memset(peer.public_key, 0x66, sizeof(peer.public_key));
+	prefix(&ip, "10.255.0.9/32");
+	check_bytes("peer remove", &dev, want, sizeof(want));
+}
+
+/* What one peer entry of an encoded message held. */
+struct seen_peer {
+	uint8_t key0;
+	uint32_t flags;
+	bool endpoint, keepalive, psk;
+	size_t n_ips;
+};
+
+/* Walks one SET message: checks device attributes and records its peer entries. */
+static int walk_message(const struct nlmsghdr *nlh, unsigned int index, struct seen_peer *seen,
+			size_t max)
+{
+	const struct nlattr *attr, *peer, *pa;
+	size_t n = 0;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
+	{
+		int type = mnl_attr_get_type(attr);
+
+		CHECK(type != WGDEVICE_A_FLAGS, "message %u carries WGDEVICE_A_FLAGS", index);
+		if (type == WGDEVICE_A_PRIVATE_KEY || type == WGDEVICE_A_LISTEN_PORT)
+			CHECK_INT(index, 0, "device attributes only in the first message");
+		if (type != WGDEVICE_A_PEERS)
+			continue;
+		CHECK(attr->nla_type & NLA_F_NESTED, "peers nest flagged");
+		mnl_attr_for_each_nested(peer, attr)
+		{
+			struct seen_peer *s = &seen[n < max ? n : max - 1];
+
+			memset(s, 0, sizeof(*s));
+			mnl_attr_for_each_nested(pa, peer)
+			{
+				switch (mnl_attr_get_type(pa)) {
+				case WGPEER_A_PUBLIC_KEY:
+					s->key0 = *(const uint8_t *)mnl_attr_get_payload(pa);
+					break;
+				case WGPEER_A_FLAGS:
+					s->flags = mnl_attr_get_u32(pa);
+					break;
+				case WGPEER_A_ENDPOINT:
+					s->endpoint = true;
+					break;
+				case WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL:
+					s->keepalive = true;
+					break;
+				case WGPEER_A_PRESHARED_KEY:
+					s->psk = true;
+					break;
+				case WGPEER_A_ALLOWEDIPS: {
+					const struct nlattr *ip;
+
+					mnl_attr_for_each_nested(ip, pa)
+					{
+						s->n_ips++;
+					}
+					break;
+				}
+				}
+			}
+			n++;
+		}
+	}
+	return (int)n;
+}
+
+#define BIG_IPS 2000
+
+/* A change whose allowed IPs cannot fit one message, encoded into buffers of buflen. */
+static void test_split(size_t buflen)
+{
+	struct ip_prefix *big = calloc(BIG_IPS, sizeof(*big)), small[10], gone;
+	struct wg_peer peers[3] = {
+	    {.n_allowed_ips = BIG_IPS,
+	     .allowed_ips = big,
+	     .keepalive = 25,
+	     .flags = WGPEER_REPLACE_ALLOWEDIPS | WGPEER_HAS_KEEPALIVE | WGPEER_HAS_ENDPOINT |
+		      WGPEER_HAS_PRESHARED_KEY},
+	    {.flags = WGPEER_REMOVE_ME, .n_allowed_ips = 1, .allowed_ips = &gone},
+	    {.n_allowed_ips = 10, .allowed_ips = small, .flags = WGPEER_REPLACE_ALLOWEDIPS},
+	};
+	struct wg_device dev = {.ifname = "wgfab0",
+				.flags = WGDEVICE_HAS_PRIVATE_KEY | WGDEVICE_HAS_LISTEN_PORT,
+				.listen_port = 51820,
+				.n_peers = 3,
+				.peers = peers};
+	struct wg_device *decoded = calloc(1, sizeof(*decoded));
+	uint8_t *buf = malloc(buflen);
+	struct wg_genl_cursor cur = {0};
+	size_t first_parts[3] = {0}, ips_seen[3] = {0};
+	unsigned int messages = 0;
+	char name[64];
+
+	snprintf(name, sizeof(name), "split into %zu-byte messages", buflen);
+	for (int i = 0; i < BIG_IPS; i++) {
+		big[i].addr.family = AF_INET;
+		big[i].addr.bytes[0] = 10;
+		big[i].addr.bytes[1] = (uint8_t)(i >> 8);
+		big[i].addr.bytes[2] = (uint8_t)i;
+		big[i].len = 32;
+	}
+	for (int i = 0; i < 10; i++)
+		prefix(&small[i], i % 2 ? "fd00::/64" : "192.0.2.0/24");
+	prefix(&gone, "10.9.9.9/32");
+	for (int i = 0; i < 3; i++)
+		memset(peers[i].public_key, 0xa0 + i, WG_KEY_LEN);
+	set_v4(&peers[0].endpoint, "192.0.2.1", 51820);
+
+	while (!cur.done && messages < 1000) {
+		struct seen_peer seen[16];
+		size_t len = wg_genl_encode_set(&dev, FAMILY, messages + 1, 0, buf, buflen, &cur);
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		int n;
+
+		if (!len) {
+			CHECK(len, "%s: encoder stopped: %d", name, cur.error);
+			break;
+		}
+		CHECK(len <= buflen, "%s: message %u is %zu bytes", name, messages, len);
+		CHECK_INT(nlh->nlmsg_len, len, "%s: nlmsg_len", name);
+		CHECK_INT(nlh->nlmsg_seq, messages + 1, "%s: seq", name);
+		n = walk_message(nlh, messages, seen, 16);
+		CHECK(n > 0 || messages == 0, "%s: message %u has no peer", name, messages);
+		for (int i = 0; i < n; i++) {
+			int p = seen[i].key0 - 0xa0;
+			bool cont;
+
+			CHECK(p >= 0 && p < 3, "%s: unknown peer", name);
+			if (p < 0 || p > 2)
+				continue;
+			cont = first_parts[p] > 0;
+			first_parts[p]++;
+			ips_seen[p] += seen[i].n_ips;
+			if (!cont) {
+				CHECK_INT(seen[i].flags & WGPEER_F_REPLACE_ALLOWEDIPS,
+					  p == 1 ? 0 : WGPEER_F_REPLACE_ALLOWEDIPS,
+					  "%s: first part of peer %d", name, p);
+				CHECK_INT(seen[i].endpoint, p == 0, "%s: peer %d endpoint", name,
+					  p);
+			} else {
+				/* a continued peer must not drop what its first part added */
+				CHECK_INT(seen[i].flags, WGPEER_F_UPDATE_ONLY,
+					  "%s: continued peer %d, message %u", name, p, messages);
+				CHECK(!seen[i].endpoint && !seen[i].keepalive && !seen[i].psk,
+				      "%s: continued peer %d repeats settings", name, p);
+				CHECK(seen[i].n_ips > 0, "%s: empty continuation", name);
+			}
+		}
+		CHECK_INT(wg_genl_parse_device(nlh, decoded), 0, "%s: decode", name);
+		messages++;
+	}
+	CHECK(cur.done, "%s: finished", name);
+	CHECK(messages > 1, "%s: split (%u messages)", name, messages);
+	CHECK_INT(first_parts[1], 1, "%s: removed peer sent once", name);
+	CHECK_INT(ips_seen[0], BIG_IPS, "%s: peer 0 allowed IPs", name);
+	CHECK_INT(ips_seen[1], 0, "%s: a removed peer carries no allowed IPs", name);
+	CHECK_INT(ips_seen[2], 10, "%s: peer 2 allowed IPs", name);
+	/* decoded and coalesced: every allowed IP once, in order, under the right peer */
+	CHECK_INT(decoded->n_peers, 3, "%s: peers after coalescing", name);
+	if (decoded->n_peers == 3) {
+		bool in_order = decoded->peers[0].n_allowed_ips == BIG_IPS;
+
+		for (size_t i = 0; in_order && i < BIG_IPS; i++)
+			in_order =
+			    !memcmp(&decoded->peers[0].allowed_ips[i], &big[i], sizeof(big[i]));
+		CHECK(in_order, "%s: peer 0 has all %d allowed IPs in order", name, BIG_IPS);
+		CHECK_INT(decoded->peers[1].n_allowed_ips, 0, "%s", name);
+		CHECK(decoded->peers[2].n_allowed_ips == 10 &&
+			  !memcmp(decoded->peers[2].allowed_ips, small, sizeof(small)),
+		      "%s: peer 2 allowed IPs", name);
+		for (int i = 0; i < 3; i++)
+			CHECK_INT(decoded->peers[i].public_key[0], 0xa0 + i, "%s: order", name);
+	}
+	wg_device_free(decoded);
+	free(buf);
+	free(big);
+}
+
+static void test_too_small(void)
+{
+	uint8_t buf[64];
+	struct wg_genl_cursor cur = {0};
+	struct wg_peer peer = {.flags = WGPEER_HAS_KEEPALIVE};
+	struct wg_device dev = {.ifname = "wgfab0", .n_peers = 1, .peers = &peer};
+	struct ip_prefix bad = {.addr = {.family = 0}, .len = 8};
+
+	/* the first message (ifname only) fits; the peer never does */
+	CHECK(wg_genl_encode_set(&dev, FAMILY, 1, 0, buf, sizeof(buf), &cur) > 0, "first");
+	CHECK_INT(wg_genl_encode_set(&dev, FAMILY, 2, 0, buf, sizeof(buf), &cur), 0, "no room");
+	CHECK_INT(cur.error, -EMSGSIZE, "error says why");
+	CHECK(!cur.done, "not done");
+	memset(&cur, 0, sizeof(cur));
+	CHECK_INT(wg_genl_encode_set(&dev, FAMILY, 1, 0, buf, 16, &cur), 0, "no header room");
+	{
+		uint8_t big[512];
+
+		memset(&cur, 0, sizeof(cur));
+		peer.n_allowed_ips = 1;
+		peer.allowed_ips = &bad;
+		CHECK_INT(wg_genl_encode_set(&dev, FAMILY, 1, 0, big, sizeof(big), &cur), 0,
+			  "bad family");
+		CHECK_INT(cur.error, -EINVAL, "malformed allowed IP");
+	}
+}
+
+static void test_encode_get(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    /* len 32, FAMILY, REQUEST|DUMP (0x0301), seq 7, pid 0; GET_DEVICE v1 */
+	    0x20, 0x00, 0x00, 0x00, FAMILY, 0x00, 0x01, 0x03, 0x07, 0x00, 0x00, 0x00, R4(0x00),
+	    WG_CMD_GET_DEVICE, WG_GENL_VERSION, 0x00, 0x00,
+	    IFNAME,
+	};
+	/* clang-format on */
+	uint8_t buf[128];
+	size_t len = wg_genl_encode_get("wgfab0", FAMILY, 7, 0, buf, sizeof(buf));
+
+	CHECK_INT(len, sizeof(want), "get request length");
+	CHECK(len == sizeof(want) && !memcmp(buf, want, len), "get request bytes");
+}
+
+/* ---- dumps: built the way the kernel's wg_get_device_dump() lays them out ---- */
+
+static void put_ip4(struct nlmsghdr *nlh, uint8_t last, uint8_t cidr)
+{
+	struct nlattr *e = mnl_attr_nest_start(nlh, 0);
+	uint8_t a[4] = {10, 0, 0, last};
+
+	mnl_attr_put_u16(nlh, WGALLOWEDIP_A_FAMILY, AF_INET);
+	mnl_attr_put(nlh, WGALLOWEDIP_A_IPADDR, 4, a);
+	mnl_attr_put_u8(nlh, WGALLOWEDIP_A_CIDR_MASK, cidr);
+	mnl_attr_nest_end(nlh, e);
+}
+
+static struct nlmsghdr *dump_start(void *buf)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+	nlh->nlmsg_type = FAMILY;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	g->cmd = WG_CMD_GET_DEVICE;
+	g->version = 1;
+	return nlh;
+}
+
+static void test_parse_dump(void)
+{
+	uint8_t buf1[2048], buf2[2048], key[32];
+	struct nlmsghdr *m1 = dump_start(buf1), *m2 = dump_start(buf2);
+	struct nlattr *peers, *peer, *ips;
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(51820)};
+	struct {
+		int64_t sec, nsec;
+	} hs = {1700000000, 123};
+	struct wg_device *dev = calloc(1, sizeof(*dev));
+
+	/* message 1: device, peer A whole, peer B's first part */
+	mnl_attr_put_u32(m1, WGDEVICE_A_IFINDEX, 7);
+	mnl_attr_put_strz(m1, WGDEVICE_A_IFNAME, "wgfab0");
+	memset(key, 0x11, 32);
+	mnl_attr_put(m1, WGDEVICE_A_PRIVATE_KEY, 32, key);
+	memset(key, 0x12, 32);
+	mnl_attr_put(m1, WGDEVICE_A_PUBLIC_KEY, 32, key);
+	mnl_attr_put_u16(m1, WGDEVICE_A_LISTEN_PORT, 51820);
+	mnl_attr_put_u32(m1, WGDEVICE_A_FWMARK, 0);
+	mnl_attr_put_u32(m1, 99, 0); /* unknown: ignored */
+	peers = mnl_attr_nest_start(m1, WGDEVICE_A_PEERS);
+	peer = mnl_attr_nest_start(m1, 0);
+	memset(key, 0xaa, 32);
+	mnl_attr_put(m1, WGPEER_A_PUBLIC_KEY, 32, key);
+	memset(key, 0, 32);
+	mnl_attr_put(m1, WGPEER_A_PRESHARED_KEY, 32, key); /* zero: no preshared key */
+	inet_pton(AF_INET, "192.0.2.12", &sin.sin_addr);
+	mnl_attr_put(m1, WGPEER_A_ENDPOINT, sizeof(sin), &sin);
+	mnl_attr_put_u16(m1, WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL, 25);
+	mnl_attr_put(m1, WGPEER_A_LAST_HANDSHAKE_TIME, sizeof(hs), &hs);
+	mnl_attr_put_u64(m1, WGPEER_A_RX_BYTES, 1000);
+	mnl_attr_put_u64(m1, WGPEER_A_TX_BYTES, 2000);
+	mnl_attr_put_u32(m1, WGPEER_A_PROTOCOL_VERSION, 1);
+	ips = mnl_attr_nest_start(m1, WGPEER_A_ALLOWEDIPS);
+	put_ip4(m1, 1, 32);
+	put_ip4(m1, 2, 32);
+	mnl_attr_nest_end(m1, ips);
+	mnl_attr_nest_end(m1, peer);
+	peer = mnl_attr_nest_start(m1, 0);
+	memset(key, 0xbb, 32);
+	mnl_attr_put(m1, WGPEER_A_PUBLIC_KEY, 32, key);
+	memset(key, 0x77, 32);
+	mnl_attr_put(m1, WGPEER_A_PRESHARED_KEY, 32, key);
+	mnl_attr_put_u16(m1, WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL, 0);
+	ips = mnl_attr_nest_start(m1, WGPEER_A_ALLOWEDIPS);
+	put_ip4(m1, 3, 32);
+	mnl_attr_nest_end(m1, ips);
+	mnl_attr_nest_end(m1, peer);
+	mnl_attr_nest_end(m1, peers);
+
+	/* message 2: the rest of peer B (key and allowed IPs only), then peer C */
+	peers = mnl_attr_nest_start(m2, WGDEVICE_A_PEERS);
+	peer = mnl_attr_nest_start(m2, 0);
+	memset(key, 0xbb, 32);
+	mnl_attr_put(m2, WGPEER_A_PUBLIC_KEY, 32, key);
+	ips = mnl_attr_nest_start(m2, WGPEER_A_ALLOWEDIPS);
+	put_ip4(m2, 4, 32);
+	put_ip4(m2, 0, 24);
+	mnl_attr_nest_end(m2, ips);
+	mnl_attr_nest_end(m2, peer);
+	peer = mnl_attr_nest_start(m2, 0);
+	memset(key, 0xcc, 32);
+	mnl_attr_put(m2, WGPEER_A_PUBLIC_KEY, 32, key);
+	mnl_attr_nest_end(m2, peer);
+	mnl_attr_nest_end(m2, peers);
+
+	CHECK_INT(wg_genl_parse_device(m1, dev), 0, "dump message 1");
+	CHECK_INT(wg_genl_parse_device(m2, dev), 0, "dump message 2");
+	CHECK_INT(dev->ifindex, 7, "ifindex");
+	CHECK_STR(dev->ifname, "wgfab0", "ifname");
+	CHECK_INT(dev->flags,
+		  WGDEVICE_HAS_PRIVATE_KEY | WGDEVICE_HAS_PUBLIC_KEY | WGDEVICE_HAS_LISTEN_PORT |
+		      WGDEVICE_HAS_FWMARK,
+		  "device flags");
+	CHECK_INT(dev->private_key[31], 0x11, "private key");
+	CHECK_INT(dev->public_key[0], 0x12, "public key");
+	CHECK_INT(dev->listen_port, 51820, "listen port");
+	CHECK_INT(dev->n_peers, 3, "peer B coalesced");
+	if (dev->n_peers == 3) {
+		struct wg_peer *a = &dev->peers[0], *b = &dev->peers[1], *c = &dev->peers[2];
+		const struct sockaddr_in *ep = (const struct sockaddr_in *)&a->endpoint;
+
+		CHECK_INT(a->public_key[0], 0xaa, "peer A");
+		CHECK_INT(a->flags, WGPEER_HAS_ENDPOINT | WGPEER_HAS_KEEPALIVE, "peer A flags");
+		CHECK_INT(ep->sin_family, AF_INET, "endpoint family");
+		CHECK_INT(ntohs(ep->sin_port), 51820, "endpoint port");
+		CHECK_INT(ntohl(ep->sin_addr.s_addr), 0xc000020c, "endpoint address");
+		CHECK_INT(a->keepalive, 25, "keepalive");
+		CHECK_INT(a->last_handshake_sec, 1700000000, "handshake");
+		CHECK_INT(a->last_handshake_nsec, 123, "handshake nsec");
+		CHECK_INT(a->rx_bytes, 1000, "rx");
+		CHECK_INT(a->tx_bytes, 2000, "tx");
+		CHECK_INT(a->n_allowed_ips, 2, "peer A allowed IPs");
+		CHECK_INT(b->public_key[0], 0xbb, "peer B");
+		CHECK_INT(b->flags, WGPEER_HAS_PRESHARED_KEY | WGPEER_HAS_KEEPALIVE,
+			  "peer B flags");
+		CHECK_INT(b->preshared_key[5], 0x77, "peer B psk");
+		CHECK_INT(b->n_allowed_ips, 3, "peer B allowed IPs from both messages");
+		if (b->n_allowed_ips == 3) {
+			CHECK_INT(b->allowed_ips[0].addr.bytes[3], 3, "order");
+			CHECK_INT(b->allowed_ips[1].addr.bytes[3], 4, "order");
+			CHECK_INT(b->allowed_ips[2].len, 24, "cidr");
+		}
+		CHECK_INT(c->public_key[0], 0xcc, "peer C");
+		CHECK_INT(c->n_allowed_ips, 0, "peer C");
+	}
+	wg_device_free(dev);
+}
+
+static void test_parse_malformed(void)
+{
+	uint8_t buf[512], key[32] = {0};
+	struct nlmsghdr *m;
+	struct nlattr *peers, *peer, *ips;
+	struct wg_device *dev = calloc(1, sizeof(*dev));
+
+	/* a peer without a public key */
+	m = dump_start(buf);
+	peers = mnl_attr_nest_start(m, WGDEVICE_A_PEERS);
+	peer = mnl_attr_nest_start(m, 0);
+	mnl_attr_put_u16(m, WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL, 5);
+	mnl_attr_nest_end(m, peer);
+	mnl_attr_nest_end(m, peers);
+	CHECK_INT(wg_genl_parse_device(m, dev), -EINVAL, "peer without key");
+
+	/* an IPv4 allowed IP with cidr 33 */
+	m = dump_start(buf);
+	peers = mnl_attr_nest_start(m, WGDEVICE_A_PEERS);
+	peer = mnl_attr_nest_start(m, 0);
+	mnl_attr_put(m, WGPEER_A_PUBLIC_KEY, 32, key);
+	ips = mnl_attr_nest_start(m, WGPEER_A_ALLOWEDIPS);
+	put_ip4(m, 1, 33);
+	mnl_attr_nest_end(m, ips);
+	mnl_attr_nest_end(m, peer);
+	mnl_attr_nest_end(m, peers);
+	CHECK_INT(wg_genl_parse_device(m, dev), -EINVAL, "cidr 33");
+
+	/* too short for the genl header */
+	m = mnl_nlmsg_put_header(buf);
+	CHECK_INT(wg_genl_parse_device(m, dev), -EINVAL, "no genl header");
+	wg_device_free(dev);
+}
+
+int main(void)
+{
+	test_set_device();
+	test_peer_add_v4();
+	test_peer_add_v6();
+	test_peer_change();
+	test_peer_remove();
+	test_encode_get();
+	test_split(8192);
+	test_split(1024);
+	test_split(300);
+	test_too_small();
+	test_parse_dump();
+	test_parse_malformed();
+	return unit_summary("test_wg_genl");
+}

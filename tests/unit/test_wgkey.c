@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_wgkey.c - Curve25519 keys: RFC 7748 vectors, agreement with `wg`,
+ * clamping, base64/hex forms, and the refusals of private key files.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "wgkey.h"
+
+static void from_hex(const char *hex, uint8_t key[WGKEY_LEN])
+{
+	if (wgkey_from_hex(hex, key) < 0)
+		abort();
+}
+
+static void test_rfc7748(void)
+{
+	/* RFC 7748 section 6.1: Alice's and Bob's key pairs (base point multiplication) */
+	static const struct {
+		const char *priv, *pub;
+	} pairs[] = {
+	    {"77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
+	     "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"},
+	    {"5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb",
+	     "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"},
+	    /*
+	     * The scalar of RFC 7748 section 5.2's first vector. That vector
+	     * multiplies a different point (u = e6db6867...); its base point
+	     * product here was computed with `wg pubkey`.
+	     */
+	    {"a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+	     "1c9fd88f45606d932a80c71824ae151d15d73e77de38e8e000852e614fae7019"},
+	};
+	uint8_t priv[WGKEY_LEN], pub[WGKEY_LEN], want[WGKEY_LEN], u[WGKEY_LEN], out[WGKEY_LEN];
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		from_hex(pairs[i].priv, priv);
+		from_hex(pairs[i].pub, want);
+		wgkey_public(pub, priv);
+		CHECK(!memcmp(pub, want, WGKEY_LEN), "public key of vector %zu", i);
+	}
+	/* the section 5.2 vector itself, through the same libsodium primitive */
+	from_hex("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4", priv);
+	from_hex("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c", u);
+	from_hex("c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552", want);
+	CHECK_INT(crypto_scalarmult_curve25519(out, priv, u), 0, "X25519");
+	CHECK(!memcmp(out, want, WGKEY_LEN), "RFC 7748 5.2 vector 1");
+}
+
+static void test_wg_pair(void)
+{
+	/* made by `wg genkey | tee priv | wg pubkey` */
+	static const char priv_b64[] = "GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=";
+	static const char pub_b64[] = "WaBGfiqasL8ypiCXZ4h1eTSLhjv696jFcynWCbRDzEk=";
+	uint8_t priv[WGKEY_LEN], pub[WGKEY_LEN];
+	char text[WGKEY_B64_LEN];
+
+	CHECK_INT(wgkey_from_base64(priv_b64, priv), 0, "wg private key");
+	wgkey_public(pub, priv);
+	wgkey_to_base64(text, pub);
+	CHECK_STR(text, pub_b64, "public key agrees with wg pubkey");
+	wgkey_to_base64(text, priv);
+	CHECK_STR(text, priv_b64, "base64 round trip");
+}
+
+static void test_generate(void)
+{
+	uint8_t a[WGKEY_LEN], b[WGKEY_LEN], back[WGKEY_LEN];
+	char text[WGKEY_B64_LEN], hex[WGKEY_HEX_LEN];
+
+	for (int i = 0; i < 64; i++) {
+		CHECK_INT(wgkey_generate(a), 0, "generate");
+		CHECK_INT(a[0] & 7, 0, "low bits cleared");
+		CHECK_INT(a[31] & 0x80, 0, "top bit cleared");
+		CHECK_INT(a[31] & 0x40, 0x40, "bit 254 set");
+		wgkey_to_base64(text, a);
+		CHECK_INT(strlen(text), 44, "base64 length");
+		CHECK_INT(text[43], '=', "padding");
+		CHECK_INT(wgkey_from_base64(text, back), 0, "parse back");
+		CHECK(!memcmp(a, back, WGKEY_LEN), "base64 round trip");
+		wgkey_to_hex(hex, a);
+		CHECK_INT(strlen(hex), 64, "hex length");
+		CHECK_INT(wgkey_from_hex(hex, back), 0, "hex back");
+		CHECK(!memcmp(a, back, WGKEY_LEN), "hex round trip");
+	}
+	wgkey_generate(b);
+	CHECK(memcmp(a, b, WGKEY_LEN), "two keys differ");
+	CHECK(!wgkey_is_zero(a), "not zero");
+	memset(b, 0, sizeof(b));
+	CHECK(wgkey_is_zero(b), "zero");
+}
+
+static void test_base64_forms(void)
+{
+	static const struct {
+		const char *text;
+		int ok;
+	} cases[] = {
+	    {"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=", 1},
+	    {"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=\n", 1},
+	    {"  GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=\r\n", 1},
+	    {"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0", 0},	  /* no padding */
+	    {"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0==", 0}, /* 45 */
+	    {"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il1=", 0},  /* unused bits set */
+	    {"GAbNgSg7A2C2-s3a8O_ImX7UjYsVCxiFHpWkB9t6il0=", 0},  /* URL alphabet */
+	    {"GAbNgSg7A2C2+s3a8O/ImX7UjYs VCxiFHpWkB9t6il0=", 0}, /* space inside */
+	    {"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6i=0=", 0},
+	    {"", 0},
+	    {"\n", 0},
+	    {"not a key", 0},
+	};
+	uint8_t key[WGKEY_LEN];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(key, 0x5a, sizeof(key));
+		CHECK_INT(wgkey_from_base64(cases[i].text, key), cases[i].ok ? 0 : -EINVAL,
+			  "\"%s\"", cases[i].text);
+		if (!cases[i].ok)
+			CHECK(wgkey_is_zero(key), "key zeroed after \"%s\"", cases[i].text);
+	}
+	CHECK_INT(wgkey_from_base64(NULL, key), -EINVAL, "NULL");
+	CHECK_INT(wgkey_from_hex("00", key), -EINVAL, "short hex");
+	CHECK_INT(
+	    wgkey_from_hex("zz9fd88f45606d932a80c71824ae151d15d73e77de38e8e000852e614fae7019", key),
+	    -EINVAL, "bad hex");
+	CHECK_INT(
+	    wgkey_from_hex("1C9FD88F45606D932A80C71824AE151D15D73E77DE38E8E000852E614FAE7019", key),
+	    0, "upper-case hex");
+}
+
+/* A file under dir with content and mode; returns its path (static buffer). */
+static const char *make_file(const char *dir, const char *name, const char *content, mode_t mode)
+{
+	static char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, content, strlen(content)) != (ssize_t)strlen(content))
+		abort();
+	close(fd);
+	chmod(path, mode);
+	return path;
+}
+
+static void remove_dir(const char *dir)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void check_refusal(const char *what, const char *path, int want_err, const char *want_text)
+{
+	static const char key_text[] = "GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=";
+	uint8_t key[WGKEY_LEN];
+	char err[512];
+	int ret;
+
+	memset(key, 0x5a, sizeof(key));
+	ret = wgkey_load_file(path, key, err, sizeof(err));
+	CHECK_INT(ret, want_err, "%s: %s", what, err);
+	CHECK(strstr(err, want_text) != NULL, "%s: \"%s\" lacks \"%s\"", what, err, want_text);
+	CHECK(strstr(err, path) != NULL, "%s: message names the file", what);
+	CHECK(strstr(err, "GAbNgSg7") == NULL && strstr(err, key_text + 20) == NULL,
+	      "%s: key material in the message", what);
+	CHECK(wgkey_is_zero(key), "%s: key left zero", what);
+}
+
+static void test_load_file(void)
+{
+	static const char key_text[] = "GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=\n";
+	char dir[] = "/tmp/test_wgkey.XXXXXX", err[512], msg[512];
+	uint8_t key[WGKEY_LEN], want[WGKEY_LEN];
+	const char *path;
+
+	if (!mkdtemp(dir))
+		abort();
+	wgkey_from_base64(key_text, want);
+
+	path = make_file(dir, "good.key", key_text, 0600);
+	CHECK_INT(wgkey_load_file(path, key, err, sizeof(err)), 0, "good file: %s", err);
+	CHECK(!memcmp(key, want, WGKEY_LEN), "good file: key");
+	CHECK_STR(err, "", "good file: no message");
+	path = make_file(dir, "owner-only.key", key_text, 0400);
+	CHECK_INT(wgkey_load_file(path, key, err, sizeof(err)), 0, "0400: %s", err);
+
+	static const struct {
+		mode_t mode;
+		const char *word;
+	} modes[] = {
+	    {0644, "readable"}, {0640, "readable"},   {0604, "readable"},
+	    {0620, "writable"}, {0610, "accessible"}, {0666, "readable"},
+	};
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "mode%04o.key", (unsigned int)modes[i].mode);
+		path = make_file(dir, name, key_text, modes[i].mode);
+		snprintf(
+		    msg, sizeof(msg),
+		    "private key file %s is %s by group or others (mode %04o): run chmod 600 %s",
+		    path, modes[i].word, (unsigned int)modes[i].mode, path);
+		check_refusal(name, path, -EPERM, msg);
+	}
+
+	check_refusal("directory", dir, -EINVAL, "is a directory");
+	snprintf(msg, sizeof(msg), "%s/missing.key", dir);
+	check_refusal("missing", msg, -ENOENT, "No such file or directory: create it with");
+	check_refusal("garbage", make_file(dir, "garbage.key", "hello world\n", 0600), -EINVAL,
+		      "does not hold a base64 WireGuard private key");
+	check_refusal("empty", make_file(dir, "empty.key", "", 0600), -EINVAL, "is empty");
+	check_refusal("blank", make_file(dir, "blank.key", " \n\n", 0600), -EINVAL, "is empty");
+	check_refusal("too short",
+		      make_file(dir, "short.key", "GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWk=\n", 0600),
+		      -EINVAL, "does not hold");
+	check_refusal("two keys",
+		      make_file(dir, "two.key",
+				"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=\n"
+				"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=\n",
+				0600),
+		      -EINVAL, "does not hold");
+	{
+		char big[4096];
+
+		memset(big, 'A', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		check_refusal("long", make_file(dir, "long.key", big, 0600), -EINVAL,
+			      "does not hold");
+	}
+	snprintf(msg, sizeof(msg), "%s/fifo", dir);
+	if (mkfifo(msg, 0600) == 0)
+		check_refusal("fifo", msg, -EINVAL, "is a FIFO");
+
+	/* unreadable for a non-root user; root reads anything, so only check when not root */
+	path = make_file(dir, "noread.key", key_text, geteuid() ? 0200 : 0600);
+	if (geteuid() != 0) {
+		check_refusal("unreadable", path, -EACCES, "Permission denied");
+	} else {
+		/* root reads anything: try as nobody in a child, which reports by exit status */
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			if (setgid(65534) < 0 || setuid(65534) < 0)
+				_exit(2);
+			_exit(wgkey_load_file(path, key, err, sizeof(err)) == -EACCES &&
+				      strstr(err, "Permission denied: run fabricd as root")
+				  ? 0
+				  : 1);
+		}
+		waitpid(pid, &status, 0);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unreadable as nobody: %d",
+		      status);
+	}
+	remove_dir(dir);
+}
+
+int main(void)
+{
+	test_rfc7748();
+	test_wg_pair();
+	test_generate();
+	test_base64_forms();
+	test_load_file();
+	return unit_summary("test_wgkey");
+}
