@@ -11,7 +11,7 @@
 #define IP_ADDR_STRLEN 46 /* INET6_ADDRSTRLEN */
 
 struct ip_addr {
-	int family; /* AF_INET or AF_INET6; 0 = unset */
+	int family;	   /* AF_INET or AF_INET6; 0 = unset */
 	uint8_t bytes[16]; /* network order; IPv4 uses the first 4 */
 };
 

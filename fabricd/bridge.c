@@ -8,7 +8,7 @@
 
 #include "bridge.h"
 
-void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu, const char *alias)
+void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu)
 {
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *info;
@@ -19,7 +19,6 @@ void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu,
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	/* an MTU set here sticks: the bridge no longer follows its smallest port */
 	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
-	mnl_attr_put_strz(nlh, IFLA_IFALIAS, alias);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");
 	mnl_attr_nest_end(nlh, info);

@@ -7,9 +7,8 @@
 #include "link.h"
 #include "plan.h"
 
-/* RTM_NEWLINK body creating bridge name, up, with MTU and owner alias. */
-void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu,
-		       const char *alias);
+/* RTM_NEWLINK body creating bridge name, up, with MTU (the owner alias follows separately). */
+void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu);
 
 /* Plans the bridge of vnet v given the link of that name (NULL: absent, owned otherwise). */
 int bridge_plan(const struct desired_vnet *v, const struct link_obs *have, struct plan *p);

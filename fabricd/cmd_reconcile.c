@@ -159,24 +159,25 @@ out:
 	return ret;
 }
 
-int session_apply(struct session *s, const char *node)
+int session_apply(struct session *s, const char *verb)
 {
+	const char *node = s->cluster->nodes[s->self].name;
 	size_t created, changed, deleted;
 	int ret;
 
 	if (!s->plan.n) {
-		printf("apply %s: nothing to change\n", node);
+		printf("%s %s: nothing to change\n", verb, node);
 		return 0;
 	}
 	ret = plan_apply(&s->r, &s->plan);
 	plan_count(&s->plan, &created, &changed, &deleted);
 	if (ret < 0) {
-		log_error("apply %s: stopped after a failure; what succeeded stays, the next apply "
+		log_error("%s %s: stopped after a failure; what succeeded stays, the next run "
 			  "continues from there",
-			  node);
+			  verb, node);
 		return -1;
 	}
-	printf("apply %s: %zu created, %zu changed, %zu removed\n", node, created, changed,
+	printf("%s %s: %zu created, %zu changed, %zu removed\n", verb, node, created, changed,
 	       deleted);
 	return 0;
 }
@@ -188,7 +189,7 @@ int cmd_apply(const struct options *o)
 
 	if (session_open(&s, o) < 0 || load_key(&s, o) < 0 || session_plan(&s) < 0)
 		goto out;
-	if (session_apply(&s, s.cluster->nodes[s.self].name) == 0)
+	if (session_apply(&s, "apply") == 0)
 		ret = 0;
 out:
 	session_free(&s);
@@ -208,7 +209,7 @@ int cmd_down(const struct options *o)
 	}
 	if (plan_build_down(&s.r, &s.have, &s.plan) < 0)
 		goto out;
-	if (session_apply(&s, s.cluster->nodes[s.self].name) == 0)
+	if (session_apply(&s, "down") == 0)
 		ret = 0;
 out:
 	session_free(&s);

@@ -32,14 +32,14 @@ struct desired_peer {
 struct desired_fabric {
 	char ifname[FABRICD_IFNAME_MAX + 1];
 	uint16_t listen_port;
-	unsigned int mtu; /* 0 while the underlay MTU is unknown */
+	unsigned int mtu;	  /* 0 while the underlay MTU is unknown */
 	struct ip_prefix address; /* own fabric address with the prefix length */
 	size_t n_peers;
 	struct desired_peer *peers;
 };
 
 struct desired_vnet {
-	size_t zone; /* index into cluster.zones */
+	size_t zone;	  /* index into cluster.zones */
 	const char *name; /* the bridge: borrowed from the cluster */
 	uint32_t vni;
 	enum transport transport;

@@ -21,9 +21,9 @@ void diag_init(struct diag *d);
 void diag_free(struct diag *d);
 /* Adds "path: message" (printf-style message). */
 void diag_add(struct diag *d, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void diag_warn(struct diag *d, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Prints every problem ("error: ...") and warning ("warning: ...") to f. */
 #include <stdio.h>
 void diag_print(const struct diag *d, FILE *f);

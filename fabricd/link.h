@@ -22,7 +22,7 @@ struct link_obs {
 	char slave_kind[16]; /* "bridge" when enslaved to a bridge */
 	char alias[LINK_ALIAS_MAX];
 	unsigned int mtu;
-	int master; /* ifindex, 0 = none */
+	int master;	    /* ifindex, 0 = none */
 	unsigned int flags; /* IFF_* */
 	bool isolated;	    /* bridge port option */
 	/* VXLAN only */

@@ -14,23 +14,24 @@ static const struct {
 	int (*fn)(const struct options *o);
 	const char *description;
 } subcommands[] = {
-	{"check", cmd_check, "validate a cluster definition"},
-	{"render", cmd_render, "print the objects a node should have (no kernel access)"},
-	{"plan", cmd_plan, "print the changes apply would make (exit 2 when there are some)"},
-	{"apply", cmd_apply, "converge this node to the definition"},
-	{"run", cmd_run, "converge, then follow the definition and the kernel"},
-	{"status", cmd_status, "show the fabric, zones, vnets and drift"},
-	{"down", cmd_down, "remove every object fabricd owns on this node"},
-	{"genkey", cmd_genkey, "print a new base64 private key"},
-	{"pubkey", cmd_pubkey, "read a private key on stdin, print its public key"},
-	{"bench", cmd_bench, "measure plain VXLAN against VXLAN in WireGuard"},
+    {"check", cmd_check, "validate a cluster definition"},
+    {"render", cmd_render, "print the objects a node should have (no kernel access)"},
+    {"plan", cmd_plan, "print the changes apply would make (exit 2 when there are some)"},
+    {"apply", cmd_apply, "converge this node to the definition"},
+    {"run", cmd_run, "converge, then follow the definition and the kernel"},
+    {"status", cmd_status, "show the fabric, zones, vnets and drift"},
+    {"down", cmd_down, "remove every object fabricd owns on this node"},
+    {"genkey", cmd_genkey, "print a new base64 private key"},
+    {"pubkey", cmd_pubkey, "read a private key on stdin, print its public key"},
+    {"bench", cmd_bench, "measure plain VXLAN against VXLAN in WireGuard"},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
-		   "                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		   "                       [--grace SECONDS]\n\nCommands:\n");
+	fprintf(f,
+		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
+		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
+		"                       [--grace SECONDS]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -46,16 +47,16 @@ enum {
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option long_opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"node", required_argument, NULL, 'n'},
-		{"key-file", required_argument, NULL, OPT_KEY_FILE},
-		{"psk-dir", required_argument, NULL, OPT_PSK_DIR},
-		{"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"verbose", no_argument, NULL, 'v'},
-		{"grace", required_argument, NULL, OPT_GRACE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, 'c'},
+	    {"node", required_argument, NULL, 'n'},
+	    {"key-file", required_argument, NULL, OPT_KEY_FILE},
+	    {"psk-dir", required_argument, NULL, OPT_PSK_DIR},
+	    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"grace", required_argument, NULL, OPT_GRACE},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	char *end;
@@ -116,10 +117,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = {
-		.config = FABRICD_DEFAULT_CONFIG,
-		.key_file = FABRICD_DEFAULT_KEY_FILE,
-		.wg_backend = WG_CHOICE_AUTO,
-		.grace = 30,
+	    .config = FABRICD_DEFAULT_CONFIG,
+	    .key_file = FABRICD_DEFAULT_KEY_FILE,
+	    .wg_backend = WG_CHOICE_AUTO,
+	    .grace = 30,
 	};
 	const char *name;
 	int first;

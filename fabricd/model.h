@@ -21,10 +21,10 @@
 
 #include "addr.h"
 
-#define FABRICD_NAME_MAX  63 /* node, zone and cluster names */
+#define FABRICD_NAME_MAX   63 /* node, zone and cluster names */
 #define FABRICD_IFNAME_MAX 15 /* IFNAMSIZ - 1: vnet names become bridge names */
-#define FABRICD_HOST_MAX  253
-#define WG_KEY_LEN	  32
+#define FABRICD_HOST_MAX   253
+#define WG_KEY_LEN	   32
 
 enum transport {
 	TRANSPORT_PLAIN,
@@ -43,8 +43,8 @@ enum fabric_flags {
 struct fabric {
 	struct ip_prefix prefix;
 	uint16_t listen_port;
-	uint16_t secure_port; /* default 4790 */
-	unsigned int keepalive; /* seconds, 0 = off, default 25 */
+	uint16_t secure_port;	   /* default 4790 */
+	unsigned int keepalive;	   /* seconds, 0 = off, default 25 */
 	unsigned int underlay_mtu; /* valid with FABRIC_HAS_UNDERLAY_MTU */
 	unsigned int flags;
 };

@@ -14,7 +14,7 @@
 #include "model.h"
 
 #define MTU_IPV6_MIN 1280 /* below this a zone cannot carry IPv6 inside */
-#define MTU_MIN	     576 /* the smallest underlay MTU fabricd accepts */
+#define MTU_MIN	     576  /* the smallest underlay MTU fabricd accepts */
 #define MTU_MAX	     65535
 
 unsigned int mtu_wg_overhead(int family);

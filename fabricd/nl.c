@@ -289,6 +289,12 @@ struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags)
 	return nlh;
 }
 
+void nl_batch_reserve(struct nl_batch *b, size_t bytes)
+{
+	if (b->used + bytes > NL_MSG_BUF)
+		nl_batch_flush(b);
+}
+
 void nl_batch_commit(struct nl_batch *b, struct nlmsghdr *nlh, void *cookie)
 {
 	if (b->n_msgs == b->cap) {

@@ -65,6 +65,11 @@ struct nl_batch *nl_batch_new(struct nl_sock *s, nl_batch_error_cb on_error, voi
 /* Room for one more message; may flush first. NULL on a send error. */
 struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags);
 void nl_batch_commit(struct nl_batch *b, struct nlmsghdr *nlh, void *cookie);
+/*
+ * Flushes now unless bytes more fit in this send, so that messages which must
+ * reach the kernel together (a link and its owner mark) share one sendmsg.
+ */
+void nl_batch_reserve(struct nl_batch *b, size_t bytes);
 int nl_batch_flush(struct nl_batch *b);
 /* Flushes and frees; returns the first error of the whole batch. */
 int nl_batch_finish(struct nl_batch *b);

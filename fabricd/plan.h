@@ -53,7 +53,7 @@ struct op {
 	enum op_type type;
 	enum op_phase phase;
 	enum op_verb verb;
-	char object[64]; /* "bridge vnet100", "vxlan vx100", "peer pve2", ... */
+	char object[64];  /* "bridge vnet100", "vxlan vx100", "peer pve2", ... */
 	char detail[256]; /* what changes, for people */
 	char ifname[16];
 	int ifindex; /* of an existing link; 0 = look the name up when applying */

@@ -317,6 +317,9 @@ static int resolve(struct op *op, const char *name)
 	return (int)idx;
 }
 
+/* Far above what one link message takes; keeps a create and its alias together. */
+#define NL_LINK_MSG_MAX 1024
+
 static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 {
 	struct nlmsghdr *nlh;
@@ -325,13 +328,26 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 
 	switch (op->type) {
 	case OP_BRIDGE_CREATE:
-		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-		bridge_put_create(nlh, op->ifname, op->mtu, r->owner);
-		break;
 	case OP_VXLAN_CREATE:
-		master = (int)if_nametoindex(op->master);
+		/*
+		 * The kernel ignores IFLA_IFALIAS when it creates a link, so the
+		 * owner mark follows in a second message of the same sendmsg: a
+		 * fabricd killed in between cannot leave an unmarked link.
+		 */
+		nl_batch_reserve(b, 2 * NL_LINK_MSG_MAX);
 		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-		vxlan_put_create(nlh, op, master, r->owner);
+		if (op->type == OP_BRIDGE_CREATE) {
+			bridge_put_create(nlh, op->ifname, op->mtu);
+		} else {
+			master = (int)if_nametoindex(op->master);
+			vxlan_put_create(nlh, op, master);
+		}
+		nl_batch_commit(b, nlh, op);
+		memset(&c, 0, sizeof(c));
+		c.mask = LINK_SET_ALIAS;
+		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
+		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
+		link_put_change(nlh, 0, op->ifname, &c);
 		break;
 	case OP_LINK_CHANGE:
 		c = op->change;

@@ -25,8 +25,8 @@ struct session {
 int session_open(struct session *s, const struct options *o);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
-/* Applies the plan and prints the one-line summary. 0 or -1 (logged). */
-int session_apply(struct session *s, const char *node);
+/* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */
+int session_apply(struct session *s, const char *verb);
 void session_free(struct session *s);
 
 #endif

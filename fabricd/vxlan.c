@@ -9,7 +9,7 @@
 
 #include "vxlan.h"
 
-void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master, const char *alias)
+void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 {
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *info, *data;
@@ -19,7 +19,6 @@ void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master, con
 	ifi->ifi_change = IFF_UP;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, op->ifname);
 	mnl_attr_put_u32(nlh, IFLA_MTU, op->mtu);
-	mnl_attr_put_strz(nlh, IFLA_IFALIAS, alias);
 	if (master)
 		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)master);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);

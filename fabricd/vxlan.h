@@ -12,7 +12,7 @@
 #include "plan.h"
 
 /* RTM_NEWLINK body creating the device of op (OP_VXLAN_CREATE), up, in bridge master. */
-void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master, const char *alias);
+void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master);
 
 /*
  * Plans the device of vnet v. have: the owned link of that name or NULL;

@@ -723,7 +723,9 @@ int wg_genl_destroy(const char *ifname)
 	}
 	ret = link_lookup(&s, ifname, &info);
 	if (ret < 0) {
-		if (ret != -ENODEV)
+		if (ret == -ENODEV)
+			wg_set_last_error("%s: no such device", ifname);
+		else
 			wg_set_last_error("%s: lookup failed: %s", ifname,
 					  nl_strerror(&s, ret, err, sizeof(err)));
 		goto out;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* wg_uapi.c - userspace WireGuard: wireguard-go processes and the UAPI text protocol. */
-#define _GNU_SOURCE /* execvpe, pipe2, close_range */
+#define _GNU_SOURCE /* pipe2, close_range */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -33,8 +33,6 @@
 #define REPLY_MAX	 ((size_t)64 << 20)
 #define WG_GO		 "wireguard-go"
 #define RUN_PATH_MAX	 64 /* WG_UAPI_RUN_DIR "/" IFNAME ".pid.tmp" */
-
-extern char **environ;
 
 /* ---- a growing text buffer; it may hold keys, so every copy is wiped ---- */
 
@@ -112,27 +110,21 @@ static void put_key(struct text *t, const char *name, const uint8_t key[WG_KEY_L
 
 static int endpoint_str(const struct sockaddr_storage *ss, char *buf, size_t len)
 {
-	char addr[INET6_ADDRSTRLEN];
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+	char addr[IP_ADDR_STRLEN];
+	struct ip_addr a;
+	uint16_t port;
 
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
-
-		inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
-		snprintf(buf, len, "%s:%u", addr, ntohs(sin->sin_port));
-		return 0;
-	}
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
-
-		inet_ntop(AF_INET6, &sin6->sin6_addr, addr, sizeof(addr));
-		if (sin6->sin6_scope_id)
-			snprintf(buf, len, "[%s%%%u]:%u", addr, sin6->sin6_scope_id,
-				 ntohs(sin6->sin6_port));
-		else
-			snprintf(buf, len, "[%s]:%u", addr, ntohs(sin6->sin6_port));
-		return 0;
-	}
-	return -EINVAL;
+	if (ip_addr_from_sockaddr((const struct sockaddr *)ss, &a, &port) < 0)
+		return -EINVAL;
+	ip_addr_str(&a, addr, sizeof(addr));
+	if (a.family == AF_INET)
+		snprintf(buf, len, "%s:%u", addr, port);
+	else if (sin6->sin6_scope_id)
+		snprintf(buf, len, "[%s%%%u]:%u", addr, sin6->sin6_scope_id, port);
+	else
+		snprintf(buf, len, "[%s]:%u", addr, port);
+	return 0;
 }
 
 static void put_peer(struct text *t, const struct wg_peer *p)
@@ -386,24 +378,14 @@ out:
 	return ret;
 }
 
-/* The errno of a "set=1" answer. */
-static int reply_status(const char *text)
+/* The errno of any answer; a get answer is parsed in full and dropped. */
+static int answer_status(const char *text)
 {
-	int err;
+	struct wg_device *dev = calloc(1, sizeof(*dev));
+	int ret = dev ? wg_uapi_parse_get(text, dev) : -ENOMEM;
 
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		if (!strncmp(l, "errno=", 6)) {
-			char value[16];
-			size_t n = strcspn(l + 6, "\n");
-
-			if (n >= sizeof(value))
-				return -EPROTO;
-			memcpy(value, l + 6, n);
-			value[n] = '\0';
-			return parse_errno(value, &err) < 0 ? -EPROTO : err;
-		}
-	}
-	return -EPROTO;
+	wg_device_free(dev);
+	return ret;
 }
 
 /* ---- the socket ---- */
@@ -488,7 +470,7 @@ bool wg_uapi_exists(const char *ifname)
 
 	if (!wg_ifname_valid(ifname))
 		return false;
-	ok = uapi_exchange(ifname, "get=1\n\n", 7, &reply) == 0 && reply_status(reply.p) == 0;
+	ok = uapi_exchange(ifname, "get=1\n\n", 7, &reply) == 0 && answer_status(reply.p) == 0;
 	text_free(&reply);
 	return ok;
 }
@@ -545,7 +527,7 @@ int wg_uapi_set(const struct wg_device *change)
 		exchange_error(change->ifname, "set", ret);
 		goto out;
 	}
-	ret = reply_status(reply.p);
+	ret = answer_status(reply.p);
 	if (ret < 0)
 		wg_set_last_error("%s: wireguard-go refused the change: %s", change->ifname,
 				  strerror(-ret));
@@ -583,16 +565,12 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-/* What the intermediate child tells the parent, one message per write (atomic on a pipe). */
-enum start_msg_kind {
-	MSG_PID = 1,	     /* value: wireguard-go's PID */
-	MSG_EXEC_FAILED = 2, /* value: errno of execvpe */
-	MSG_EXITED = 3,	     /* value: wait status */
-};
+/* What the intermediate child reports, one write each (atomic on a pipe). */
+enum { MSG_PID = 1, MSG_EXEC_FAILED, MSG_EXITED };
 
 struct start_msg {
 	int32_t kind;
-	int32_t value;
+	int32_t value; /* PID, errno of exec, or wait status */
 };
 
 static void send_msg(int fd, int32_t kind, int32_t value)
@@ -603,8 +581,11 @@ static void send_msg(int fd, int32_t kind, int32_t value)
 		;
 }
 
-/* The grandchild: a clean process image for wireguard-go. Never returns. */
-static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, char **envp, int st)
+/*
+ * The grandchild: a clean process image for wireguard-go. fabricd is single
+ * threaded, so setenv() after fork() is safe here. Never returns.
+ */
+static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int st)
 {
 	char *argv[] = {WG_GO, (char *)ifname, NULL};
 	sigset_t none;
@@ -612,38 +593,36 @@ static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, char
 
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
-	/* ignored dispositions survive exec, and Go leaves an ignored SIGHUP alone */
+	/* an ignored disposition survives exec, and Go leaves an ignored SIGHUP alone */
 	signal(SIGHUP, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (chdir("/") < 0)
-		_exit(127);
 	fd = open("/dev/null", O_RDWR);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
-	/* fabricd's sockets must not leak into it; st stays usable until exec */
+	if (chdir("/") < 0 || fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(127);
+	/* fabricd's sockets must not leak into it; st stays open until exec */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
 		for (int i = 3; i < 4096; i++)
 			fcntl(i, F_SETFD, FD_CLOEXEC);
 	}
-	execvpe(WG_GO, argv, envp);
+	/* inherited WG_TUN_FD / WG_UAPI_FD would make it adopt fds it does not have */
+	unsetenv("WG_TUN_FD");
+	unsetenv("WG_UAPI_FD");
+	unsetenv("WG_TUN_NAME_FILE");
+	setenv("WG_PROCESS_FOREGROUND", "1", 1);
+	setenv("LOG_LEVEL", "error", 1);
+	execvp(WG_GO, argv);
 	send_msg(st, MSG_EXEC_FAILED, errno);
 	_exit(127);
 }
 
 /*
- * The intermediate child: a new session, then wireguard-go as its child. It
- * watches wireguard-go while the parent waits for the socket, reports an
- * early exit, and leaves (so wireguard-go is reparented to init) when the
- * parent closes ctl; 'k' on ctl makes it kill wireguard-go first.
+ * The intermediate child: a new session, then wireguard-go as its child.
+ * While the parent waits for the socket it reports an early exit; it leaves
+ * when the parent closes ctl (wireguard-go is then reparented to init), and
+ * kills wireguard-go first when the parent sends 'k'.
  */
-static void __attribute__((noreturn))
-start_intermediate(const char *ifname, char **envp, int st, int ctl)
+static void __attribute__((noreturn)) start_intermediate(const char *ifname, int st, int ctl)
 {
 	int status;
 	pid_t pid;
@@ -655,56 +634,26 @@ start_intermediate(const char *ifname, char **envp, int st, int ctl)
 		_exit(1);
 	}
 	if (pid == 0)
-		exec_wireguard_go(ifname, envp, st);
+		exec_wireguard_go(ifname, st);
 	send_msg(st, MSG_PID, pid);
 	for (;;) {
 		struct pollfd p = {.fd = ctl, .events = POLLIN};
 		int n = poll(&p, 1, STEP_MS);
-		char c;
+		char c = 0;
 
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			send_msg(st, MSG_EXITED, status);
 			_exit(0);
 		}
-		if (n <= 0)
+		if (n <= 0 || (read(ctl, &c, 1) < 0 && errno == EINTR))
 			continue;
-		n = (int)read(ctl, &c, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 1 && c == 'k') {
+		if (c == 'k') {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
-			send_msg(st, MSG_EXITED, status);
 		}
 		_exit(0);
 	}
-}
-
-/* environ without variables that would change how wireguard-go starts, plus ours. */
-static char **child_env(void)
-{
-	static const char *const drop[] = {"WG_PROCESS_FOREGROUND=", "LOG_LEVEL=", "WG_TUN_FD=",
-					   "WG_UAPI_FD=", "WG_TUN_NAME_FILE="};
-	size_t n = 0, k = 0;
-	char **envp;
-
-	while (environ && environ[n])
-		n++;
-	envp = calloc(n + 3, sizeof(*envp));
-	if (!envp)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		bool keep = true;
-
-		for (size_t d = 0; d < sizeof(drop) / sizeof(drop[0]); d++)
-			keep = keep && strncmp(environ[i], drop[d], strlen(drop[d]));
-		if (keep)
-			envp[k++] = environ[i];
-	}
-	envp[k++] = "WG_PROCESS_FOREGROUND=1";
-	envp[k++] = "LOG_LEVEL=error";
-	return envp;
 }
 
 static int write_pid_file(const char *ifname, pid_t pid)
@@ -746,33 +695,65 @@ static pid_t read_pid_file(const char *ifname)
 		return 0;
 	line[n] = '\0';
 	line[strcspn(line, "\n")] = '\0';
-	if (parse_u64(line, INT32_MAX, &v) < 0 || v < 2)
-		return 0;
-	return (pid_t)v;
+	return parse_u64(line, INT32_MAX, &v) < 0 || v < 2 ? 0 : (pid_t)v;
 }
 
-static void start_error(const char *ifname, const struct start_msg *m)
+/* Waits for the socket while reading the intermediate's reports; sets the error text. */
+static int wait_ready(const char *ifname, int st, bool *pid_written)
 {
-	if (m->kind == MSG_EXEC_FAILED)
-		wg_set_last_error("%s: cannot run %s: %s: install the wireguard-go package", ifname,
-				  WG_GO, strerror(m->value));
-	else if (WIFSIGNALED(m->value))
-		wg_set_last_error("%s: %s was killed by signal %d", ifname, WG_GO,
-				  WTERMSIG(m->value));
-	else
-		wg_set_last_error("%s: %s exited with status %d: is /dev/net/tun available?",
-				  ifname, WG_GO, WEXITSTATUS(m->value));
+	long deadline = now_ms() + START_TIMEOUT_MS;
+	char path[RUN_PATH_MAX];
+	struct start_msg m;
+	int ret;
+
+	while (now_ms() < deadline) {
+		struct pollfd p = {.fd = st, .events = POLLIN};
+
+		if (poll(&p, 1, STEP_MS) <= 0) {
+			if (*pid_written && wg_uapi_exists(ifname))
+				return 0;
+			continue;
+		}
+		if (read(st, &m, sizeof(m)) != sizeof(m)) {
+			wg_set_last_error("%s: starting %s failed", ifname, WG_GO);
+			return -EPIPE;
+		}
+		if (m.kind == MSG_PID) {
+			ret = write_pid_file(ifname, m.value);
+			if (ret < 0) {
+				run_path(path, sizeof(path), ifname, "pid");
+				wg_set_last_error("%s: cannot write %s: %s", ifname, path,
+						  strerror(-ret));
+				return ret;
+			}
+			*pid_written = true;
+		} else if (m.kind == MSG_EXEC_FAILED) {
+			wg_set_last_error("%s: cannot run %s: %s: install the wireguard-go package",
+					  ifname, WG_GO, strerror(m.value));
+			return -m.value;
+		} else if (WIFSIGNALED(m.value)) {
+			wg_set_last_error("%s: %s was killed by signal %d", ifname, WG_GO,
+					  WTERMSIG(m.value));
+			return -ECHILD;
+		} else {
+			wg_set_last_error(
+			    "%s: %s exited with status %d: is /dev/net/tun available?", ifname,
+			    WG_GO, WEXITSTATUS(m.value));
+			return -ECHILD;
+		}
+	}
+	run_path(path, sizeof(path), ifname, "sock");
+	wg_set_last_error("%s: %s did not answer on %s within %d ms", ifname, WG_GO, path,
+			  START_TIMEOUT_MS);
+	return -ETIMEDOUT;
 }
 
 int wg_uapi_create(const char *ifname)
 {
 	int st[2] = {-1, -1}, ctl[2] = {-1, -1};
-	struct start_msg m = {0};
+	bool pid_written = false;
 	char path[RUN_PATH_MAX];
-	char **envp = NULL;
-	bool pid_written = false, kill_it = true;
 	pid_t mid = -1;
-	long deadline;
 	int ret;
 
 	if (!wg_ifname_valid(ifname))
@@ -787,100 +768,37 @@ int wg_uapi_create(const char *ifname)
 				  ifname);
 		return -EEXIST;
 	}
-	if (mkdir(WG_UAPI_RUN_DIR, 0755) < 0 && errno != EEXIST) {
+	/* ctl is a socket so that 'k' to an intermediate already gone cannot raise SIGPIPE */
+	if ((mkdir(WG_UAPI_RUN_DIR, 0755) < 0 && errno != EEXIST) || pipe2(st, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 || (mid = fork()) < 0) {
 		ret = -errno;
-		wg_set_last_error("%s: cannot create %s: %s", ifname, WG_UAPI_RUN_DIR,
-				  strerror(-ret));
-		return ret;
-	}
-	envp = child_env();
-	if (!envp || pipe2(st, O_CLOEXEC) < 0 || pipe2(ctl, O_CLOEXEC) < 0) {
-		ret = envp ? -errno : -ENOMEM;
-		goto out;
-	}
-	mid = fork();
-	if (mid < 0) {
-		ret = -errno;
+		wg_set_last_error("%s: cannot start %s: %s", ifname, WG_GO, strerror(-ret));
 		goto out;
 	}
 	if (mid == 0) {
 		close(st[0]);
 		close(ctl[1]); /* or it would never see the parent close ctl */
-		start_intermediate(ifname, envp, st[1], ctl[0]);
+		start_intermediate(ifname, st[1], ctl[0]);
 	}
-	close(st[1]);
-	close(ctl[0]);
-	st[1] = ctl[0] = -1;
-
-	deadline = now_ms() + START_TIMEOUT_MS;
-	ret = -ETIMEDOUT;
-	for (;;) {
-		struct pollfd p = {.fd = st[0], .events = POLLIN};
-		long left = deadline - now_ms();
-
-		if (left <= 0)
-			break;
-		if (poll(&p, 1, left < STEP_MS ? (int)left : STEP_MS) > 0) {
-			ssize_t n = read(st[0], &m, sizeof(m));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n != sizeof(m)) {
-				ret = -EPIPE; /* the intermediate died: nothing left to kill */
-				kill_it = false;
-				wg_set_last_error("%s: starting %s failed", ifname, WG_GO);
-				break;
-			}
-			if (m.kind == MSG_PID) {
-				ret = write_pid_file(ifname, m.value);
-				if (ret < 0) {
-					run_path(path, sizeof(path), ifname, "pid");
-					wg_set_last_error("%s: cannot write %s: %s", ifname, path,
-							  strerror(-ret));
-					break;
-				}
-				pid_written = true;
-				ret = -ETIMEDOUT;
-				continue;
-			}
-			start_error(ifname, &m);
-			ret = m.kind == MSG_EXEC_FAILED ? -m.value : -ECHILD;
-			kill_it = false;
-			break;
-		}
-		if (pid_written && wg_uapi_exists(ifname)) {
-			ret = 0;
-			break;
-		}
-	}
-	if (ret == -ETIMEDOUT) {
-		run_path(path, sizeof(path), ifname, "sock");
-		wg_set_last_error("%s: %s did not answer on %s within %d ms", ifname, WG_GO, path,
-				  START_TIMEOUT_MS);
-	}
-	if (ret < 0 && kill_it && write(ctl[1], "k", 1) < 0)
-		ret = ret ? ret : -errno;
+	close(st[1]); /* so that a dead intermediate reads as EOF */
+	st[1] = -1;
+	ret = wait_ready(ifname, st[0], &pid_written);
+	if (ret < 0)
+		send(ctl[1], "k", 1, MSG_NOSIGNAL);
 out:
-	/* closing ctl lets the intermediate leave; wireguard-go is then init's child */
-	if (ctl[1] >= 0)
-		close(ctl[1]);
-	if (mid > 0) {
-		while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
-			;
+	for (int i = 0; i < 2; i++) {
+		if (st[i] >= 0)
+			close(st[i]);
+		if (ctl[i] >= 0)
+			close(ctl[i]);
 	}
+	/* with ctl closed the intermediate leaves; wireguard-go is then init's child */
+	while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+		;
 	if (ret < 0 && pid_written) {
 		run_path(path, sizeof(path), ifname, "pid");
 		unlink(path);
 	}
-	for (int i = 0; i < 2; i++) {
-		if (st[i] >= 0)
-			close(st[i]);
-		if (ctl[i] >= 0 && i == 0)
-			close(ctl[i]);
-	}
-	free(envp);
-	if (ret < 0 && !wg_last_error()[0])
-		wg_set_last_error("%s: starting %s failed: %s", ifname, WG_GO, strerror(-ret));
 	return ret;
 }
 
@@ -895,12 +813,15 @@ static bool same_netns(pid_t pid)
 	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
-/* Whether pid runs exactly "wireguard-go IFNAME" (any path) in our network namespace. */
+/*
+ * Whether pid runs exactly "wireguard-go IFNAME" (from any directory) in our
+ * network namespace. A zombie has no command line: it does not match.
+ */
 static bool is_our_wireguard_go(pid_t pid, const char *ifname)
 {
 	char path[64], buf[256];
 	const char *base;
-	size_t len0, len1;
+	size_t len0;
 	ssize_t n;
 	int fd;
 
@@ -914,10 +835,8 @@ static bool is_our_wireguard_go(pid_t pid, const char *ifname)
 		return false;
 	buf[n] = '\0';
 	len0 = strlen(buf);
-	if (len0 + 1 >= (size_t)n)
-		return false;
-	len1 = strlen(buf + len0 + 1);
-	if (len0 + len1 + 2 != (size_t)n)
+	/* two arguments: "arg0\0arg1\0" and nothing more */
+	if (len0 + 1 >= (size_t)n || len0 + strlen(buf + len0 + 1) + 2 != (size_t)n)
 		return false;
 	base = strrchr(buf, '/');
 	base = base ? base + 1 : buf;
@@ -929,85 +848,51 @@ static pid_t find_wireguard_go(const char *ifname)
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	pid_t found = 0;
+	uint64_t v;
 
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		uint64_t v;
-
+	while (d && !found && (e = readdir(d))) {
 		if (parse_u64(e->d_name, INT32_MAX, &v) == 0 && (pid_t)v != getpid() &&
 		    is_our_wireguard_go((pid_t)v, ifname))
 			found = (pid_t)v;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	return found;
 }
 
-static bool process_gone(pid_t pid, int pidfd)
+/* Signals, then waits until it is gone (pidfd readable, or no longer wireguard-go). */
+static bool signal_and_wait(pid_t pid, int pidfd, const char *ifname, int sig)
 {
-	struct pollfd p = {.fd = pidfd, .events = POLLIN};
-	char path[64], state = 0;
-	FILE *f;
+	long deadline = now_ms() + STOP_TIMEOUT_MS;
 
 	if (pidfd >= 0)
-		return poll(&p, 1, 0) > 0;
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return true;
-	/* an exited process that is not reaped yet counts as gone */
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 0;
-	fclose(f);
-	return state == 'Z';
-}
-
-static bool wait_gone(pid_t pid, int pidfd, long timeout_ms)
-{
-	long deadline = now_ms() + timeout_ms;
-
-	while (!process_gone(pid, pidfd)) {
+		pidfd_send_signal(pidfd, sig, NULL, 0);
+	else
+		kill(pid, sig);
+	for (;;) {
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
 		struct timespec step = {.tv_nsec = STEP_MS * 1000000L};
 
+		if (pidfd >= 0 ? poll(&p, 1, 0) > 0 : !is_our_wireguard_go(pid, ifname))
+			return true;
 		if (now_ms() >= deadline)
 			return false;
 		nanosleep(&step, NULL);
-		waitpid(pid, NULL, WNOHANG); /* reaps it should it be our own child */
 	}
-	return true;
-}
-
-static int send_signal(pid_t pid, int pidfd, int sig)
-{
-	if (pidfd >= 0)
-		return pidfd_send_signal(pidfd, sig, NULL, 0);
-	return kill(pid, sig);
 }
 
 /* SIGTERM, a bounded wait, then SIGKILL. 0 when it is gone. */
 static int stop_process(pid_t pid, const char *ifname)
 {
+	/* without pidfds (old kernels, valgrind) the PID is checked on each step instead */
 	int pidfd = pidfd_open(pid, 0);
 	int ret = 0;
 
-	if (pidfd < 0 && errno == ESRCH)
-		return 0;
-	/* checked again through the pidfd: a reused PID can no longer be signalled by mistake */
-	if (!is_our_wireguard_go(pid, ifname))
-		goto out;
-	if (send_signal(pid, pidfd, SIGTERM) < 0 && errno != ESRCH) {
-		ret = -errno;
-		goto out;
-	}
-	if (wait_gone(pid, pidfd, STOP_TIMEOUT_MS))
-		goto out;
-	send_signal(pid, pidfd, SIGKILL);
-	if (!wait_gone(pid, pidfd, STOP_TIMEOUT_MS))
+	/* checked again after pidfd_open: a reused PID can no longer be signalled by mistake */
+	if (is_our_wireguard_go(pid, ifname) && !signal_and_wait(pid, pidfd, ifname, SIGTERM) &&
+	    !signal_and_wait(pid, pidfd, ifname, SIGKILL))
 		ret = -ETIMEDOUT;
-out:
-	waitpid(pid, NULL, WNOHANG);
+	waitpid(pid, NULL, WNOHANG); /* reaps it should it be our own child */
 	if (pidfd >= 0)
 		close(pidfd);
 	return ret;
@@ -1019,7 +904,7 @@ int wg_uapi_destroy(const char *ifname)
 	pid_t pid, target = 0;
 	struct stat st;
 	bool have_sock;
-	int ret = 0;
+	int ret;
 
 	if (!wg_ifname_valid(ifname))
 		return -EINVAL;
@@ -1030,7 +915,7 @@ int wg_uapi_destroy(const char *ifname)
 	if (pid && is_our_wireguard_go(pid, ifname))
 		target = pid;
 	else if (have_sock || pid)
-		/* no (valid) PID file: started by someone else, or the file is stale */
+		/* no valid PID file: started by someone else, or the file is stale */
 		target = find_wireguard_go(ifname);
 	if (target) {
 		ret = stop_process(target, ifname);

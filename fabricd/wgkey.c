@@ -235,7 +235,8 @@ int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t 
 			 path, path);
 		goto out;
 	}
-	if (have >= sizeof(buf) || wgkey_from_base64(buf, key) < 0) {
+	/* an embedded NUL would hide the rest of the file from the parser */
+	if (have >= sizeof(buf) || strlen(buf) != have || wgkey_from_base64(buf, key) < 0) {
 		ret = -EINVAL;
 		snprintf(err, errlen,
 			 "private key file %s does not hold a base64 WireGuard private key "

@@ -24,10 +24,6 @@
 #include "wg.h"
 #include "wg_genl.h"
 
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the expected bytes below are written for a little-endian host"
-#endif
-
 #define FAMILY 0x1b /* a made-up family id */
 
 #define R4(x)  x, x, x, x
@@ -653,12 +649,17 @@ static void test_parse_malformed(void)
 
 int main(void)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the expected bytes are written for a little-endian host */
 	test_set_device();
 	test_peer_add_v4();
 	test_peer_add_v6();
 	test_peer_change();
 	test_peer_remove();
 	test_encode_get();
+#else
+	printf("test_wg_genl: big-endian host: exact-byte checks skipped\n");
+#endif
 	test_split(8192);
 	test_split(1024);
 	test_split(300);

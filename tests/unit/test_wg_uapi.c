@@ -199,7 +199,13 @@ static int enter_namespaces(void)
 		perror("mount --make-rprivate /");
 		return -1;
 	}
-	mkdir("/run/wireguard", 0755);
+	/* no mkdir on the host's /run: without the directory, /run itself gets a private tmpfs */
+	if (access("/run/wireguard", F_OK) < 0 &&
+	    (mount("fabricd-test", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0 ||
+	     mkdir("/run/wireguard", 0755) < 0)) {
+		perror("tmpfs /run");
+		return -1;
+	}
 	if (mount("fabricd-test", "/run/wireguard", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") <
 	    0) {
 		perror("mount tmpfs /run/wireguard");

@@ -235,6 +235,20 @@ static void test_load_file(void)
 	check_refusal("too short",
 		      make_file(dir, "short.key", "GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWk=\n", 0600),
 		      -EINVAL, "does not hold");
+	{
+		static const char nul[] = "GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=\n\0junk";
+		char name[600];
+		FILE *f;
+
+		snprintf(name, sizeof(name), "%s/nul.key", dir);
+		f = fopen(name, "w");
+		if (f) {
+			fwrite(nul, 1, sizeof(nul) - 1, f);
+			fclose(f);
+		}
+		chmod(name, 0600);
+		check_refusal("embedded NUL", name, -EINVAL, "does not hold");
+	}
 	check_refusal("two keys",
 		      make_file(dir, "two.key",
 				"GAbNgSg7A2C2+s3a8O/ImX7UjYsVCxiFHpWkB9t6il0=\n"
