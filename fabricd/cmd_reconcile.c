@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "log.h"
@@ -96,6 +97,7 @@ int session_plan(struct session *s)
 	unsigned int mtu;
 	int ret;
 
+	s->r.now = (long long)time(NULL);
 	ret = observe(&s->r, &s->have);
 	if (ret < 0) {
 		log_error("cannot read the kernel's state: %s", strerror(-ret));

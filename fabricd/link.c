@@ -214,6 +214,21 @@ bool link_is_owned(const struct link_obs *l, const char *owner)
 	return !strncmp(l->alias, owner, n) && (l->alias[n] == '\0' || l->alias[n] == ' ');
 }
 
+long long link_retire_after(const struct link_obs *l, const char *owner)
+{
+	const char *note;
+	char *end;
+	long long t;
+
+	if (!link_is_owned(l, owner))
+		return 0;
+	note = strstr(l->alias + strlen(owner), " " LINK_RETIRE_NOTE);
+	if (!note)
+		return 0;
+	t = strtoll(note + 1 + strlen(LINK_RETIRE_NOTE), &end, 10);
+	return (*end == '\0' || *end == ' ') && t > 0 ? t : 0;
+}
+
 static void put_link_header(struct nlmsghdr *nlh, int ifindex, const char *name)
 {
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));

@@ -46,6 +46,14 @@ const struct link_obs *link_by_index(const struct link_table *t, int ifindex);
 /* A link is owned when its alias is the owner mark, optionally followed by " ..." notes. */
 bool link_is_owned(const struct link_obs *l, const char *owner);
 
+/*
+ * Owned links may carry notes after the owner mark. "retire-after=EPOCH"
+ * marks a VXLAN device a vnet has left (transport switch): it keeps receiving
+ * from peers that have not switched yet until then. Returns EPOCH, or 0.
+ */
+long long link_retire_after(const struct link_obs *l, const char *owner);
+#define LINK_RETIRE_NOTE "retire-after="
+
 /* Parses one RTM_NEWLINK message into l; 0 or -EINVAL. Exposed for the dump fuzzer. */
 int link_parse(const struct nlmsghdr *nlh, struct link_obs *l);
 

@@ -142,8 +142,61 @@ static int plan_fdb_moves_out(const struct observed *have, const struct link_obs
 	return 0;
 }
 
+/*
+ * A VXLAN device whose vnet moved to the other transport: its remotes move to
+ * the new device at once (so nothing is sent twice), but it stays in the
+ * bridge, receiving from peers that have not switched yet, until its grace
+ * period ends; the owner alias records when.
+ */
+static int plan_retire(struct reconcile *r, const struct desired_vnet *v, const struct link_obs *l,
+		       const struct observed *have, struct plan *p)
+{
+	long long due = link_retire_after(l, r->owner);
+	struct op *op;
+	int ret;
+
+	ret = plan_fdb_moves_out(have, l, p);
+	if (ret < 0)
+		return ret;
+	if (due && r->now < due)
+		return 0;
+	if (!due && r->grace) {
+		op = plan_add(p, OP_LINK_CHANGE, PHASE_RETIRE, VERB_CHANGE, "vxlan %s", l->name);
+		if (!op)
+			return -ENOMEM;
+		op->change.mask = LINK_SET_ALIAS;
+		snprintf(op->change.alias, sizeof(op->change.alias), "%s " LINK_RETIRE_NOTE "%lld",
+			 r->owner, r->now + r->grace);
+		op_detail(op, "vnet %s moved to %s transport: keeps receiving for %u s", v->name,
+			  transport_name(v->transport), r->grace);
+	} else {
+		op = plan_add(p, OP_LINK_DELETE, PHASE_RETIRE, VERB_DELETE, "vxlan %s", l->name);
+		if (!op)
+			return -ENOMEM;
+		op_detail(op, "vnet %s moved to %s transport%s", v->name,
+			  transport_name(v->transport), due ? ", grace period over" : "");
+	}
+	op->ifindex = l->ifindex;
+	snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
+	return 0;
+}
+
+long long reconcile_next_retire(const struct reconcile *r, const struct observed *have)
+{
+	long long next = 0;
+
+	for (size_t i = 0; i < have->links.n; i++) {
+		long long due = link_retire_after(&have->links.links[i], r->owner);
+
+		if (due && (!next || due < next))
+			next = due;
+	}
+	return next;
+}
+
 /* Owned links the definition no longer wants. */
-static int plan_removals(const struct node_state *want, const struct observed *have, struct plan *p)
+static int plan_removals(struct reconcile *r, const struct node_state *want,
+			 const struct observed *have, struct plan *p)
 {
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
@@ -158,23 +211,16 @@ static int plan_removals(const struct node_state *want, const struct observed *h
 		if (v && !strcmp(v->vxlan, l->name))
 			continue;
 		if (v) {
-			/* the vnet changed transport: move its remotes, then retire the device */
-			ret = plan_fdb_moves_out(have, l, p);
+			ret = plan_retire(r, v, l, have, p);
 			if (ret < 0)
 				return ret;
-			op = plan_add(p, OP_LINK_DELETE, PHASE_RETIRE, VERB_DELETE, "vxlan %s",
-				      l->name);
-			if (!op)
-				return -ENOMEM;
-			op_detail(op, "vnet %s moved to %s transport", v->name,
-				  transport_name(v->transport));
-		} else {
-			op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "%s %s",
-				      l->kind[0] ? l->kind : "link", l->name);
-			if (!op)
-				return -ENOMEM;
-			op_detail(op, "not in the definition");
+			continue;
 		}
+		op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "%s %s",
+			      l->kind[0] ? l->kind : "link", l->name);
+		if (!op)
+			return -ENOMEM;
+		op_detail(op, "not in the definition");
 		op->ifindex = l->ifindex;
 		snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
 	}
@@ -234,7 +280,7 @@ static int plan_vnet(const struct node_state *want, const struct desired_vnet *v
 	/* a bridge that is replaced counts as new for its port */
 	if (br && strcmp(br->kind, "bridge"))
 		br = NULL;
-	ret = vxlan_plan(v, vx, br, p, &recreated);
+	ret = vxlan_plan(v, vx, br, want->owner, p, &recreated);
 	if (ret < 0)
 		return ret;
 	return plan_fdb(v, vx, recreated, have, p);
@@ -250,9 +296,12 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 	ret = fabric_plan(r, want, have, p, diag);
 	if (ret < 0 || diag->n > errors)
 		return ret < 0 ? ret : -EEXIST;
-	ret = plan_removals(want, have, p);
+	/* vnets first: within a phase, remotes are added to a new device before a retiring one
+	 * loses them */
 	for (size_t i = 0; !ret && i < want->n_vnets; i++)
 		ret = plan_vnet(want, &want->vnets[i], have, p);
+	if (!ret)
+		ret = plan_removals(r, want, have, p);
 	return ret;
 }
 

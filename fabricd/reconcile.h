@@ -34,6 +34,7 @@ struct reconcile {
 	uint8_t public_key[WG_KEY_LEN];
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
+	long long now;	    /* wall clock of this pass (retire deadlines are wall clock) */
 };
 
 /* Opens the netlink socket. 0 or -errno. */
@@ -53,6 +54,12 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 	       struct plan *p, struct diag *diag);
 /* Every owned object, for `down`. */
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p);
+
+/*
+ * The earliest retire deadline (epoch seconds) among owned VXLAN devices that
+ * a vnet has left, or 0: when the daemon should plan again.
+ */
+long long reconcile_next_retire(const struct reconcile *r, const struct observed *have);
 
 /* Runs the plan phase by phase; logs each failure with its object. 0 or the first error. */
 int plan_apply(struct reconcile *r, struct plan *p);

@@ -92,7 +92,7 @@ static bool immutable_differs(const struct desired_vnet *v, const struct link_ob
 }
 
 int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
-	       const struct link_obs *bridge, struct plan *p, bool *recreated)
+	       const struct link_obs *bridge, const char *owner, struct plan *p, bool *recreated)
 {
 	struct link_change c = {0};
 	char why[128];
@@ -122,6 +122,11 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 	}
 	if (!(have->flags & IFF_UP))
 		c.mask |= LINK_SET_UP;
+	if (strcmp(have->alias, owner)) {
+		/* wanted again before its grace period ended: no longer retiring */
+		c.mask |= LINK_SET_ALIAS;
+		snprintf(c.alias, sizeof(c.alias), "%s", owner);
+	}
 	if (!c.mask && have->isolated)
 		return 0;
 	if (c.mask) {
@@ -138,6 +143,8 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 			op_detail(op, "into bridge %s", v->name);
 		if (c.mask & LINK_SET_UP)
 			op_detail(op, "down -> up");
+		if (c.mask & LINK_SET_ALIAS)
+			op_detail(op, "back in use, no longer retiring");
 	}
 	/* isolation is a port option: set it after (re)joining the bridge */
 	if (!have->isolated || (c.mask & LINK_SET_MASTER)) {

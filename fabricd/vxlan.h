@@ -16,10 +16,11 @@ void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master);
 
 /*
  * Plans the device of vnet v. have: the owned link of that name or NULL;
- * bridge: the vnet's bridge link if it exists and is kept (NULL otherwise).
+ * bridge: the vnet's bridge link if it exists and is kept (NULL otherwise);
+ * owner: the owner alias (a device that was retiring gets it back).
  * *recreated is set when the device is (re)created, so its FDB starts empty.
  */
 int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
-	       const struct link_obs *bridge, struct plan *p, bool *recreated);
+	       const struct link_obs *bridge, const char *owner, struct plan *p, bool *recreated);
 
 #endif
