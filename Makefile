@@ -48,7 +48,7 @@ BIN := $(BUILD)/fabricd/fabricd
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all check unit unit-run fuzz fuzz-smoke vmcheck demo install clean format deps integration
+.PHONY: all tools check unit unit-run fuzz fuzz-smoke vmcheck demo install clean format deps integration
 all: fabricd/fabricd
 
 # The user-facing binary is always fabricd/fabricd (the release build, or the
@@ -73,6 +73,13 @@ $(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
 unit: $(UNIT_BINS)
+
+# tests/tools/nlrecord records a node's kernel state into tests/fixtures/nl/
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+tools: $(BUILD)/tests/tools/nlrecord
 
 # Runs every unit test binary of this build; pytest wraps the same binaries.
 unit-run: unit

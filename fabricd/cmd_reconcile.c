@@ -55,11 +55,28 @@ void session_free(struct session *s)
 	observed_free(&s->have);
 	desired_free(&s->want);
 	reconcile_close(&s->r);
-	cluster_free(s->cluster);
+	if (!s->borrowed)
+		cluster_free(s->cluster);
 	memset(s, 0, sizeof(*s));
 }
 
 int session_open(struct session *s, const struct options *o)
+{
+	struct cluster *c = NULL;
+
+	memset(s, 0, sizeof(*s));
+	if (cli_load_cluster(o, &c) < 0)
+		return -1;
+	if (session_open_cluster(s, o, c) < 0) {
+		s->cluster = c;
+		s->borrowed = false;
+		return -1;
+	}
+	s->borrowed = false;
+	return 0;
+}
+
+int session_open_cluster(struct session *s, const struct options *o, struct cluster *c)
 {
 	char err[256], owner[80];
 	struct kmod_caps caps;
@@ -67,7 +84,9 @@ int session_open(struct session *s, const struct options *o)
 	const char *missing;
 
 	memset(s, 0, sizeof(*s));
-	if (cli_load_cluster(o, &s->cluster) < 0 || cli_find_self(o, s->cluster, &s->self) < 0)
+	s->cluster = c;
+	s->borrowed = true;
+	if (cli_find_self(o, s->cluster, &s->self) < 0)
 		return -1;
 	kmod_probe(&caps);
 	missing = kmod_missing_reason(&caps);

@@ -7,6 +7,8 @@
 #ifndef FABRICD_SESSION_H
 #define FABRICD_SESSION_H
 
+#include <stdbool.h>
+
 #include "commands.h"
 #include "desired.h"
 #include "plan.h"
@@ -14,6 +16,7 @@
 
 struct session {
 	struct cluster *cluster;
+	bool borrowed; /* the cluster belongs to the caller (the daemon's last good definition) */
 	size_t self;
 	struct reconcile r;
 	struct node_state want;
@@ -23,6 +26,8 @@ struct session {
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */
 int session_open(struct session *s, const struct options *o);
+/* The same with a definition already loaded; c must outlive the session. */
+int session_open_cluster(struct session *s, const struct options *o, struct cluster *c);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */

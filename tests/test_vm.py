@@ -58,9 +58,9 @@ def test_scenarios_with_kernel_wireguard_in_qemu():
     timeout = int(os.environ.get("VM_TIMEOUT", "1200"))
     env = dict(os.environ, VM_TIMEOUT=str(timeout))
     env.pop("VM_CMD", None)
-    p = subprocess.run(["bash", str(SCRIPT), *INNER_ARGS], cwd=REPO, env=env, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=timeout + 300)
+    p = subprocess.run(["bash", str(SCRIPT), *INNER_ARGS], cwd=REPO, env=env,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout + 300)
     print(p.stdout)  # shown by pytest on failure (or with -s)
     tail = "\n".join(p.stdout.splitlines()[-60:])
 

@@ -22,7 +22,8 @@ poweroff_now() {
 	sync
 	umount "$OUT" 2> /dev/null
 	/bin/busybox poweroff -f 2> /dev/null || poweroff -f 2> /dev/null
-	echo o > /proc/sysrq-trigger   # last resort; PID 1 exiting panics (panic=-1: reboot, QEMU -no-reboot exits)
+	# last resort; should PID 1 exit, the kernel panics (panic=-1: reboot; QEMU -no-reboot exits)
+	echo o > /proc/sysrq-trigger
 	sleep 10
 }
 if [ $$ = 1 ]; then
@@ -37,16 +38,16 @@ cd "$VM_REPO" || { echo "VM: FATAL: no $VM_REPO"; exit 1; }
 echo "VM: kernel $(uname -r) ($(uname -v))"
 
 # Modules: the host's /lib/modules/<guest kver> is visible through 9p, so kmod resolves
-# dependencies itself. (Missing optional ones only warn; the self-check below decides.)
-# Anything else (nft expressions, ...) the kernel loads on demand via tests/vm/init's
-# modprobe forwarder.
+# dependencies itself (a failure only warns: the self-check below decides). Anything else
+# (nft expressions, ...) the kernel loads on demand through /sbin/modprobe.
 modprobe -a wireguard vxlan bridge veth tun nf_tables || echo "VM: modprobe failed for some module"
 ip link set lo up
-echo "VM: T_MODS uptime=$(up) modules: $(cut -d' ' -f1 /proc/modules | grep -E '^(wireguard|vxlan|bridge|veth|nf_tables)$' | sort | tr '\n' ' ')"
+mods=$(cut -d' ' -f1 /proc/modules | grep -E '^(wireguard|vxlan|bridge|veth|nf_tables)$' | sort)
+echo "VM: T_MODS uptime=$(up) modules: ${mods//$'\n'/ }"
 
 # Kernel WireGuard self-check (what --wg-backend kernel relies on).
 if ip link add wgchk type wireguard && ip link del wgchk; then
-	echo "VM: SELFCHECK kernel-wireguard OK ($(cat /sys/module/wireguard/version 2>/dev/null || echo builtin))"
+	echo "VM: SELFCHECK kernel-wireguard OK (module $(cat /sys/module/wireguard/version 2> /dev/null))"
 else
 	echo "VM: SELFCHECK kernel-wireguard FAILED"
 	echo "kernel WireGuard self-check failed: ip link add wgchk type wireguard" > "$OUT/output.log"
@@ -60,11 +61,12 @@ if [ -n "${VM_CMD:-}" ]; then
 	/bin/bash -c "$VM_CMD" 2>&1 | tee "$OUT/output.log"
 	rc=${PIPESTATUS[0]}
 else
-	args=(-p no:cacheprovider -c tests/pytest.ini --basetemp=/tmp/pytest-vm --junitxml="$OUT/junit.xml" -o junit_family=xunit2)
-	# The integration harness defines --fabricd-backend (kernel WireGuard is what this tier
-	# is for); pass it once a conftest registers it.
-	# pytest knows the option only when tests/integration is on the command line; for
-	# other selections FABRICD_WG_BACKEND (exported above) carries the same choice.
+	# Nothing writes into the repository: no cache provider, no bytecode, temp dirs in /tmp.
+	args=(-p no:cacheprovider -c tests/pytest.ini --basetemp=/tmp/pytest-vm
+		--junitxml="$OUT/junit.xml" -o junit_family=xunit2)
+	# --fabricd-backend comes from tests/integration/conftest.py: pytest knows it only when
+	# tests/integration is on the command line; for other selections FABRICD_WG_BACKEND
+	# (exported above, the option's default) carries the same choice.
 	integ=0
 	for a in "${VM_TESTS[@]}" "${VM_PYTEST_ARGS[@]}"; do
 		case $a in tests/integration* | "$VM_REPO"/tests/integration*) integ=1 ;; esac

@@ -116,7 +116,8 @@ if [ -z "${VM_KVER:-}" ]; then
 		compgen -G "$d/kernel/drivers/net/wireguard/wireguard.ko*" > /dev/null && echo "$k"
 	done | sort -V | tail -n 1)
 fi
-[ -n "$VM_KVER" ] || die "no Debian -amd64 kernel with wireguard.ko in /lib/modules (apt-get install linux-image-amd64)"
+[ -n "$VM_KVER" ] ||
+	die "no Debian -amd64 kernel with wireguard.ko in /lib/modules (apt-get install linux-image-amd64)"
 KERNEL=/boot/vmlinuz-$VM_KVER
 [ -r "$KERNEL" ] || die "no $KERNEL"
 
@@ -181,7 +182,8 @@ if [ ! -s "$INITRD" ]; then
 	rm -f "$WORK"/initrd-*.cpio.gz
 	(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$TMPD/initrd"
 	mv "$TMPD/initrd" "$INITRD"
-	say "built $(basename "$INITRD") ($(du -k "$INITRD" | cut -f1) KiB; modules: $(tr '\n' ' ' < "$R/mod/order"))"
+	say "built ${INITRD##*/} ($(du -k "$INITRD" | cut -f1) KiB;" \
+		"modules: $(tr '\n' ' ' < "$R/mod/order"))"
 fi
 
 # --- the uncompressed vmlinux: Debian's kernel has CONFIG_PVH=y, so QEMU boots the ELF ---

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_plan.c - the planner against a recorded kernel state.
+ *
+ * tests/fixtures/nl/two-node/ holds what node pve1 of cluster.json looked
+ * like after `fabricd apply` (recorded with tests/tools/nlrecord: raw
+ * rtnetlink dumps and the wireguard-go UAPI answer). Parsed back, it must
+ * plan nothing; each change of the definition or of the kernel state must
+ * plan exactly the ops that change, and touch nothing else.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "desired.h"
+#include "reconcile.h"
+#include "unit.h"
+#include "wg_uapi.h"
+
+#define FIXTURE "tests/fixtures/nl/two-node/"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = calloc(1, (size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Calls fn for each netlink message of a recorded dump. */
+static void for_each_msg(const char *path, void (*fn)(const struct nlmsghdr *, void *), void *data)
+{
+	size_t len = 0;
+	char *buf = slurp(path, &len);
+	int left = (int)len;
+
+	CHECK(buf != NULL, "fixture %s", path);
+	for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	     buf && mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
+		fn(nlh, data);
+	free(buf);
+}
+
+static void add_link(const struct nlmsghdr *nlh, void *data)
+{
+	struct link_table *t = data;
+	struct link_obs l;
+
+	if (link_parse(nlh, &l) < 0)
+		return;
+	t->links = realloc(t->links, (t->n + 1) * sizeof(*t->links));
+	t->links[t->n++] = l;
+}
+
+static void add_fdb(const struct nlmsghdr *nlh, void *data)
+{
+	struct fdb_table *t = data;
+	struct fdb_entry e;
+
+	if (fdb_parse(nlh, &e) <= 0)
+		return;
+	t->entries = realloc(t->entries, (t->n + 1) * sizeof(*t->entries));
+	t->entries[t->n++] = e;
+}
+
+struct addr_ctx {
+	int ifindex;
+	struct ifaddr_table *t;
+};
+
+static void add_addr(const struct nlmsghdr *nlh, void *data)
+{
+	struct addr_ctx *ctx = data;
+	struct ifaddr_entry e;
+
+	if (ifaddr_parse(nlh, &e) < 0 || e.ifindex != ctx->ifindex)
+		return;
+	ctx->t->entries = realloc(ctx->t->entries, (ctx->t->n + 1) * sizeof(*ctx->t->entries));
+	ctx->t->entries[ctx->t->n++] = e;
+}
+
+struct fixture {
+	struct cluster *c;
+	struct reconcile r;
+	struct observed have;
+};
+
+static void fixture_load(struct fixture *f)
+{
+	struct addr_ctx actx;
+	const struct link_obs *wg;
+	struct diag d;
+	size_t len = 0;
+	char *uapi;
+
+	memset(f, 0, sizeof(*f));
+	diag_init(&d);
+	CHECK_INT(config_load_file(FIXTURE "cluster.json", &f->c, &d), 0, "fixture definition");
+	diag_free(&d);
+	snprintf(f->r.owner, sizeof(f->r.owner), "fabricd:%s", f->c->name);
+	f->r.backend = WG_BACKEND_USERSPACE;
+	f->r.grace = 30;
+	f->r.now = 1000;
+	memcpy(f->r.public_key, f->c->nodes[0].public_key, WG_KEY_LEN);
+	for_each_msg(FIXTURE "links.nl", add_link, &f->have.links);
+	for_each_msg(FIXTURE "fdb.nl", add_fdb, &f->have.fdb);
+	wg = link_find(&f->have.links, "wgfab0");
+	CHECK(wg != NULL, "recorded wgfab0");
+	actx.ifindex = wg ? wg->ifindex : -1;
+	actx.t = &f->have.fabric_addrs;
+	for_each_msg(FIXTURE "addrs.nl", add_addr, &actx);
+	uapi = slurp(FIXTURE "wgfab0.uapi", &len);
+	f->have.wg = calloc(1, sizeof(*f->have.wg));
+	CHECK_INT(wg_uapi_parse_get(uapi, f->have.wg), 0, "recorded UAPI answer");
+	free(uapi);
+	/* the recording leaves the private key out; the device runs pve1's */
+	memcpy(f->have.wg->public_key, f->c->nodes[0].public_key, WG_KEY_LEN);
+	f->have.wg->flags |= WGDEVICE_HAS_PUBLIC_KEY;
+}
+
+static void fixture_free(struct fixture *f)
+{
+	observed_free(&f->have);
+	cluster_free(f->c);
+}
+
+/* Plans pve1 of f->c against f->have; returns plan_build's result. */
+static int plan_for(struct fixture *f, struct plan *p, struct diag *d)
+{
+	struct node_state want;
+	int ret;
+
+	plan_init(p, f->r.owner);
+	ret = desired_build(f->c, 0, 1500, &want, d);
+	if (ret < 0)
+		return ret;
+	ret = plan_build(&f->r, &want, &f->have, p, d);
+	desired_free(&want);
+	return ret;
+}
+
+static size_t count_ops(const struct plan *p, enum op_type type)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += p->ops[i].type == type;
+	return n;
+}
+
+static bool all_objects_mention(const struct plan *p, const char *text)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (!strstr(p->ops[i].object, text))
+			return false;
+	}
+	return true;
+}
+
+static void test_converged(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(p.n, 0, "a converged node plans nothing");
+	if (p.n)
+		plan_print(&p, stderr);
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+static void test_add_vnet(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+	struct zone *z;
+
+	fixture_load(&f);
+	diag_init(&d);
+	z = &f.c->zones[0];
+	z->vnets = realloc(z->vnets, (z->n_vnets + 1) * sizeof(*z->vnets));
+	snprintf(z->vnets[z->n_vnets].name, sizeof(z->vnets[0].name), "vnet300");
+	z->vnets[z->n_vnets++].vni = 300;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_BRIDGE_CREATE), 1, "one bridge");
+	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 1, "one vxlan");
+	CHECK_INT(count_ops(&p, OP_FDB_ADD), 1, "one remote");
+	CHECK(all_objects_mention(&p, "300"), "only vnet300's objects change");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+static void test_switch_transport(unsigned int grace)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	f.r.grace = grace;
+	diag_init(&d);
+	f.c->zones[1].transport = TRANSPORT_PLAIN; /* vnet200: secure -> plain */
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 1, "vx200 is made");
+	CHECK_INT(count_ops(&p, OP_FDB_ADD), 1, "its remote");
+	CHECK_INT(count_ops(&p, OP_FDB_DEL), 1, "the old device's remote moves");
+	CHECK_INT(count_ops(&p, OP_BRIDGE_CREATE), 0, "the bridge stays");
+	CHECK_INT(count_ops(&p, OP_WG_PEER) + count_ops(&p, OP_WG_DEVICE), 0, "fabric untouched");
+	CHECK_INT(count_ops(&p, OP_LINK_DELETE), grace ? 0 : 1, "old device kept for %u s", grace);
+	CHECK(all_objects_mention(&p, "200"), "only vnet200's devices change");
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.ops[i].type == OP_LINK_CHANGE && (p.ops[i].change.mask & LINK_SET_ALIAS))
+			CHECK_STR(p.ops[i].change.alias, "fabricd:lab retire-after=1030",
+				  "retire mark");
+	}
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+static void test_remove_node(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	f.c->n_nodes = 1; /* pve2 leaves; zones default to every node */
+	for (size_t z = 0; z < f.c->n_zones; z++)
+		f.c->zones[z].n_members = 1;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_WG_PEER), 1, "its peer goes");
+	CHECK(p.n && p.ops[0].peer.flags & WGPEER_REMOVE_ME, "removed one by one, not replaced");
+	CHECK_INT(count_ops(&p, OP_FDB_DEL), 2, "its remote goes from both vnets");
+	CHECK_INT(p.n, 3, "nothing else");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+static void test_kernel_drift(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+	struct link_obs *br;
+
+	fixture_load(&f);
+	diag_init(&d);
+	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
+	br->mtu = 1500;
+	f.have.fdb.n = 0; /* every remote deleted out of band */
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_LINK_CHANGE), 1, "bridge mtu");
+	CHECK(p.n && strstr(p.ops[0].detail, "mtu 1500 -> 1390"), "detail: %s",
+	      p.n ? p.ops[0].detail : "");
+	CHECK_INT(count_ops(&p, OP_FDB_ADD), 2, "remotes restored");
+	CHECK_INT(p.n, 3, "nothing else");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+static void test_foreign_link(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+	struct link_obs *br;
+
+	fixture_load(&f);
+	diag_init(&d);
+	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
+	br->alias[0] = '\0';
+	CHECK_INT(plan_for(&f, &p, &d), -EEXIST, "a wanted name held by another owner");
+	CHECK(d.n == 1 && strstr(d.msgs[0], "bridge vnet100") && strstr(d.msgs[0], "does not own"),
+	      "error names the link: %s", d.n ? d.msgs[0] : "");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+static void test_fabric_changes(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	f.c->fabric.listen_port = 51999;
+	f.c->fabric.keepalive = 10;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_WG_DEVICE), 1, "listen port");
+	CHECK(p.n && !(p.ops[0].wg.flags & WGDEVICE_HAS_PRIVATE_KEY), "key kept: no re-keying");
+	CHECK_INT(count_ops(&p, OP_WG_PEER), 1, "keepalive and endpoint port of pve2");
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.ops[i].type == OP_WG_PEER)
+			CHECK(p.ops[i].peer.flags & WGPEER_UPDATE_ONLY, "peer changed in place");
+	}
+	CHECK_INT(p.n, 2, "nothing else");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+int main(void)
+{
+	test_converged();
+	test_add_vnet();
+	test_switch_transport(30);
+	test_switch_transport(0);
+	test_remove_node();
+	test_kernel_drift();
+	test_foreign_link();
+	test_fabric_changes();
+	return unit_summary("test_plan");
+}
