@@ -343,7 +343,7 @@ int fabric_apply(struct reconcile *r, struct op *op)
 
 	switch (op->type) {
 	case OP_WG_CREATE:
-		return wg_create(r->backend, op->ifname);
+		return wg_create(r->backend, op->ifname, r->owner);
 	case OP_WG_DESTROY:
 		return wg_destroy(op->backend, op->ifname);
 	case OP_WG_DEVICE:

@@ -130,6 +130,12 @@ int main(int argc, char **argv)
 		return argc < 2 ? 1 : 0;
 	}
 	name = argv[1];
+	/* bench parses its own options (its --json takes a FILE): hand it all of them */
+	if (!strcmp(name, "bench")) {
+		o.argc = argc - 2;
+		o.argv = argv + 2;
+		return cmd_bench(&o);
+	}
 	/* options may come after the subcommand: "fabricd apply -c FILE -n NODE" */
 	first = parse_options(argc - 1, argv + 1, &o);
 	if (first < 0)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nl.h"
 
@@ -203,6 +204,9 @@ struct nl_batch {
 	nl_batch_error_cb on_error;
 	void *data;
 	int first_err;
+	size_t pace_msgs; /* 0: no pacing */
+	unsigned int pace_us;
+	bool paced_once;
 };
 
 struct nl_batch *nl_batch_new(struct nl_sock *s, nl_batch_error_cb on_error, void *data)
@@ -240,6 +244,9 @@ int nl_batch_flush(struct nl_batch *b)
 
 	if (!b->n_msgs)
 		goto out;
+	if (b->pace_msgs && b->paced_once)
+		usleep(b->pace_us);
+	b->paced_once = true;
 	ret = send_msg(b->s, b->buf, b->used);
 	if (ret < 0) {
 		batch_report(b, b->first_seq, ret, "");
@@ -281,7 +288,7 @@ struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags)
 	struct nlmsghdr *nlh;
 
 	/* flush while a whole message is sure to fit in the rest of the buffer */
-	if (b->used > NL_MSG_BUF)
+	if (b->used > NL_MSG_BUF || (b->pace_msgs && b->n_msgs >= b->pace_msgs))
 		nl_batch_flush(b);
 	if (!b->n_msgs)
 		b->first_seq = b->s->seq;
@@ -289,9 +296,15 @@ struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags)
 	return nlh;
 }
 
-void nl_batch_reserve(struct nl_batch *b, size_t bytes)
+void nl_batch_set_pacing(struct nl_batch *b, size_t max_msgs, unsigned int pause_us)
 {
-	if (b->used + bytes > NL_MSG_BUF)
+	b->pace_msgs = max_msgs;
+	b->pace_us = pause_us;
+}
+
+void nl_batch_reserve(struct nl_batch *b, size_t n_msgs, size_t bytes)
+{
+	if (b->used + bytes > NL_MSG_BUF || (b->pace_msgs && b->n_msgs + n_msgs > b->pace_msgs))
 		nl_batch_flush(b);
 }
 

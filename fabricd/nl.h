@@ -66,11 +66,18 @@ struct nl_batch *nl_batch_new(struct nl_sock *s, nl_batch_error_cb on_error, voi
 struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags);
 void nl_batch_commit(struct nl_batch *b, struct nlmsghdr *nlh, void *cookie);
 /*
- * Flushes now unless bytes more fit in this send, so that messages which must
- * reach the kernel together (a link and its owner mark) share one sendmsg.
+ * Flushes now unless n_msgs more messages of at most bytes in all fit in this
+ * send, so that messages which must reach the kernel together (a link and its
+ * owner mark) share one sendmsg.
  */
-void nl_batch_reserve(struct nl_batch *b, size_t bytes);
+void nl_batch_reserve(struct nl_batch *b, size_t n_msgs, size_t bytes);
 int nl_batch_flush(struct nl_batch *b);
+/*
+ * Paces the batch: at most max_msgs messages per send, then a pause of
+ * pause_us. Listeners that treat a netlink overflow as fatal (wireguard-go's
+ * TUN watcher closes the device on ENOBUFS) get time to drain their socket.
+ */
+void nl_batch_set_pacing(struct nl_batch *b, size_t max_msgs, unsigned int pause_us);
 /* Flushes and frees; returns the first error of the whole batch. */
 int nl_batch_finish(struct nl_batch *b);
 

@@ -366,6 +366,10 @@ static int resolve(struct op *op, const char *name)
 	return (int)idx;
 }
 
+/* Messages per send and pause between sends with wireguard-go (see plan_apply). */
+#define USERSPACE_PACE_MSGS 8
+#define USERSPACE_PACE_US   2000
+
 /* Far above what one link message takes; keeps a create and its alias together. */
 #define NL_LINK_MSG_MAX 1024
 
@@ -383,7 +387,7 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 		 * owner mark follows in a second message of the same sendmsg: a
 		 * fabricd killed in between cannot leave an unmarked link.
 		 */
-		nl_batch_reserve(b, 2 * NL_LINK_MSG_MAX);
+		nl_batch_reserve(b, 2, 2 * NL_LINK_MSG_MAX);
 		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
 		if (op->type == OP_BRIDGE_CREATE) {
 			bridge_put_create(nlh, op->ifname, op->mtu);
@@ -475,6 +479,13 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			}
 			if (!b && !(b = nl_batch_new(&r->rtnl, batch_error, NULL)))
 				return -ENOMEM;
+			/*
+			 * wireguard-go closes its device when its link-event socket
+			 * overflows (ENOBUFS), which a burst of link changes can
+			 * cause: give it time to read. Kernel WireGuard needs none.
+			 */
+			if (r->backend == WG_BACKEND_USERSPACE)
+				nl_batch_set_pacing(b, USERSPACE_PACE_MSGS, USERSPACE_PACE_US);
 			/* names made in an earlier phase resolve: that batch has been sent */
 			encode_op(r, b, op);
 		}
@@ -489,6 +500,14 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			first_err = -EIO;
 			break;
 		}
+	}
+	/* wireguard-go may have closed its device under a burst of link events */
+	if (!first_err && r->backend == WG_BACKEND_USERSPACE && p->n &&
+	    !wg_exists(r->backend, FABRIC_IFNAME)) {
+		log_error("fabric %s: wireguard-go exited while the changes were made; apply again "
+			  "(the daemon does this by itself)",
+			  FABRIC_IFNAME);
+		first_err = -EIO;
 	}
 	return first_err;
 }

@@ -144,18 +144,36 @@ static int bad_name(const char *ifname)
 	return -EINVAL;
 }
 
-int wg_create(enum wg_backend backend, const char *ifname)
+int wg_create(enum wg_backend backend, const char *ifname, const char *alias)
 {
 	last_error[0] = '\0';
 	if (!wg_ifname_valid(ifname))
 		return bad_name(ifname);
+	if (!alias || !*alias || strlen(alias) > WG_ALIAS_MAX) {
+		wg_set_last_error("%s: the owner mark must be 1 to %d bytes long", ifname,
+				  WG_ALIAS_MAX);
+		return -EINVAL;
+	}
 	switch (backend) {
 	case WG_BACKEND_KERNEL:
-		return wg_genl_create(ifname);
+		return wg_genl_create(ifname, alias);
 	case WG_BACKEND_USERSPACE:
-		return wg_uapi_create(ifname);
+		return wg_uapi_create(ifname, alias);
 	}
 	return -EINVAL;
+}
+
+bool wg_started_by_fabricd(enum wg_backend backend, const char *ifname)
+{
+	if (!wg_ifname_valid(ifname))
+		return false;
+	switch (backend) {
+	case WG_BACKEND_KERNEL:
+		return false;
+	case WG_BACKEND_USERSPACE:
+		return wg_uapi_started_by_fabricd(ifname);
+	}
+	return false;
 }
 
 int wg_destroy(enum wg_backend backend, const char *ifname)

@@ -2,7 +2,7 @@
 /*
  * wg.h - the WireGuard device, one interface over two backends:
  *   kernel:    generic netlink family "wireguard" (wg_genl.c)
- *   userspace: wireguard-go over its UAPI socket /var/run/wireguard/<dev>.sock (wg_uapi.c)
+ *   userspace: wireguard-go over its UAPI socket /var/run/wireguard/<dev>.sock (wg_uapi*.c)
  *
  * The containers follow wireguard-tools: a device holds peers, a peer holds
  * allowed IPs, and flags tell "not given" from zero. wg_set() applies a
@@ -85,13 +85,36 @@ struct wg_peer *wg_device_add_peer(struct wg_device *dev);
 /* Appends one allowed IP to peer. 0 or -ENOMEM. */
 int wg_peer_add_allowed_ip(struct wg_peer *peer, const struct ip_prefix *prefix);
 
+/* The longest alias wg_create() accepts (the kernel stores IFALIASZ - 1 bytes with the NUL). */
+#define WG_ALIAS_MAX 254
+
 /*
- * Creates the device: kernel backend, RTM_NEWLINK of kind "wireguard";
- * userspace backend, starts wireguard-go for ifname in the foreground of a
- * detached child, records its PID in /var/run/wireguard/<ifname>.pid and waits
- * (bounded, about 3 s) until the UAPI socket answers. -EEXIST if it exists.
+ * Creates the device marked as owned: its interface alias is set to alias
+ * (the owner mark "fabricd:<cluster>", 1..WG_ALIAS_MAX bytes, else -EINVAL).
+ * -EEXIST if a link of that name exists (its alias is left alone). When the
+ * device was made but the alias could not be set, the device is removed
+ * again and the alias error returned.
+ *
+ * Kernel backend: one sendmsg with two RTM_NEWLINK messages, the creating
+ * one of kind "wireguard" and one setting IFLA_IFALIAS (which the kernel
+ * ignores in a creating message), so no moment exists at which fabricd can
+ * die and leave the device unmarked. Userspace backend: starts wireguard-go
+ * for ifname in the foreground of a detached child, records its PID in
+ * /var/run/wireguard/<ifname>.pid, waits (bounded, about 3 s) until the UAPI
+ * socket answers, then sets the alias on its TUN link over rtnetlink; a
+ * fabricd killed in between leaves an unmarked device that
+ * wg_started_by_fabricd() recognises.
  */
-int wg_create(enum wg_backend backend, const char *ifname);
+int wg_create(enum wg_backend backend, const char *ifname, const char *alias);
+
+/*
+ * Whether the device was started by fabricd even if it carries no owner
+ * mark (fabricd was killed before it set the alias). Userspace: the PID
+ * file /var/run/wireguard/<ifname>.pid names a live process that is
+ * exactly "wireguard-go <ifname>" in our network namespace. Kernel: always
+ * false, as the kernel backend creates the device and its mark at once.
+ */
+bool wg_started_by_fabricd(enum wg_backend backend, const char *ifname);
 
 /*
  * Removes the device. Userspace: stops the wireguard-go process recorded in

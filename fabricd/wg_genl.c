@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
-#include <linux/if_link.h>
-#include <linux/rtnetlink.h>
 #include <linux/wireguard.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +12,6 @@
 #include "nl.h"
 #include "wg_genl.h"
 #include "wgkey.h"
-
-#define NO_KERNEL_WG                                                                               \
-	"this kernel has no WireGuard: load the wireguard module or use --wg-backend userspace"
 
 /* Entries of WGDEVICE_A_PEERS and WGPEER_A_ALLOWEDIPS are nests of type 0. */
 #define WG_LIST_ENTRY 0
@@ -482,7 +477,7 @@ int wg_genl_parse_device(const struct nlmsghdr *nlh, struct wg_device *dev)
 	return 0;
 }
 
-/* ---- I/O: sockets, the family id, and messages for the link itself ---- */
+/* ---- I/O: sockets, the family id; the link itself is in wg_genl_link.c ---- */
 
 static int open_genl(struct nl_sock *s, uint16_t *family_id, const char *ifname)
 {
@@ -498,7 +493,7 @@ static int open_genl(struct nl_sock *s, uint16_t *family_id, const char *ifname)
 	ret = nl_genl_family(s, WG_GENL_NAME, family_id);
 	if (ret < 0) {
 		if (ret == -EPROTONOSUPPORT)
-			wg_set_last_error("%s: %s", ifname, NO_KERNEL_WG);
+			wg_set_last_error("%s: %s", ifname, WG_GENL_NO_KERNEL);
 		else
 			wg_set_last_error("%s: cannot resolve the wireguard netlink family: %s",
 					  ifname, nl_strerror(s, ret, err, sizeof(err)));
@@ -623,142 +618,4 @@ out:
 	explicit_bzero(buf, sizeof(buf)); /* held the private key */
 	nl_close(&s);
 	return ret;
-}
-
-struct link_info {
-	int ifindex;
-	char kind[32];
-};
-
-static int link_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	struct link_info *info = data;
-	const struct nlattr *attr, *li;
-
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
-		return MNL_CB_OK;
-	info->ifindex = ifi->ifi_index;
-	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
-	{
-		if (mnl_attr_get_type(attr) != IFLA_LINKINFO)
-			continue;
-		mnl_attr_for_each_nested(li, attr)
-		{
-			if (mnl_attr_get_type(li) == IFLA_INFO_KIND &&
-			    attr_is(li, MNL_TYPE_NUL_STRING))
-				snprintf(info->kind, sizeof(info->kind), "%s",
-					 mnl_attr_get_str(li));
-		}
-	}
-	return MNL_CB_OK;
-}
-
-/* RTM_GETLINK by name: ifindex and kind ("" for links without one). 0, -ENODEV. */
-static int link_lookup(struct nl_sock *s, const char *ifname, struct link_info *info)
-{
-	char buf[NL_MSG_BUF];
-	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
-	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-
-	ifi->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
-	memset(info, 0, sizeof(*info));
-	return nl_request(s, nlh, link_cb, info);
-}
-
-int wg_genl_create(const char *ifname)
-{
-	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
-	struct nl_sock s = {0};
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
-	struct nlattr *linkinfo;
-	int ret;
-
-	if (!wg_ifname_valid(ifname))
-		return -EINVAL;
-	ret = nl_open(&s, NETLINK_ROUTE);
-	if (ret < 0) {
-		wg_set_last_error("%s: cannot open an rtnetlink socket: %s", ifname,
-				  strerror(-ret));
-		return ret;
-	}
-	nlh = nl_msg_start(&s, buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
-	linkinfo = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, WG_GENL_NAME);
-	mnl_attr_nest_end(nlh, linkinfo);
-	ret = nl_request(&s, nlh, NULL, NULL);
-	if (ret == -EOPNOTSUPP) {
-		/* "Unknown device type": no module for the kind, even after request_module */
-		wg_set_last_error("%s: create failed: %s", ifname, NO_KERNEL_WG);
-		ret = -EPROTONOSUPPORT;
-	} else if (ret < 0) {
-		wg_set_last_error("%s: create failed: %s", ifname,
-				  nl_strerror(&s, ret, err, sizeof(err)));
-	}
-	nl_close(&s);
-	return ret;
-}
-
-int wg_genl_destroy(const char *ifname)
-{
-	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
-	struct nl_sock s = {0};
-	struct link_info info;
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
-	int ret;
-
-	if (!wg_ifname_valid(ifname))
-		return -EINVAL;
-	ret = nl_open(&s, NETLINK_ROUTE);
-	if (ret < 0) {
-		wg_set_last_error("%s: cannot open an rtnetlink socket: %s", ifname,
-				  strerror(-ret));
-		return ret;
-	}
-	ret = link_lookup(&s, ifname, &info);
-	if (ret < 0) {
-		if (ret == -ENODEV)
-			wg_set_last_error("%s: no such device", ifname);
-		else
-			wg_set_last_error("%s: lookup failed: %s", ifname,
-					  nl_strerror(&s, ret, err, sizeof(err)));
-		goto out;
-	}
-	/* never remove a link of another kind that happens to have our name */
-	if (strcmp(info.kind, WG_GENL_NAME)) {
-		ret = -EINVAL;
-		wg_set_last_error("%s is not a WireGuard device (kind \"%s\"): not removing it",
-				  ifname, info.kind);
-		goto out;
-	}
-	nlh = nl_msg_start(&s, buf, RTM_DELLINK, 0);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = info.ifindex;
-	ret = nl_request(&s, nlh, NULL, NULL);
-	if (ret < 0 && ret != -ENODEV)
-		wg_set_last_error("%s: delete failed: %s", ifname,
-				  nl_strerror(&s, ret, err, sizeof(err)));
-out:
-	nl_close(&s);
-	return ret;
-}
-
-bool wg_genl_exists(const char *ifname)
-{
-	struct nl_sock s = {0};
-	struct link_info info;
-	bool found;
-
-	if (!wg_ifname_valid(ifname) || nl_open(&s, NETLINK_ROUTE) < 0)
-		return false;
-	found = link_lookup(&s, ifname, &info) == 0 && !strcmp(info.kind, WG_GENL_NAME);
-	nl_close(&s);
-	return found;
 }

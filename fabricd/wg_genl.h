@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * wg_genl.h - the kernel WireGuard backend: generic netlink family
- * "wireguard" for the device, rtnetlink for creating and deleting the link.
+ * "wireguard" for the device (wg_genl.c), rtnetlink for creating the link
+ * with its owner mark and deleting it (wg_genl_link.c).
  *
  * Pure encoders and parsers (no sockets) do the work, so the exact bytes are
  * unit-tested without a kernel; the I/O functions only send what they build.
@@ -28,6 +29,10 @@
 #include <stdint.h>
 
 #include "wg.h"
+
+/* The error text when the kernel has no WireGuard. */
+#define WG_GENL_NO_KERNEL                                                                          \
+	"this kernel has no WireGuard: load the wireguard module or use --wg-backend userspace"
 
 /* Where the next WG_CMD_SET_DEVICE message resumes. Zero it before the first. */
 struct wg_genl_cursor {
@@ -64,11 +69,24 @@ size_t wg_genl_encode_get(const char *ifname, uint16_t family_id, uint32_t seq, 
  */
 int wg_genl_parse_device(const struct nlmsghdr *nlh, struct wg_device *dev);
 
+/*
+ * Writes the two rtnetlink requests that create ifname already marked as
+ * owned, to go out in one sendmsg, both NLM_F_REQUEST | NLM_F_ACK, with the
+ * given portid: RTM_NEWLINK NLM_F_CREATE | NLM_F_EXCL (sequence number seq)
+ * with IFLA_IFNAME and IFLA_LINKINFO { IFLA_INFO_KIND "wireguard" }, then
+ * RTM_NEWLINK without create flags (seq + 1) naming the link by IFLA_IFNAME
+ * and setting IFLA_IFALIAS to alias (the kernel ignores an alias in a
+ * creating message). Returns the length of both; 0 when buflen is too small
+ * or alias is empty or longer than WG_ALIAS_MAX.
+ */
+size_t wg_genl_encode_create(const char *ifname, const char *alias, uint32_t seq, uint32_t portid,
+			     void *buf, size_t buflen);
+
 /* Whether the "wireguard" generic netlink family resolves (the module is loaded). */
 bool wg_genl_available(void);
 
 /* The backend itself; wg.c dispatches here. Errors go to wg_last_error(). */
-int wg_genl_create(const char *ifname);
+int wg_genl_create(const char *ifname, const char *alias);
 int wg_genl_destroy(const char *ifname);
 bool wg_genl_exists(const char *ifname);
 int wg_genl_get(const char *ifname, struct wg_device **out);

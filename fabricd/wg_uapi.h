@@ -6,8 +6,10 @@
  *
  * wireguard-go is started detached (double fork, new session, SIGHUP
  * ignored), so it outlives a short `fabricd apply` and is never fabricd's
- * zombie; its PID goes to WG_UAPI_RUN_DIR/<dev>.pid. It is stopped only after
+ * zombie; its PID goes to WG_UAPI_RUN_DIR/<dev>.pid. Once it answers, the
+ * owner mark is set as the alias of its TUN link. It is stopped only after
  * /proc confirms the PID is "wireguard-go <dev>" in our network namespace.
+ * wg_uapi.c has the protocol, wg_uapi_proc.c the process.
  *
  * WG_UAPI_RUN_DIR is shared by every network namespace: two namespaces with
  * the same device name need separate mount namespaces (see DESIGN.md).
@@ -44,10 +46,12 @@ void wg_uapi_text_free(char *text, size_t len);
 bool wg_uapi_available(void);
 
 /* The backend itself; wg.c dispatches here. Errors go to wg_last_error(). */
-int wg_uapi_create(const char *ifname);
+int wg_uapi_create(const char *ifname, const char *alias);
 int wg_uapi_destroy(const char *ifname);
 bool wg_uapi_exists(const char *ifname);
 int wg_uapi_get(const char *ifname, struct wg_device **out);
 int wg_uapi_set(const struct wg_device *change);
+/* The PID file names a live "wireguard-go <ifname>" in our network namespace. */
+bool wg_uapi_started_by_fabricd(const char *ifname);
 
 #endif

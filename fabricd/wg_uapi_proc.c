@@ -245,7 +245,8 @@ static int wait_ready(const char *ifname, int st, bool *pid_written)
 	return -ETIMEDOUT;
 }
 
-int wg_uapi_create(const char *ifname)
+/* Starts wireguard-go for ifname and waits until it answers; the error text is set. */
+static int start_wireguard_go(const char *ifname)
 {
 	int st[2] = {-1, -1}, ctl[2] = {-1, -1};
 	bool pid_written = false;
@@ -431,4 +432,70 @@ int wg_uapi_destroy(const char *ifname)
 		return -ENODEV;
 	}
 	return 0;
+}
+
+/* The owner mark on the TUN link wireguard-go made, over rtnetlink, by name. */
+static int set_alias(const char *ifname, const char *alias)
+{
+	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
+	struct link_change c = {.mask = LINK_SET_ALIAS};
+	struct nl_sock s;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	snprintf(c.alias, sizeof(c.alias), "%s", alias);
+	memset(buf, 0, sizeof(buf)); /* libmnl before 1.0.5 leaves attribute padding as it was */
+	ret = nl_open(&s, NETLINK_ROUTE);
+	if (ret < 0) {
+		wg_set_last_error("%s: cannot open an rtnetlink socket to set its alias: %s",
+				  ifname, strerror(-ret));
+		return ret;
+	}
+	nlh = nl_msg_start(&s, buf, RTM_NEWLINK, 0);
+	link_put_change(nlh, 0, ifname, &c);
+	ret = nl_request(&s, nlh, NULL, NULL);
+	if (ret < 0)
+		wg_set_last_error("%s: %s runs, but setting its alias \"%s\" failed: %s", ifname,
+				  WG_GO, alias, nl_strerror(&s, ret, err, sizeof(err)));
+	nl_close(&s);
+	return ret;
+}
+
+int wg_uapi_create(const char *ifname, const char *alias)
+{
+	char why[512], more[512];
+	int ret;
+
+	if (!wg_ifname_valid(ifname) || !alias || !*alias || strlen(alias) > WG_ALIAS_MAX)
+		return -EINVAL;
+	ret = start_wireguard_go(ifname);
+	if (ret < 0)
+		return ret;
+	/*
+	 * A fabricd killed before this point leaves an unmarked device, which
+	 * the PID file identifies (wg_uapi_started_by_fabricd). Failing here,
+	 * stop wireguard-go again: an unmarked device must not stay behind.
+	 */
+	ret = set_alias(ifname, alias);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", wg_last_error());
+		if (wg_uapi_destroy(ifname) < 0) {
+			/* wg_last_error() is the buffer written to: copy it first */
+			snprintf(more, sizeof(more), "%s", wg_last_error());
+			wg_set_last_error("%s; stopping it again failed too: %s", why, more);
+		} else {
+			wg_set_last_error("%s (stopped it again)", why);
+		}
+	}
+	return ret;
+}
+
+bool wg_uapi_started_by_fabricd(const char *ifname)
+{
+	pid_t pid;
+
+	if (!wg_ifname_valid(ifname))
+		return false;
+	pid = read_pid_file(ifname);
+	return pid && is_our_wireguard_go(pid, ifname);
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_wg_genl.c - the kernel WireGuard backend without a kernel: the exact
- * bytes of WG_CMD_SET_DEVICE messages, the splitting of long changes, and the
- * parsing of (split) WG_CMD_GET_DEVICE dumps.
+ * bytes of WG_CMD_SET_DEVICE messages, the splitting of long changes, the
+ * parsing of (split) WG_CMD_GET_DEVICE dumps, and the two-message request
+ * that creates the link with its owner mark. As root, the create path also
+ * runs in a private network namespace (against a kernel with or without
+ * WireGuard).
  *
  * The expected messages are written by hand from the netlink layout:
  * nlmsghdr (16 bytes: len, type, flags, seq, pid), genlmsghdr (4 bytes: cmd,
@@ -11,15 +14,20 @@
  * (this file assumes little endian), sockaddr ports and addresses network
  * order.
  */
+#define _GNU_SOURCE /* unshare */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/wireguard.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "link.h"
+#include "nl.h"
 #include "unit.h"
 #include "wg.h"
 #include "wg_genl.h"
@@ -478,6 +486,134 @@ static void test_encode_get(void)
 	CHECK(len == sizeof(want) && !memcmp(buf, want, len), "get request bytes");
 }
 
+/* ---- creating the link: RTM_NEWLINK and its owner mark, one buffer ---- */
+
+static void test_encode_create(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    /* len 64, RTM_NEWLINK (16), REQUEST|ACK|EXCL|CREATE (0x0605), seq 7, pid 0 */
+	    0x40, 0x00, 0x00, 0x00, 0x10, 0x00, 0x05, 0x06, 0x07, 0x00, 0x00, 0x00, R4(0x00),
+	    /* ifinfomsg: AF_UNSPEC, no index, no flags */
+	    R4(0x00), R4(0x00), R4(0x00), R4(0x00),
+	    /* IFLA_IFNAME (3) "wgfab0\0": len 11 + 1 pad */
+	    0x0b, 0x00, 0x03, 0x00, 'w', 'g', 'f', 'a', 'b', '0', 0x00, 0x00,
+	    /* IFLA_LINKINFO (18) | NLA_F_NESTED: len 20 */
+	    0x14, 0x00, 0x12, 0x80,
+	    /* IFLA_INFO_KIND (1) "wireguard\0": len 14 + 2 pad */
+	    0x0e, 0x00, 0x01, 0x00, 'w', 'i', 'r', 'e', 'g', 'u', 'a', 'r', 'd', 0x00, 0x00, 0x00,
+	    /* len 64, RTM_NEWLINK, REQUEST|ACK only (0x0005): the link must exist, seq 8 */
+	    0x40, 0x00, 0x00, 0x00, 0x10, 0x00, 0x05, 0x00, 0x08, 0x00, 0x00, 0x00, R4(0x00),
+	    R4(0x00), R4(0x00), R4(0x00), R4(0x00),
+	    0x0b, 0x00, 0x03, 0x00, 'w', 'g', 'f', 'a', 'b', '0', 0x00, 0x00,
+	    /* IFLA_IFALIAS (20) "fabricd:test\0": len 17 + 3 pad */
+	    0x11, 0x00, 0x14, 0x00, 'f', 'a', 'b', 'r', 'i', 'c', 'd', ':', 't', 'e', 's', 't',
+	    0x00, 0x00, 0x00, 0x00,
+	};
+	/* clang-format on */
+	uint8_t buf[1024];
+	char alias[WG_ALIAS_MAX + 2];
+	size_t len = wg_genl_encode_create("wgfab0", "fabricd:test", 7, 0, buf, sizeof(buf));
+	bool untouched = true;
+
+	CHECK_INT(len, sizeof(want), "create request length");
+	if (len == sizeof(want) && !memcmp(buf, want, len)) {
+		unit_passed++;
+	} else {
+		unit_failed++;
+		fprintf(stderr, "FAIL create request: bytes differ\n");
+		dump_diff(buf, len, want, sizeof(want));
+	}
+	/* every shorter buffer is refused, and nothing is written past its end */
+	for (size_t n = 0; n < sizeof(want); n++) {
+		memset(buf, 0xa5, sizeof(buf));
+		CHECK_INT(wg_genl_encode_create("wgfab0", "fabricd:test", 7, 0, buf, n), 0,
+			  "buflen %zu", n);
+		for (size_t i = n; i < sizeof(buf); i++)
+			untouched = untouched && buf[i] == 0xa5;
+	}
+	CHECK(untouched, "nothing written past buflen");
+	CHECK_INT(wg_genl_encode_create("wgfab0", "fabricd:test", 7, 0, buf, sizeof(want)),
+		  sizeof(want), "exactly enough room");
+	/* the alias: not empty, and what the kernel stores with its NUL */
+	CHECK_INT(wg_genl_encode_create("wgfab0", "", 1, 0, buf, sizeof(buf)), 0, "empty alias");
+	CHECK_INT(wg_genl_encode_create("wgfab0", NULL, 1, 0, buf, sizeof(buf)), 0, "no alias");
+	memset(alias, 'a', sizeof(alias));
+	alias[WG_ALIAS_MAX] = '\0';
+	/* 64 + 16 + 16 + 12 + (4 + 255, padded to 260) */
+	CHECK_INT(wg_genl_encode_create("wgfab0", alias, 1, 0, buf, sizeof(buf)), 368,
+		  "longest alias");
+	alias[WG_ALIAS_MAX] = 'a';
+	alias[WG_ALIAS_MAX + 1] = '\0';
+	CHECK_INT(wg_genl_encode_create("wgfab0", alias, 1, 0, buf, sizeof(buf)), 0,
+		  "alias too long");
+}
+
+/* A copy of link name as the kernel reports it into *out; whether it exists. */
+static bool find_link(const char *name, struct link_obs *out)
+{
+	struct link_table t = {0};
+	const struct link_obs *l = NULL;
+	struct nl_sock s;
+
+	memset(out, 0, sizeof(*out));
+	if (nl_open(&s, NETLINK_ROUTE) == 0 && link_dump(&s, &t) == 0)
+		l = link_find(&t, name);
+	if (l)
+		*out = *l;
+	link_table_free(&t);
+	nl_close(&s);
+	return l != NULL;
+}
+
+/* As root, in a network namespace of its own: create, refuse, remove. */
+static void test_create_live(void)
+{
+	struct link_obs l;
+	int ret;
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		CHECK(0, "cannot unshare the network namespace");
+		return;
+	}
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_KERNEL, "wgfab0"), "kernel: never 'started'");
+	CHECK_INT(wg_create(WG_BACKEND_KERNEL, "wgfab0", ""), -EINVAL, "empty owner mark");
+	CHECK(!find_link("wgfab0", &l), "nothing made");
+
+	/* a foreign link of that name: refused, and its alias is left alone */
+	if (system("ip link add wgfab0 type bridge && ip link set wgfab0 alias foreign") != 0) {
+		CHECK(0, "cannot make a bridge with ip");
+	} else {
+		ret = wg_create(WG_BACKEND_KERNEL, "wgfab0", "fabricd:test");
+		CHECK_INT(ret, -EEXIST, "foreign link: %s", wg_last_error());
+		CHECK(find_link("wgfab0", &l), "still there");
+		CHECK_STR(l.alias, "foreign", "its alias is untouched");
+		CHECK_STR(l.kind, "bridge", "its kind");
+		CHECK(system("ip link del wgfab0") == 0, "remove the bridge");
+	}
+
+	ret = wg_create(WG_BACKEND_KERNEL, "wgfab0", "fabricd:test");
+	if (ret == -EPROTONOSUPPORT) {
+		/* both messages failed (no such kind, then no such device): nothing is left */
+		CHECK(strstr(wg_last_error(), "this kernel has no WireGuard") != NULL, "%s",
+		      wg_last_error());
+		CHECK(!find_link("wgfab0", &l), "no kernel WireGuard: no link left");
+		printf("test_wg_genl: this kernel has no WireGuard: create checked for failure\n");
+		return;
+	}
+	CHECK_INT(ret, 0, "create: %s", wg_last_error());
+	CHECK(find_link("wgfab0", &l), "created");
+	CHECK_STR(l.kind, "wireguard", "kind");
+	CHECK_STR(l.alias, "fabricd:test", "marked in the same sendmsg");
+	CHECK(wg_exists(WG_BACKEND_KERNEL, "wgfab0"), "exists");
+	CHECK_INT(wg_create(WG_BACKEND_KERNEL, "wgfab0", "fabricd:other"), -EEXIST, "twice");
+	find_link("wgfab0", &l);
+	CHECK_STR(l.alias, "fabricd:test", "a second create leaves the mark alone");
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_KERNEL, "wgfab0"), "kernel: still false");
+	CHECK_INT(wg_destroy(WG_BACKEND_KERNEL, "wgfab0"), 0, "destroy: %s", wg_last_error());
+	CHECK(!find_link("wgfab0", &l), "removed");
+}
+
 /* ---- dumps: built the way the kernel's wg_get_device_dump() lays them out ---- */
 
 static void put_ip4(struct nlmsghdr *nlh, uint8_t last, uint8_t cidr)
@@ -657,6 +793,7 @@ int main(void)
 	test_peer_change();
 	test_peer_remove();
 	test_encode_get();
+	test_encode_create();
 #else
 	printf("test_wg_genl: big-endian host: exact-byte checks skipped\n");
 #endif
@@ -666,5 +803,9 @@ int main(void)
 	test_too_small();
 	test_parse_dump();
 	test_parse_malformed();
+	if (geteuid() == 0)
+		test_create_live();
+	else
+		printf("test_wg_genl: not root: the live create part is skipped\n");
 	return unit_summary("test_wg_genl");
 }

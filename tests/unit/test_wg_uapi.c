@@ -2,7 +2,9 @@
 /*
  * test_wg_uapi.c - the userspace WireGuard backend. The text protocol is
  * checked without anything running; then, as root, a real wireguard-go is
- * started, configured, read back, compared with `wg show dump`, and stopped.
+ * started (and its TUN link marked with the owner alias), configured, read
+ * back, compared with `wg show dump`, and stopped; wg_started_by_fabricd()
+ * tells it from a wireguard-go started without fabricd.
  *
  * The live part runs in its own network and mount namespaces with a private
  * tmpfs on /run/wireguard, so it never sees or touches the host's devices.
@@ -24,12 +26,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "link.h"
+#include "nl.h"
 #include "unit.h"
 #include "wg.h"
 #include "wg_uapi.h"
 #include "wgkey.h"
 
 #define IFNAME "wgtest0"
+#define OWNER  "fabricd:test"
 
 /* ---- the protocol, no process needed ---- */
 
@@ -432,6 +437,74 @@ static unsigned long long status_field(pid_t pid, const char *key, int base)
 	return v;
 }
 
+/* A copy of link name as the kernel reports it into *out; whether it exists. */
+static bool find_link(const char *name, struct link_obs *out)
+{
+	struct link_table t = {0};
+	const struct link_obs *l = NULL;
+	struct nl_sock s;
+
+	memset(out, 0, sizeof(*out));
+	if (nl_open(&s, NETLINK_ROUTE) == 0 && link_dump(&s, &t) == 0)
+		l = link_find(&t, name);
+	if (l)
+		*out = *l;
+	link_table_free(&t);
+	nl_close(&s);
+	return l != NULL;
+}
+
+static void wait_gone(pid_t pid, const char *what)
+{
+	struct timespec step = {.tv_nsec = 20 * 1000000L};
+	int waited = 0;
+
+	/* gone within the bound (it may be an unreaped zombie of init for a moment) */
+	while (pid > 0 && process_alive(pid) && waited++ < 100)
+		nanosleep(&step, NULL);
+	CHECK(pid > 0 && !process_alive(pid), "%s", what);
+}
+
+/*
+ * A wireguard-go started by someone else (here: by us, directly, in the
+ * foreground, with no PID file): it answers, but fabricd did not start it.
+ */
+static void test_foreign_wireguard_go(void)
+{
+	struct timespec step = {.tv_nsec = 20 * 1000000L};
+	int waited = 0, status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		CHECK(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		setenv("WG_PROCESS_FOREGROUND", "1", 1);
+		setenv("LOG_LEVEL", "error", 1);
+		execlp("wireguard-go", "wireguard-go", IFNAME, (char *)NULL);
+		_exit(127);
+	}
+	while (!wg_exists(WG_BACKEND_USERSPACE, IFNAME) && waited++ < 150)
+		nanosleep(&step, NULL);
+	CHECK(wg_exists(WG_BACKEND_USERSPACE, IFNAME), "our own wireguard-go answers");
+	CHECK(access(WG_UAPI_RUN_DIR "/" IFNAME ".pid", F_OK) < 0, "no PID file");
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME),
+	      "not started by fabricd: no PID file");
+	CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME, OWNER), -EEXIST, "create over it");
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME), "still not fabricd's");
+	CHECK_INT(wg_destroy(WG_BACKEND_USERSPACE, IFNAME), 0, "destroy it: %s", wg_last_error());
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	CHECK(!wg_exists(WG_BACKEND_USERSPACE, IFNAME), "stopped");
+}
+
 static void test_start_failures(void)
 {
 	char dir[] = "/tmp/test_wg_uapi.XXXXXX", fake[600], path[700];
@@ -442,7 +515,7 @@ static void test_start_failures(void)
 	/* no wireguard-go on PATH */
 	setenv("PATH", "/nonexistent", 1);
 	CHECK(!wg_uapi_available(), "not on PATH");
-	CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME), -ENOENT, "missing binary");
+	CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME, OWNER), -ENOENT, "missing binary");
 	CHECK(strstr(wg_last_error(), "cannot run wireguard-go") != NULL, "%s", wg_last_error());
 	/* one that exits at once, as wireguard-go does without /dev/net/tun */
 	if (mkdtemp(dir)) {
@@ -454,7 +527,7 @@ static void test_start_failures(void)
 		}
 		chmod(fake, 0755);
 		setenv("PATH", dir, 1);
-		CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME), -ECHILD, "died at once");
+		CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME, OWNER), -ECHILD, "died at once");
 		CHECK(strstr(wg_last_error(), "exited with status 3: is /dev/net/tun available?"),
 		      "%s", wg_last_error());
 		CHECK(access(WG_UAPI_RUN_DIR "/" IFNAME ".pid", F_OK) < 0, "no PID file left");
@@ -476,10 +549,14 @@ static void test_live(void)
 
 	CHECK(wg_uapi_available(), "wireguard-go is installed");
 	CHECK(!wg_exists(WG_BACKEND_USERSPACE, IFNAME), "nothing yet");
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME), "not started yet");
 	CHECK_INT(wg_destroy(WG_BACKEND_USERSPACE, IFNAME), -ENODEV, "destroy nothing");
 	test_start_failures();
+	CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME, ""), -EINVAL, "empty owner mark");
+	CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME, NULL), -EINVAL, "no owner mark");
+	CHECK(access(WG_UAPI_RUN_DIR "/" IFNAME ".pid", F_OK) < 0, "nothing started for it");
 
-	ret = wg_create(WG_BACKEND_USERSPACE, IFNAME);
+	ret = wg_create(WG_BACKEND_USERSPACE, IFNAME, OWNER);
 	CHECK_INT(ret, 0, "create: %s", wg_last_error());
 	if (ret)
 		goto out;
@@ -509,7 +586,16 @@ static void test_live(void)
 		CHECK(status_field(pid, "SigIgn:", 16) & 1, "SIGHUP ignored");
 	}
 	CHECK(wg_exists(WG_BACKEND_USERSPACE, IFNAME), "exists");
-	CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME), -EEXIST, "create twice");
+	CHECK(wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME), "started by fabricd");
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_KERNEL, IFNAME), "kernel backend: never");
+	{
+		struct link_obs l;
+
+		CHECK(find_link(IFNAME, &l), "TUN link");
+		CHECK_STR(l.kind, "tun", "wireguard-go's link");
+		CHECK_STR(l.alias, OWNER, "owner mark set after start");
+	}
+	CHECK_INT(wg_create(WG_BACKEND_USERSPACE, IFNAME, OWNER), -EEXIST, "create twice");
 
 	/* private key, listen port and three peers */
 	snprintf(change->ifname, sizeof(change->ifname), IFNAME);
@@ -611,38 +697,29 @@ static void test_live(void)
 			fclose(f);
 		}
 	}
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME),
+	      "a PID file naming another process");
 	ret = wg_destroy(WG_BACKEND_USERSPACE, IFNAME);
 	CHECK_INT(ret, 0, "destroy: %s", wg_last_error());
-	{
-		struct timespec step = {.tv_nsec = 20 * 1000000L};
-		int waited = 0;
-
-		/* gone within the bound (it may be an unreaped zombie of init for a moment) */
-		while (process_alive(pid) && waited++ < 100)
-			nanosleep(&step, NULL);
-		CHECK(!process_alive(pid), "wireguard-go stopped");
-	}
+	wait_gone(pid, "wireguard-go stopped");
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME), "false after destroy");
 	CHECK(access(WG_UAPI_RUN_DIR "/" IFNAME ".sock", F_OK) < 0, "socket removed");
 	CHECK(access(WG_UAPI_RUN_DIR "/" IFNAME ".pid", F_OK) < 0, "PID file removed");
 	CHECK(!wg_exists(WG_BACKEND_USERSPACE, IFNAME), "exists no more");
 	CHECK_INT(wg_destroy(WG_BACKEND_USERSPACE, IFNAME), -ENODEV, "destroy twice");
 
 	/* started by someone else (no PID file): found through /proc and stopped */
-	ret = wg_create(WG_BACKEND_USERSPACE, IFNAME);
+	ret = wg_create(WG_BACKEND_USERSPACE, IFNAME, OWNER);
 	CHECK_INT(ret, 0, "create again: %s", wg_last_error());
 	pid = read_pid();
+	CHECK(wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME), "started by fabricd again");
 	unlink(WG_UAPI_RUN_DIR "/" IFNAME ".pid");
+	CHECK(!wg_started_by_fabricd(WG_BACKEND_USERSPACE, IFNAME), "PID file gone: not ours");
 	CHECK_INT(wg_destroy(WG_BACKEND_USERSPACE, IFNAME), 0, "destroy without PID file: %s",
 		  wg_last_error());
-	{
-		struct timespec step = {.tv_nsec = 20 * 1000000L};
-		int waited = 0;
-
-		while (pid > 0 && process_alive(pid) && waited++ < 100)
-			nanosleep(&step, NULL);
-		CHECK(pid > 0 && !process_alive(pid), "stopped without PID file");
-	}
+	wait_gone(pid, "stopped without PID file");
 	CHECK(!wg_exists(WG_BACKEND_USERSPACE, IFNAME), "gone");
+	test_foreign_wireguard_go();
 out:
 	wg_device_free(got);
 	wg_device_free(change);

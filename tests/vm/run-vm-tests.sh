@@ -86,7 +86,7 @@ else
 	VM_TESTS_A=()
 fi
 # Modules the initramfs carries (dependencies are added): the 9p transport and overlayfs,
-# everything else is loaded from the host's /lib/modules after the chroot.
+# everything else is loaded from the host's /lib/modules after switch_root.
 INITRD_MODULES="virtio_pci 9pnet_virtio 9p overlay"
 
 say() { printf 'run-vm-tests: %s\n' "$*"; }
@@ -114,7 +114,7 @@ if [ -z "${VM_KVER:-}" ]; then
 		[[ $k =~ ^[0-9.]+-[0-9]+-amd64$ ]] || continue
 		[ -r "/boot/vmlinuz-$k" ] || continue
 		compgen -G "$d/kernel/drivers/net/wireguard/wireguard.ko*" > /dev/null && echo "$k"
-	done | sort -V | tail -n 1)
+	done | sort -V | tail -n 1 || true)
 fi
 [ -n "$VM_KVER" ] ||
 	die "no Debian -amd64 kernel with wireguard.ko in /lib/modules (apt-get install linux-image-amd64)"

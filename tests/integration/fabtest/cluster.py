@@ -174,7 +174,7 @@ class Node:
         """Start argv inside the node; a Popen (output to a log file in the run's directory)."""
         return self.cluster._popen(self.name, self.nsenter(), argv, env, stdout, stderr)
 
-    def fabricd(self, command, *args, timeout=60, env=None, node_options=True):
+    def fabricd(self, command, *args, timeout=30, env=None, node_options=True):
         """Run `fabricd COMMAND ARGS -n NODE --key-file KEY --wg-backend B` here.
 
         Returns (rc, stdout, stderr). Fails the test at once if stderr holds a
