@@ -454,6 +454,15 @@ static bool is_wg_op(const struct op *op)
 	       op->type == OP_WG_PEER;
 }
 
+static bool plan_destroys_fabric(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type == OP_WG_DESTROY)
+			return true;
+	}
+	return false;
+}
+
 int plan_apply(struct reconcile *r, struct plan *p)
 {
 	int first_err = 0;
@@ -502,7 +511,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		}
 	}
 	/* wireguard-go may have closed its device under a burst of link events */
-	if (!first_err && r->backend == WG_BACKEND_USERSPACE && p->n &&
+	if (!first_err && r->backend == WG_BACKEND_USERSPACE && p->n && !plan_destroys_fabric(p) &&
 	    !wg_exists(r->backend, FABRIC_IFNAME)) {
 		log_error("fabric %s: wireguard-go exited while the changes were made; apply again "
 			  "(the daemon does this by itself)",
