@@ -297,39 +297,77 @@ static void print_header(const struct bench_results *r, FILE *f)
 		"Figures are medians over the repeats; ± is half the range (max - min) / 2.\n\n");
 }
 
-void bench_print_table(const struct bench_results *r, const struct bench_summary *s, FILE *f)
+/* text in width display columns (UTF-8 aware: "±" is one column), then sep spaces */
+static void col(FILE *f, const char *text, int width, bool right, int sep)
 {
-	char a[80], b[80], c[80], d[80], e[80], pr[16];
+	int n = 0;
 
-	print_header(r, f);
-	fprintf(f, "%-7s %7s  %-14s %6s  %-12s %-15s %-13s %s\n", "path", "streams", "Gbit/s",
-		"% raw", "host CPU %", "CPU s/GB", "ctxsw/s", "WG proc CPU %");
+	for (const char *p = text; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	if (right)
+		fprintf(f, "%*s", width > n ? width - n : 0, "");
+	fputs(text, f);
+	if (!right)
+		fprintf(f, "%*s", width > n ? width - n : 0, "");
+	fprintf(f, "%*s", sep, "");
+}
+
+static void print_main(const struct bench_results *r, const struct bench_summary *s, FILE *f)
+{
+	static const int w[] = {7, 7, 14, 6, 13, 16, 14};
+	char v[7][80];
+
+	col(f, "path", w[0], false, 1);
+	col(f, "streams", w[1], true, 2);
+	col(f, "Gbit/s", w[2], false, 1);
+	col(f, "% raw", w[3], true, 2);
+	col(f, "host CPU %", w[4], false, 1);
+	col(f, "CPU s/GB", w[5], false, 1);
+	col(f, "ctxsw/s", w[6], false, 1);
+	fprintf(f, "WG proc CPU %%\n");
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct bench_summary *x = &s[i];
 
-		fmt_stat(a, sizeof(a), &x->gbps, 2, false);
-		fmt_stat(b, sizeof(b), &x->host_cpu, 1, false);
-		fmt_stat(c, sizeof(c), &x->cpu_per_gb, 3, false);
-		fmt_stat(d, sizeof(d), &x->ctxt, 0, true);
-		fmt_stat(e, sizeof(e), &x->wg_cpu, 1, false);
+		snprintf(v[0], sizeof(v[0]), "%s", bench_path_name(x->path));
+		snprintf(v[1], sizeof(v[1]), "%u", x->streams);
+		fmt_stat(v[2], sizeof(v[2]), &x->gbps, 2, false);
 		if (x->pct_of_raw >= 0)
-			snprintf(pr, sizeof(pr), "%.1f", x->pct_of_raw);
+			snprintf(v[3], sizeof(v[3]), "%.1f", x->pct_of_raw);
 		else
-			snprintf(pr, sizeof(pr), "-");
-		fprintf(f, "%-7s %7u  %-14s %6s  %-12s %-15s %-13s %s\n", bench_path_name(x->path),
-			x->streams, a, pr, b, c, d, e);
+			snprintf(v[3], sizeof(v[3]), "-");
+		fmt_stat(v[4], sizeof(v[4]), &x->host_cpu, 1, false);
+		fmt_stat(v[5], sizeof(v[5]), &x->cpu_per_gb, 3, false);
+		fmt_stat(v[6], sizeof(v[6]), &x->ctxt, 0, true);
+		col(f, v[0], w[0], false, 1);
+		col(f, v[1], w[1], true, 2);
+		col(f, v[2], w[2], false, 1);
+		col(f, v[3], w[3], true, 2);
+		for (int k = 4; k < 7; k++)
+			col(f, v[k], w[k], false, 1);
+		fmt_stat(v[0], sizeof(v[0]), &x->wg_cpu, 1, false);
+		fprintf(f, "%s\n", v[0]);
 		if (x->path == BENCH_SECURE && i + 1 < r->n_cells)
 			fputc('\n', f);
 	}
+	fprintf(f, "\nGbit/s: iperf3 payload received. %% raw: of the raw underlay at the same "
+		   "stream count.\nhost CPU %%: busy share of all CPUs (100 = every CPU busy). "
+		   "CPU s/GB: busy CPU seconds\nof the whole host per 10^9 bytes moved (sender, "
+		   "receiver and WireGuard together).\nctxsw/s: context switches per second, "
+		   "host. WG proc CPU %%: the WireGuard processes\nof both nodes (100 = one CPU; "
+		   "- when WireGuard is in the kernel).\n");
+}
 
-	fprintf(f, "\nCPU time by kind (percent of all CPUs' time, medians):\n");
-	fprintf(f, "%-7s %7s  %5s %5s %5s %5s  %-13s %-18s %s\n", "path", "streams", "usr", "sys",
-		"soft", "irq", "busiest CPU", "NET_RX top CPU", "single-core hotspot");
+static void print_cpu(const struct bench_results *r, const struct bench_summary *s, FILE *f)
+{
+	fprintf(f, "\nCPU time by kind (percent of all CPUs' time, medians) and where the network "
+		   "work ran:\n");
+	fprintf(f, "%-7s %7s  %5s %5s %5s %5s  %-13s %-15s %8s  %s\n", "path", "streams", "usr",
+		"sys", "soft", "irq", "busiest CPU", "NET_RX top CPU", "retrans", "hotspot");
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct bench_summary *x = &s[i];
+		char bus[24] = "-", rx[24] = "-", hot[96] = "no";
 		int busiest = -1;
 		double top = -1;
-		char bus[24] = "-", rx[32] = "-", hot[96] = "no";
 
 		for (unsigned int k = 0; k < x->n_cpu; k++) {
 			if (x->cpu[k].busy > top) {
@@ -339,18 +377,27 @@ void bench_print_table(const struct bench_results *r, const struct bench_summary
 		}
 		if (busiest >= 0)
 			snprintf(bus, sizeof(bus), "cpu%d %.0f%%", busiest, top);
-		if (x->hot_cpu >= 0 && !x->hotspot)
+		if (x->hot_cpu >= 0 && x->hot_share > 0)
 			snprintf(rx, sizeof(rx), "cpu%d %.0f%%", x->hot_cpu, x->hot_share);
-		if (x->hotspot) {
-			snprintf(rx, sizeof(rx), "see hotspot");
+		if (x->hotspot)
 			snprintf(hot, sizeof(hot), "YES: cpu%d takes %.0f%% of the %s", x->hot_cpu,
 				 x->hot_share, x->hot_what);
-		}
-		fprintf(f, "%-7s %7u  %5.1f %5.1f %5.1f %5.1f  %-13s %-18s %s\n",
+		fprintf(f, "%-7s %7u  %5.1f %5.1f %5.1f %5.1f  %-13s %-15s %8.0f  %s\n",
 			bench_path_name(x->path), x->streams, x->usr.median, x->sys.median,
-			x->softirq.median, x->irq.median, bus, rx, hot);
+			x->softirq.median, x->irq.median, bus, rx, x->retransmits.median, hot);
 	}
+	fprintf(f,
+		"A hotspot is one CPU taking %.0f%% or more of the NET_RX softirqs or device "
+		"interrupts\n(at %.0f/s or more): spread them (RPS, irqbalance, smp_affinity) "
+		"before blaming the cipher.\n",
+		BENCH_HOTSPOT_SHARE, BENCH_HOTSPOT_MIN_RATE);
+}
 
+void bench_print_table(const struct bench_results *r, const struct bench_summary *s, FILE *f)
+{
+	print_header(r, f);
+	print_main(r, s, f);
+	print_cpu(r, s, f);
 	fprintf(f, "\nsecure / plain (throughput under 1 is slower; CPU over 1 costs more):\n");
 	fprintf(f, "%7s  %10s  %10s  %10s  %10s\n", "streams", "throughput", "host CPU", "CPU/GB",
 		"ctxsw/s");
@@ -374,7 +421,7 @@ void bench_print_table(const struct bench_results *r, const struct bench_summary
 			if (r->hist.buckets[i].count > max)
 				max = r->hist.buckets[i].count;
 		}
-		fprintf(f, "encryption latency histogram (%s, all secure runs, %llu calls):\n",
+		fprintf(f, "encryption latency histogram (%s, one extra secure run, %llu calls):\n",
 			r->hist.function, (unsigned long long)total);
 		for (size_t i = 0; i < r->hist.n_buckets; i++) {
 			const struct bench_hist_bucket *h = &r->hist.buckets[i];

@@ -19,6 +19,8 @@
 #define PANEL2_TOP 370
 
 static const char *const colors[BENCH_N_PATHS] = {"#9e9e9e", "#3b7dd8", "#d9822b"};
+static const char *const legend[BENCH_N_PATHS] = {"raw underlay", "plain VXLAN",
+						  "VXLAN in WireGuard"};
 
 /* The smallest 1, 2, 2.5 or 5 times a power of ten at or above v (no libm needed). */
 static double nice_ceil(double v)
@@ -111,9 +113,9 @@ static void panel(const struct bench_results *r, const struct bench_summary *s, 
 			y = bottom - h;
 			fprintf(f,
 				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-				"fill=\"%s\"><title>%s, %u streams: %g</title></rect>\n",
-				bx + 2, y, bw - 4, h, colors[p], bench_path_name(x->path),
-				x->streams, st->median);
+				"fill=\"%s\"><title>%s, %u stream%s: %g</title></rect>\n",
+				bx + 2, y, bw - 4, h, colors[p], legend[p], x->streams,
+				x->streams == 1 ? "" : "s", st->median);
 			if (st->n > 1 && st->max > st->min) {
 				double cx = bx + bw / 2;
 				double y0 = bottom - (double)PANEL_H * st->min / ymax;
@@ -150,9 +152,10 @@ int bench_write_svg(const struct bench_results *r, const struct bench_summary *s
 	      "costs</text>\n",
 	      f);
 	snprintf(sub, sizeof(sub),
-		 "WireGuard %s backend (%s), %u CPUs, %u s x %u repeats per bar, medians with "
-		 "min-max whiskers",
-		 r->backend, r->implementation, r->n_cpu, r->duration, r->repeat);
+		 "WireGuard: %s backend (%s), %u CPUs, %u s x %u run%s per bar: medians, "
+		 "whiskers min to max",
+		 r->backend, r->implementation, r->n_cpu, r->duration, r->repeat,
+		 r->repeat == 1 ? "" : "s");
 	fputs("<text x=\"20\" y=\"52\">", f);
 	esc(f, sub);
 	fputs("</text>\n", f);
@@ -164,7 +167,7 @@ int bench_write_svg(const struct bench_results *r, const struct bench_summary *s
 		fprintf(f,
 			"<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\">%s</text>\n",
-			x, SVG_H - 40, colors[p], x + 20, SVG_H - 28, bench_path_name(p));
+			x, SVG_H - 40, colors[p], x + 20, SVG_H - 28, legend[p]);
 	}
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;

@@ -13,9 +13,8 @@ void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu)
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *info;
 
+	/* created down: the message that marks it owned brings it up (see reconcile.c) */
 	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	/* an MTU set here sticks: the bridge no longer follows its smallest port */
 	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);

@@ -7,7 +7,7 @@
 #include "link.h"
 #include "plan.h"
 
-/* RTM_NEWLINK body creating bridge name, up, with MTU (the owner alias follows separately). */
+/* RTM_NEWLINK body creating bridge name, down, with MTU (alias and up follow separately). */
 void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu);
 
 /* Plans the bridge of vnet v given the link of that name (NULL: absent, owned otherwise). */

@@ -256,6 +256,14 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)c->master);
 	if (c->mask & LINK_SET_ALIAS)
 		mnl_attr_put_strz(nlh, IFLA_IFALIAS, c->alias);
+	if (c->mask & LINK_SET_NO_ADDRGEN) {
+		struct nlattr *spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
+		struct nlattr *inet6 = mnl_attr_nest_start(nlh, AF_INET6);
+
+		mnl_attr_put_u8(nlh, IFLA_INET6_ADDR_GEN_MODE, IN6_ADDR_GEN_MODE_NONE);
+		mnl_attr_nest_end(nlh, inet6);
+		mnl_attr_nest_end(nlh, spec);
+	}
 	if (c->mask & LINK_SET_ISOLATED) {
 		/* as `ip link set X type bridge_slave isolated on` sends it */
 		struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);

@@ -63,6 +63,8 @@ enum link_change_mask {
 	LINK_SET_UP = 1U << 2,
 	LINK_SET_ALIAS = 1U << 3,
 	LINK_SET_ISOLATED = 1U << 4,
+	/* no IPv6 link-local address: a vnet's own bridge and VXLAN port stay silent in it */
+	LINK_SET_NO_ADDRGEN = 1U << 5,
 };
 
 struct link_change {

@@ -6,6 +6,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bridge.h"
 #include "fabric.h"
@@ -366,6 +367,12 @@ static int resolve(struct op *op, const char *name)
 	return (int)idx;
 }
 
+/* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings. */
+static bool ipv6_enabled(void)
+{
+	return access("/proc/sys/net/ipv6", F_OK) == 0;
+}
+
 /* Messages per send and pause between sends with wireguard-go (see plan_apply). */
 #define USERSPACE_PACE_MSGS 8
 #define USERSPACE_PACE_US   2000
@@ -397,7 +404,10 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 		}
 		nl_batch_commit(b, nlh, op);
 		memset(&c, 0, sizeof(c));
-		c.mask = LINK_SET_ALIAS;
+		c.mask = LINK_SET_ALIAS | LINK_SET_UP;
+		/* before it is up, or the kernel gives it a link-local address that talks */
+		if (ipv6_enabled())
+			c.mask |= LINK_SET_NO_ADDRGEN;
 		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
 		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
 		link_put_change(nlh, 0, op->ifname, &c);

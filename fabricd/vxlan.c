@@ -14,9 +14,8 @@ void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *info, *data;
 
+	/* created down: the message that marks it owned brings it up (see reconcile.c) */
 	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, op->ifname);
 	mnl_attr_put_u32(nlh, IFLA_MTU, op->mtu);
 	if (master)

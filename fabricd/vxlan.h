@@ -11,7 +11,7 @@
 #include "link.h"
 #include "plan.h"
 
-/* RTM_NEWLINK body creating the device of op (OP_VXLAN_CREATE), up, in bridge master. */
+/* RTM_NEWLINK body creating the device of op (OP_VXLAN_CREATE), down, in bridge master. */
 void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master);
 
 /*

@@ -592,6 +592,35 @@ class SimCluster:
             pids.update(pids_in_namespace(f, "mnt"))
         return sorted((p, process_name(p)) for p in pids if process_name(p) is not None)
 
+    # --- keeping a cluster past this process (the demo) -------------------------
+    def detach(self, state_path):
+        """Keep everything running after this process exits; record what to remove.
+
+        The record (JSON) is what close() needs; attach(state_path).close() tears
+        the cluster down later, from another process.
+        """
+        state = {"suffix": self.suffix, "private_dir": self.private_dir, "tmpdir": self.tmpdir,
+                 "netns": self._netns, "mount_files": self._mount_files,
+                 "private_mounted": self._private_mounted}
+        _write_file(state_path, json.dumps(state, indent=2) + "\n", 0o600)
+        atexit.unregister(self.close)
+        self._popens = []  # processes are found again by namespace, not as children
+        self._closed = True  # this object no longer tears down
+
+    @classmethod
+    def attach(cls, state_path):
+        """A SimCluster that can only tear down what detach() recorded."""
+        with open(state_path) as f:
+            state = json.load(f)
+        self = cls.__new__(cls)
+        self.suffix, self.private_dir, self.tmpdir = (state["suffix"], state["private_dir"],
+                                                      state["tmpdir"])
+        self._netns, self._mount_files = state["netns"], state["mount_files"]
+        self._private_mounted = state["private_mounted"]
+        self._popens, self._closed = [], False
+        self.nodes, self.guests = [], []
+        return self
+
     # --- teardown -------------------------------------------------------------
     def close(self):
         """Remove everything this cluster created; see the module doc. Idempotent."""

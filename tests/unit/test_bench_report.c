@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_bench_report.c - the bench's arithmetic and reports on fixed data:
+ * medians and spread, the /proc parsers and deltas, iperf3 and bpftrace
+ * output, summaries (percent of raw, CPU per GB, secure/plain ratios,
+ * hotspots), the text table, the JSON keys and a well-formed SVG.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_iperf.h"
+#include "bench_sample.h"
+#include "bench_trace.h"
+#include "unit.h"
+
+#define NEAR(a, b) ((a) - (b) < 1e-6 && (b) - (a) < 1e-6)
+
+static void test_stat(void)
+{
+	const double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, skip[] = {-1, 5, -1, 7};
+	struct bench_stat st;
+
+	bench_stat_of(odd, 3, &st);
+	CHECK(NEAR(st.median, 2) && NEAR(st.min, 1) && NEAR(st.max, 3) && st.n == 3, "odd %g",
+	      st.median);
+	bench_stat_of(even, 4, &st);
+	CHECK(NEAR(st.median, 2.5) && NEAR(st.min, 1) && NEAR(st.max, 4), "even %g", st.median);
+	bench_stat_of(skip, 4, &st);
+	CHECK(st.n == 2 && NEAR(st.median, 6), "negatives are 'not measured' %g", st.median);
+	bench_stat_of(skip, 1, &st);
+	CHECK_INT(st.n, 0, "nothing measured");
+}
+
+static const char stat_a[] = "cpu  100 0 100 800 0 0 0 0 0 0\n"
+			     "cpu0 50 0 50 400 0 0 0 0 0 0\n"
+			     "cpu1 50 0 50 400 0 0 0 0 0 0\n"
+			     "intr 12345 1 2 3\n"
+			     "ctxt 1000\n"
+			     "btime 1\n";
+/* +200 ticks per CPU: cpu0 all softirq+sys, cpu1 half idle */
+static const char stat_b[] = "cpu  200 0 250 900 0 0 50 0 0 0\n"
+			     "cpu0 50 0 150 400 0 0 50 0 0 0\n"
+			     "cpu1 150 0 100 500 0 0 0 0 0 0\n"
+			     "ctxt 3000\n";
+static const char softirqs_a[] = "                    CPU0       CPU1\n"
+				 "          HI:          0          0\n"
+				 "      NET_TX:          5          5\n"
+				 "      NET_RX:        100        100\n";
+static const char softirqs_b[] = "                    CPU0       CPU1\n"
+				 "      NET_TX:          7          5\n"
+				 "      NET_RX:      10100        100\n";
+/* CPU1 is offline: the columns are CPU0 and CPU2 */
+static const char interrupts[] = "           CPU0       CPU2\n"
+				 " 24:          1          0  IO-APIC   5-edge      ACPI:Ged\n"
+				 " 30:        100         50  PCI-MSI  eth0-rx-0\n"
+				 "LOC:      99999      99999   Local timer interrupts\n"
+				 "ERR:          0\n";
+
+static void test_parsers(void)
+{
+	struct bench_snap s;
+	uint64_t ticks = 0;
+
+	CHECK_INT(bench_snap_init(&s, 4), 0, "init");
+	CHECK_INT(bench_parse_stat(stat_a, &s), 0, "stat");
+	CHECK_INT(s.total[CPUF_IDLE], 800, "idle total");
+	CHECK_INT(s.cpu[1][CPUF_SYSTEM], 50, "cpu1 system");
+	CHECK_INT(s.ctxt, 1000, "ctxt");
+	CHECK_INT(bench_parse_stat("intr 1\n", &s), -EINVAL, "no cpu line");
+	CHECK_INT(bench_parse_softirqs(softirqs_a, &s), 0, "softirqs");
+	CHECK_INT(s.net_rx[0], 100, "NET_RX cpu0");
+	CHECK_INT(s.net_tx[1], 5, "NET_TX cpu1");
+	CHECK_INT(bench_parse_interrupts(interrupts, &s), 0, "interrupts");
+	CHECK_INT(s.irqs[0], 101, "device interrupts cpu0 (LOC is not one)");
+	CHECK_INT(s.irqs[1], 0, "offline cpu1 has no column");
+	CHECK_INT(s.irqs[2], 50, "the second column is cpu2");
+	bench_snap_free(&s);
+
+	CHECK_INT(bench_parse_pid_stat("42 (wireguard-go) S 1 42 42 0 -1 4194560 100 0 0 0 "
+				       "250 125 0 0 20 0 9 0 100 0 0\n",
+				       &ticks),
+		  0, "pid stat");
+	CHECK_INT(ticks, 375, "utime + stime");
+	CHECK_INT(bench_parse_pid_stat("7 (a) b) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0\n", &ticks), 0,
+		  "comm with ') '");
+	CHECK_INT(ticks, 7, "fields after the last ')'");
+	CHECK_INT(bench_parse_pid_stat("garbage", &ticks), -EINVAL, "garbage");
+}
+
+static void test_delta(void)
+{
+	struct bench_snap a, b;
+	struct bench_run run = {0};
+	long hz = sysconf(_SC_CLK_TCK);
+
+	bench_snap_init(&a, 2);
+	bench_snap_init(&b, 2);
+	bench_parse_stat(stat_a, &a);
+	bench_parse_softirqs(softirqs_a, &a);
+	bench_parse_stat(stat_b, &b);
+	bench_parse_softirqs(softirqs_b, &b);
+	a.t = 10;
+	b.t = 12;
+	a.proc_ok = b.proc_ok = true;
+	a.proc_ticks = 0;
+	b.proc_ticks = (uint64_t)hz; /* one CPU second in two seconds: 50 % */
+	CHECK_INT(bench_snap_delta(&a, &b, true, &run), 0, "delta");
+	/* total: +100 user, +150 system, +100 idle, +50 softirq = 400 ticks, 300 busy */
+	CHECK(NEAR(run.host_cpu_pct, 75), "host %g", run.host_cpu_pct);
+	CHECK(NEAR(run.usr_pct, 25) && NEAR(run.sys_pct, 37.5) && NEAR(run.softirq_pct, 12.5),
+	      "split %g %g %g", run.usr_pct, run.sys_pct, run.softirq_pct);
+	CHECK(NEAR(run.cpu_seconds, 300.0 / (double)hz), "cpu seconds %g", run.cpu_seconds);
+	CHECK(NEAR(run.ctxt_per_s, 1000), "ctxt %g", run.ctxt_per_s);
+	CHECK(NEAR(run.cpu[0].busy, 100) && NEAR(run.cpu[1].busy, 50), "per cpu %g %g",
+	      run.cpu[0].busy, run.cpu[1].busy);
+	CHECK(NEAR(run.cpu[0].net_rx, 5000) && NEAR(run.cpu[1].net_rx, 0), "net_rx %g",
+	      run.cpu[0].net_rx);
+	CHECK(NEAR(run.wg_cpu_pct, 50), "wg %g", run.wg_cpu_pct);
+	free(run.cpu);
+	run.cpu = NULL;
+	b.proc_ok = false;
+	bench_snap_delta(&a, &b, true, &run);
+	CHECK(run.wg_cpu_pct < 0, "a process gone: not measured");
+	free(run.cpu);
+	bench_snap_free(&a);
+	bench_snap_free(&b);
+}
+
+static void test_iperf(void)
+{
+	struct bench_run run = {0};
+	char err[256];
+
+	CHECK_INT(bench_iperf_parse("{\"start\":{},\"end\":{\"sum_sent\":{\"bytes\":2000000000,"
+				    "\"retransmits\":12},\"sum_received\":{\"bytes\":1250000000,"
+				    "\"bits_per_second\":2.5e9}}}",
+				    &run, err, sizeof(err)),
+		  0, "result");
+	CHECK(NEAR(run.gbps, 2.5) && NEAR(run.bytes, 1.25e9) && NEAR(run.retransmits, 12),
+	      "values %g %g %g", run.gbps, run.bytes, run.retransmits);
+	CHECK_INT(bench_iperf_parse("{\"start\":{},\"intervals\":[],\"end\":{},\"error\":\"unable "
+				    "to connect to server: Connection refused\"}",
+				    &run, err, sizeof(err)),
+		  -EINVAL, "error");
+	CHECK(strstr(err, "Connection refused") != NULL, "iperf3's error kept: %s", err);
+	CHECK_INT(bench_iperf_parse("not json", &run, err, sizeof(err)), -EINVAL, "not json");
+}
+
+static void test_trace(void)
+{
+	static const char out[] = "Attaching 3 probes...\n"
+				  "^C\n"
+				  "@ns:\n"
+				  "[512, 1K)             12 |@@                     |\n"
+				  "[1K, 2K)             300 |@@@@@@@@@@@@@@@@@@@@@@@|\n"
+				  "[2K, 4K)              40 |@@@                    |\n"
+				  "[4M, ...)              1 |                       |\n";
+	struct bench_hist h = {0};
+
+	CHECK_INT(bench_trace_parse(out, &h), 0, "hist");
+	CHECK_INT(h.n_buckets, 4, "buckets");
+	if (h.n_buckets == 4) {
+		CHECK(NEAR(h.buckets[0].low, 512) && NEAR(h.buckets[0].high, 1024), "first");
+		CHECK_INT(h.buckets[1].count, 300, "second count");
+		CHECK(NEAR(h.buckets[2].high, 4096), "K suffix");
+		CHECK(h.buckets[3].high < 0 && NEAR(h.buckets[3].low, 4194304), "open-ended");
+	}
+	CHECK_INT(bench_trace_parse("Attaching 3 probes...\n", &h), -EINVAL, "no histogram");
+	free(h.buckets);
+}
+
+/* One run with fixed figures on 2 CPUs; cpu0 takes net_rx0 of the NET_RX softirqs. */
+static void add_run(struct bench_results *r, size_t si, enum bench_path p, double gbps,
+		    double cpu_s, double host, double net_rx0)
+{
+	struct bench_run run = {
+	    .gbps = gbps,
+	    .bytes = gbps * 1e9 / 8 * 10,
+	    .seconds = 10,
+	    .host_cpu_pct = host,
+	    .usr_pct = host / 4,
+	    .sys_pct = host / 2,
+	    .softirq_pct = host / 4,
+	    .cpu_seconds = cpu_s,
+	    .ctxt_per_s = 1000 * gbps,
+	    .wg_cpu_pct = p == BENCH_SECURE ? 90 : 0,
+	    .retransmits = 3,
+	    .n_cpu = 2,
+	};
+
+	run.cpu = calloc(2, sizeof(*run.cpu));
+	run.cpu[0] = (struct bench_cpu){.busy = host, .net_rx = net_rx0};
+	run.cpu[1] = (struct bench_cpu){.busy = host / 2, .net_rx = 10000 - net_rx0};
+	CHECK_INT(bench_cell_add(&r->cells[bench_cell_index(si, p)], r->repeat, &run), 0, "add");
+	free(run.cpu);
+}
+
+/* A minimal XML check: tags nest and close, attributes are quoted, no stray '&'. */
+static int well_formed(const char *s)
+{
+	char stack[64][16];
+	int depth = 0, elements = 0;
+
+	for (const char *p = s; *p; p++) {
+		if (*p == '&') {
+			if (strncmp(p, "&amp;", 5) && strncmp(p, "&lt;", 4) &&
+			    strncmp(p, "&gt;", 4) && strncmp(p, "&quot;", 6))
+				return -1;
+		}
+		if (*p != '<')
+			continue;
+		if (p[1] == '?') {
+			p = strstr(p, "?>");
+			if (!p)
+				return -1;
+			continue;
+		}
+		if (p[1] == '/') {
+			size_t n = strcspn(p + 2, ">");
+
+			if (!depth || strlen(stack[depth - 1]) != n ||
+			    strncmp(stack[depth - 1], p + 2, n))
+				return -1;
+			depth--;
+			p += n + 2;
+			continue;
+		}
+		{
+			const char *end = p + 1;
+			bool quoted = false;
+			size_t n = strcspn(p + 1, " />");
+
+			while (*end && (quoted || *end != '>')) {
+				if (*end == '"')
+					quoted = !quoted;
+				end++;
+			}
+			if (!*end || n == 0 || n >= 16 || depth == 64)
+				return -1;
+			elements++;
+			if (end[-1] != '/') {
+				memcpy(stack[depth], p + 1, n);
+				stack[depth++][n] = '\0';
+			}
+			p = end;
+		}
+	}
+	return depth == 0 ? elements : -1;
+}
+
+static void test_report(void)
+{
+	struct bench_results r = {
+	    .duration = 10,
+	    .repeat = 3,
+	    .streams = {1, 4},
+	    .n_streams = 2,
+	    .n_cpu = 2,
+	    .kernel = "6.1.0-test",
+	    .backend = "userspace",
+	    .implementation = "wireguard-go v0.0.20220316",
+	    .underlay_mtu = 1500,
+	    .fabric_mtu = 1440,
+	    .zone_mtu = 1390,
+	    .plain_vni = 100,
+	    .secure_vni = 200,
+	    .wall_seconds = 190,
+	};
+	struct bench_summary *s;
+	struct bench_ratio q;
+	char path[] = "/tmp/test_bench_report.XXXXXX", *text = NULL;
+	size_t len = 0;
+	json_error_t jerr;
+	json_t *root, *res;
+	FILE *f;
+	int fd;
+
+	r.hist.available = false;
+	snprintf(r.hist.reason, sizeof(r.hist.reason), "bpftrace is not installed");
+	CHECK_INT(bench_results_init(&r), 0, "init");
+	for (size_t si = 0; si < 2; si++) {
+		/* raw 10/12/11, plain 8/9/10, secure 2/2.2/1.8 Gbit/s */
+		add_run(&r, si, BENCH_RAW, 10, 2, 50, 5000);
+		add_run(&r, si, BENCH_RAW, 12, 2, 50, 5000);
+		add_run(&r, si, BENCH_RAW, 11, 2, 50, 5000);
+		add_run(&r, si, BENCH_PLAIN, 8, 2, 60, 5000);
+		add_run(&r, si, BENCH_PLAIN, 10, 2, 60, 5000);
+		add_run(&r, si, BENCH_PLAIN, 9, 2, 60, 5000);
+		add_run(&r, si, BENCH_SECURE, 2, 4, 90, 9500);
+		add_run(&r, si, BENCH_SECURE, 2.2, 4, 90, 9500);
+		add_run(&r, si, BENCH_SECURE, 1.8, 4, 90, 9500);
+	}
+	{
+		struct bench_run extra = {0};
+
+		CHECK_INT(bench_cell_add(&r.cells[0], r.repeat, &extra), -ENOSPC, "cell full");
+	}
+	s = bench_summarize(&r);
+	CHECK(s != NULL, "summaries");
+	if (!s)
+		goto out;
+	CHECK(NEAR(s[0].gbps.median, 11) && NEAR(s[0].gbps.min, 10) && NEAR(s[0].gbps.max, 12),
+	      "raw median %g", s[0].gbps.median);
+	CHECK(NEAR(s[0].pct_of_raw, 100), "raw is 100 %% of raw");
+	CHECK(NEAR(s[1].pct_of_raw, 100.0 * 9 / 11), "plain %% raw %g", s[1].pct_of_raw);
+	/* plain 9 Gbit/s for 10 s = 11.25 GB with 2 CPU s: 0.1778 s/GB */
+	CHECK(NEAR(s[1].cpu_per_gb.median, 2 / 11.25), "plain CPU/GB %g", s[1].cpu_per_gb.median);
+	CHECK(NEAR(s[2].cpu_per_gb.median, 4 / 2.5), "secure CPU/GB %g", s[2].cpu_per_gb.median);
+	CHECK(NEAR(s[2].wg_cpu.median, 90), "wg cpu");
+	CHECK(!s[1].hotspot && s[1].hot_cpu == 0 && NEAR(s[1].hot_share, 50), "no hotspot");
+	CHECK(s[2].hotspot && s[2].hot_cpu == 0 && NEAR(s[2].hot_share, 95), "hotspot %d %g",
+	      s[2].hot_cpu, s[2].hot_share);
+	CHECK(s[2].n_cpu == 2 && NEAR(s[2].cpu[1].busy, 45), "per-cpu medians");
+	bench_ratio_of(&s[1], &s[2], &q);
+	CHECK(NEAR(q.gbps, 2.0 / 9) && NEAR(q.host_cpu, 1.5) &&
+		  NEAR(q.cpu_per_gb, 1.6 / (2 / 11.25)),
+	      "ratios %g %g %g", q.gbps, q.host_cpu, q.cpu_per_gb);
+
+	/* the table */
+	f = open_memstream(&text, &len);
+	bench_print_table(&r, s, f);
+	fclose(f);
+	CHECK(strstr(text, "11.00 ±1.00") != NULL, "median ± half range in:\n%s", text);
+	CHECK(strstr(text, "secure / plain") && strstr(text, "0.22x"), "ratios in the table");
+	CHECK(strstr(text, "YES: cpu0 takes 95% of the NET_RX softirqs") != NULL, "hotspot line");
+	CHECK(strstr(text, "encryption latency histogram: not measured: bpftrace is not "
+			   "installed") != NULL,
+	      "one line on the missing histogram");
+	CHECK(strstr(text, "wireguard-go v0.0.20220316") != NULL, "backend named");
+	free(text);
+	text = NULL;
+
+	/* the JSON */
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	if (fd >= 0)
+		close(fd);
+	CHECK_INT(bench_write_json(&r, s, path), 0, "json");
+	root = json_load_file(path, 0, &jerr);
+	CHECK(root != NULL, "json parses: %s", jerr.text);
+	res = json_array_get(json_object_get(root, "results"), 2);
+	CHECK_STR(json_string_value(json_object_get(res, "path")), "secure", "third result");
+	CHECK(NEAR(json_real_value(
+		       json_object_get(json_object_get(res, "throughput_gbps"), "median")),
+		   2),
+	      "secure median in json");
+	CHECK(json_is_true(json_object_get(json_object_get(res, "hotspot"), "flag")), "hotspot");
+	CHECK_INT(json_array_size(json_object_get(res, "samples")), 3, "samples");
+	CHECK_INT(json_array_size(json_object_get(res, "per_cpu")), 2, "per cpu");
+	CHECK_INT(json_array_size(json_object_get(root, "secure_vs_plain")), 2, "ratios");
+	CHECK(json_is_false(
+		  json_object_get(json_object_get(root, "encryption_histogram"), "available")),
+	      "no histogram");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(root, "wireguard"), "backend")),
+		  "userspace", "backend");
+	json_decref(root);
+	unlink(path);
+
+	/* the SVG */
+	f = open_memstream(&text, &len);
+	CHECK_INT(bench_write_svg(&r, s, f), 0, "svg");
+	fclose(f);
+	CHECK(!strncmp(text, "<?xml", 5) && strstr(text, "</svg>"), "svg document");
+	/* 12 bars + background + 3 legend swatches */
+	CHECK(well_formed(text) > 16, "svg well-formed (%d elements)", well_formed(text));
+	CHECK(strstr(text, "VXLAN in WireGuard") != NULL, "legend");
+	free(text);
+	bench_summaries_free(s, r.n_cells);
+out:
+	bench_results_free(&r);
+}
+
+int main(void)
+{
+	test_stat();
+	test_parsers();
+	test_delta();
+	test_iperf();
+	test_trace();
+	test_report();
+	return unit_summary("test_bench_report");
+}
