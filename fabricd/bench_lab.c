@@ -50,19 +50,23 @@ void lab_path_of(enum bench_path p, struct lab_path *out)
 void lab_init(struct bench_lab *lab, enum wg_backend backend, enum wg_backend_choice choice,
 	      bool verbose)
 {
+	char id[8], dir[64]; /* copies: snprintf may not read what it writes */
+
 	memset(lab, 0, sizeof(*lab));
-	snprintf(lab->id, sizeof(lab->id), "fb%04x", (unsigned int)getpid() & 0xffff);
-	snprintf(lab->dir, sizeof(lab->dir), "/run/fabricd-bench-%s", lab->id);
+	snprintf(id, sizeof(id), "fb%04x", (unsigned int)getpid() & 0xffff);
+	snprintf(dir, sizeof(dir), "/run/fabricd-bench-%s", id);
+	memcpy(lab->id, id, sizeof(id));
+	memcpy(lab->dir, dir, sizeof(dir));
 	for (int i = 0; i < LAB_N_NS; i++) {
-		snprintf(lab->ns[i], sizeof(lab->ns[i]), "%s-%s", lab->id, roles[i]);
+		snprintf(lab->ns[i], sizeof(lab->ns[i]), "%s-%s", id, roles[i]);
 		lab->ns_fd[i] = -1;
 	}
 	for (int i = 0; i < LAB_NODES; i++) {
-		snprintf(lab->mnt[i], sizeof(lab->mnt[i]), "%s/n%d.mnt", lab->dir, i + 1);
-		snprintf(lab->key[i], sizeof(lab->key[i]), "%s/n%d.key", lab->dir, i + 1);
+		snprintf(lab->mnt[i], sizeof(lab->mnt[i]), "%s/n%d.mnt", dir, i + 1);
+		snprintf(lab->key[i], sizeof(lab->key[i]), "%s/n%d.key", dir, i + 1);
 		lab->mnt_fd[i] = -1;
 	}
-	snprintf(lab->config, sizeof(lab->config), "%s/cluster.json", lab->dir);
+	snprintf(lab->config, sizeof(lab->config), "%s/cluster.json", dir);
 	lab->backend = backend;
 	lab->backend_choice = choice;
 	lab->verbose = verbose;

@@ -178,13 +178,16 @@ int bench_trace_parse(const char *text, struct bench_hist *h)
 			if (*p == ']') {
 				b.high = b.low + 1; /* "[0]", "[1]": one value */
 				p++;
-			} else if (p[0] == ',' && p[1] == ' ' &&
-				   (p = parse_bound(p + 2, &b.high)) && *p == ')') {
-				p++;
-			} else if (p && p[0] == ',' && p[1] == ' ' && p[2] == '.') {
-				b.high = -1; /* "[8M, ...)" open-ended */
-				p = strchr(p, ')');
-				p = p ? p + 1 : NULL;
+			} else if (p[0] == ',' && p[1] == ' ') {
+				const char *q = p + 2;
+
+				if (*q == '.') {
+					b.high = -1; /* "[8M, ...)": open-ended */
+					q = strchr(q, ')');
+				} else if ((q = parse_bound(q, &b.high)) && *q != ')') {
+					q = NULL;
+				}
+				p = q ? q + 1 : NULL;
 			} else {
 				p = NULL;
 			}

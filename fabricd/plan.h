@@ -28,11 +28,14 @@ enum op_type {
 	OP_FDB_DEL,
 	OP_ADDR_ADD,
 	OP_ADDR_DEL,
+	OP_FIREWALL_SET,    /* replace the `inet fabricd` table in one transaction */
+	OP_FIREWALL_DELETE, /* remove it (down) */
 };
 
 /* Execution order; within a phase, the order of the plan. */
 enum op_phase {
 	PHASE_DELETE,	 /* links that go, or must be recreated */
+	PHASE_GUARD,	 /* the nftables guard, before any secure vnet exists */
 	PHASE_WG_CREATE, /* the fabric device */
 	PHASE_LINKS,	 /* bridges; link settings of the fabric device */
 	PHASE_VXLAN,	 /* VXLAN devices, enslaved to their bridges */
@@ -40,6 +43,7 @@ enum op_phase {
 	PHASE_WG_CONFIG, /* keys, port, peers */
 	PHASE_RETIRE,	 /* VXLAN devices of the transport a vnet left */
 	PHASE_WG_DESTROY,
+	PHASE_UNGUARD, /* the guard goes last on down */
 	PHASE_COUNT,
 };
 

@@ -34,6 +34,7 @@ void observed_free(struct observed *o)
 	fdb_table_free(&o->fdb);
 	ifaddr_table_free(&o->fabric_addrs);
 	wg_device_free(o->wg);
+	firewall_obs_free(o->firewall);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -47,6 +48,9 @@ int observe(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		goto fail;
 	ret = fdb_dump(&r->rtnl, &o->fdb);
+	if (ret < 0)
+		goto fail;
+	ret = firewall_observe(&o->firewall);
 	if (ret < 0)
 		goto fail;
 	wg = link_find(&o->links, FABRIC_IFNAME);
@@ -297,6 +301,9 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 	ret = fabric_plan(r, want, have, p, diag);
 	if (ret < 0 || diag->n > errors)
 		return ret < 0 ? ret : -EEXIST;
+	ret = firewall_plan(want, have->firewall, p);
+	if (ret < 0)
+		return ret;
 	/* vnets first: within a phase, remotes are added to a new device before a retiring one
 	 * loses them */
 	for (size_t i = 0; !ret && i < want->n_vnets; i++)
@@ -308,6 +315,8 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
 {
+	if (firewall_plan_down(have->firewall, p) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
 		bool fabric = !strcmp(l->name, FABRIC_IFNAME);
@@ -487,6 +496,15 @@ int plan_apply(struct reconcile *r, struct plan *p)
 
 			if ((int)op->phase != phase)
 				continue;
+			if (is_firewall_op(op)) {
+				log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object,
+					  verb_action(op->verb), op->detail[0] ? " (" : "",
+					  op->detail, op->detail[0] ? ")" : "");
+				ret = firewall_apply(op);
+				if (ret < 0)
+					report_failure(op, ret, "");
+				continue;
+			}
 			if (is_wg_op(op)) {
 				log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object,
 					  verb_action(op->verb), op->detail[0] ? " (" : "",

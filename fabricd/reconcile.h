@@ -12,6 +12,7 @@
 #include "desired.h"
 #include "diag.h"
 #include "fdb.h"
+#include "firewall.h"
 #include "ifaddr.h"
 #include "link.h"
 #include "nl.h"
@@ -23,6 +24,7 @@ struct observed {
 	struct fdb_table fdb;
 	struct ifaddr_table fabric_addrs; /* addresses on the fabric device */
 	struct wg_device *wg;		  /* NULL when the fabric device is absent */
+	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
 	bool wg_error;			  /* present but not readable */
 };
 
