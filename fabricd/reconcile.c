@@ -473,6 +473,11 @@ static bool is_wg_op(const struct op *op)
 	       op->type == OP_WG_PEER;
 }
 
+static bool is_firewall_op(const struct op *op)
+{
+	return op->type == OP_FIREWALL_SET || op->type == OP_FIREWALL_DELETE;
+}
+
 static bool plan_destroys_fabric(const struct plan *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
