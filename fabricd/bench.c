@@ -255,6 +255,7 @@ int bench_main(const struct bench_opts *o)
 	char err[256];
 	double t0 = now_s(), estimate;
 	int ret = 1, m = -1;
+	bool built;
 
 	if (geteuid() != 0) {
 		log_error("bench: needs root: it creates network and mount namespaces");
@@ -312,9 +313,10 @@ int bench_main(const struct bench_opts *o)
 	if (m == 0 && !bench_stop && bench_trace_possible(backend, &r.hist))
 		histogram(o, &lab, &r);
 down:
+	built = lab.dir_made;
 	if (lab_down(&lab) < 0)
 		log_error("bench: the lab %s was not removed completely: see above", lab.id);
-	else if (bench_stop || m < 0)
+	else if (built && (bench_stop || m < 0))
 		fprintf(stderr, "bench: removed the lab %s\n", lab.id);
 	restore_handlers(old);
 	if (bench_stop) {

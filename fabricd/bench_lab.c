@@ -317,9 +317,10 @@ static int make_mntns(struct bench_lab *lab, int node)
 			/* drop this copy's references to other namespaces (best effort) */
 			umount2(NETNS_DIR, MNT_DETACH);
 			umount2(lab->dir, MNT_DETACH);
+			/* the source names the run, so a leftover can be told from others' */
 			if ((mkdir("/run/wireguard", 0755) < 0 && errno != EEXIST) ||
-			    mount("fabricd-bench", "/run/wireguard", "tmpfs", MS_NOSUID | MS_NODEV,
-				  "mode=0755") < 0)
+			    mount(lab->dir + strlen("/run/"), "/run/wireguard", "tmpfs",
+				  MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 				err = errno;
 		}
 		if (write(ready[1], &err, sizeof(err)) != sizeof(err))

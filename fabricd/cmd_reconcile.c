@@ -2,6 +2,7 @@
 /* cmd_reconcile.c - plan, apply and down: one node converging to its share. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -143,7 +144,7 @@ int session_plan(struct session *s)
 }
 
 /* The private key from --key-file, checked against this node's public key. */
-static int load_key(struct session *s, const struct options *o)
+static int load_private_key(struct session *s, const struct options *o)
 {
 	const struct node *me = &s->cluster->nodes[s->self];
 	char err[512];
@@ -164,12 +165,50 @@ static int load_key(struct session *s, const struct options *o)
 	return 0;
 }
 
+/*
+ * Preshared keys from --psk-dir: one file per peer, named after it, 0600.
+ * Both nodes of a pair hold the same key. Every peer needs one: a missing
+ * file is an error rather than a silently unprotected session.
+ */
+static int load_psks(struct session *s, const struct options *o)
+{
+	const struct cluster *c = s->cluster;
+	char path[4096], err[512];
+
+	if (!o->psk_dir)
+		return 0;
+	s->r.psk = calloc(c->n_nodes, sizeof(*s->r.psk));
+	if (!s->r.psk)
+		return -1;
+	s->r.n_psk = c->n_nodes;
+	s->r.psk_managed = true;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		if (i == s->self)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", o->psk_dir, c->nodes[i].name);
+		if (wgkey_load_file(path, s->r.psk[i], err, sizeof(err)) < 0) {
+			log_error("peer %s: %s (every peer needs a preshared key file in %s, the "
+				  "same on both nodes: umask 077; fabricd genkey > %s)",
+				  c->nodes[i].name, err, o->psk_dir, path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int session_load_keys(struct session *s, const struct options *o, bool private_key)
+{
+	if (private_key && load_private_key(s, o) < 0)
+		return -1;
+	return load_psks(s, o);
+}
+
 int cmd_plan(const struct options *o)
 {
 	struct session s;
 	int ret = 1;
 
-	if (session_open(&s, o) < 0 || session_plan(&s) < 0)
+	if (session_open(&s, o) < 0 || session_load_keys(&s, o, false) < 0 || session_plan(&s) < 0)
 		goto out;
 	plan_print(&s.plan, stdout);
 	ret = s.plan.n ? 2 : 0;
@@ -208,7 +247,7 @@ int cmd_apply(const struct options *o)
 	struct session s;
 	int ret = 1;
 
-	if (session_open(&s, o) < 0 || load_key(&s, o) < 0 || session_plan(&s) < 0)
+	if (session_open(&s, o) < 0 || session_load_keys(&s, o, true) < 0 || session_plan(&s) < 0)
 		goto out;
 	if (session_apply(&s, "apply") == 0)
 		ret = 0;

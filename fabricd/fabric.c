@@ -102,9 +102,16 @@ static struct op *peer_op(struct plan *p, enum op_verb verb, const char *name, c
 	return op;
 }
 
-static int plan_peer(const struct node_state *want, const struct desired_peer *dp,
-		     const struct wg_peer *have, struct plan *p)
+/* The preshared key a peer should have; NULL when fabricd does not manage them. */
+static const uint8_t *wanted_psk(const struct reconcile *r, const struct desired_peer *dp)
 {
+	return r->psk_managed && dp->node < r->n_psk ? r->psk[dp->node] : NULL;
+}
+
+static int plan_peer(const struct reconcile *r, const struct node_state *want,
+		     const struct desired_peer *dp, const struct wg_peer *have, struct plan *p)
+{
+	const uint8_t *psk = wanted_psk(r, dp);
 	const char *name = want->cluster->nodes[dp->node].name;
 	char a[80], b[80], ip[IP_ADDR_STRLEN];
 	struct sockaddr_storage ep;
@@ -124,6 +131,11 @@ static int plan_peer(const struct node_state *want, const struct desired_peer *d
 		op->peer.keepalive = (uint16_t)dp->keepalive;
 		op->allowed_ip = dp->allowed_ip;
 		op->peer.n_allowed_ips = 1;
+		if (psk && !wgkey_is_zero(psk)) {
+			op->peer.flags |= WGPEER_HAS_PRESHARED_KEY;
+			memcpy(op->peer.preshared_key, psk, WG_KEY_LEN);
+			op_detail(op, "preshared key");
+		}
 		op_detail(op, "endpoint %s, allowed ips %s/%u, keepalive %u",
 			  sockaddr_str(&ep, a, sizeof(a)),
 			  ip_addr_str(&dp->allowed_ip.addr, ip, sizeof(ip)), dp->allowed_ip.len,
@@ -159,19 +171,28 @@ static int plan_peer(const struct node_state *want, const struct desired_peer *d
 		op_detail(op, "allowed ips -> %s/%u",
 			  ip_addr_str(&dp->allowed_ip.addr, ip, sizeof(ip)), dp->allowed_ip.len);
 	}
+	if (psk && memcmp(psk, have->preshared_key, WG_KEY_LEN)) {
+		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp->public_key)))
+			return -ENOMEM;
+		/* all zeros removes it: the peer's file is gone or empty */
+		op->peer.flags |= WGPEER_HAS_PRESHARED_KEY;
+		memcpy(op->peer.preshared_key, psk, WG_KEY_LEN);
+		op_detail(op, wgkey_is_zero(psk) ? "preshared key removed" : "preshared key");
+	}
 	if (op)
 		op->peer.flags |= WGPEER_UPDATE_ONLY;
 	return 0;
 }
 
-static int plan_peers(const struct node_state *want, const struct wg_device *have, struct plan *p)
+static int plan_peers(const struct reconcile *r, const struct node_state *want,
+		      const struct wg_device *have, struct plan *p)
 {
 	const struct desired_fabric *f = &want->fabric;
 	char name[FABRICD_NAME_MAX + 1];
 	int ret;
 
 	for (size_t i = 0; i < f->n_peers; i++) {
-		ret = plan_peer(want, &f->peers[i], find_peer(have, f->peers[i].public_key), p);
+		ret = plan_peer(r, want, &f->peers[i], find_peer(have, f->peers[i].public_key), p);
 		if (ret < 0)
 			return ret;
 	}
@@ -332,7 +353,7 @@ int fabric_plan(struct reconcile *r, const struct node_state *want, const struct
 	if (!ret)
 		ret = plan_device(r, want, l ? have->wg : NULL, p);
 	if (!ret)
-		ret = plan_peers(want, l ? have->wg : NULL, p);
+		ret = plan_peers(r, want, l ? have->wg : NULL, p);
 	return ret;
 }
 

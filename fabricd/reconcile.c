@@ -5,6 +5,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +27,12 @@ void reconcile_close(struct reconcile *r)
 {
 	nl_close(&r->rtnl);
 	explicit_bzero(r->private_key, sizeof(r->private_key));
+	if (r->psk) {
+		explicit_bzero(r->psk, r->n_psk * sizeof(*r->psk));
+		free(r->psk);
+	}
+	r->psk = NULL;
+	r->n_psk = 0;
 }
 
 void observed_free(struct observed *o)

@@ -33,6 +33,13 @@ struct reconcile {
 	enum wg_backend backend;
 	bool have_key;
 	uint8_t private_key[WG_KEY_LEN];
+	/*
+	 * Preshared keys per node index, from --psk-dir. Only with psk_managed
+	 * does fabricd set or clear them; otherwise it leaves them as they are.
+	 */
+	bool psk_managed;
+	size_t n_psk;
+	uint8_t (*psk)[WG_KEY_LEN];
 	uint8_t public_key[WG_KEY_LEN];
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */

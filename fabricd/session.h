@@ -28,6 +28,11 @@ struct session {
 int session_open(struct session *s, const struct options *o);
 /* The same with a definition already loaded; c must outlive the session. */
 int session_open_cluster(struct session *s, const struct options *o, struct cluster *c);
+/*
+ * Loads the private key from --key-file (when private_key; checked against
+ * the definition) and the preshared keys from --psk-dir. 0 or -1 (logged).
+ */
+int session_load_keys(struct session *s, const struct options *o, bool private_key);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */
