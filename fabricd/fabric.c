@@ -246,11 +246,17 @@ static int plan_device(struct reconcile *r, const struct node_state *want,
 	return 0;
 }
 
-static int plan_link(const struct node_state *want, const struct link_obs *l, struct plan *p)
+static int plan_link(const struct node_state *want, const struct link_obs *l, bool adopt,
+		     struct plan *p)
 {
 	struct link_change c = {0};
 	struct op *op;
 
+	if (adopt) {
+		/* fabricd started it but was stopped before marking it: mark it now */
+		c.mask |= LINK_SET_ALIAS;
+		snprintf(c.alias, sizeof(c.alias), "%s", want->owner);
+	}
 	if (!l || l->mtu != want->fabric.mtu) {
 		c.mask |= LINK_SET_MTU;
 		c.mtu = want->fabric.mtu;
@@ -258,7 +264,8 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, st
 	if (!l || !(l->flags & IFF_UP))
 		c.mask |= LINK_SET_UP;
 	if (!l) {
-		c.mask |= LINK_SET_ALIAS;
+		/* no IPv6 link-local address: nothing may route through the tunnel by itself */
+		c.mask |= LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN;
 		snprintf(c.alias, sizeof(c.alias), "%s", want->owner);
 	}
 	if (!c.mask)
@@ -274,6 +281,8 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, st
 		op_detail(op, "mtu %u, up", c.mtu);
 	else if (c.mask & LINK_SET_MTU)
 		op_detail(op, "mtu %u -> %u", l->mtu, c.mtu);
+	if (adopt)
+		op_detail(op, "adopted: started by fabricd, not yet marked");
 	if (l && (c.mask & LINK_SET_UP))
 		op_detail(op, "down -> up");
 	return 0;
@@ -323,7 +332,7 @@ int fabric_plan(struct reconcile *r, const struct node_state *want, const struct
 	const struct link_obs *l = link_find(&have->links, FABRIC_IFNAME);
 	int ret;
 
-	if (l && !link_is_owned(l, want->owner)) {
+	if (l && !link_is_owned(l, want->owner) && !have->wg_adopt) {
 		diag_add(diag, "fabric " FABRIC_IFNAME,
 			 "a link named %s exists that fabricd does not own (alias \"%s\"); "
 			 "delete it or give it the alias \"%s\" to let fabricd adopt it",
@@ -347,7 +356,7 @@ int fabric_plan(struct reconcile *r, const struct node_state *want, const struct
 		op->backend = r->backend;
 		op_detail(op, "WireGuard, %s backend", wg_backend_name(r->backend));
 	}
-	ret = plan_link(want, l, p);
+	ret = plan_link(want, l, have->wg_adopt, p);
 	if (!ret)
 		ret = plan_addresses(want, l, &have->fabric_addrs, p);
 	if (!ret)

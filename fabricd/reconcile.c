@@ -71,7 +71,10 @@ int observe(struct reconcile *r, struct observed *o)
 		r->backend = WG_BACKEND_KERNEL;
 	else if (!strcmp(wg->kind, "tun"))
 		r->backend = WG_BACKEND_USERSPACE;
-	if (link_is_owned(wg, r->owner) && wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
+	o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
+		      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
+	if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
+	    wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
 		o->wg = NULL;
 		o->wg_error = true;
 	}
@@ -396,6 +399,33 @@ static bool ipv6_enabled(void)
 /* Far above what one link message takes; keeps a create and its alias together. */
 #define NL_LINK_MSG_MAX 1024
 
+/*
+ * A link change as the kernel needs it: do_setlink applies the up flag before
+ * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
+ * address gets that setting in one message and goes up in the next. Returns
+ * the last message (the caller commits it).
+ */
+static struct nlmsghdr *put_link_change(struct nl_batch *b, struct op *op, int ifindex,
+					struct link_change *c)
+{
+	struct nlmsghdr *nlh;
+
+	if (!ipv6_enabled())
+		c->mask &= ~LINK_SET_NO_ADDRGEN;
+	if ((c->mask & LINK_SET_NO_ADDRGEN) && (c->mask & LINK_SET_UP)) {
+		struct link_change first = *c;
+
+		first.mask &= ~LINK_SET_UP;
+		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
+		link_put_change(nlh, ifindex, op->ifname, &first);
+		nl_batch_commit(b, nlh, op);
+		c->mask = LINK_SET_UP;
+	}
+	nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
+	link_put_change(nlh, ifindex, op->ifname, c);
+	return nlh;
+}
+
 static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 {
 	struct nlmsghdr *nlh;
@@ -407,10 +437,10 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 	case OP_VXLAN_CREATE:
 		/*
 		 * The kernel ignores IFLA_IFALIAS when it creates a link, so the
-		 * owner mark follows in a second message of the same sendmsg: a
-		 * fabricd killed in between cannot leave an unmarked link.
+		 * owner mark follows in the same sendmsg: a fabricd killed in
+		 * between cannot leave an unmarked link.
 		 */
-		nl_batch_reserve(b, 2, 2 * NL_LINK_MSG_MAX);
+		nl_batch_reserve(b, 3, 3 * NL_LINK_MSG_MAX);
 		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
 		if (op->type == OP_BRIDGE_CREATE) {
 			bridge_put_create(nlh, op->ifname, op->mtu);
@@ -420,13 +450,9 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 		}
 		nl_batch_commit(b, nlh, op);
 		memset(&c, 0, sizeof(c));
-		c.mask = LINK_SET_ALIAS | LINK_SET_UP;
-		/* before it is up, or the kernel gives it a link-local address that talks */
-		if (ipv6_enabled())
-			c.mask |= LINK_SET_NO_ADDRGEN;
+		c.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP;
 		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
-		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
-		link_put_change(nlh, 0, op->ifname, &c);
+		nlh = put_link_change(b, op, 0, &c);
 		break;
 	case OP_LINK_CHANGE:
 		c = op->change;
@@ -437,8 +463,8 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 				return;
 			}
 		}
-		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
-		link_put_change(nlh, op->ifindex, op->ifname, &c);
+		nl_batch_reserve(b, 2, 2 * NL_LINK_MSG_MAX);
+		nlh = put_link_change(b, op, op->ifindex, &c);
 		break;
 	case OP_LINK_DELETE:
 		nlh = nl_batch_msg(b, RTM_DELLINK, 0);

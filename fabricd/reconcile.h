@@ -26,6 +26,7 @@ struct observed {
 	struct wg_device *wg;		  /* NULL when the fabric device is absent */
 	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
 	bool wg_error;			  /* present but not readable */
+	bool wg_adopt; /* unmarked, but started by fabricd (killed before marking it) */
 };
 
 struct reconcile {
