@@ -19,7 +19,7 @@ PKG_CONFIG ?= pkg-config
 PYTEST ?= /usr/bin/python3 -m pytest
 FUZZ_SECONDS ?= 30
 
-PKGS := jansson libmnl libsodium
+PKGS := jansson libmnl libsodium libnftables
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -Ikmod

@@ -38,13 +38,23 @@ static const int handled[] = {SIGINT, SIGTERM, SIGHUP};
 static void install_handlers(struct sigaction *old)
 {
 	struct sigaction sa;
+	sigset_t unblock;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&unblock);
 	/* no SA_RESTART: a blocking wait returns EINTR and sees bench_stop at once */
-	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
-		sigaction(handled[i], &sa, &old[i]);
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+		sigaction(handled[i], NULL, &old[i]);
+		/* started with SIGINT or SIGHUP ignored (nohup, a script's "&"): keep it so */
+		if (handled[i] != SIGTERM && old[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(handled[i], &sa, NULL);
+		/* an inherited blocked mask would hold a stop request back forever */
+		sigaddset(&unblock, handled[i]);
+	}
+	sigprocmask(SIG_UNBLOCK, &unblock, NULL);
 }
 
 static void restore_handlers(const struct sigaction *old)
@@ -149,6 +159,28 @@ static void fill_header(struct bench_results *r, const struct bench_opts *o,
 	r->secure_vni = LAB_SECURE_VNI;
 }
 
+/* How busy the host is without the bench: one second of /proc/stat. */
+static double busy_before(void)
+{
+	unsigned int n_cpu = (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
+	struct bench_snap a, b;
+	struct bench_run run = {0};
+	struct timespec one = {1, 0};
+	double busy = -1;
+
+	if (bench_snap_init(&a, n_cpu) < 0)
+		return -1;
+	if (bench_snap_init(&b, n_cpu) == 0) {
+		if (bench_snap_take(&a, NULL, 0) == 0 && nanosleep(&one, NULL) == 0 &&
+		    bench_snap_take(&b, NULL, 0) == 0 && bench_snap_delta(&a, &b, false, &run) == 0)
+			busy = run.host_cpu_pct;
+		bench_snap_free(&b);
+	}
+	bench_snap_free(&a);
+	free(run.cpu);
+	return busy;
+}
+
 /* The measured matrix; 0, -EINTR or -1. */
 static int measure(const struct bench_opts *o, const struct bench_lab *lab, struct bench_results *r,
 		   const pid_t *wg, size_t n_wg)
@@ -243,40 +275,50 @@ static int report(const struct bench_opts *o, struct bench_results *r)
 	return ret;
 }
 
+/* What must hold before anything is built; 0 or -1 (logged). */
+static int preflight(const struct bench_opts *o, enum wg_backend *backend)
+{
+	struct kmod_caps caps;
+	char err[256];
+
+	if (geteuid() != 0) {
+		log_error("bench: needs root: it creates network and mount namespaces");
+		return -1;
+	}
+	if (!in_path(BENCH_IPERF3)) {
+		log_error("bench: iperf3 is not installed: apt-get install iperf3 (or run "
+			  "scripts/install-deps.sh)");
+		return -1;
+	}
+	if (check_output("--json", o->json_path) < 0 || check_output("--svg", o->svg_path) < 0)
+		return -1;
+	kmod_probe(&caps);
+	if (kmod_missing_reason(&caps)) {
+		log_error("bench: %s", kmod_missing_reason(&caps));
+		return -1;
+	}
+	if (kmod_choose_backend(o->wg_backend, &caps, backend, err, sizeof(err)) < 0) {
+		log_error("bench: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 int bench_main(const struct bench_opts *o)
 {
 	struct bench_results r = {0};
 	struct sigaction old[3];
 	struct bench_lab lab;
-	struct kmod_caps caps;
 	enum wg_backend backend;
 	pid_t wg[LAB_MAX_PROCS];
 	size_t n_wg = 0;
-	char err[256];
 	double t0 = now_s(), estimate;
 	int ret = 1, m = -1;
 	bool built;
 
-	if (geteuid() != 0) {
-		log_error("bench: needs root: it creates network and mount namespaces");
+	/* until the first namespace exists, a signal may simply end the process */
+	if (preflight(o, &backend) < 0)
 		return 1;
-	}
-	if (!in_path(BENCH_IPERF3)) {
-		log_error("bench: iperf3 is not installed: apt-get install iperf3 (or run "
-			  "scripts/install-deps.sh)");
-		return 1;
-	}
-	if (check_output("--json", o->json_path) < 0 || check_output("--svg", o->svg_path) < 0)
-		return 1;
-	kmod_probe(&caps);
-	if (kmod_missing_reason(&caps)) {
-		log_error("bench: %s", kmod_missing_reason(&caps));
-		return 1;
-	}
-	if (kmod_choose_backend(o->wg_backend, &caps, &backend, err, sizeof(err)) < 0) {
-		log_error("bench: %s", err);
-		return 1;
-	}
 	r.repeat = o->repeat;
 	memcpy(r.streams, o->streams, sizeof(r.streams));
 	r.n_streams = o->n_streams;
@@ -294,7 +336,12 @@ int bench_main(const struct bench_opts *o)
 		"fabricd bench: building a 2-node lab in namespaces %s-* (WireGuard: %s); "
 		"measuring takes about %.0f s\n",
 		lab.id, wg_backend_name(backend), estimate);
-	if (lab_up(&lab) < 0)
+	r.busy_before = busy_before();
+	if (r.busy_before > BENCH_BUSY_WARN)
+		log_warn("bench: this host is %.0f%% busy before the bench starts: other work "
+			 "skews every figure; run the bench on an idle host",
+			 r.busy_before);
+	if (bench_stop || lab_up(&lab) < 0)
 		goto down;
 	r.fabric_mtu = lab.fabric_mtu;
 	r.zone_mtu = lab.zone_mtu;

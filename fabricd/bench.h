@@ -29,6 +29,8 @@
 #define BENCH_MAX_STREAMS	128
 #define BENCH_MAX_REPEAT	50
 #define BENCH_MAX_DURATION	600
+/* Busier than this (percent of all CPUs) before the bench starts: other work skews it. */
+#define BENCH_BUSY_WARN 10.0
 /* One CPU with at least this share of the NET_RX softirqs or device interrupts is a hotspot. */
 #define BENCH_HOTSPOT_SHARE 80.0
 /* ...when there are at least this many per second (an idle host is not a hotspot). */
@@ -111,6 +113,7 @@ struct bench_results {
 	unsigned int underlay_mtu, fabric_mtu, zone_mtu;
 	unsigned int plain_vni, secure_vni;
 	double wall_seconds; /* the whole bench */
+	double busy_before;  /* host CPU % in the second before the lab was built; < 0: unknown */
 	struct bench_hist hist;
 	/* n_streams * BENCH_N_PATHS cells, index bench_cell_index() */
 	size_t n_cells;

@@ -30,6 +30,13 @@
 
 #define NETNS_DIR "/run/netns"
 
+/* After Ctrl-C a failing step is expected: say "interrupted" once, not why each step stopped. */
+#define lab_error(...)                                                                             \
+	do {                                                                                       \
+		if (!bench_stop)                                                                   \
+			log_error(__VA_ARGS__);                                                    \
+	} while (0)
+
 static const char *const roles[LAB_N_NS] = {"sw", "n1", "n2", "g1", "g2"};
 
 void lab_path_of(enum bench_path p, struct lab_path *out)
@@ -311,7 +318,7 @@ static int make_mntns(struct bench_lab *lab, int node)
 		close(ready[0]);
 		close(go[1]);
 		if (unshare(CLONE_NEWNS) < 0 ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 			err = errno;
 		if (!err) {
 			/* drop this copy's references to other namespaces (best effort) */
@@ -410,29 +417,29 @@ int lab_up(struct bench_lab *lab)
 		return -1;
 	/* mkdir is the claim: it fails if another run took the ID meanwhile */
 	if (mkdir(lab->dir, 0700) < 0) {
-		log_error("bench: cannot create %s: %s", lab->dir, strerror(errno));
+		lab_error("bench: cannot create %s: %s", lab->dir, strerror(errno));
 		return -1;
 	}
 	lab->dir_made = true;
 	/* a private mount of its own: mount namespace files may not sit on a shared mount */
 	if (mount(lab->dir, lab->dir, "none", MS_BIND, NULL) < 0) {
-		log_error("bench: cannot bind-mount %s: %s", lab->dir, strerror(errno));
+		lab_error("bench: cannot bind-mount %s: %s", lab->dir, strerror(errno));
 		return -1;
 	}
 	lab->dir_mounted = true;
-	if (mount(NULL, lab->dir, NULL, MS_PRIVATE, NULL) < 0) {
-		log_error("bench: cannot make %s a private mount: %s", lab->dir, strerror(errno));
+	if (mount("none", lab->dir, "none", MS_PRIVATE, NULL) < 0) {
+		lab_error("bench: cannot make %s a private mount: %s", lab->dir, strerror(errno));
 		return -1;
 	}
 	ret = prepare_netns_dir();
 	if (ret < 0) {
-		log_error("bench: cannot prepare %s: %s", NETNS_DIR, strerror(-ret));
+		lab_error("bench: cannot prepare %s: %s", NETNS_DIR, strerror(-ret));
 		return -1;
 	}
 	for (int i = 0; i < LAB_N_NS && !bench_stop; i++) {
 		ret = make_netns(lab, i);
 		if (ret < 0) {
-			log_error("bench: cannot create network namespace %s: %s", lab->ns[i],
+			lab_error("bench: cannot create network namespace %s: %s", lab->ns[i],
 				  strerror(-ret));
 			return -1;
 		}
@@ -440,7 +447,7 @@ int lab_up(struct bench_lab *lab)
 	for (int i = 0; i < LAB_NODES && !bench_stop; i++) {
 		ret = make_mntns(lab, i);
 		if (ret < 0) {
-			log_error("bench: cannot create the mount namespace %s of node n%d: %s",
+			lab_error("bench: cannot create the mount namespace %s of node n%d: %s",
 				  lab->mnt[i], i + 1, strerror(-ret));
 			return -1;
 		}

@@ -65,6 +65,8 @@ static int fail(const struct bench_lab *lab, enum lab_where where, const char *w
 {
 	char buf[384];
 
+	if (bench_stop)
+		return -1; /* interrupted: bench.c says so */
 	log_error("bench: %s in %s: %s", what, lab->ns[where],
 		  s ? nl_strerror(s, err, buf, sizeof(buf)) : strerror(-err));
 	return -1;
@@ -98,7 +100,8 @@ static unsigned int mtu_of(struct nl_sock *s, const char *name)
 static int veth_create(struct nl_sock *s, const char *name, const char *peer, int peer_fd,
 		       unsigned int mtu)
 {
-	char buf[NL_MSG_BUF];
+	/* zeroed: libmnl 1.0.4 (Debian 12) leaves attribute padding as it finds it */
+	char buf[NL_MSG_BUF] = {0};
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *info, *data, *pinfo;
@@ -126,7 +129,7 @@ static int veth_create(struct nl_sock *s, const char *name, const char *peer, in
 static int link_up(struct nl_sock *s, const char *name, const char *master)
 {
 	struct link_change c = {.mask = LINK_SET_UP};
-	char buf[NL_MSG_BUF];
+	char buf[NL_MSG_BUF] = {0};
 	struct nlmsghdr *nlh;
 	int idx = ifindex_of(s, name);
 
@@ -145,7 +148,7 @@ static int link_up(struct nl_sock *s, const char *name, const char *master)
 
 static int addr_add(struct nl_sock *s, const char *dev, const char *cidr)
 {
-	char buf[NL_MSG_BUF], text[64];
+	char buf[NL_MSG_BUF] = {0}, text[64];
 	struct ip_prefix p;
 	struct nlmsghdr *nlh;
 	char *slash;
@@ -168,7 +171,7 @@ static int addr_add(struct nl_sock *s, const char *dev, const char *cidr)
 
 static int make_switch(const struct bench_lab *lab, struct nl_sock *sw)
 {
-	char buf[NL_MSG_BUF];
+	char buf[NL_MSG_BUF] = {0};
 	struct nlmsghdr *nlh = nl_msg_start(sw, buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
 	int ret;
 
@@ -347,6 +350,8 @@ int labnet_build(struct bench_lab *lab)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int n = 0; n < LAB_NODES && !bench_stop; n++) {
 		err = lab_run_in(lab, LAB_N1 + n, apply_in_node, &n, 60000);
+		if (err && bench_stop)
+			goto out; /* interrupted: bench.c says so */
 		if (err) {
 			log_error(
 			    "bench: `fabricd apply` on node %s (namespace %s) failed (%s %d); "

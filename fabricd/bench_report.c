@@ -292,6 +292,12 @@ static void print_header(const struct bench_results *r, FILE *f)
 	fprintf(f,
 		"MTU: underlay %u, fabric %u, guests %u in both zones (VNI %u plain, %u secure)\n",
 		r->underlay_mtu, r->fabric_mtu, r->zone_mtu, r->plain_vni, r->secure_vni);
+	if (r->busy_before >= 0)
+		fprintf(f, "Host before the bench: %.1f%% busy%s\n", r->busy_before,
+			r->busy_before > BENCH_BUSY_WARN
+			    ? ": WARNING: other work on this host skews every figure below; run "
+			      "the bench on an idle host"
+			    : " (idle enough)");
 	fprintf(f,
 		"Both ends of every path run on this host: CPU is sender + receiver together.\n"
 		"Figures are medians over the repeats; ± is half the range (max - min) / 2.\n\n");
@@ -543,16 +549,17 @@ static json_t *report_json(const struct bench_results *r, const struct bench_sum
 							q.cpu_per_gb, "ctxt_per_s", q.ctxt));
 	}
 	root = json_pack(
-	    "{s:i, s:s, s:{s:i, s:s}, s:{s:i, s:o, s:i, s:b}, s:{s:s, s:s}, s:{s:i, s:i, s:i}, "
+	    "{s:i, s:s, s:{s:i, s:s, s:o}, s:{s:i, s:o, s:i, s:b}, s:{s:s, s:s}, s:{s:i, s:i, "
+	    "s:i}, "
 	    "s:{s:i, s:i}, s:f, s:o, s:o, s:o, s:o}",
 	    "version", 1, "tool", "fabricd bench", "host", "cpus", (int)r->n_cpu, "kernel",
-	    r->kernel, "settings", "duration_s", (int)r->duration, "streams", streams, "repeat",
-	    (int)r->repeat, "quick", r->quick, "wireguard", "backend", r->backend, "implementation",
-	    r->implementation, "mtu", "underlay", (int)r->underlay_mtu, "fabric",
-	    (int)r->fabric_mtu, "guest", (int)r->zone_mtu, "vni", "plain", (int)r->plain_vni,
-	    "secure", (int)r->secure_vni, "wall_seconds", r->wall_seconds, "paths", paths,
-	    "results", results, "secure_vs_plain", ratios, "encryption_histogram",
-	    hist_json(&r->hist));
+	    r->kernel, "busy_before_pct", num_or_null(r->busy_before), "settings", "duration_s",
+	    (int)r->duration, "streams", streams, "repeat", (int)r->repeat, "quick", r->quick,
+	    "wireguard", "backend", r->backend, "implementation", r->implementation, "mtu",
+	    "underlay", (int)r->underlay_mtu, "fabric", (int)r->fabric_mtu, "guest",
+	    (int)r->zone_mtu, "vni", "plain", (int)r->plain_vni, "secure", (int)r->secure_vni,
+	    "wall_seconds", r->wall_seconds, "paths", paths, "results", results, "secure_vs_plain",
+	    ratios, "encryption_histogram", hist_json(&r->hist));
 	return root;
 }
 

@@ -155,11 +155,35 @@ static json_t *status_drift(const struct plan *p)
 
 static json_t *status_json(const struct session *s)
 {
-	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:b, s:o}", "cluster", s->cluster->name, "node",
-			 s->cluster->nodes[s->self].name, "underlay_mtu",
+	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:b, s:o}", "cluster", s->cluster->name,
+			 "node", s->cluster->nodes[s->self].name, "underlay_mtu",
 			 (json_int_t)s->want.mtu.underlay, "fabric", status_fabric(s), "zones",
-			 status_zones(s), "in_sync", s->plan.n == 0, "drift",
-			 status_drift(&s->plan));
+			 status_zones(s), "guard", firewall_status_json(s->have.firewall, s->r.owner),
+			 "in_sync", s->plan.n == 0, "drift", status_drift(&s->plan));
+}
+
+/* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */
+static void print_guard(json_t *guard)
+{
+	json_t *counters = json_object_get(guard, "counters");
+
+	printf("guard %s: ", json_string_value(json_object_get(guard, "table")));
+	if (!json_is_true(json_object_get(guard, "present"))) {
+		printf("absent\n");
+		return;
+	}
+	printf("dropped");
+	for (int i = 0; i < FW_N_COUNTERS; i++) {
+		const char *name = firewall_counter_names[i];
+		json_t *c = json_object_get(counters, name);
+
+		printf("%s %s ", i ? "," : "", name + strlen("drop_"));
+		if (c)
+			printf("%lld", json_integer_value(json_object_get(c, "packets")));
+		else
+			printf("(missing)");
+	}
+	printf(" packets%s\n", json_is_true(json_object_get(guard, "owned")) ? "" : " (NOT OWNED)");
 }
 
 static void print_text(json_t *j)
@@ -221,6 +245,7 @@ static void print_text(json_t *j)
 			printf("\n");
 		}
 	}
+	print_guard(json_object_get(j, "guard"));
 	json_array_foreach(json_object_get(j, "drift"), i, v)
 	    printf("drift: %s %s: %s\n", json_string_value(json_object_get(v, "change")),
 		   json_string_value(json_object_get(v, "object")),

@@ -38,6 +38,7 @@ int cmd_render(const struct options *o);
 int cmd_plan(const struct options *o);
 int cmd_apply(const struct options *o);
 int cmd_run(const struct options *o);
+int cmd_set_transport(const struct options *o);
 int cmd_status(const struct options *o);
 int cmd_down(const struct options *o);
 int cmd_genkey(const struct options *o);

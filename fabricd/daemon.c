@@ -2,13 +2,14 @@
 /*
  * daemon.c - `fabricd run`: converge, then wait on events, not timers.
  *
- * One epoll loop over four descriptors:
+ * One epoll loop over these descriptors:
  *   inotify   the definition's directory, filtered by file name: editors and
  *             cluster file systems replace the file by rename, which a watch
  *             on the file itself would not follow;
  *   netlink   notifications for links, addresses, routes and the all-zeros
- *             FDB entries fabricd owns; an overflow (ENOBUFS) means some were
- *             lost, so the next pass re-reads everything (every pass does);
+ *             FDB entries fabricd owns, and (netfilter) for its nftables
+ *             table; an overflow (ENOBUFS) means some were lost, so the next
+ *             pass re-reads everything (every pass does);
  *   signalfd  SIGHUP reloads, SIGTERM and SIGINT end the daemon and leave the
  *             dataplane up;
  *   timerfd   one timer for the next due of: the debounce that coalesces a
@@ -27,19 +28,13 @@
  * which plans nothing and logs nothing; then the loop sleeps.
  */
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
-#include <linux/neighbour.h>
-#include <linux/rtnetlink.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +43,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "daemon_report.h"
+#include "daemon_watch.h"
 #include "log.h"
 #include "notify.h"
 #include "retire.h"
@@ -57,21 +53,8 @@
 #define CHECK_MS     500
 #define RETRY_MIN_MS 250
 #define RETRY_MAX_MS 30000
-#define NL_RCVBUF    (8 << 20) /* a burst of a few thousand notifications fits */
-#define INOTIFY_MASK                                                                               \
-	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF |   \
-	 IN_MOVE_SELF | IN_ONLYDIR)
 
-enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_TIMER };
-
-/* What the definition file was when it was last read: a change means read it again. */
-struct file_id {
-	bool exists;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
-};
+enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_NFT, EV_TIMER };
 
 struct zone_mtu {
 	char name[FABRICD_NAME_MAX + 1];
@@ -81,9 +64,9 @@ struct zone_mtu {
 struct daemon {
 	const struct options *o;
 	struct notify notify;
-	int ep, ino, wd, sig, timer;
-	struct mnl_socket *mon;
-	char dir[PATH_MAX], base[NAME_MAX + 1];
+	int ep, sig, timer;
+	struct file_watch watch;
+	struct mnl_socket *mon, *nft;
 	struct cluster *cluster; /* the last good definition */
 	char node[FABRICD_NAME_MAX + 1];
 	struct file_id file;
@@ -92,7 +75,7 @@ struct daemon {
 	bool reload, forced; /* read the file in the next pass; forced: SIGHUP */
 	bool reloading;	     /* RELOADING=1 was sent; READY=1 follows the pass */
 	bool stop;
-	unsigned int reasons; /* of the next pass */
+	unsigned int reasons;		      /* of the next pass */
 	long long pass_at, check_at, wake_at; /* CLOCK_MONOTONIC ms, 0 = not due */
 	unsigned int failures;		      /* passes failed in a row */
 	enum wg_backend backend;
@@ -126,69 +109,8 @@ static void schedule(struct daemon *d, unsigned int reasons, long long delay_ms)
 		d->pass_at = at;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-#define FNV_INIT 0xcbf29ce484222325ULL
-
-/* What the periodic check compares: keys, port, and each peer's settings (order-free). */
-static uint64_t wg_signature(const struct wg_device *dev)
-{
-	uint64_t h = FNV_INIT, peers = 0;
-
-	h = fnv(h, &dev->listen_port, sizeof(dev->listen_port));
-	h = fnv(h, dev->public_key, sizeof(dev->public_key));
-	h = fnv(h, &dev->n_peers, sizeof(dev->n_peers));
-	for (size_t i = 0; i < dev->n_peers; i++) {
-		const struct wg_peer *p = &dev->peers[i];
-		uint64_t ph = fnv(FNV_INIT, p->public_key, sizeof(p->public_key)), ips = 0;
-		struct ip_addr a;
-		uint16_t port = 0;
-
-		ph = fnv(ph, &p->keepalive, sizeof(p->keepalive));
-		ph = fnv(ph, p->preshared_key, sizeof(p->preshared_key));
-		if (p->endpoint.ss_family &&
-		    ip_addr_from_sockaddr((const struct sockaddr *)&p->endpoint, &a, &port) == 0) {
-			ph = fnv(ph, &a, sizeof(a));
-			ph = fnv(ph, &port, sizeof(port));
-		}
-		for (size_t j = 0; j < p->n_allowed_ips; j++)
-			ips += fnv(FNV_INIT, &p->allowed_ips[j], sizeof(p->allowed_ips[j]));
-		peers += fnv(ph, &ips, sizeof(ips));
-	}
-	return fnv(h, &peers, sizeof(peers));
-}
-
-static void file_stat(const char *path, struct file_id *id)
-{
-	struct stat st;
-
-	memset(id, 0, sizeof(*id));
-	if (stat(path, &st) < 0)
-		return;
-	id->exists = true;
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	id->size = st.st_size;
-	id->mtime = st.st_mtim;
-	id->ctime = st.st_ctim;
-}
-
-static bool file_changed(const struct file_id *a, const struct file_id *b)
-{
-	return a->exists != b->exists || a->dev != b->dev || a->ino != b->ino ||
-	       a->size != b->size || a->mtime.tv_sec != b->mtime.tv_sec ||
-	       a->mtime.tv_nsec != b->mtime.tv_nsec || a->ctime.tv_sec != b->ctime.tv_sec ||
-	       a->ctime.tv_nsec != b->ctime.tv_nsec;
-}
-
-static void set_status(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_status(struct daemon *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void set_status(struct daemon *d, const char *fmt, ...)
 {
@@ -217,14 +139,15 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 	uint64_t h;
 	int ret;
 
-	file_stat(path, &d->file); /* before reading: a change during the read shows next time */
+	file_id_read(path, &d->file); /* before reading: a change during the read shows next time */
 	diag_init(&diag);
 	ret = config_load_file(path, &c, &diag);
 	if (ret == 0 && cluster_find_node(c, d->node) < 0) {
-		diag_add(&diag, "nodes",
-			 "this node, %s, is no longer in the definition; to take it out of the "
-			 "fabric, stop fabricd and run `fabricd down` with the last good definition",
-			 d->node);
+		diag_add(
+		    &diag, "nodes",
+		    "this node, %s, is no longer in the definition; to take it out of the "
+		    "fabric, stop fabricd and run `fabricd down` with the last good definition",
+		    d->node);
 		ret = -EINVAL;
 	} else if (ret == 0 && strcmp(c->name, d->cluster->name)) {
 		diag_add(&diag, "cluster",
@@ -235,9 +158,9 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 		ret = -EINVAL;
 	}
 	if (ret < 0) {
-		h = fnv(FNV_INIT, &ret, sizeof(ret));
+		h = digest(DIGEST_INIT, &ret, sizeof(ret));
 		for (size_t i = 0; i < diag.n; i++)
-			h = fnv(h, diag.msgs[i], strlen(diag.msgs[i]));
+			h = digest(h, diag.msgs[i], strlen(diag.msgs[i]));
 		if (forced || h != d->rejected) {
 			if (diag.n)
 				log_error("%s: not used, the last good definition stays in force; "
@@ -274,8 +197,8 @@ static void report_mtus(struct daemon *d, const struct session *s, unsigned int 
 	for (size_t i = 0; i < w->n_zones; i++) {
 		const struct zone *z = &s->cluster->zones[w->zones[i].zone];
 		unsigned int mtu = w->zones[i].mtu;
-		const char *why = (reasons & REASON_DEFINITION) ? "definition changed"
-								 : "underlay MTU changed";
+		const char *why =
+		    (reasons & REASON_DEFINITION) ? "definition changed" : "underlay MTU changed";
 
 		snprintf(mtus[i].name, sizeof(mtus[i].name), "%s", z->name);
 		mtus[i].mtu = mtu;
@@ -325,8 +248,8 @@ static long long wake_from_epoch(long long epoch)
 static void converged_status(struct daemon *d, const struct session *s)
 {
 	set_status(d, "%s%s: %zu zones, %zu vnets, %zu peers, converged",
-		   d->def_invalid ? "definition not valid, last good one in force; " : "",
-		   d->node, s->want.n_zones, s->want.n_vnets, s->want.fabric.n_peers);
+		   d->def_invalid ? "definition not valid, last good one in force; " : "", d->node,
+		   s->want.n_zones, s->want.n_vnets, s->want.fabric.n_peers);
 }
 
 /* One pass. 0 when converged (or changes applied), -1 when it failed (retry scheduled). */
@@ -340,6 +263,8 @@ static int run_pass(struct daemon *d)
 	int ret;
 
 	d->reasons = 0;
+	log_debug("pass at %.3f (reasons 0x%x%s)", clock_ms(CLOCK_REALTIME) / 1000.0, reasons,
+		  d->reload ? ", read the definition" : "");
 	if (d->reload) {
 		d->reload = d->forced = false;
 		cand = load_candidate(d, forced);
@@ -389,8 +314,9 @@ static int run_pass(struct daemon *d)
 		if (s.have.wg)
 			d->wg_sig = wg_signature(s.have.wg);
 		if (reasons & REASON_STARTUP)
-			log_info("%s: up to date, nothing to change (the running fabric is adopted)",
-				 d->node);
+			log_info(
+			    "%s: up to date, nothing to change (the running fabric is adopted)",
+			    d->node);
 	}
 	ret = retire_ports(&s.r, &s.have, d->o->grace, &wake);
 	if (ret > 0)
@@ -404,117 +330,6 @@ static int run_pass(struct daemon *d)
 	}
 	d->failures = 0;
 	return 0;
-}
-
-static void watch_dir(struct daemon *d)
-{
-	d->wd = inotify_add_watch(d->ino, d->dir, INOTIFY_MASK);
-	if (d->wd < 0)
-		log_warn("%s: cannot watch it (%s); changes of %s are noticed within %d ms "
-			 "instead",
-			 d->dir, strerror(errno), d->base, CHECK_MS);
-}
-
-static void handle_inotify(struct daemon *d)
-{
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	ssize_t n;
-
-	while ((n = read(d->ino, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *ev = (const struct inotify_event *)p;
-
-			p += sizeof(*ev) + ev->len;
-			if (ev->mask & IN_IGNORED) {
-				d->wd = -1; /* the directory went away: the periodic check re-adds it */
-			} else if ((ev->mask & IN_Q_OVERFLOW) || (ev->len && !strcmp(ev->name, d->base))) {
-				log_debug("%s: changed on disk", d->o->config);
-				d->reload = true;
-				schedule(d, 0, DEBOUNCE_MS);
-			}
-		}
-	}
-}
-
-/* An all-zeros FDB entry with a remote: the only neighbour entries fabricd makes. */
-static bool is_fdb_remote(const struct nlmsghdr *nlh)
-{
-	static const uint8_t zero[6];
-	const struct nlattr *attr;
-	const struct ndmsg *ndm;
-	bool mac = false, dst = false;
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
-		return false;
-	ndm = mnl_nlmsg_get_payload(nlh);
-	if (ndm->ndm_family != AF_BRIDGE)
-		return false;
-	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
-	{
-		uint16_t len = mnl_attr_get_payload_len(attr);
-
-		if (mnl_attr_get_type(attr) == NDA_LLADDR)
-			mac = len == 6 && !memcmp(mnl_attr_get_payload(attr), zero, 6);
-		else if (mnl_attr_get_type(attr) == NDA_DST)
-			dst = true;
-	}
-	return mac && dst;
-}
-
-static const char *event_name(uint16_t type)
-{
-	switch (type) {
-	case RTM_NEWLINK:
-		return "link changed";
-	case RTM_DELLINK:
-		return "link removed";
-	case RTM_NEWADDR:
-		return "address added";
-	case RTM_DELADDR:
-		return "address removed";
-	case RTM_NEWROUTE:
-		return "route added";
-	case RTM_DELROUTE:
-		return "route removed";
-	case RTM_NEWNEIGH:
-		return "fdb remote added";
-	case RTM_DELNEIGH:
-		return "fdb remote removed";
-	}
-	return NULL;
-}
-
-static void handle_netlink(struct daemon *d)
-{
-	char buf[32768] __attribute__((aligned(4)));
-	int fd = mnl_socket_get_fd(d->mon);
-	ssize_t n;
-
-	for (;;) {
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENOBUFS) {
-			log_info("kernel notifications overflowed (ENOBUFS): reading everything again");
-			schedule(d, REASON_KERNEL, 0);
-			continue;
-		}
-		if (n <= 0)
-			break;
-		int left = (int)n;
-
-		for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			const char *what = event_name(nlh->nlmsg_type);
-
-			if (!what || ((nlh->nlmsg_type == RTM_NEWNEIGH ||
-				       nlh->nlmsg_type == RTM_DELNEIGH) &&
-				      !is_fdb_remote(nlh)))
-				continue;
-			log_debug("kernel: %s", what);
-			schedule(d, REASON_KERNEL, DEBOUNCE_MS);
-		}
-	}
 }
 
 static void handle_signal(struct daemon *d)
@@ -543,10 +358,9 @@ static void check(struct daemon *d)
 	struct file_id id;
 
 	d->check_at = now_ms() + CHECK_MS;
-	if (d->wd < 0)
-		watch_dir(d);
-	file_stat(d->o->config, &id);
-	if (file_changed(&id, &d->file)) {
+	file_watch_retry(&d->watch);
+	file_id_read(d->o->config, &id);
+	if (file_id_changed(&id, &d->file)) {
 		log_debug("%s: changed on disk (periodic check)", d->o->config);
 		d->file = id;
 		d->reload = true;
@@ -585,36 +399,9 @@ static int add_fd(struct daemon *d, int fd, uint32_t tag)
 	return epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int open_netlink(struct daemon *d)
-{
-	int size = NL_RCVBUF, fd;
-
-	d->mon = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (!d->mon)
-		return -1;
-	fd = mnl_socket_get_fd(d->mon);
-	/* FORCE passes rmem_max (fabricd runs as root); the plain option is the fallback */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (mnl_socket_bind(d->mon,
-			    RTMGRP_LINK | RTMGRP_NEIGH | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
-				RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE,
-			    MNL_SOCKET_AUTOPID) < 0)
-		return -1;
-	return add_fd(d, fd, EV_NETLINK);
-}
-
 static int open_all(struct daemon *d)
 {
-	char copy[PATH_MAX], *dir;
 	sigset_t mask;
-
-	snprintf(copy, sizeof(copy), "%s", d->o->config);
-	snprintf(d->base, sizeof(d->base), "%s", basename(copy));
-	snprintf(copy, sizeof(copy), "%s", d->o->config);
-	dir = dirname(copy);
-	if (!realpath(dir, d->dir))
-		snprintf(d->dir, sizeof(d->dir), "%s", dir);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -625,18 +412,24 @@ static int open_all(struct daemon *d)
 		return -1;
 	d->ep = epoll_create1(EPOLL_CLOEXEC);
 	d->sig = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	d->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	d->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->ep < 0 || d->sig < 0 || d->ino < 0 || d->timer < 0 || add_fd(d, d->sig, EV_SIGNAL) ||
-	    add_fd(d, d->ino, EV_INOTIFY) || add_fd(d, d->timer, EV_TIMER) || open_netlink(d) < 0)
+	d->mon = kernel_watch_open();
+	if (d->ep < 0 || d->sig < 0 || d->timer < 0 || !d->mon ||
+	    file_watch_open(&d->watch, d->o->config) < 0)
 		return -1;
-	watch_dir(d);
+	if (add_fd(d, d->sig, EV_SIGNAL) || add_fd(d, d->watch.fd, EV_INOTIFY) ||
+	    add_fd(d, d->timer, EV_TIMER) || add_fd(d, mnl_socket_get_fd(d->mon), EV_NETLINK))
+		return -1;
+	/* without nftables in the kernel there is no firewall table to follow */
+	d->nft = nft_watch_open();
+	if (d->nft && add_fd(d, mnl_socket_get_fd(d->nft), EV_NFT))
+		return -1;
 	return 0;
 }
 
 static void close_all(struct daemon *d)
 {
-	int fds[] = {d->ep, d->sig, d->ino, d->timer};
+	int fds[] = {d->ep, d->sig, d->timer};
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (fds[i] >= 0)
@@ -644,6 +437,9 @@ static void close_all(struct daemon *d)
 	}
 	if (d->mon)
 		mnl_socket_close(d->mon);
+	if (d->nft)
+		mnl_socket_close(d->nft);
+	file_watch_close(&d->watch);
 	notify_close(&d->notify);
 	cluster_free(d->cluster);
 	free(d->mtus);
@@ -651,6 +447,7 @@ static void close_all(struct daemon *d)
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)
 {
+	unsigned int events;
 	uint64_t ticks;
 
 	switch (ev->data.u32) {
@@ -658,10 +455,20 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		handle_signal(d);
 		break;
 	case EV_INOTIFY:
-		handle_inotify(d);
+		if (file_watch_read(&d->watch)) {
+			log_debug("%s: changed on disk", d->o->config);
+			d->reload = true;
+			schedule(d, 0, DEBOUNCE_MS);
+		}
 		break;
 	case EV_NETLINK:
-		handle_netlink(d);
+	case EV_NFT:
+		events = kernel_watch_read(ev->data.u32 == EV_NFT ? d->nft : d->mon);
+		if (events & KERNEL_OVERFLOW)
+			log_info("kernel notifications overflowed (ENOBUFS): reading everything "
+				 "again");
+		if (events)
+			schedule(d, REASON_KERNEL, (events & KERNEL_OVERFLOW) ? 0 : DEBOUNCE_MS);
 		break;
 	case EV_TIMER:
 		if (read(d->timer, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
@@ -677,10 +484,9 @@ static int start(struct daemon *d)
 
 	if (cli_load_cluster(d->o, &d->cluster) < 0 || cli_find_self(d->o, d->cluster, &self) < 0)
 		return -1;
-	file_stat(d->o->config, &d->file);
+	file_id_read(d->o->config, &d->file);
 	snprintf(d->node, sizeof(d->node), "%s", d->cluster->nodes[self].name);
-	log_info("%s: fabricd run: definition %s, grace %u s", d->node, d->o->config,
-		 d->o->grace);
+	log_info("%s: fabricd run: definition %s, grace %u s", d->node, d->o->config, d->o->grace);
 	d->reasons = REASON_STARTUP;
 	if (run_pass(d) < 0) {
 		log_error("%s: the first convergence failed; fix the errors above and start "
@@ -694,7 +500,7 @@ static int start(struct daemon *d)
 
 int daemon_run(const struct options *o)
 {
-	struct daemon d = {.o = o, .ep = -1, .ino = -1, .wd = -1, .sig = -1, .timer = -1};
+	struct daemon d = {.o = o, .ep = -1, .sig = -1, .timer = -1, .watch = {.fd = -1, .wd = -1}};
 	int ret = 0;
 
 	notify_open(&d.notify);

@@ -77,7 +77,8 @@ static size_t report_zones(const struct cluster *a, const struct cluster *b)
 		const struct zone *zb = &b->zones[i], *za = find_zone(a, zb->name);
 
 		if (!za) {
-			log_info("zone %s: added, %s " WHY_DEF, zb->name, transport_name(zb->transport));
+			log_info("zone %s: added, %s " WHY_DEF, zb->name,
+				 transport_name(zb->transport));
 			n++;
 			continue;
 		}
@@ -203,7 +204,8 @@ static size_t report_fabric(const struct cluster *a, const struct cluster *b)
 	char pa[IP_ADDR_STRLEN], pb[IP_ADDR_STRLEN];
 	size_t n = 0;
 
-	if (!ip_addr_equal(&fa->prefix.addr, &fb->prefix.addr) || fa->prefix.len != fb->prefix.len) {
+	if (!ip_addr_equal(&fa->prefix.addr, &fb->prefix.addr) ||
+	    fa->prefix.len != fb->prefix.len) {
 		log_info("fabric: prefix %s/%u -> %s/%u " WHY_DEF,
 			 ip_addr_str(&fa->prefix.addr, pa, sizeof(pa)), fa->prefix.len,
 			 ip_addr_str(&fb->prefix.addr, pb, sizeof(pb)), fb->prefix.len);

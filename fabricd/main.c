@@ -19,6 +19,7 @@ static const struct {
     {"plan", cmd_plan, "print the changes apply would make (exit 2 when there are some)"},
     {"apply", cmd_apply, "converge this node to the definition"},
     {"run", cmd_run, "converge, then follow the definition and the kernel"},
+    {"set-transport", cmd_set_transport, "switch a zone in the definition file: ZONE plain|secure"},
     {"status", cmd_status, "show the fabric, zones, vnets and drift"},
     {"down", cmd_down, "remove every object fabricd owns on this node"},
     {"genkey", cmd_genkey, "print a new base64 private key"},

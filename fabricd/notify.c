@@ -21,7 +21,8 @@ int notify_open(struct notify *n)
 	if (!path || !*path)
 		return 0;
 	len = strlen(path);
-	/* vsock ("vsock:CID:PORT") is for virtual machines' managers; a host service never gets it */
+	/* vsock ("vsock:CID:PORT") is for virtual machines' managers; a host service never gets it
+	 */
 	if ((path[0] != '/' && path[0] != '@') || len >= sizeof(n->addr.sun_path)) {
 		log_warn("NOTIFY_SOCKET \"%s\": not a socket path or @name; the service "
 			 "manager will not hear that fabricd is ready",

@@ -16,6 +16,8 @@ void plan_free(struct plan *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->ops[i].text);
 	if (p->ops)
 		explicit_bzero(p->ops, p->cap * sizeof(*p->ops));
 	free(p->ops);

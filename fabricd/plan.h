@@ -77,6 +77,8 @@ struct op {
 	struct wg_device wg;
 	struct wg_peer peer;
 	struct ip_prefix allowed_ip;
+	/* OP_FIREWALL_SET: the table's nft text, owned by the plan (plan_free frees it) */
+	char *text;
 	bool failed;
 };
 

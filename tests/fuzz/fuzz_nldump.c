@@ -13,7 +13,9 @@
  *      one zeroed device as the kernel backend's dump does;
  *   2  a wireguard-go "get=1" answer (text, NUL-terminated here).
  * The messages are copied into a buffer of their exact size, so ASan sees
- * any read past the end, and aligned, as a receive buffer is.
+ * any read past the end, and aligned, as a receive buffer is. The stream is
+ * walked like tests/unit/test_plan.c walks a recorded dump (mnl_nlmsg_ok /
+ * mnl_nlmsg_next), with one more length check: see msg_ok().
  *
  * Beyond memory safety, a success must keep what the callers rely on (names
  * NUL-terminated, a known address family, prefix lengths in range for the
@@ -23,6 +25,7 @@
  * seeds-nl/ holds hand-made inputs (written by make_nl_seeds.py).
  */
 #include <libmnl/libmnl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -103,11 +106,23 @@ static void fuzz_ifaddr(const struct nlmsghdr *nlh)
 	/* the prefix length is the kernel's u8, not checked against the family */
 }
 
+/*
+ * mnl_nlmsg_ok() plus the check libmnl 1.0.4 gets wrong: it compares
+ * (int)nlmsg_len <= len, so a length of 2^31 or more passes as negative and
+ * mnl_nlmsg_next() jumps far outside the buffer. A socket receive buffer
+ * never holds such a message (the kernel writes the lengths); a harness that
+ * makes up its input must not hand it to the parsers.
+ */
+static bool msg_ok(const struct nlmsghdr *nlh, int left)
+{
+	return mnl_nlmsg_ok(nlh, left) && nlh->nlmsg_len <= (uint32_t)left;
+}
+
 static void fuzz_rtnl(const void *buf, size_t len)
 {
 	int left = (int)len;
 
-	for (const struct nlmsghdr *nlh = buf; mnl_nlmsg_ok(nlh, left);
+	for (const struct nlmsghdr *nlh = buf; msg_ok(nlh, left);
 	     nlh = mnl_nlmsg_next(nlh, &left)) {
 		fuzz_link(nlh);
 		fuzz_fdb(nlh);
@@ -151,7 +166,7 @@ static void fuzz_genl(const void *buf, size_t len)
 
 	if (!dev)
 		return;
-	for (const struct nlmsghdr *nlh = buf; ret == 0 && mnl_nlmsg_ok(nlh, left);
+	for (const struct nlmsghdr *nlh = buf; ret == 0 && msg_ok(nlh, left);
 	     nlh = mnl_nlmsg_next(nlh, &left))
 		ret = wg_genl_parse_device(nlh, dev);
 	/* a failed parse may leave a partial device: it must still be whole and freeable */

@@ -269,6 +269,7 @@ static void test_report(void)
 	    .plain_vni = 100,
 	    .secure_vni = 200,
 	    .wall_seconds = 190,
+	    .busy_before = 42,
 	};
 	struct bench_summary *s;
 	struct bench_ratio q;
@@ -331,6 +332,8 @@ static void test_report(void)
 			   "installed") != NULL,
 	      "one line on the missing histogram");
 	CHECK(strstr(text, "wireguard-go v0.0.20220316") != NULL, "backend named");
+	CHECK(strstr(text, "Host before the bench: 42.0% busy: WARNING") != NULL,
+	      "a busy host is called out");
 	free(text);
 	text = NULL;
 
@@ -355,6 +358,10 @@ static void test_report(void)
 	CHECK(json_is_false(
 		  json_object_get(json_object_get(root, "encryption_histogram"), "available")),
 	      "no histogram");
+	CHECK(NEAR(json_number_value(
+		       json_object_get(json_object_get(root, "host"), "busy_before_pct")),
+		   42),
+	      "busy before in json");
 	CHECK_STR(json_string_value(json_object_get(json_object_get(root, "wireguard"), "backend")),
 		  "userspace", "backend");
 	json_decref(root);

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Pinger: continuous pings between guests, 100 per second, and their losses.
+
+    pingers = Pingers.between(cluster, [(g1, g2), (g2, g1)], seconds=8)
+    pingers.start()
+    ...                                   # switch, kill daemons, break things
+    pingers.assert_no_loss()              # waits for the end, then checks
+
+Each pinger is `ping -i 0.01 -w SECONDS` (an echo every 10 ms) in the
+source guest's namespace, in the background, writing to a log file. It runs
+for a time, not a count: on a loaded machine ping sends fewer than 100 a
+second, and the test needs the pings to cover a span of time. The verdict
+is per sequence number (-D prints each reply): an echo is lost when it got
+no reply but a later echo did; the last ones, still in flight when ping
+stops, are not. ping's summary line is kept for the report. Duplicates
+(DUP!) are counted but are not loss.
+"""
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from .cluster import _nsenter_net
+
+_SUMMARY = re.compile(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) duplicates)?")
+_REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from .*icmp_seq=(\d+)")
+
+
+@dataclass
+class PingStats:
+    label: str
+    transmitted: int
+    received: int
+    duplicates: int
+    missing: list = field(default_factory=list)  # sequence numbers without a reply
+    first_reply: float = 0.0  # wall clock of the first reply (ping -D)
+    interval: float = 0.01
+    log_path: str = ""
+
+    @property
+    def lost(self):
+        return len(self.missing)
+
+    def __str__(self):
+        text = f"{self.label}: {self.transmitted} sent, {self.received} received"
+        if self.duplicates:
+            text += f", {self.duplicates} duplicates"
+        if self.missing:
+            # approximate send times of the missing ones, to match against logs
+            when = [f"{s}@{self.first_reply + (s - 1) * self.interval:.2f}" for s in self.missing[:10]]
+            text += f"; missing seq {', '.join(when)}"
+        return text
+
+
+class Pinger:
+    """`ping -i INTERVAL -c COUNT` from guest src to dst, in the background."""
+
+    def __init__(self, cluster, src, dst, seconds=8.0, interval=0.01):
+        self.cluster = cluster
+        self.src = src
+        self.dst = dst
+        self.interval = interval
+        self.seconds = max(1, int(round(seconds + 0.49)))
+        self.label = f"{src.name} -> {getattr(dst, 'name', dst)}"
+        self.proc = None
+
+    def start(self):
+        dst = getattr(self.dst, "address", self.dst)
+        argv = ["ping", "-n", "-D", "-i", str(self.interval), "-w", str(self.seconds), "-W", "1",
+                str(dst)]
+        self.proc = self.cluster._popen(self.src.name, _nsenter_net(self.src.ns), argv, None,
+                                        None, None)
+        return self
+
+    def wait(self, timeout=None):
+        """Wait for ping to finish; return PingStats."""
+        timeout = timeout if timeout is not None else self.seconds + 20
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        with open(self.proc.log_path, errors="replace") as f:
+            out = f.read()
+        m = _SUMMARY.search(out)
+        transmitted, received, dups = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) \
+            if m else (0, 0, 0)
+        replies = {}
+        for line in out.splitlines():
+            r = _REPLY.match(line)
+            if r:
+                replies.setdefault(int(r.group(2)), float(r.group(1)))
+        last = max(replies, default=transmitted)
+        missing = [s for s in range(1, last + 1) if s not in replies]
+        first = min(replies.values()) - (min(replies) - 1) * self.interval if replies else 0.0
+        return PingStats(self.label, transmitted, received, dups, missing, first,
+                         self.interval, self.proc.log_path)
+
+
+class Pingers:
+    """Several Pingers started together and judged together."""
+
+    def __init__(self, pingers):
+        self.pingers = list(pingers)
+        self.results = None
+
+    @classmethod
+    def between(cls, cluster, pairs, seconds=8.0, interval=0.01):
+        """One pinger per (src, dst) pair of guests."""
+        return cls(Pinger(cluster, s, d, seconds, interval) for s, d in pairs)
+
+    def start(self):
+        for p in self.pingers:
+            p.start()
+        return self
+
+    def wait(self):
+        if self.results is None:
+            self.results = [p.wait() for p in self.pingers]
+        return self.results
+
+    def assert_no_loss(self, context=""):
+        """Every echo of every pinger answered; the message lists each pinger's result."""
+        results = self.wait()
+        # a pinger that barely ran proves nothing
+        lossy = [r for r in results if r.lost or r.received < 20]
+        report = "\n  ".join(str(r) for r in results)
+        assert not lossy, f"pings lost{' ' + context if context else ''}:\n  {report}"
+        return results
+
+
+def all_pairs(guests):
+    """Every ordered pair of distinct guests (both directions)."""
+    return [(a, b) for a in guests for b in guests if a is not b]

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: `fabricd run` follows its definition file, and survives bad ones.
+
+                 sw: br0
+          +---------+---------+
+        pve1                 pve2        fabricd run on both, each on its own copy
+   red  vnet100 p1 ------- p2 (plain)
+   blue vnet200 s1 ------- s2 (secure)
+
+A definition written while the daemon runs is applied when it is valid and
+reported (each problem once, with its JSON path) and ignored when it is not:
+half-written, invalid, gone, or without this node. The last good state stays
+in force: no kernel object changes and the guests' pings go on. A fixed file
+is applied. SIGHUP re-reads the file; a start with a bad file fails.
+"""
+
+import json
+import os
+import signal
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from fabtest import vnet, wait_until, zone
+from fabtest.daemon import Daemon, start_daemons, stop_daemons
+from fabtest.pinger import Pingers, all_pairs
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+KEPT = "the last good definition stays in force"
+
+
+def zones(extra_vnet=False, blue_vni=200):
+    red = [("vnet100", 100)] + ([("vnet102", 102)] if extra_vnet else [])
+    return [zone("red", "plain", red), zone("blue", "secure", [("vnet200", blue_vni)])]
+
+
+@pytest.fixture(scope="module")
+def fabric(cluster_options):
+    from fabtest import SimCluster
+
+    cluster = SimCluster(2, **cluster_options)
+    try:
+        definition = cluster.definition(zones=zones())
+        daemons = start_daemons(cluster, definition, grace=3)
+        guests = {}
+        for bridge, prefix, tag in (("vnet100", "10.1.0", "p"), ("vnet200", "10.2.0", "s")):
+            guests[bridge] = [cluster.add_guest(n, bridge, f"{prefix}.{n.index}/24",
+                                                name=f"{tag}{n.index}") for n in cluster.nodes]
+        for a, b in guests.values():
+            wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+        yield SimpleNamespace(cluster=cluster, definition=definition, daemons=daemons,
+                              guests=guests)
+        stop_daemons(daemons)
+    finally:
+        cluster.close()
+
+
+def kernel_state(node):
+    """What must not change while a bad definition is around."""
+    dump = node.wg_dump()
+    return (node.ifindexes(),
+            {dev: node.fdb_remotes(dev) for dev in ("vx100", "vs200")},
+            {k: (p.endpoint, p.allowed_ips, p.keepalive) for k, p in dump.peers.items()},
+            node.addresses("wgfab0"))
+
+
+def pingers_for(fabric, seconds):
+    pairs = all_pairs(fabric.guests["vnet100"]) + all_pairs(fabric.guests["vnet200"])
+    return Pingers.between(fabric.cluster, pairs, seconds=seconds).start()
+
+
+def test_broken_definitions_change_nothing_until_fixed(fabric):
+    cluster = fabric.cluster
+    pve1 = cluster["pve1"]
+    d1 = fabric.daemons["pve1"]
+    good = json.dumps(fabric.definition, indent=2) + "\n"
+    before = kernel_state(pve1)
+    pingers = pingers_for(fabric, 8)
+
+    # 1. half-written, in place (not by rename): reported, ignored
+    mark = d1.mark()
+    d1.write_raw(good[: len(good) // 2])
+    d1.wait_log(KEPT, since=mark)
+    assert "invalid JSON" in d1.log_since(mark), d1.log_since(mark)
+    assert d1.path in d1.log_since(mark)
+    wait_until(lambda: "not valid" in (d1.status() or ""), timeout=3, what="STATUS says so")
+
+    # 2. the same broken text saved again: not reported again
+    d1.write_raw(good[: len(good) // 2])
+    time.sleep(1.2)  # the inotify event and the periodic check both had their chance
+    assert d1.log_since(mark).count(KEPT) == 1, d1.log_since(mark)
+
+    # 3. valid JSON, invalid definition (a VNI used twice): each problem with its path
+    mark = d1.mark()
+    d1.write(cluster.definition(zones=zones(blue_vni=100)))
+    log = d1.wait_log(KEPT, since=mark)
+    assert "vni" in log and "zones[" in log, log
+    assert kernel_state(pve1) == before, "a broken definition changed the kernel"
+
+    # 4. this node left out: refused too (taking a node out is `fabricd down`'s job)
+    mark = d1.mark()
+    d1.write(cluster.definition(zones=zones(), nodes=["pve2"]))
+    log = d1.wait_log(KEPT, since=mark)
+    assert "pve1" in log and "fabricd down" in log, log
+
+    # 5. the file gone: reported, nothing removed
+    mark = d1.mark()
+    os.unlink(d1.path)
+    log = d1.wait_log(KEPT, since=mark)
+    assert "cannot open" in log, log
+    assert kernel_state(pve1) == before
+
+    # 6. fixed, with a change: applied
+    mark = d1.mark()
+    d1.write(cluster.definition(zones=zones(extra_vnet=True)))
+    log = d1.wait_log("vnet vnet102: added to zone red, vni 102 (definition changed)", since=mark)
+    wait_until(lambda: pve1.link("vx102") is not None, timeout=3, what="vx102 on pve1")
+    wait_until(lambda: "not valid" not in (d1.status() or ""), timeout=3)
+    assert "error" not in d1.log_since(mark), d1.log_since(mark)
+
+    pingers.assert_no_loss("while broken definitions came and went")
+    assert {k: v for k, v in pve1.ifindexes().items() if k not in ("vnet102", "vx102")} \
+        == before[0]
+
+    # back to the module's definition
+    mark = d1.mark()
+    d1.write(fabric.definition)
+    d1.wait_log("vnet vnet102: removed from zone red", since=mark)
+    wait_until(lambda: pve1.link("vnet102") is None, timeout=3)
+
+
+def test_sighup_rereads_the_definition(fabric):
+    d2 = fabric.daemons["pve2"]
+    mark = d2.mark()
+    n_ready = sum("READY=1" in m.split("\n") for m in d2.notifications())
+    d2.send_signal(signal.SIGHUP)
+    d2.wait_notify("RELOADING=1")
+    wait_until(lambda: sum("READY=1" in m.split("\n") for m in d2.notifications()) > n_ready,
+               timeout=5, what="READY=1 after SIGHUP")
+    log = d2.wait_log("reloaded, no change", since=mark)
+    assert f"pve2: reloading {d2.path} (SIGHUP)" in log, log
+
+
+def test_rename_replacement_is_noticed(fabric):
+    """Editors and cluster file systems write a new file and rename it over the old one."""
+    cluster = fabric.cluster
+    pve2 = cluster["pve2"]
+    d2 = fabric.daemons["pve2"]
+    mark = d2.mark()
+    text = json.dumps(cluster.definition(zones=zones(extra_vnet=True)), indent=2)
+    tmp = f"{d2.dir}/.cluster.json.swp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    start = time.monotonic()
+    os.rename(tmp, d2.path)
+    wait_until(lambda: pve2.link("vx102") is not None, timeout=3, interval=0.02)
+    print(f"\nrename noticed and applied in {(time.monotonic() - start) * 1000:.0f} ms")
+    assert "(definition changed)" in d2.log_since(mark)
+    d2.write(fabric.definition)
+    wait_until(lambda: pve2.link("vx102") is None, timeout=3)
+
+
+def test_start_with_a_broken_definition_fails(fabric):
+    cluster = fabric.cluster
+    d = Daemon(cluster, "pve1", grace=3)
+    d.dir = f"{cluster.tmpdir}/broken"
+    os.makedirs(d.dir, exist_ok=True)
+    d.path = f"{d.dir}/cluster.json"
+    d.write_raw('{"version": 1, "cluster": "fabtest", "fabric": {')
+    d.start(wait_ready=False)
+    assert d.proc.wait(timeout=10) == 1
+    log = d.log()
+    assert d.path in log and "not valid" in log, log
+    assert not any("READY=1" in m for m in d.notifications())

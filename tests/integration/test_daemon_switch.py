@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: a zone switches transport under `fabricd run`, and nothing is lost.
+
+                       sw: br0   <- capture
+          +---------------+---------------+
+        pve1            pve2            pve3        each: fabricd run --grace 7
+   red  vnet100 r1      vnet100 r2      vnet100 r3   plain <-> secure, switched
+   blue vnet200 b1      vnet200 b2                   secure, never touched
+
+Each node reads its own copy of the definition; a case runs `fabricd
+set-transport` on the copies in a given order, 0 to 2 s apart, while every
+red guest pings every other red guest and the blue guests ping each other,
+100 echoes per second each way. Cases alternate plain -> secure and secure
+-> plain; over the twelve, every order of the three nodes is used in each
+direction (the second six are marked slow).
+
+The grace period must exceed twice the spread between the nodes noticing
+the change, plus two seconds (deadlines are whole seconds; see
+fabricd/retire.h): 7 s for a spread of 2 s.
+
+After each switch: no ping lost in either zone; the nodes match the new
+definition (the old VXLAN devices are gone); only vx100/vs100 and their FDB
+entries changed (every other link has its ifindex, the bridges their MTU,
+WireGuard its sessions); each daemon logged the change with its reason; and
+a capture on the underlay shows red's traffic as VXLAN on UDP 4789 (plain)
+or only as WireGuard (secure).
+"""
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from fabtest import Capture, SimCluster, assert_node_converged, wait_until, zone
+from fabtest.daemon import run_at, start_daemons, stop_daemons
+from fabtest.pinger import Pingers, all_pairs
+from fabtest.scenario import assert_sessions_kept, peer_sessions, warm_sessions
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+GRACE = 7
+ZONE_MTU = 1390  # stable policy: the same under both transports
+FABRIC_MTU = 1440
+SWITCHED = {"vx100", "vs100"}
+
+# (order: {node: seconds after the first}, slow)
+CASES = [
+    ({"pve1": 0, "pve2": 1, "pve3": 2}, False),
+    ({"pve3": 0, "pve2": 1, "pve1": 2}, False),
+    ({"pve2": 0, "pve1": 0.5, "pve3": 2}, False),
+    ({"pve1": 0, "pve3": 0, "pve2": 2}, False),
+    ({"pve3": 0, "pve1": 1.5, "pve2": 2}, False),
+    ({"pve2": 0, "pve3": 1, "pve1": 1.2}, False),
+    ({"pve3": 0, "pve2": 1.5, "pve1": 2}, True),
+    ({"pve1": 0, "pve2": 0.7, "pve3": 1.4}, True),
+    ({"pve1": 0, "pve3": 1, "pve2": 2}, True),
+    ({"pve2": 0, "pve1": 1, "pve3": 2}, True),
+    ({"pve2": 0, "pve3": 0.3, "pve1": 2}, True),
+    ({"pve3": 0, "pve1": 0, "pve2": 0}, True),
+]
+
+
+def case_id(case):
+    order, _slow = case
+    return "-".join(f"{n}@{t:g}" for n, t in sorted(order.items(), key=lambda i: i[1]))
+
+
+def definition_of(cluster, red):
+    return cluster.definition(zones=[zone("red", red, [("vnet100", 100)]),
+                                     zone("blue", "secure", [("vnet200", 200)],
+                                          nodes=["pve1", "pve2"])])
+
+
+@pytest.fixture(scope="module")
+def fabric(cluster_options):
+    cluster = SimCluster(3, **cluster_options)
+    try:
+        daemons = start_daemons(cluster, definition_of(cluster, "plain"), grace=GRACE)
+        red = [cluster.add_guest(n, "vnet100", f"10.1.0.{n.index}/24", name=f"r{n.index}")
+               for n in cluster.nodes]
+        blue = [cluster.add_guest(n, "vnet200", f"10.2.0.{n.index}/24", name=f"b{n.index}")
+                for n in cluster.nodes[:2]]
+        for a, b in all_pairs(red) + all_pairs(blue):
+            wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+        warm_sessions(cluster.nodes)
+        yield SimpleNamespace(cluster=cluster, daemons=daemons, red=red, blue=blue,
+                              transport="plain")
+        stop_daemons(daemons)
+    finally:
+        cluster.close()
+
+
+def snapshot(cluster):
+    return {n.name: (n.ifindexes(), peer_sessions(n)) for n in cluster.nodes}
+
+
+def capture_red(fabric):
+    """A short capture on the underlay while red guests ping each other (blue idle)."""
+    r1, r2 = fabric.red[0], fabric.red[1]
+    wait_until(lambda: r1.ping(r2), timeout=5, what="r1 -> r2")
+    with fabric.cluster.capture() as underlay:
+        assert r1.ping(r2, count=5)
+    return underlay
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.slow] if c[1] else [],
+                                               id=case_id(c)) for c in CASES])
+def test_switch_loses_nothing(fabric, case):
+    order, _slow = case
+    cluster = fabric.cluster
+    old, new = fabric.transport, "secure" if fabric.transport == "plain" else "plain"
+    fabric.transport = new  # what the copies say from now on, whatever the outcome
+    t0 = time.monotonic()
+    before = snapshot(cluster)
+    marks = {name: d.mark() for name, d in fabric.daemons.items()}
+    pingers = Pingers.between(cluster, all_pairs(fabric.red) + all_pairs(fabric.blue),
+                              seconds=max(order.values()) + GRACE + 2.5)
+
+    pingers.start()
+    wait_until(lambda: all(p.proc.poll() is None for p in pingers.pingers), timeout=2)
+    run_at([(0.5 + delay, lambda d=fabric.daemons[name]: d.set_transport("red", new))
+            for name, delay in order.items()])
+    pingers.assert_no_loss(f"while red switched {old} -> {new} ({case_id(case)})")
+    t_pings = time.monotonic()
+
+    definition = definition_of(cluster, new)
+    for node in cluster.nodes:
+        wait_until(lambda: not SWITCHED & set(node.owned_links("fabtest")) - {
+            "vs100" if new == "secure" else "vx100"}, timeout=GRACE + 3,
+                   what=f"{node.name}: old VXLAN device removed")
+        assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+        ifindexes, sessions = before[node.name]
+        now = node.ifindexes()
+        kept = {k: v for k, v in ifindexes.items() if k not in SWITCHED}
+        assert {k: now.get(k) for k in kept} == kept, f"{node.name}: other links re-created"
+        assert_sessions_kept(node, sessions, peer_sessions(node))
+        log = fabric.daemons[node.name].log_since(marks[node.name])
+        assert f"zone red: transport {old} -> {new} (definition changed)" in log, log
+        assert "error" not in log, log
+
+    t_checks = time.monotonic()
+    underlay = capture_red(fabric)
+    red_plain = [p for p in underlay.packets(Capture.VXLAN) if "vni 100" in p]
+    if new == "secure":
+        assert red_plain == [], underlay.summary()
+        assert underlay.wireguard_count() >= 10, underlay.summary()
+    else:
+        assert len(red_plain) >= 10, underlay.summary()
+    print(f"\ntimes: pings {t_pings - t0:.1f} s, node checks {t_checks - t_pings:.1f} s, "
+          f"capture {time.monotonic() - t_checks:.1f} s")
+
+
+def test_max_policy_switch_warns_guests_to_lower_their_mtu(make_cluster):
+    cluster = make_cluster(2)
+
+    def green(transport):
+        return cluster.definition(zones=[zone("green", transport, [("vnet300", 300)],
+                                              mtu_policy="max")])
+
+    daemons = start_daemons(cluster, green("plain"), grace=2)
+    pve1 = cluster["pve1"]
+    assert pve1.link("vnet300")["mtu"] == 1450
+    for d in daemons.values():
+        d.set_transport("green", "secure")
+    for d in daemons.values():
+        d.wait_log("zone green: MTU 1450 -> 1390")
+    log = daemons["pve1"].log()
+    assert "warning: zone green: MTU 1450 -> 1390" in log and "must lower their MTU to 1390" in log, log
+    wait_until(lambda: pve1.link("vnet300")["mtu"] == 1390, what="vnet300 at MTU 1390")
+
+    for d in daemons.values():
+        d.set_transport("green", "plain")
+    for d in daemons.values():
+        d.wait_log("zone green: MTU 1390 -> 1450")
+    assert "may raise their MTU to 1450" in daemons["pve1"].log()
+    wait_until(lambda: pve1.link("vnet300")["mtu"] == 1450, what="vnet300 back at MTU 1450")
+    stop_daemons(daemons)

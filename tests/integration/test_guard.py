@@ -1,0 +1,421 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: the nftables guard (table `inet fabricd`) against VXLAN injection.
+
+    sw-fdXXXX: br0 192.0.2.99/24  <- the injector (raw socket, any source) and captures
+      |            |            |
+    pve1         pve2         pve3
+    vnet100 (plain, pve1+pve2)         p1 ---- p2
+    vnet200 (secure, every node)       s1 ---- s2
+    vnet300 (plain -> secure -> plain, pve1+pve2, the switch test)   f1 ---- f2
+
+An injected packet is a VXLAN header with a VNI and an inner Ethernet frame to
+a guest's MAC carrying a UDP datagram to the guest's address, port 9999. The
+guest runs tcpdump for that port: whatever reaches it was delivered. The
+guard's counters are read from `fabricd status --json` on the target node.
+
+What must hold (the issue): a secure zone's VNI injected from the underlay
+(to 4789 or to the secure port, from any address, even a member's) never
+reaches a guest and raises a counter; plain VXLAN from an address that is not
+a member of that zone is dropped and counted; plain VXLAN from a member is
+delivered; a secure zone's VXLAN never leaves a node in clear text, also
+while its transport is switched; `down` removes the table.
+"""
+
+import json
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import jsonschema
+import pytest
+
+from fabtest import Capture, wait_until, zone
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" /
+                     "status.schema.json").read_text())
+STRANGER = "192.0.2.99"  # an underlay address no node has: the switch's own
+PROBE_PORT = 9999
+COUNT = 5
+
+# Builds VXLAN + Ethernet + IPv4 + UDP by hand and sends it COUNT times:
+#   raw SRC DST DPORT VNI MAC IP COUNT   from any source address (IP_HDRINCL)
+#   udp - DST DPORT VNI MAC IP COUNT     from an ordinary UDP socket
+INJECTOR = r'''
+import socket, struct, sys
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+def ipv4(src, dst, payload):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0x4242, 0, 64, 17, 0,
+                      socket.inet_aton(src), socket.inet_aton(dst))
+    return hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:] + payload
+
+def udp(sport, dport, payload):
+    return struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+
+mode, src, dst, dport, vni, mac, guest_ip, count = sys.argv[1:9]
+inner_ip = guest_ip.rsplit(".", 1)[0] + ".99"
+frame = (bytes.fromhex(mac.replace(":", "")) + bytes.fromhex("02005e005399") + b"\x08\x00"
+         + ipv4(inner_ip, guest_ip, udp(40000, 9999, b"fabricd-guard-probe")))
+vxlan = struct.pack("!B3xI", 0x08, int(vni) << 8) + frame
+for _ in range(int(count)):
+    if mode == "raw":
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+        s.sendto(ipv4(src, dst, udp(40001, int(dport), vxlan)), (dst, 0))
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            s.sendto(vxlan, (dst, int(dport)))
+        except PermissionError:
+            pass  # the sender's own guard refused it (EPERM from an nftables drop)
+    s.close()
+'''
+
+PLAIN = zone("tenant-plain", "plain", [("vnet100", 100)], nodes=["pve1", "pve2"])
+SECURE = zone("tenant-secure", "secure", [("vnet200", 200)])
+
+
+def flip(transport):
+    return zone("tenant-flip", transport, [("vnet300", 300)], nodes=["pve1", "pve2"])
+
+
+@pytest.fixture(scope="module")
+def guarded(cluster3):
+    cluster = cluster3
+    definition = cluster.definition(zones=[PLAIN, SECURE, flip("plain")])
+    path = cluster.write_definition(definition)
+    cluster.apply_all(path)
+    guests = {}
+    for name, bridge, subnet, nodes in (("p", "vnet100", "10.0.1", (1, 2)),
+                                        ("s", "vnet200", "10.0.2", (1, 2)),
+                                        ("f", "vnet300", "10.0.3", (1, 2))):
+        for i in nodes:
+            guests[f"{name}{i}"] = cluster.add_guest(f"pve{i}", bridge, f"{subnet}.{i}/24",
+                                                     name=f"{name}{i}")
+    for a, b in (("p1", "p2"), ("s1", "s2"), ("f1", "f2")):
+        wait_until(lambda: guests[a].ping(guests[b]), timeout=15, what=f"{a} -> {b}")
+    cluster.switch.run(["ip", "addr", "add", f"{STRANGER}/24", "dev", "br0"])
+    injector = f"{cluster.tmpdir}/inject.py"
+    Path(injector).write_text(INJECTOR)
+    return SimpleNamespace(cluster=cluster, path=path, guests=guests, injector=injector)
+
+
+# --- helpers -----------------------------------------------------------------------
+
+
+def guest_mac(guest):
+    (link,) = json.loads(guest.run(["ip", "-j", "link", "show", "eth0"]).stdout)
+    return link["address"]
+
+
+def guest_capture(cluster, guest):
+    """tcpdump on the guest's eth0 for the probe's UDP port."""
+    def spawn(argv, stdout=None, stderr=None):
+        return cluster._popen(guest.name, ["nsenter", f"--net=/run/netns/{guest.ns}"], argv,
+                              None, stdout, stderr)
+    return cluster._capture(spawn, "eth0", f"udp dst port {PROBE_PORT}", f"capture {guest.name}")
+
+
+def inject_from_switch(fabric, src, node, dport, vni, guest, count=COUNT):
+    """Send count probes from the switch, with any source address."""
+    fabric.cluster.switch.run(["/usr/bin/python3", fabric.injector, "raw", src, node.underlay,
+                               str(dport), str(vni), guest_mac(guest), guest.address, str(count)])
+
+
+def inject_from_node(fabric, sender, dst, dport, vni, guest, count=COUNT):
+    """Send count probes from a node's own stack (its own address, its own guard)."""
+    sender.run(["/usr/bin/python3", fabric.injector, "udp", "-", dst, str(dport), str(vni),
+                guest_mac(guest), guest.address, str(count)])
+
+
+def status(node, path):
+    res = node.fabricd("status", "-c", path, "--json")
+    assert res.rc == 0, res
+    doc = json.loads(res.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    return doc
+
+
+def counters(node, path):
+    guard = status(node, path)["guard"]
+    assert guard["present"] and guard["owned"], guard
+    return {name: c["packets"] for name, c in guard["counters"].items()}
+
+
+def delivered(fabric, guest, send):
+    """Probes that reached guest while send() ran."""
+    with guest_capture(fabric.cluster, guest) as cap:
+        send()
+        time.sleep(0.5)  # a delivered probe is on the guest's wire within microseconds
+    return cap.count()
+
+
+def nft(node, *args, check=True):
+    return node.run(["nft", *args], check=check)
+
+
+def table_json(node):
+    out = nft(node, "-j", "list", "table", "inet", "fabricd").stdout
+    return json.loads(out)["nftables"]
+
+
+def set_elements(node, name):
+    for item in table_json(node):
+        s = item.get("set")
+        if s and s["name"] == name:
+            return s.get("elem", [])
+    raise AssertionError(f"{node.name}: no set {name} in inet fabricd")
+
+
+# --- the table ------------------------------------------------------------------------
+
+
+def test_every_node_has_the_table_from_its_share(guarded):
+    pve1, pve2, pve3 = guarded.cluster.nodes
+    members = sorted((e["concat"][0], e["concat"][1]) for e in set_elements(pve1, "plain_members"))
+    assert members == [("192.0.2.12", 100), ("192.0.2.12", 300)]
+    assert set_elements(pve1, "secure_vnis") == [200]
+    assert sorted(set_elements(pve1, "wireguard_peers_ip")) == ["192.0.2.12", "192.0.2.13"]
+    # pve3 is in no plain zone: no plain VXLAN is accepted there at all
+    assert set_elements(pve3, "plain_members") == []
+    assert sorted(set_elements(pve3, "wireguard_peers_ip")) == ["192.0.2.11", "192.0.2.12"]
+    listing = nft(pve1, "list", "table", "inet", "fabricd").stdout
+    assert 'comment "fabricd:fabtest ' in listing
+    assert 'udp dport 4790 iifname "wgfab0" accept' in listing
+
+
+def test_plan_after_apply_finds_nothing(guarded):
+    for node in guarded.cluster.nodes:
+        res = node.fabricd("plan", "-c", guarded.path)
+        assert res.rc == 0, f"{node.name}: {res}"
+
+
+# --- injection ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("src", [STRANGER, "192.0.2.12"], ids=["stranger", "spoofed-member"])
+def test_secure_vni_on_the_plain_port_is_dropped(guarded, src):
+    pve1 = guarded.cluster.node("pve1")
+    s1 = guarded.guests["s1"]
+    before = counters(pve1, guarded.path)
+    got = delivered(guarded, s1, lambda: inject_from_switch(guarded, src, pve1, 4789, 200, s1))
+    after = counters(pve1, guarded.path)
+    assert got == 0, f"{got} probes into the secure zone reached s1"
+    assert after["drop_plain"] - before["drop_plain"] == COUNT, (before, after)
+
+
+@pytest.mark.parametrize("src", [STRANGER, "192.0.2.12", "10.255.0.2"],
+                         ids=["stranger", "member-underlay", "member-fabric-address"])
+def test_secure_port_from_the_underlay_is_dropped(guarded, src):
+    pve1 = guarded.cluster.node("pve1")
+    s1 = guarded.guests["s1"]
+    before = counters(pve1, guarded.path)
+    got = delivered(guarded, s1, lambda: inject_from_switch(guarded, src, pve1, 4790, 200, s1))
+    after = counters(pve1, guarded.path)
+    assert got == 0, f"{got} probes reached s1 around WireGuard"
+    assert after["drop_secure"] - before["drop_secure"] == COUNT, (before, after)
+
+
+def test_without_the_guard_the_same_probe_reaches_the_secure_guest(guarded):
+    """The probe is a real attack: with the table gone, the kernel delivers it. apply repairs."""
+    cluster = guarded.cluster
+    pve1 = cluster.node("pve1")
+    s1 = guarded.guests["s1"]
+    try:
+        nft(pve1, "delete", "table", "inet", "fabricd")
+        res = pve1.fabricd("plan", "-c", guarded.path)
+        assert res.rc == 2 and "+ nftables table inet fabricd" in res.stdout, res
+        got = delivered(guarded, s1,
+                        lambda: inject_from_switch(guarded, STRANGER, pve1, 4790, 200, s1))
+        assert got == COUNT, f"unguarded: expected the {COUNT} probes at s1, saw {got}"
+    finally:
+        cluster.apply_all(guarded.path, nodes=[pve1])
+    got = delivered(guarded, s1, lambda: inject_from_switch(guarded, STRANGER, pve1, 4790, 200, s1))
+    assert got == 0
+
+
+@pytest.mark.parametrize("sender", ["stranger", "pve3"])
+def test_plain_zone_from_a_non_member_is_dropped(guarded, sender):
+    cluster = guarded.cluster
+    pve1 = cluster.node("pve1")
+    p1 = guarded.guests["p1"]
+    before = counters(pve1, guarded.path)
+    if sender == "stranger":
+        send = lambda: inject_from_switch(guarded, STRANGER, pve1, 4789, 100, p1)  # noqa: E731
+    else:
+        # a node of the cluster, but not of this zone
+        send = lambda: inject_from_node(guarded, cluster.node("pve3"), pve1.underlay, 4789,  # noqa: E731
+                                        100, p1)
+    got = delivered(guarded, p1, send)
+    after = counters(pve1, guarded.path)
+    assert got == 0, f"{got} probes from {sender} reached p1"
+    assert after["drop_plain"] - before["drop_plain"] == COUNT, (before, after)
+
+
+def test_plain_zone_from_a_member_is_delivered(guarded):
+    cluster = guarded.cluster
+    pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
+    p1 = guarded.guests["p1"]
+    before = counters(pve1, guarded.path)
+    got = delivered(guarded, p1,
+                    lambda: inject_from_node(guarded, pve2, pve1.underlay, 4789, 100, p1))
+    after = counters(pve1, guarded.path)
+    assert got == COUNT, f"the guard broke a plain zone: {got} of {COUNT} probes from pve2"
+    assert after["drop_plain"] == before["drop_plain"]
+    assert guarded.guests["p1"].ping(guarded.guests["p2"], count=3)
+
+
+def test_wireguard_port_from_a_stranger_is_dropped(guarded):
+    cluster = guarded.cluster
+    pve1 = cluster.node("pve1")
+    before = counters(pve1, guarded.path)
+    inject_from_switch(guarded, STRANGER, pve1, 51820, 1, guarded.guests["s1"])
+    after = counters(pve1, guarded.path)
+    assert after["drop_wireguard"] - before["drop_wireguard"] == COUNT, (before, after)
+    # the nodes' own WireGuard is untouched
+    assert guarded.guests["s1"].ping(guarded.guests["s2"], count=3)
+
+
+def test_secure_vxlan_never_leaves_in_clear_text(guarded):
+    """A local sender on pve1 tries both ways out: plain VXLAN with the secure VNI, and
+    the secure port over the underlay. The output chain stops both; the switch sees nothing."""
+    cluster = guarded.cluster
+    pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
+    s2 = guarded.guests["s2"]
+    before = counters(pve1, guarded.path)
+    with cluster.capture("udp port 4789 or udp port 4790") as underlay:
+        inject_from_node(guarded, pve1, pve2.underlay, 4789, 200, s2)
+        inject_from_node(guarded, pve1, pve2.underlay, 4790, 200, s2)
+    after = counters(pve1, guarded.path)
+    assert underlay.count() == 0, underlay.summary()
+    assert after["drop_leak"] - before["drop_leak"] == 2 * COUNT, (before, after)
+
+
+def test_status_shows_the_counters(guarded):
+    pve1 = guarded.cluster.node("pve1")
+    doc = status(pve1, guarded.path)
+    assert doc["in_sync"] is True, doc["drift"]
+    guard = doc["guard"]
+    assert guard["table"] == "inet fabricd"
+    assert set(guard["counters"]) == {"drop_plain", "drop_secure", "drop_wireguard", "drop_leak"}
+    assert guard["counters"]["drop_plain"]["packets"] > 0
+    text = pve1.fabricd("status", "-c", guarded.path)
+    assert text.rc == 0 and "guard inet fabricd: dropped plain " in text.stdout, text
+
+
+def test_tampering_is_drift_and_apply_repairs_it_keeping_counts(guarded):
+    cluster = guarded.cluster
+    pve1 = cluster.node("pve1")
+    before = counters(pve1, guarded.path)
+    nft(pve1, "flush", "chain", "inet", "fabricd", "input")
+    res = pve1.fabricd("plan", "-c", guarded.path)
+    assert res.rc == 2 and "~ nftables table inet fabricd" in res.stdout, res
+    nft(pve1, "add", "element", "inet", "fabricd", "plain_members", "{ 192.0.2.99 . 100 }")
+    cluster.apply_all(guarded.path, nodes=[pve1])
+    assert pve1.fabricd("plan", "-c", guarded.path).rc == 0
+    assert ["192.0.2.99", 100] not in [e["concat"] for e in set_elements(pve1, "plain_members")]
+    assert counters(pve1, guarded.path)["drop_plain"] >= before["drop_plain"]
+
+
+# --- a transport switch --------------------------------------------------------------------
+
+
+def vni_filter(vni, src=None):
+    """Plain VXLAN carrying vni (the VNI is the 3 bytes at UDP payload offset 4)."""
+    f = f"udp dst port 4789 and (udp[12:4] & 0xffffff00) = {vni << 8:#x}"
+    return f"src host {src} and {f}" if src else f
+
+
+GRACE = 8  # seconds the old device stays in the bridge after the switch
+
+
+def test_switching_to_secure_never_puts_the_vni_on_the_underlay(guarded):
+    """plain -> secure -> plain with guests talking. Once a node has a zone as secure,
+    no packet of it leaves that node in clear text, and none is accepted in clear text,
+    even while the old plain device is still in the bridge (grace period)."""
+    cluster = guarded.cluster
+    pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
+    f1, f2 = guarded.guests["f1"], guarded.guests["f2"]
+    secure = cluster.write_definition(
+        cluster.definition(zones=[PLAIN, SECURE, flip("secure")]), f"{cluster.tmpdir}/flip.json")
+    with cluster.capture(vni_filter(300)) as underlay:
+        # pve1 first: from here on it neither sends nor takes VNI 300 in clear text
+        res = pve1.fabricd("apply", "-c", secure, "--grace", str(GRACE))
+        assert res.rc == 0, res
+        assert "vx300" in pve1.links() and "vs300" in pve1.links(), "grace: both devices"
+        assert set_elements(pve1, "secure_vnis") == [200, 300]
+        leak_before = counters(pve1, secure)["drop_leak"]
+        f1.ping(f2, count=3, timeout=1)  # pve2 has not switched: fails, must not leak
+        assert counters(pve1, secure)["drop_leak"] > leak_before, \
+            "f1's unicast to f2 should have met the guard on vx300's learned entry"
+        before = counters(pve1, secure)
+        got = delivered(guarded, f1,
+                        lambda: inject_from_switch(guarded, "192.0.2.12", pve1, 4789, 300, f1))
+        assert "vx300" in pve1.links(), f"injected after the grace period of {GRACE} s"
+        assert got == 0, "plain VXLAN into the now-secure zone reached f1 through vx300"
+        assert counters(pve1, secure)["drop_plain"] - before["drop_plain"] == COUNT
+        res = pve2.fabricd("apply", "-c", secure, "--grace", str(GRACE))
+        assert res.rc == 0, res
+    leaked = [p for p in underlay.packets() if "192.0.2.11." in p.split(">")[0]]
+    assert leaked == [], "pve1 sent VNI 300 in clear after switching:\n" + "\n".join(leaked)
+
+    # the grace period ends, the old devices go; the zone works, only inside WireGuard
+    def old_devices_gone():
+        cluster.apply_all(secure)
+        return all("vx300" not in node.links() for node in (pve1, pve2))
+    wait_until(old_devices_gone, timeout=GRACE + 10, interval=1, what="vx300 retired")
+    with cluster.capture(vni_filter(300)) as underlay:
+        wait_until(lambda: f1.ping(f2), timeout=15, what="f1 -> f2 over the secure transport")
+        assert f1.ping(f2, count=10)
+    assert underlay.count() == 0, underlay.summary()
+    for node in (pve1, pve2):
+        assert node.fabricd("plan", "-c", secure).rc == 0
+
+    # and back: secure -> plain; the guard stays, and the zone works in clear again
+    with cluster.capture(vni_filter(300)) as underlay:
+        for node in (pve1, pve2):
+            assert node.fabricd("apply", "-c", guarded.path, "--grace", "0").rc == 0
+            assert node.run(["nft", "list", "table", "inet", "fabricd"]).returncode == 0
+        wait_until(lambda: f1.ping(f2), timeout=15, what="f1 -> f2 over the plain transport")
+    assert underlay.count() > 0, "the plain zone should be VXLAN on 4789 again"
+    for node in (pve1, pve2):
+        assert set_elements(node, "secure_vnis") == [200]
+        assert node.fabricd("plan", "-c", guarded.path).rc == 0
+
+
+# --- down -------------------------------------------------------------------------------------
+
+
+def test_down_removes_the_table(make_cluster):
+    cluster = make_cluster(2)
+    path = cluster.write_definition(cluster.definition(zones=[zone("t", "secure",
+                                                                   [("vnet200", 200)])]))
+    cluster.apply_all(path)
+    for node in cluster.nodes:
+        assert "fabricd" in nft(node, "list", "tables").stdout
+    cluster.fabricd_all("down", path)
+    for node in cluster.nodes:
+        assert nft(node, "list", "tables").stdout.strip() == "", f"{node.name}: table left"
+        doc = status(node, path)
+        assert doc["guard"]["present"] is False
+
+
+def test_a_table_fabricd_did_not_make_is_never_replaced(make_cluster):
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    nft(pve1, "add", "table", "inet", "fabricd")
+    path = cluster.write_definition(cluster.definition(zones=[]))
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 1 and "inet fabricd" in res.stderr and "not owned" in res.stderr, res
+    assert pve1.link("wgfab0") is None, "nothing may be built without the guard"
+    res = pve1.fabricd("down", "-c", path)
+    assert res.rc == 0, res
+    assert "fabricd" in nft(pve1, "list", "tables").stdout, "down removed a foreign table"

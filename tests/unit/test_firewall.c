@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_firewall.c - the nftables guard's text for fixed nodes (sets, ports,
+ * chains, determinism), and the summary of a kernel listing matching it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "desired.h"
+#include "firewall.h"
+#include "unit.h"
+
+static struct cluster *load(const char *path)
+{
+	struct cluster *c = NULL;
+	struct diag d;
+
+	diag_init(&d);
+	if (config_load_file(path, &c, &d) < 0) {
+		diag_print(&d, stderr);
+		c = NULL;
+	}
+	diag_free(&d);
+	return c;
+}
+
+static int build(struct cluster *c, const char *node, struct node_state *s)
+{
+	int self = cluster_find_node(c, node);
+	struct diag d;
+	int ret;
+
+	if (self < 0)
+		return -ENOENT;
+	diag_init(&d);
+	ret = desired_build(c, (size_t)self, 1500, s, &d);
+	diag_free(&d);
+	return ret;
+}
+
+static void check_has(const char *text, const char *what)
+{
+	CHECK(strstr(text, what) != NULL, "missing \"%s\" in:\n%s", what, text);
+}
+
+static void check_lacks(const char *text, const char *what)
+{
+	CHECK(strstr(text, what) == NULL, "unexpected \"%s\" in:\n%s", what, text);
+}
+
+/* examples/vxlan-3node.json, pve1: plain 100, 101 (all), 300 (pve1+pve3); secure 200 */
+static void test_three_node_pve1(void)
+{
+	struct cluster *c = load("examples/vxlan-3node.json");
+	struct firewall_ruleset a, b;
+	struct node_state s;
+
+	CHECK(c != NULL, "examples/vxlan-3node.json loads");
+	if (!c)
+		return;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
+	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render");
+	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render again");
+	CHECK_STR(a.text, b.text, "the same state renders the same bytes");
+	CHECK_STR(a.summary, b.summary, "and the same summary");
+	CHECK(a.hash == b.hash, "and the same hash");
+
+	check_has(a.text, "table inet fabricd {\n\tcomment \"fabricd:prod ");
+	for (int i = 0; i < FW_N_COUNTERS; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "\tcounter %s {\n\t}\n", firewall_counter_names[i]);
+		check_has(a.text, line);
+	}
+	/* plain members: pve2 and pve3 for 100 and 101, pve3 only for 300 */
+	check_has(a.text, "typeof ip saddr . @th,96,24\n");
+	check_has(a.text, "198.51.100.12 . 100");
+	check_has(a.text, "198.51.100.13 . 100");
+	check_has(a.text, "198.51.100.12 . 101");
+	check_has(a.text, "198.51.100.13 . 300");
+	check_lacks(a.text, "198.51.100.12 . 300"); /* pve2 is not in zone backup */
+	check_lacks(a.text, "198.51.100.11 ");	    /* never itself */
+	check_lacks(a.text, ". 200");		    /* the secure VNI is no plain member */
+	check_has(a.text, "set secure_vnis {\n\t\ttypeof @th,96,24\n\t\telements = { 200 }\n");
+	/* WireGuard: pve2, pve3 (whose endpoint is a DNS name: only its underlay) */
+	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n"
+			  "\t\telements = { 198.51.100.12,\n\t\t\t     198.51.100.13 }\n");
+	check_has(a.text, "set wireguard_peers_ip6 {\n\t\ttype ipv6_addr\n\t}\n");
+	/* the input chain, in order */
+	check_has(a.text,
+		  "\tchain input {\n"
+		  "\t\ttype filter hook input priority -10; policy accept;\n"
+		  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
+		  "\t\tudp dport 4789 counter name \"drop_plain\" drop\n"
+		  "\t\tudp dport 4790 iifname \"wgfab0\" accept\n"
+		  "\t\tudp dport 4790 counter name \"drop_secure\" drop\n"
+		  "\t\tudp dport 51820 ip saddr @wireguard_peers_ip accept\n"
+		  "\t\tudp dport 51820 ip6 saddr @wireguard_peers_ip6 accept\n"
+		  "\t\tudp dport 51820 counter name \"drop_wireguard\" drop\n"
+		  "\t}\n");
+	check_has(a.text,
+		  "\tchain output {\n"
+		  "\t\ttype filter hook output priority -10; policy accept;\n"
+		  "\t\tudp dport 4789 @th,96,24 @secure_vnis counter name \"drop_leak\" drop\n"
+		  "\t\tudp dport 4790 oifname != \"wgfab0\" counter name \"drop_leak\" drop\n"
+		  "\t}\n");
+	check_has(a.summary, "set plain_members: 198.51.100.12 . 100, 198.51.100.12 . 101, "
+			     "198.51.100.13 . 100, 198.51.100.13 . 101, 198.51.100.13 . 300\n");
+	check_has(a.summary, "chain input: filter input -10 accept, 7 rules\n");
+	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
+	check_has(a.summary, "counter drop_leak\n");
+	firewall_ruleset_free(&b);
+
+	/* counters carried over: in the text, not in the hash */
+	struct firewall_counter carry[FW_N_COUNTERS] = {{3, 300}, {2, 200}, {1, 100}, {0, 0}};
+
+	CHECK_INT(firewall_render(&s, carry, &b), 0, "render with counters");
+	check_has(b.text, "\tcounter drop_plain {\n\t\tpackets 3 bytes 300\n\t}\n");
+	CHECK(a.hash == b.hash, "counter values do not change the hash");
+	CHECK_STR(a.comment, b.comment, "nor the comment");
+	firewall_ruleset_free(&b);
+	desired_free(&s);
+
+	/* pve3 listens on 51821; another port is another table */
+	CHECK_INT(build(c, "pve3", &s), 0, "desired state of pve3");
+	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render pve3");
+	check_has(b.text, "udp dport 51821 ip saddr @wireguard_peers_ip accept\n");
+	check_has(b.text, "198.51.100.11 . 300");
+	check_lacks(b.text, "198.51.100.12 . 300");
+	CHECK(a.hash != b.hash, "pve1 and pve3 differ");
+	firewall_ruleset_free(&b);
+	desired_free(&s);
+
+	/* a changed secure port changes the rules and the hash */
+	c->fabric.secure_port = 4800;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port 4800");
+	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render");
+	check_has(b.text, "udp dport 4800 iifname \"wgfab0\" accept\n");
+	check_has(b.text, "udp dport 4800 oifname != \"wgfab0\"");
+	CHECK(a.hash != b.hash, "secure port in the hash");
+	CHECK_STR(a.summary, b.summary, "ports are not in the summary, the hash has them");
+	firewall_ruleset_free(&b);
+	desired_free(&s);
+	firewall_ruleset_free(&a);
+	cluster_free(c);
+}
+
+/* IPv6 underlay: ip6 saddr, ipv6 WireGuard set */
+static void test_ipv6_underlay(void)
+{
+	struct cluster *c = load("examples/ipv6-underlay.json");
+	struct firewall_ruleset a;
+	struct node_state s;
+
+	CHECK(c != NULL, "examples/ipv6-underlay.json loads");
+	if (!c)
+		return;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
+	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render");
+	check_has(a.text, "typeof ip6 saddr . @th,96,24\n");
+	check_has(a.text, "udp dport 4789 ip6 saddr . @th,96,24 @plain_members accept\n");
+	check_has(a.text, "2001:db8:10::12 . 200");
+	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n\t}\n");
+	check_has(a.text, "\t\ttype ipv6_addr\n\t\telements = { 2001:db8:10::12,");
+	firewall_ruleset_free(&a);
+	desired_free(&s);
+	cluster_free(c);
+}
+
+/* A kernel listing (nft -j, 1.0.6) of a table as rendered for a small node. */
+static const char listing_json[] =
+    "{\"nftables\": [{\"metainfo\": {\"version\": \"1.0.6\", \"json_schema_version\": 1}},"
+    " {\"table\": {\"family\": \"inet\", \"name\": \"fabricd\", \"handle\": 7}},"
+    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_plain\", \"table\": \"fabricd\","
+    " \"handle\": 1, \"packets\": 5, \"bytes\": 550}},"
+    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_secure\", \"table\": \"fabricd\","
+    " \"handle\": 2, \"packets\": 2, \"bytes\": 220}},"
+    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_wireguard\", \"table\": "
+    "\"fabricd\", \"handle\": 3, \"packets\": 0, \"bytes\": 0}},"
+    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_leak\", \"table\": \"fabricd\","
+    " \"handle\": 4, \"packets\": 0, \"bytes\": 0}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"plain_members\", \"table\": \"fabricd\","
+    " \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 5, \"elem\": [{\"concat\": "
+    "[\"192.0.2.12\", 100]}]}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"secure_vnis\", \"table\": \"fabricd\","
+    " \"type\": \"integer\", \"handle\": 6, \"elem\": [200]}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"wireguard_peers_ip\", \"table\": "
+    "\"fabricd\", \"type\": \"ipv4_addr\", \"handle\": 7, \"elem\": [\"192.0.2.12\"]}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"wireguard_peers_ip6\", \"table\": "
+    "\"fabricd\", \"type\": \"ipv6_addr\", \"handle\": 8}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"input\", "
+    "\"handle\": 9, \"type\": \"filter\", \"hook\": \"input\", \"prio\": -10, \"policy\": "
+    "\"accept\"}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"output\", "
+    "\"handle\": 10, \"type\": \"filter\", \"hook\": \"output\", \"prio\": -10, \"policy\": "
+    "\"accept\"}},"
+    " %s]}";
+
+static const char rule_fmt[] =
+    "{\"rule\": {\"family\": \"inet\", \"table\": \"fabricd\", \"chain\": \"%s\", "
+    "\"handle\": %d, \"expr\": [{\"accept\": null}]}}";
+
+/* The listing with n_input and n_output rules. */
+static char *listing(int n_input, int n_output)
+{
+	char rules[4096] = "", *out;
+	size_t len = 0;
+
+	for (int i = 0; i < n_input + n_output; i++) {
+		len += (size_t)snprintf(rules + len, sizeof(rules) - len, "%s", i ? ", " : "");
+		len += (size_t)snprintf(rules + len, sizeof(rules) - len, rule_fmt,
+					i < n_input ? "input" : "output", 20 + i);
+	}
+	out = malloc(sizeof(listing_json) + len);
+	if (out)
+		sprintf(out, listing_json, rules);
+	return out;
+}
+
+static const char two_node[] =
+    "{\"version\": 1, \"cluster\": \"lab\", \"fabric\": {\"prefix\": \"10.255.0.0/24\","
+    " \"listen_port\": 51820, \"underlay_mtu\": 1500},"
+    " \"nodes\": [{\"name\": \"pve1\", \"underlay\": \"192.0.2.11\", \"fabric_address\": "
+    "\"10.255.0.1\", \"public_key\": \"oT0zKXEx4tThGhDsMxXEouarKAUC9pxhPmhTWncTW2k=\"},"
+    " {\"name\": \"pve2\", \"underlay\": \"192.0.2.12\", \"fabric_address\": \"10.255.0.2\","
+    " \"public_key\": \"Szc7Zp0f/oNtJswocSJRgtc16WggekigRKMdDoKCyEM=\"}],"
+    " \"zones\": [{\"name\": \"p\", \"transport\": \"plain\", \"vnets\": [{\"name\": "
+    "\"vnet100\", \"vni\": 100}]}, {\"name\": \"s\", \"transport\": \"secure\", \"vnets\": "
+    "[{\"name\": \"vnet200\", \"vni\": 200}]}]}";
+
+static void test_observed_summary(void)
+{
+	struct firewall_obs *fw = NULL;
+	struct cluster *c = NULL;
+	struct firewall_counter k;
+	struct firewall_ruleset rs;
+	struct node_state s;
+	struct diag d;
+	char text[256], *json;
+
+	diag_init(&d);
+	CHECK_INT(config_load_buffer(two_node, strlen(two_node), &c, &d), 0, "two-node loads");
+	diag_print(&d, stderr);
+	diag_free(&d);
+	if (!c)
+		return;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
+	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
+
+	/* the kernel's copy as rendered: same summary, comment found */
+	json = listing(7, 2);
+	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"%s\"\n\tcounter x {\n",
+		 rs.comment);
+	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
+	CHECK_STR(firewall_obs_summary(fw), rs.summary, "in sync");
+	CHECK_STR(firewall_obs_comment(fw), rs.comment, "comment");
+	CHECK(firewall_obs_counter(fw, FW_DROP_PLAIN, &k) && k.packets == 5 && k.bytes == 550,
+	      "drop_plain 5/550");
+	CHECK(firewall_obs_counter(fw, FW_DROP_SECURE, &k) && k.packets == 2, "drop_secure 2");
+	firewall_obs_free(fw);
+	free(json);
+
+	/* a rule gone: out of sync */
+	json = listing(6, 2);
+	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
+	CHECK(strcmp(firewall_obs_summary(fw), rs.summary) != 0, "a missing rule is drift");
+	firewall_obs_free(fw);
+	free(json);
+
+	/* not JSON: refused */
+	CHECK_INT(firewall_obs_parse("Error: nope", NULL, &fw), -EINVAL, "garbage");
+	CHECK(fw == NULL, "no observation");
+
+	firewall_ruleset_free(&rs);
+	desired_free(&s);
+	cluster_free(c);
+}
+
+int main(void)
+{
+	test_three_node_pve1();
+	test_ipv6_underlay();
+	test_observed_summary();
+	return unit_summary("test_firewall");
+}
