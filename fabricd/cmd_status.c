@@ -158,8 +158,9 @@ static json_t *status_json(const struct session *s)
 	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:b, s:o}", "cluster", s->cluster->name,
 			 "node", s->cluster->nodes[s->self].name, "underlay_mtu",
 			 (json_int_t)s->want.mtu.underlay, "fabric", status_fabric(s), "zones",
-			 status_zones(s), "guard", firewall_status_json(s->have.firewall, s->r.owner),
-			 "in_sync", s->plan.n == 0, "drift", status_drift(&s->plan));
+			 status_zones(s), "guard",
+			 firewall_status_json(s->have.firewall, s->r.owner), "in_sync",
+			 s->plan.n == 0, "drift", status_drift(&s->plan));
 }
 
 /* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */

@@ -245,11 +245,35 @@ static long long wake_from_epoch(long long epoch)
 	return now_ms() + (delay < 20 ? 20 : delay);
 }
 
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static void converged_status(struct daemon *d, const struct session *s)
 {
-	set_status(d, "%s%s: %zu zones, %zu vnets, %zu peers, converged",
+	const struct node_state *w = &s->want;
+
+	set_status(d, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged",
 		   d->def_invalid ? "definition not valid, last good one in force; " : "", d->node,
-		   s->want.n_zones, s->want.n_vnets, s->want.fabric.n_peers);
+		   w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),
+		   w->fabric.n_peers, plural(w->fabric.n_peers));
+}
+
+/* For --verbose: "kernel, settle". */
+static const char *reason_names(unsigned int reasons, char *buf, size_t len)
+{
+	static const char *const names[] = {"startup", "definition", "kernel", "peers",
+					    "retire",  "retry",	     "settle"};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && used < len; i++) {
+		if (reasons & (1U << i))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+						 names[i]);
+	}
+	return buf;
 }
 
 /* One pass. 0 when converged (or changes applied), -1 when it failed (retry scheduled). */
@@ -263,8 +287,13 @@ static int run_pass(struct daemon *d)
 	int ret;
 
 	d->reasons = 0;
-	log_debug("pass at %.3f (reasons 0x%x%s)", clock_ms(CLOCK_REALTIME) / 1000.0, reasons,
-		  d->reload ? ", read the definition" : "");
+	if (log_is_verbose()) {
+		char why[96];
+
+		log_debug("pass at %.3f: %s%s%s", clock_ms(CLOCK_REALTIME) / 1000.0,
+			  reason_names(reasons, why, sizeof(why)), reasons && d->reload ? ", " : "",
+			  d->reload ? "read the definition" : "");
+	}
 	if (d->reload) {
 		d->reload = d->forced = false;
 		cand = load_candidate(d, forced);
@@ -281,8 +310,8 @@ static int run_pass(struct daemon *d)
 			  d->o->config);
 		d->def_invalid = true;
 		cluster_free(cand);
-		if (reasons)
-			schedule(d, reasons, 0);
+		/* the last good definition, for whatever else this pass was for (and STATUS) */
+		schedule(d, reasons, 0);
 		return 0;
 	}
 	if (cand) {

@@ -27,8 +27,9 @@ struct firewall_obs {
 /* --- libnftables --------------------------------------------------------------------- */
 
 /*
- * nft's error text on one line: its "Error: ..." lines, without the echoed
- * input and the caret marks under it.
+ * nft's error text on one line: its "Error: ..." messages, without the input
+ * it echoes and the caret marks (for a buffer, libnftables may echo the
+ * wrong line). Errors from the kernel start "Could not process rule: ".
  */
 static void nft_error_text(struct nft_ctx *ctx, char *out, size_t len)
 {
@@ -50,9 +51,7 @@ static void nft_error_text(struct nft_ctx *ctx, char *out, size_t len)
 				used = used + (size_t)w >= len ? len - 1 : used + (size_t)w;
 			break;
 		}
-		e += n;
-		if (*e)
-			e++;
+		e += n + (e[n] == '\n');
 	}
 	if (!out[0])
 		snprintf(out, len, "%s", all && *all ? all : "failed without a message");
@@ -96,13 +95,16 @@ static int nft_errno(const char *err)
 {
 	if (strstr(err, "Operation not permitted"))
 		return -EPERM;
-	if (strstr(err, "not supported") || strstr(err, "Protocol not"))
-		return -EOPNOTSUPP;
+	if (strstr(err, "not supported"))
+		return -EOPNOTSUPP; /* no nf_tables, or not this feature of it */
+	/* what nft checks itself, before the kernel: a ruleset fabricd should never render */
+	if (!strstr(err, "Could not process rule") && !strstr(err, "cache initialization"))
+		return -EINVAL;
 	if (strstr(err, "No such file or directory"))
-		return -ENOENT;
+		return -ENOENT; /* the kernel lacks an expression (module) the rules use */
 	if (strstr(err, "Cannot allocate memory"))
 		return -ENOMEM;
-	return -EINVAL;
+	return -EIO;
 }
 
 /* --- reading the kernel's copy ---------------------------------------------------- */
@@ -209,7 +211,8 @@ static void read_counter(struct firewall_obs *fw, json_t *c)
 	for (int i = 0; name && i < FW_N_COUNTERS; i++) {
 		if (strcmp(name, firewall_counter_names[i]))
 			continue;
-		fw->counters[i].packets = (uint64_t)json_integer_value(json_object_get(c, "packets"));
+		fw->counters[i].packets =
+		    (uint64_t)json_integer_value(json_object_get(c, "packets"));
 		fw->counters[i].bytes = (uint64_t)json_integer_value(json_object_get(c, "bytes"));
 		fw->has_counter[i] = true;
 	}
@@ -231,7 +234,8 @@ static int summarize(struct firewall_obs *fw, json_t *items)
 
 			snprintf(line, sizeof(line), "counter %s", name ? name : "?");
 			ret = strlist_add(&lines, line);
-		} else if ((o = json_object_get(item, "set")) || (o = json_object_get(item, "map"))) {
+		} else if ((o = json_object_get(item, "set")) ||
+			   (o = json_object_get(item, "map"))) {
 			ret = summarize_set(o, &lines);
 		} else if ((o = json_object_get(item, "chain"))) {
 			ret = summarize_chain(o, items, &lines);
@@ -301,16 +305,19 @@ int firewall_observe(struct firewall_obs **out)
 
 	*out = NULL;
 	if (nft_run(NFT_CTX_OUTPUT_JSON, "list table " TABLE_NAME, &json, err, sizeof(err)) < 0) {
-		ret = nft_errno(err);
-		if (ret == -ENOENT)
+		if (strstr(err, "No such file or directory"))
 			return 0; /* no table (yet) */
-		/* no nftables here, or not allowed: apply reports it with nft's words */
-		log_debug("%s: cannot be read: %s", OBJECT, err);
+		/* no nftables here, or not allowed: planned as missing, apply says why */
+		log_warn("%s: cannot be read: %s", OBJECT, err);
 		return 0;
 	}
 	/* the JSON listing leaves the table comment out; the terse text has it */
-	if (nft_run(NFT_CTX_OUTPUT_TERSE, "list table " TABLE_NAME, &text, err, sizeof(err)) < 0)
-		log_debug("%s: cannot be read as text: %s", OBJECT, err);
+	if (nft_run(NFT_CTX_OUTPUT_TERSE, "list table " TABLE_NAME, &text, err, sizeof(err)) < 0) {
+		/* without its comment the table would look foreign: do not guess */
+		log_error("%s: cannot be read as text: %s", OBJECT, err);
+		free(json);
+		return nft_errno(err);
+	}
 	ret = firewall_obs_parse(json, text, out);
 	if (ret == -EINVAL)
 		log_warn("%s: libnftables listed it in a form fabricd does not understand", OBJECT);
@@ -386,8 +393,7 @@ static void describe_drift(const char *want, const char *have, struct op *op)
 	op_detail(op, "kernel copy has objects the definition does not make");
 }
 
-int firewall_plan(const struct node_state *want, const struct firewall_obs *have,
-		  struct plan *p)
+int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p)
 {
 	struct firewall_counter carry[FW_N_COUNTERS];
 	struct firewall_ruleset rs;
@@ -483,8 +489,12 @@ int firewall_apply(struct op *op)
 			  OBJECT, err);
 	else if (ret == -EPERM)
 		log_error("%s: not allowed: %s; fabricd needs CAP_NET_ADMIN", OBJECT, err);
+	else if (ret == -EINVAL)
+		log_error("%s: nft refused the ruleset fabricd rendered (please report this, with "
+			  "`fabricd plan` output): %s",
+			  OBJECT, err);
 	else
-		log_error("%s: nft refused the ruleset: %s", OBJECT, err);
+		log_error("%s: the kernel refused it: %s", OBJECT, err);
 	return ret;
 }
 

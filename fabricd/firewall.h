@@ -95,8 +95,7 @@ bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_i
 			  struct firewall_counter *out);
 
 /* Plans OP_FIREWALL_SET when the table differs from what want needs. */
-int firewall_plan(const struct node_state *want, const struct firewall_obs *have,
-		  struct plan *p);
+int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p);
 /* Plans OP_FIREWALL_DELETE when the table exists (down). */
 int firewall_plan_down(const struct firewall_obs *have, struct plan *p);
 

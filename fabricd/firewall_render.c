@@ -264,9 +264,9 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 				    (unsigned long long)carry[i].bytes);
 		sbuf_printf(b, "\t}\n");
 	}
-	render_set(b, "plain_members", s->underlay_family == AF_INET6
-					       ? "typeof ip6 saddr . @th,96,24"
-					       : "typeof ip saddr . @th,96,24",
+	render_set(b, "plain_members",
+		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
+						  : "typeof ip saddr . @th,96,24",
 		   "(member underlay address, VNI) of this node's plain vnets", &s->plain_members);
 	render_set(b, "secure_vnis", "typeof @th,96,24", "VNIs of this node's secure vnets",
 		   &s->secure_vnis);
@@ -275,7 +275,8 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 	render_set(b, "wireguard_peers_ip6", "type ipv6_addr",
 		   "the other nodes' underlay and endpoint addresses", &s->wg_ip6);
 
-	sbuf_printf(b, "\n\tchain input {\n\t\ttype filter hook input priority -10; policy accept;\n");
+	sbuf_printf(b,
+		    "\n\tchain input {\n\t\ttype filter hook input priority -10; policy accept;\n");
 	/* the VNI is the 24 bits at byte 4 of the VXLAN header, 8 bytes into UDP */
 	sbuf_printf(b, "\t\tudp dport %u %s saddr . @th,96,24 @plain_members accept\n",
 		    PLAIN_VXLAN_PORT, ip);
@@ -290,8 +291,8 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 		    firewall_counter_names[FW_DROP_WIREGUARD]);
 	sbuf_printf(b, "\t}\n");
 
-	sbuf_printf(b,
-		    "\n\tchain output {\n\t\ttype filter hook output priority -10; policy accept;\n");
+	sbuf_printf(
+	    b, "\n\tchain output {\n\t\ttype filter hook output priority -10; policy accept;\n");
 	sbuf_printf(b, "\t\tudp dport %u @th,96,24 @secure_vnis counter name \"%s\" drop\n",
 		    PLAIN_VXLAN_PORT, firewall_counter_names[FW_DROP_LEAK]);
 	sbuf_printf(b, "\t\tudp dport %u oifname != \"%s\" counter name \"%s\" drop\n",

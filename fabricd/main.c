@@ -34,7 +34,7 @@ static void usage(FILE *f)
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
 		"                       [--grace SECONDS]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].description);
+		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
 
 enum {

@@ -66,9 +66,10 @@ static int port_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* Buffers start zeroed: attribute padding goes to the kernel as it is. */
 static int get_port(struct nl_sock *s, int ifindex, struct port_flags *f)
 {
-	char buf[NL_MSG_BUF];
+	char buf[NL_MSG_BUF] = {0};
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 
@@ -82,7 +83,7 @@ static int get_port(struct nl_sock *s, int ifindex, struct port_flags *f)
 /* on: learning and flooding as a new port has them; off: receive-only, learned entries flushed */
 static int set_port(struct nl_sock *s, int ifindex, bool on)
 {
-	char buf[NL_MSG_BUF];
+	char buf[NL_MSG_BUF] = {0};
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_NEWLINK, 0);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	struct nlattr *info, *data;

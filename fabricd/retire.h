@@ -16,6 +16,10 @@
  * Measured without this stage: one ping in two lost (100/s both ways) when
  * the first node deletes its old device, because the peers still send to it
  * along entries they learned from it.
+ *
+ * So the grace period must cover the spread between the nodes noticing the
+ * change twice over, plus two seconds because deadlines are whole seconds:
+ * the default 30 s allows for nodes that switch up to 14 s apart.
  */
 #ifndef FABRICD_RETIRE_H
 #define FABRICD_RETIRE_H

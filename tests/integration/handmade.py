@@ -77,13 +77,13 @@ class KernelView:
                 if (link.get("ifalias") or "").startswith("fabricd:")}
 
     def fdb_entries(self, dev):
-        """{(mac, dst)} of dev's FDB entries that have a remote (dst)."""
-        return {(e.get("mac"), str(ipaddress.ip_address(e["dst"])))
-                for e in self.fdb.get(dev, []) if "dst" in e}
+        """{(mac, dst)} of dev's FDB entries; dst is "" for an entry without a remote."""
+        return {(e.get("mac"), str(ipaddress.ip_address(e["dst"])) if "dst" in e else "")
+                for e in self.fdb.get(dev, [])}
 
     def fdb_remotes(self, dev):
         """Sorted destinations of dev's all-zeros entries (head-end replication)."""
-        return sorted((dst for mac, dst in self.fdb_entries(dev) if mac == ZERO_MAC),
+        return sorted((dst for mac, dst in self.fdb_entries(dev) if mac == ZERO_MAC and dst),
                       key=ipaddress.ip_address)
 
     def master(self, dev):
@@ -138,10 +138,18 @@ class HandObjects:
         """Track a guest's tap (a VM port, on a fabricd bridge or not)."""
         self.ifindexes[guest.tap] = KernelView(self.node).links[guest.tap]["ifindex"]
 
-    def add_fdb(self, dev, mac, dst):
-        """Add an FDB entry by hand on dev (fabricd's device or not) and track it."""
-        self.node.run(["bridge", "fdb", "add", mac, "dev", dev, "dst", dst])
-        self.fdb.setdefault(dev, set()).add((mac, dst))
+    def add_fdb(self, dev, mac, dst=None):
+        """Add an FDB entry by hand and track it.
+
+        With dst: a VXLAN entry on dev itself (`bridge fdb add MAC dev DEV dst
+        DST`); without: a static entry in dev's bridge pointing at port dev
+        (`bridge fdb add MAC dev PORT master static`).
+        """
+        if dst:
+            self.node.run(["bridge", "fdb", "add", mac, "dev", dev, "dst", dst])
+        else:
+            self.node.run(["bridge", "fdb", "add", mac, "dev", dev, "master", "static"])
+        self.fdb.setdefault(dev, set()).add((mac, dst or ""))
 
     def forget_fdb(self, dev):
         """Stop tracking dev's entries (dev was removed on purpose, entries with it)."""

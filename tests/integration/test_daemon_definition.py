@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fabtest import vnet, wait_until, zone
+from fabtest import SimCluster, wait_until, zone
 from fabtest.daemon import Daemon, start_daemons, stop_daemons
 from fabtest.pinger import Pingers, all_pairs
 
@@ -38,8 +38,6 @@ def zones(extra_vnet=False, blue_vni=200):
 
 @pytest.fixture(scope="module")
 def fabric(cluster_options):
-    from fabtest import SimCluster
-
     cluster = SimCluster(2, **cluster_options)
     try:
         definition = cluster.definition(zones=zones())

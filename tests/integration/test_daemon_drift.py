@@ -15,11 +15,14 @@ with one cheap command. Links, addresses, FDB entries and the firewall table
 come back on a kernel notification; WireGuard peers come back through the
 daemon's periodic check (neither WireGuard backend notifies about peers).
 Afterwards pve1 matches the definition again, nothing else was re-created,
-the repair was logged as drift, and guests ping again.
+the repair was logged as drift, and guests ping again. Also: an idle daemon
+uses (almost) no CPU and logs nothing, and notifications lost to a socket
+overflow lead to a full re-read.
 """
 
 import json
 import shutil
+import signal
 import time
 from types import SimpleNamespace
 
@@ -166,3 +169,34 @@ def test_idle_daemon_is_idle_and_silent(fabric):
     mark = daemon.mark()
     assert a.ping(b, count=10)
     assert daemon.log_since(mark) == ""
+
+
+def test_lost_notifications_lead_to_a_full_reread(fabric):
+    """ENOBUFS: the daemon is frozen (SIGSTOP) while 40000 FDB notifications
+    (learned-style entries it ignores) overflow its socket; among them, vx100
+    is deleted. Thawed, it cannot know what it missed: it reads everything
+    again and repairs vx100."""
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    macs = [f"02:00:{(i >> 16) & 255:02x}:{(i >> 8) & 255:02x}:{i & 255:02x}:01"
+            for i in range(20000)]
+    add, delete = f"{daemon.dir}/fdb-add.batch", f"{daemon.dir}/fdb-del.batch"
+    with open(add, "w") as f:
+        f.writelines(f"fdb add {m} dev vs200 dst 10.255.0.99 self permanent\n" for m in macs)
+    with open(delete, "w") as f:
+        f.writelines(f"fdb del {m} dev vs200 dst 10.255.0.99 self\n" for m in macs)
+    mark = daemon.mark()
+    daemon.send_signal(signal.SIGSTOP)
+    try:
+        pve1.run(["bridge", "-batch", add], timeout=120)
+        pve1.run(["ip", "link", "del", "vx100"])
+        pve1.run(["bridge", "-batch", delete], timeout=120)
+    finally:
+        daemon.send_signal(signal.SIGCONT)
+    start = time.monotonic()
+    wait_until(lambda: link_ok(pve1, "vx100"), timeout=5, interval=0.02, what="vx100 back")
+    print(f"\nafter an overflow: repaired in {(time.monotonic() - start) * 1000:.0f} ms")
+    log = daemon.wait_log("vxlan vx100: recreated", since=mark)
+    assert "overflowed (ENOBUFS)" in log, log
+    wait_until(lambda: not pve1.fdb("vs200")[100:], timeout=5, what="flood entries gone")
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)

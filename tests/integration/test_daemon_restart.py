@@ -142,7 +142,7 @@ def test_service_manager_protocol(fabric):
     messages = d1.notifications()
     ready = [m for m in messages if "READY=1" in m.split("\n")]
     assert ready, messages
-    assert "STATUS=pve1: 2 zones, 2 vnets, 1 peers, converged" in ready[0].split("\n"), ready
+    assert "STATUS=pve1: 2 zones, 2 vnets, 1 peer, converged" in ready[0].split("\n"), ready
     d1.send_signal(signal.SIGHUP)
     d1.wait_notify("RELOADING=1")
     reloading = [m for m in d1.notifications() if "RELOADING=1" in m]

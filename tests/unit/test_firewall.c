@@ -89,17 +89,16 @@ static void test_three_node_pve1(void)
 			  "\t\telements = { 198.51.100.12,\n\t\t\t     198.51.100.13 }\n");
 	check_has(a.text, "set wireguard_peers_ip6 {\n\t\ttype ipv6_addr\n\t}\n");
 	/* the input chain, in order */
-	check_has(a.text,
-		  "\tchain input {\n"
-		  "\t\ttype filter hook input priority -10; policy accept;\n"
-		  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
-		  "\t\tudp dport 4789 counter name \"drop_plain\" drop\n"
-		  "\t\tudp dport 4790 iifname \"wgfab0\" accept\n"
-		  "\t\tudp dport 4790 counter name \"drop_secure\" drop\n"
-		  "\t\tudp dport 51820 ip saddr @wireguard_peers_ip accept\n"
-		  "\t\tudp dport 51820 ip6 saddr @wireguard_peers_ip6 accept\n"
-		  "\t\tudp dport 51820 counter name \"drop_wireguard\" drop\n"
-		  "\t}\n");
+	check_has(a.text, "\tchain input {\n"
+			  "\t\ttype filter hook input priority -10; policy accept;\n"
+			  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
+			  "\t\tudp dport 4789 counter name \"drop_plain\" drop\n"
+			  "\t\tudp dport 4790 iifname \"wgfab0\" accept\n"
+			  "\t\tudp dport 4790 counter name \"drop_secure\" drop\n"
+			  "\t\tudp dport 51820 ip saddr @wireguard_peers_ip accept\n"
+			  "\t\tudp dport 51820 ip6 saddr @wireguard_peers_ip6 accept\n"
+			  "\t\tudp dport 51820 counter name \"drop_wireguard\" drop\n"
+			  "\t}\n");
 	check_has(a.text,
 		  "\tchain output {\n"
 		  "\t\ttype filter hook output priority -10; policy accept;\n"

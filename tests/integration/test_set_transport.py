@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`fabricd set-transport -c FILE ZONE plain|secure`: switching a zone without JSON editing.
+
+No namespaces, no root: only files. What an operator relies on:
+  - only the zone's "transport" value changes; every other byte (layout, key
+    order, other zones) stays as written, so a diff shows one line;
+  - the result passes `fabricd check`; the file keeps its mode (and owner);
+  - the file is replaced by rename (a watcher sees old or new, never half),
+    and no temporary file is left behind, also when the command fails;
+  - a wrong zone, a wrong transport or an invalid file change nothing and
+    say what to do.
+"""
+
+import json
+import os
+import stat
+
+import pytest
+
+from fabtest import run
+
+DEFINITION = """{
+  "version": 1,
+  "cluster": "lab",
+  "fabric": {"prefix": "10.255.0.0/24", "listen_port": 51820},
+  "nodes": [
+    {"name": "pve1", "underlay": "192.0.2.11", "fabric_address": "10.255.0.1",
+     "public_key": "KEY1"},
+    {"name": "pve2", "underlay": "192.0.2.12", "fabric_address": "10.255.0.2",
+     "public_key": "KEY2"}
+  ],
+  "zones": [
+    {"name": "red",  "transport": "plain", "vnets": [{"name": "vnet100", "vni": 100}]},
+    {"name": "blue", "mtu_policy": "max",
+     "transport" : "secure",
+     "vnets": [{"name": "vnet200", "vni": 200}]},
+    {"name": "transport", "transport": "plain", "vnets": [{"name": "vnet300", "vni": 300}]}
+  ]
+}
+"""
+
+
+@pytest.fixture
+def fabricd(fabricd_bin):
+    def call(*args):
+        return run([fabricd_bin, *args], check=False)
+    return call
+
+
+@pytest.fixture
+def definition(fabricd_bin, tmp_path):
+    text = DEFINITION
+    for i in (1, 2):
+        private = run([fabricd_bin, "genkey"]).stdout
+        public = run([fabricd_bin, "pubkey"], input=private).stdout.strip()
+        text = text.replace(f"KEY{i}", public)
+    path = tmp_path / "cluster.json"
+    path.write_text(text)
+    os.chmod(path, 0o640)
+    return path
+
+
+def changed_lines(before, after):
+    a, b = before.splitlines(), after.splitlines()
+    assert len(a) == len(b)
+    return [(x, y) for x, y in zip(a, b) if x != y]
+
+
+def leftovers(path):
+    return sorted(p.name for p in path.parent.iterdir() if p.name != path.name)
+
+
+@pytest.mark.parametrize("zone_name,old,new", [("red", "plain", "secure"),
+                                               ("blue", "secure", "plain"),
+                                               ("transport", "plain", "secure")])
+def test_switch_changes_one_value(fabricd, definition, zone_name, old, new):
+    before = definition.read_text()
+    ino = definition.stat().st_ino
+    res = fabricd("set-transport", "-c", str(definition), zone_name, new)
+    assert res.returncode == 0, res.stderr
+    assert f"zone {zone_name}: transport {old} -> {new}" in res.stdout
+    after = definition.read_text()
+    [(line_before, line_after)] = changed_lines(before, after)
+    assert line_after == line_before.replace(f'"{old}"', f'"{new}"', 1)
+    zones = {z["name"]: z for z in json.loads(after)["zones"]}
+    assert zones[zone_name]["transport"] == new
+    assert stat.S_IMODE(definition.stat().st_mode) == 0o640
+    assert definition.stat().st_ino != ino, "not replaced by rename"
+    assert leftovers(definition) == []
+    check = fabricd("check", "-c", str(definition))
+    assert check.returncode == 0, check.stderr
+
+
+def test_max_policy_zone_gets_an_mtu_note(fabricd, definition):
+    res = fabricd("set-transport", "-c", str(definition), "blue", "plain")
+    assert res.returncode == 0, res.stderr
+    assert "mtu_policy max" in res.stdout
+
+
+def test_same_transport_writes_nothing(fabricd, definition):
+    ino = definition.stat().st_ino
+    res = fabricd("set-transport", "-c", str(definition), "red", "plain")
+    assert res.returncode == 0, res.stderr
+    assert "already plain" in res.stdout
+    assert definition.stat().st_ino == ino
+
+
+def test_symlink_stays_a_symlink(fabricd, definition, tmp_path):
+    link = tmp_path / "link.json"
+    link.symlink_to(definition)
+    res = fabricd("set-transport", "-c", str(link), "red", "secure")
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink()
+    assert json.loads(definition.read_text())["zones"][0]["transport"] == "secure"
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["green", "secure"], 'zone "green" is not in'),
+    (["red", "encrypted"], 'transport "encrypted": use plain or secure'),
+    (["red"], "usage: fabricd set-transport"),
+    (["red", "secure", "extra"], "usage: fabricd set-transport"),
+])
+def test_bad_arguments_change_nothing(fabricd, definition, args, expect):
+    before = definition.read_text()
+    res = fabricd("set-transport", "-c", str(definition), *args)
+    assert res.returncode == 1
+    assert expect in res.stderr, res.stderr
+    assert definition.read_text() == before
+    assert leftovers(definition) == []
+
+
+def test_unknown_zone_lists_the_zones(fabricd, definition):
+    res = fabricd("set-transport", "-c", str(definition), "green", "secure")
+    assert str(definition) in res.stderr
+    assert all(f"  {z}" in res.stderr for z in ("red", "blue", "transport")), res.stderr
+
+
+def test_invalid_definition_is_refused(fabricd, definition):
+    broken = definition.read_text().replace('"vni": 200', '"vni": 100')
+    definition.write_text(broken)
+    res = fabricd("set-transport", "-c", str(definition), "red", "secure")
+    assert res.returncode == 1
+    assert "not a valid definition" in res.stderr and "vni" in res.stderr, res.stderr
+    assert definition.read_text() == broken
+    assert leftovers(definition) == []
+
+
+def test_missing_file(fabricd, tmp_path):
+    res = fabricd("set-transport", "-c", str(tmp_path / "none.json"), "red", "secure")
+    assert res.returncode == 1
+    assert "none.json" in res.stderr
+
+
+def test_read_only_directory_changes_nothing(fabricd, definition):
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only directories")
+    before = definition.read_text()
+    os.chmod(definition.parent, 0o555)
+    try:
+        res = fabricd("set-transport", "-c", str(definition), "red", "secure")
+    finally:
+        os.chmod(definition.parent, 0o755)
+    assert res.returncode == 1
+    assert "nothing was changed" in res.stderr
+    assert definition.read_text() == before
