@@ -219,6 +219,9 @@ out:
 	return ret;
 }
 
+/* Passes apply makes when wireguard-go dies under a burst of link events. */
+#define APPLY_RETRIES 2
+
 int session_apply(struct session *s, const char *verb)
 {
 	const char *node = s->cluster->nodes[s->self].name;
@@ -231,6 +234,19 @@ int session_apply(struct session *s, const char *verb)
 	}
 	ret = plan_apply(&s->r, &s->plan);
 	plan_count(&s->plan, &created, &changed, &deleted);
+	for (int retry = 0; ret == -ECHILD && retry < APPLY_RETRIES; retry++) {
+		/* wireguard-go closed its device under the burst: build it again */
+		log_warn("fabric %s: wireguard-go exited while links changed (its netlink socket "
+			 "overflowed); starting it again",
+			 FABRIC_IFNAME);
+		plan_free(&s->plan);
+		observed_free(&s->have);
+		desired_free(&s->want);
+		plan_init(&s->plan, s->r.owner);
+		if (session_plan(s) < 0)
+			return -1;
+		ret = plan_apply(&s->r, &s->plan);
+	}
 	if (ret < 0) {
 		log_error("%s %s: stopped after a failure; what succeeded stays, the next run "
 			  "continues from there",

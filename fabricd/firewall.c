@@ -229,9 +229,9 @@ static int summarize(struct firewall_obs *fw, json_t *items)
 	json_array_foreach(items, i, item)
 	{
 		if ((o = json_object_get(item, "counter"))) {
-			read_counter(fw, o);
 			const char *name = json_string_value(json_object_get(o, "name"));
 
+			read_counter(fw, o);
 			snprintf(line, sizeof(line), "counter %s", name ? name : "?");
 			ret = strlist_add(&lines, line);
 		} else if ((o = json_object_get(item, "set")) ||

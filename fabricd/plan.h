@@ -86,6 +86,7 @@ struct plan {
 	size_t n, cap;
 	struct op *ops;
 	char owner[80]; /* alias marking owned links */
+	bool down;	/* removes the node's fabric: no fabric device is expected after it */
 };
 
 void plan_init(struct plan *p, const char *owner);

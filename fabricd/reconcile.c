@@ -45,6 +45,10 @@ void observed_free(struct observed *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* How long observe() waits for a wireguard-go that is still starting. */
+#define WG_START_WAIT_STEPS 50
+#define WG_START_WAIT_US    20000
+
 int observe(struct reconcile *r, struct observed *o)
 {
 	const struct link_obs *wg;
@@ -61,6 +65,16 @@ int observe(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		goto fail;
 	wg = link_find(&o->links, FABRIC_IFNAME);
+	if (!wg && r->backend == WG_BACKEND_USERSPACE &&
+	    wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+		/* a fabricd killed while starting it: let it finish, then adopt it */
+		for (int i = 0; i < WG_START_WAIT_STEPS && !if_nametoindex(FABRIC_IFNAME); i++)
+			usleep(WG_START_WAIT_US);
+		ret = link_dump(&r->rtnl, &o->links);
+		if (ret < 0)
+			goto fail;
+		wg = link_find(&o->links, FABRIC_IFNAME);
+	}
 	if (!wg)
 		return 0;
 	ret = ifaddr_dump(&r->rtnl, wg->ifindex, &o->fabric_addrs);
@@ -325,6 +339,7 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
 {
+	p->down = true;
 	if (firewall_plan_down(have->firewall, p) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < have->links.n; i++) {
@@ -395,6 +410,7 @@ static bool ipv6_enabled(void)
 /* Messages per send and pause between sends with wireguard-go (see plan_apply). */
 #define USERSPACE_PACE_MSGS 8
 #define USERSPACE_PACE_US   2000
+#define WG_SETTLE_US	    50000
 
 /* Far above what one link message takes; keeps a create and its alias together. */
 #define NL_LINK_MSG_MAX 1024
@@ -511,13 +527,16 @@ static bool is_firewall_op(const struct op *op)
 	return op->type == OP_FIREWALL_SET || op->type == OP_FIREWALL_DELETE;
 }
 
-static bool plan_destroys_fabric(const struct plan *p)
+/*
+ * wireguard-go closes its device when its link-event socket overflows, and
+ * does so a moment after the burst that caused it: look twice.
+ */
+static bool wireguard_go_survived(void)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->ops[i].type == OP_WG_DESTROY)
-			return true;
-	}
-	return false;
+	if (!wg_exists(WG_BACKEND_USERSPACE, FABRIC_IFNAME))
+		return false;
+	usleep(WG_SETTLE_US);
+	return wg_exists(WG_BACKEND_USERSPACE, FABRIC_IFNAME);
 }
 
 int plan_apply(struct reconcile *r, struct plan *p)
@@ -559,7 +578,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			 * overflows (ENOBUFS), which a burst of link changes can
 			 * cause: give it time to read. Kernel WireGuard needs none.
 			 */
-			if (r->backend == WG_BACKEND_USERSPACE)
+			if (r->backend == WG_BACKEND_USERSPACE && phase != PHASE_NEIGH)
 				nl_batch_set_pacing(b, USERSPACE_PACE_MSGS, USERSPACE_PACE_US);
 			/* names made in an earlier phase resolve: that batch has been sent */
 			encode_op(r, b, op);
@@ -577,12 +596,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		}
 	}
 	/* wireguard-go may have closed its device under a burst of link events */
-	if (!first_err && r->backend == WG_BACKEND_USERSPACE && p->n && !plan_destroys_fabric(p) &&
-	    !wg_exists(r->backend, FABRIC_IFNAME)) {
-		log_error("fabric %s: wireguard-go exited while the changes were made; apply again "
-			  "(the daemon does this by itself)",
-			  FABRIC_IFNAME);
-		first_err = -EIO;
-	}
+	if (!first_err && r->backend == WG_BACKEND_USERSPACE && p->n && !p->down &&
+	    !wireguard_go_survived())
+		first_err = -ECHILD;
 	return first_err;
 }

@@ -119,6 +119,8 @@ static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int 
  * when the parent closes ctl (wireguard-go is then reparented to init), and
  * kills wireguard-go first when the parent sends 'k'.
  */
+static int write_pid_file(const char *ifname, pid_t pid);
+
 static void __attribute__((noreturn)) start_intermediate(const char *ifname, int st, int ctl)
 {
 	int status;
@@ -132,6 +134,11 @@ static void __attribute__((noreturn)) start_intermediate(const char *ifname, int
 	}
 	if (pid == 0)
 		exec_wireguard_go(ifname, st);
+	/*
+	 * The pid file is what lets a later fabricd adopt this wireguard-go: write
+	 * it here, at once, so a fabricd killed right now still leaves it behind.
+	 */
+	write_pid_file(ifname, pid);
 	send_msg(st, MSG_PID, pid);
 	for (;;) {
 		struct pollfd p = {.fd = ctl, .events = POLLIN};
