@@ -129,8 +129,10 @@ int session_plan(struct session *s)
 		return -1;
 	diag_init(&diag);
 	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
-	if (ret == 0)
+	if (ret == 0) {
+		reconcile_mark_transitions(&s->r, &s->want, &s->have);
 		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
+	}
 	diag_print(&diag, stderr);
 	diag_free(&diag);
 	if (ret < 0) {

@@ -49,6 +49,12 @@ struct desired_vnet {
 	unsigned int mtu; /* zone MTU, 0 while unknown */
 	size_t n_remotes;
 	struct ip_addr *remotes; /* other members' underlay (plain) or fabric (secure) addresses */
+	/*
+	 * Not from the definition but from the kernel: the vnet moved to secure
+	 * and its plain device still receives during its grace period, so the
+	 * guard must still let that VNI's plain VXLAN in and out.
+	 */
+	bool plain_retiring;
 };
 
 struct desired_zone {

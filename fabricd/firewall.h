@@ -19,9 +19,13 @@
  *       drop_wireguard).
  *   output (hook output, priority -10)
  *     plain VXLAN carrying a secure zone's VNI, and secure VXLAN on any
- *       device but the fabric one: dropped, counted (drop_leak). A secure
- *       zone's frames never leave the node in clear text, even while a
- *       transport switch leaves an old plain device in the bridge.
+ *       device but the fabric one: dropped, counted (drop_leak).
+ *   One exception, for a vnet that has just switched from plain to secure
+ *   (desired_vnet.plain_retiring, set by reconcile_mark_transitions): while
+ *   its old plain device is in its grace period, the VNI keeps its plain
+ *   rules (members accepted, not in secure_vnis), so nodes that have not
+ *   switched yet keep reaching it; once the old device is gone (or at once
+ *   with a grace of 0) the secure rules apply.
  *
  * The table comment "fabricd:<cluster> <hash>" marks it owned and names the
  * rendering it came from; together with a summary of the kernel's copy (set

@@ -204,6 +204,21 @@ static int spec_build(const struct node_state *want, struct spec *s)
 		const struct desired_vnet *v = &want->vnets[i];
 		char vni[16];
 
+		if (v->transport == TRANSPORT_SECURE && v->plain_retiring) {
+			/*
+			 * Switching from plain: until its plain device is gone, nodes
+			 * that have not switched yet still send (and get) this VNI as
+			 * plain VXLAN. The zone had that exposure a moment earlier.
+			 */
+			const struct zone *z = &c->zones[v->zone];
+
+			for (size_t m = 0; !ret && m < z->n_members; m++) {
+				if (z->members[m] != want->self)
+					ret = add_addr(&s->plain_members,
+						       &c->nodes[z->members[m]].underlay, v->vni);
+			}
+			continue;
+		}
 		if (v->transport == TRANSPORT_SECURE) {
 			snprintf(vni, sizeof(vni), "%u", v->vni);
 			ret = strlist_add(&s->secure_vnis, vni);

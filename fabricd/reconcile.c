@@ -210,6 +210,29 @@ static int plan_retire(struct reconcile *r, const struct desired_vnet *v, const 
 	return 0;
 }
 
+void reconcile_mark_transitions(const struct reconcile *r, struct node_state *want,
+				const struct observed *have)
+{
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		struct desired_vnet *v = &want->vnets[i];
+		char plain[FABRICD_IFNAME_MAX + 1];
+		const struct link_obs *l;
+		long long due;
+
+		v->plain_retiring = false;
+		if (v->transport != TRANSPORT_SECURE)
+			continue;
+		desired_vxlan_name(plain, v->vni, TRANSPORT_PLAIN);
+		l = link_find(&have->links, plain);
+		if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") ||
+		    l->vni != v->vni)
+			continue;
+		/* the same rule as plan_retire: kept unless its grace period is over */
+		due = link_retire_after(l, r->owner);
+		v->plain_retiring = r->grace && (!due || r->now < due);
+	}
+}
+
 long long reconcile_next_retire(const struct reconcile *r, const struct observed *have)
 {
 	long long next = 0;

@@ -71,6 +71,13 @@ int plan_build_down(struct reconcile *r, const struct observed *have, struct pla
  */
 long long reconcile_next_retire(const struct reconcile *r, const struct observed *have);
 
+/*
+ * Marks the secure vnets whose plain device is still in its grace period
+ * after this pass (desired_vnet.plain_retiring), for the guard.
+ */
+void reconcile_mark_transitions(const struct reconcile *r, struct node_state *want,
+				const struct observed *have);
+
 /* Runs the plan phase by phase; logs each failure with its object. 0 or the first error. */
 int plan_apply(struct reconcile *r, struct plan *p);
 

@@ -132,6 +132,19 @@ static void test_three_node_pve1(void)
 	firewall_ruleset_free(&b);
 	desired_free(&s);
 
+	/* vnet200 just switched from plain: its old plain device is in its grace period */
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
+	for (size_t i = 0; i < s.n_vnets; i++)
+		s.vnets[i].plain_retiring = s.vnets[i].vni == 200;
+	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render during a switch to secure");
+	check_has(b.text, "198.51.100.12 . 200");
+	check_has(b.text, "198.51.100.13 . 200");
+	check_lacks(b.text, "elements = { 200 }");
+	check_has(b.summary, "set secure_vnis:\n");
+	CHECK(a.hash != b.hash, "the grace period is another table");
+	firewall_ruleset_free(&b);
+	desired_free(&s);
+
 	/* a changed secure port changes the rules and the hash */
 	c->fabric.secure_port = 4800;
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port 4800");
