@@ -49,7 +49,8 @@ struct nlmsghdr *nl_msg_start(struct nl_sock *s, void *buf, uint16_t type, uint1
 {
 	struct nlmsghdr *nlh;
 
-	memset(buf, 0, sizeof(struct nlmsghdr));
+	/* libmnl 1.0.4 leaves attribute padding as it was: start from zeros */
+	memset(buf, 0, NL_MSG_BUF);
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;

@@ -30,7 +30,7 @@ int nl_open(struct nl_sock *s, int bus);
 void nl_close(struct nl_sock *s);
 
 /*
- * Starts a message in buf (NL_MSG_BUF bytes): type, flags (NLM_F_REQUEST and
+ * Starts a message in buf (at least NL_MSG_BUF bytes, zeroed here): type, flags (NLM_F_REQUEST and
  * NLM_F_ACK are added), the next sequence number of s.
  */
 struct nlmsghdr *nl_msg_start(struct nl_sock *s, void *buf, uint16_t type, uint16_t flags);

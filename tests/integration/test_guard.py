@@ -342,49 +342,56 @@ def vni_filter(vni, src=None):
 GRACE = 8  # seconds the old device stays in the bridge after the switch
 
 
-def test_switching_to_secure_guards_the_vni_through_the_switch(guarded):
-    """plain -> secure -> plain with guests talking.
+def switch_definition(guarded, transport):
+    cluster = guarded.cluster
+    if transport == "plain":
+        return guarded.path
+    return cluster.write_definition(cluster.definition(zones=[PLAIN, SECURE, flip("secure")]),
+                                    f"{cluster.tmpdir}/flip.json")
 
-    Make-before-break (DESIGN.md: nodes switch in any order and nothing is
-    lost) needs the zone's plain VXLAN between members while the old plain
-    device is in its grace period: nodes that have not switched yet still
-    speak plain. So during the grace period the guard accepts that VNI in
-    clear text from member nodes only (as before the switch); a stranger is
-    dropped all along; once the old device is gone the VNI is secure-only,
-    and nothing of it crosses the underlay in clear text any more.
-    """
+
+def from_node(underlay, node):
+    """The packets of a capture that node sent."""
+    return [p for p in underlay.packets() if f"{node.underlay}." in p.split(">")[0]]
+
+
+def test_switching_to_secure_with_a_grace_period(guarded):
+    """plain -> secure as the daemon does it (old device kept for GRACE s): while the old
+    plain device retires, the VNI keeps its plain rules (members only: a stranger is still
+    dropped), so nodes that have not switched yet keep reaching it. Once it is gone, the
+    VNI is secure in the guard: nothing of it on the underlay, nothing taken in clear."""
     cluster = guarded.cluster
     pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
     f1, f2 = guarded.guests["f1"], guarded.guests["f2"]
-    secure = cluster.write_definition(
-        cluster.definition(zones=[PLAIN, SECURE, flip("secure")]), f"{cluster.tmpdir}/flip.json")
-    res = pve1.fabricd("apply", "-c", secure, "--grace", str(GRACE))
-    assert res.rc == 0, res
+    secure = switch_definition(guarded, "secure")
+    for node in (pve1, pve2):
+        res = node.fabricd("apply", "-c", secure, "--grace", str(GRACE))
+        assert res.rc == 0, res
     assert "vx300" in pve1.links() and "vs300" in pve1.links(), "grace: both devices"
-    assert set_elements(pve1, "secure_vnis") == [200], "VNI 300 is in transition"
-    # pve2 has not switched yet: the guests still reach each other
-    assert wait_until(lambda: f1.ping(f2), timeout=10, what="f1 -> f2 during the switch")
+    assert set_elements(pve1, "secure_vnis") == [200], "plain rules while vx300 retires"
     before = counters(pve1, secure)
     got = delivered(guarded, f1,
                     lambda: inject_from_switch(guarded, STRANGER, pve1, 4789, 300, f1))
-    assert got == 0, "a stranger's plain VXLAN reached f1 during the switch"
+    assert "vx300" in pve1.links(), f"injected after the grace period of {GRACE} s"
+    assert got == 0, "a stranger's plain VXLAN reached f1 during the grace period"
     assert counters(pve1, secure)["drop_plain"] - before["drop_plain"] == COUNT
-    res = pve2.fabricd("apply", "-c", secure, "--grace", str(GRACE))
-    assert res.rc == 0, res
 
-    # the grace period ends, the old devices go; the zone works, only inside WireGuard
+    # the grace period ends, the old devices go, the guard turns VNI 300 secure
     def old_devices_gone():
         cluster.apply_all(secure)
         return all("vx300" not in node.links() for node in (pve1, pve2))
     wait_until(old_devices_gone, timeout=GRACE + 10, interval=1, what="vx300 retired")
     for node in (pve1, pve2):
-        assert set_elements(node, "secure_vnis") == [200, 300], "VNI 300 is secure-only now"
+        assert set_elements(node, "secure_vnis") == [200, 300]
+        assert node.fabricd("plan", "-c", secure).rc == 0
+    before = counters(pve1, secure)
+    got = delivered(guarded, f1,
+                    lambda: inject_from_switch(guarded, "192.0.2.12", pve1, 4789, 300, f1))
+    assert got == 0 and counters(pve1, secure)["drop_plain"] - before["drop_plain"] == COUNT
     with cluster.capture(vni_filter(300)) as underlay:
         wait_until(lambda: f1.ping(f2), timeout=15, what="f1 -> f2 over the secure transport")
         assert f1.ping(f2, count=10)
     assert underlay.count() == 0, underlay.summary()
-    for node in (pve1, pve2):
-        assert node.fabricd("plan", "-c", secure).rc == 0
 
     # and back: secure -> plain; the guard stays, and the zone works in clear again
     with cluster.capture(vni_filter(300)) as underlay:
@@ -396,6 +403,32 @@ def test_switching_to_secure_guards_the_vni_through_the_switch(guarded):
     for node in (pve1, pve2):
         assert set_elements(node, "secure_vnis") == [200]
         assert node.fabricd("plan", "-c", guarded.path).rc == 0
+
+
+def test_switching_to_secure_without_grace_is_strict_at_once(guarded):
+    """plain -> secure with --grace 0: from pve1's apply on, it neither sends nor takes
+    VNI 300 in clear text, even though pve2 has not switched yet."""
+    cluster = guarded.cluster
+    pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
+    f1, f2 = guarded.guests["f1"], guarded.guests["f2"]
+    secure = switch_definition(guarded, "secure")
+    wait_until(lambda: f1.ping(f2), timeout=15, what="f1 -> f2 over the plain transport")
+    with cluster.capture(vni_filter(300)) as underlay:
+        res = pve1.fabricd("apply", "-c", secure, "--grace", "0")
+        assert res.rc == 0, res
+        assert set_elements(pve1, "secure_vnis") == [200, 300]
+        f1.ping(f2, count=3, timeout=1)  # pve2 has not switched: fails, must not leak
+        before = counters(pve1, secure)
+        got = delivered(guarded, f1,
+                        lambda: inject_from_switch(guarded, "192.0.2.12", pve1, 4789, 300, f1))
+        assert got == 0 and counters(pve1, secure)["drop_plain"] - before["drop_plain"] == COUNT
+        res = pve2.fabricd("apply", "-c", secure, "--grace", "0")
+        assert res.rc == 0, res
+        wait_until(lambda: f1.ping(f2), timeout=15, what="f1 -> f2 over the secure transport")
+    leaked = from_node(underlay, pve1)
+    assert leaked == [], "pve1 sent VNI 300 in clear after switching:\n" + "\n".join(leaked)
+    cluster.apply_all(guarded.path)
+    wait_until(lambda: f1.ping(f2), timeout=15, what="f1 -> f2 over the plain transport")
 
 
 # --- an IPv6 underlay ---------------------------------------------------------------------
