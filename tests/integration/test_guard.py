@@ -296,7 +296,7 @@ def test_secure_vxlan_never_leaves_in_clear_text(guarded):
     pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
     s2 = guarded.guests["s2"]
     before = counters(pve1, guarded.path)
-    with cluster.capture("udp port 4789 or udp port 4790") as underlay:
+    with cluster.capture(f"({vni_filter(200)}) or udp port 4790") as underlay:
         inject_from_node(guarded, pve1, pve2.underlay, 4789, 200, s2)
         inject_from_node(guarded, pve1, pve2.underlay, 4790, 200, s2)
     after = counters(pve1, guarded.path)

@@ -150,6 +150,20 @@ static int plan_for(struct fixture *f, struct plan *p, struct diag *d)
 		return ret;
 	ret = plan_build(&f->r, &want, &f->have, p, d);
 	desired_free(&want);
+	/*
+	 * The recording predates the nftables guard, so every plan would also
+	 * create it; the guard's own planning is tested in test_firewall.c and
+	 * tests/integration/test_guard.py. Here: links, FDB, addresses, peers.
+	 */
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type != OP_FIREWALL_SET && p->ops[i].type != OP_FIREWALL_DELETE)
+			p->ops[kept++] = p->ops[i];
+		else
+			free(p->ops[i].text);
+	}
+	p->n = kept;
 	return ret;
 }
 
