@@ -61,8 +61,13 @@ int notify_send(struct notify *n, const char *fmt, ...)
 		return -EINVAL;
 	if ((size_t)len >= sizeof(msg))
 		len = sizeof(msg) - 1;
-	if (sendto(n->fd, msg, (size_t)len, MSG_NOSIGNAL, (struct sockaddr *)&n->addr,
-		   n->addr_len) < 0)
+	/*
+	 * Never wait for the service manager: a full notification socket must
+	 * not stall the daemon that keeps the fabric converged (a lost STATUS=
+	 * line is harmless; the next one replaces it).
+	 */
+	if (sendto(n->fd, msg, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT,
+		   (struct sockaddr *)&n->addr, n->addr_len) < 0)
 		return -errno;
 	return 0;
 }
