@@ -366,12 +366,6 @@ static bool owned_by(const struct firewall_obs *fw, const char *owner)
 	return sp && (size_t)(sp - fw->comment) == n && !strncmp(fw->comment, owner, n);
 }
 
-/* Any fabricd's table (for down, which knows no cluster name of its own to compare). */
-static bool fabricd_made(const struct firewall_obs *fw)
-{
-	return !strncmp(fw->comment, OWNER_PREFIX, strlen(OWNER_PREFIX));
-}
-
 /* What the kernel's copy lacks or has extra, for the plan's detail. */
 static void describe_drift(const char *want, const char *have, struct op *op)
 {
@@ -444,8 +438,9 @@ int firewall_plan_down(const struct firewall_obs *have, struct plan *p)
 
 	if (!have)
 		return 0;
-	if (!fabricd_made(have)) {
-		log_warn("%s: not made by fabricd (comment \"%s\"): left alone", OBJECT,
+	/* the plan's owner is this cluster's mark, as for links */
+	if (!owned_by(have, p->owner)) {
+		log_warn("%s: not owned by %s (comment \"%s\"): left alone", OBJECT, p->owner,
 			 have->comment);
 		return 0;
 	}

@@ -100,7 +100,7 @@ bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_i
 
 /* Plans OP_FIREWALL_SET when the table differs from what want needs. */
 int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p);
-/* Plans OP_FIREWALL_DELETE when the table exists (down). */
+/* Plans OP_FIREWALL_DELETE when the table exists and is p->owner's (down). */
 int firewall_plan_down(const struct firewall_obs *have, struct plan *p);
 
 /* Runs an OP_FIREWALL_* op. 0 or -errno (logged here with nft's own words). */

@@ -242,6 +242,40 @@ static const char two_node[] =
     "\"vnet100\", \"vni\": 100}]}, {\"name\": \"s\", \"transport\": \"secure\", \"vnets\": "
     "[{\"name\": \"vnet200\", \"vni\": 200}]}]}";
 
+/* firewall_plan() against have: its result, how many ops, and the op's verb and detail. */
+static void check_plan(const struct node_state *want, const struct firewall_obs *have, int ret,
+		       size_t n, enum op_verb verb, const char *detail)
+{
+	struct plan p;
+
+	plan_init(&p, want->owner);
+	CHECK_INT(firewall_plan(want, have, &p), ret, "firewall_plan");
+	CHECK_INT(p.n, n, "ops planned");
+	if (p.n) {
+		CHECK_INT(p.ops[0].type, OP_FIREWALL_SET, "a table replacement");
+		CHECK_INT(p.ops[0].phase, PHASE_GUARD, "before any device");
+		CHECK_INT(p.ops[0].verb, verb, "verb");
+		CHECK(p.ops[0].text && strstr(p.ops[0].text, "table inet fabricd {"), "its text");
+		if (detail)
+			CHECK(strstr(p.ops[0].detail, detail) != NULL, "detail \"%s\" lacks \"%s\"",
+			      p.ops[0].detail, detail);
+	}
+	plan_free(&p);
+}
+
+static void check_plan_down(const struct firewall_obs *have, size_t n)
+{
+	struct plan p;
+
+	plan_init(&p, "fabricd:lab");
+	CHECK_INT(firewall_plan_down(have, &p), 0, "firewall_plan_down");
+	CHECK_INT(p.n, n, "ops planned for down");
+	if (p.n)
+		CHECK(p.ops[0].type == OP_FIREWALL_DELETE && p.ops[0].phase == PHASE_UNGUARD,
+		      "removed last");
+	plan_free(&p);
+}
+
 static void test_observed_summary(void)
 {
 	struct firewall_obs *fw = NULL;
@@ -274,12 +308,43 @@ static void test_observed_summary(void)
 	firewall_obs_free(fw);
 	free(json);
 
-	/* a rule gone: out of sync */
+	/* a rule gone: out of sync, and apply would replace the table */
 	json = listing(6, 2);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	CHECK(strcmp(firewall_obs_summary(fw), rs.summary) != 0, "a missing rule is drift");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain input");
 	firewall_obs_free(fw);
 	free(json);
+
+	/* in sync: nothing to do; down removes it */
+	json = listing(7, 2);
+	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
+	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
+	check_plan_down(fw, 1);
+	firewall_obs_free(fw);
+
+	/* another rendering (the definition changed): replaced, counters carried over */
+	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"fabricd:lab 0\"\n");
+	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE, "definition changed");
+	firewall_obs_free(fw);
+
+	/* not fabricd's (no comment, another cluster): never replaced, left alone by down */
+	CHECK_INT(firewall_obs_parse(json, "table inet fabricd {\n", &fw), 0, "parse");
+	check_plan(&s, fw, -EEXIST, 0, VERB_CHANGE, NULL);
+	check_plan_down(fw, 0);
+	firewall_obs_free(fw);
+	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"fabricd:other %016llx\"\n",
+		 (unsigned long long)rs.hash);
+	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
+	check_plan(&s, fw, -EEXIST, 0, VERB_CHANGE, NULL);
+	check_plan_down(fw, 0);
+	firewall_obs_free(fw);
+	free(json);
+
+	/* none yet: created */
+	check_plan(&s, NULL, 0, 1, VERB_CREATE, "guard for 1 plain and 1 secure vnets");
+	check_plan_down(NULL, 0);
 
 	/* not JSON: refused */
 	CHECK_INT(firewall_obs_parse("Error: nope", NULL, &fw), -EINVAL, "garbage");
