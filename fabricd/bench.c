@@ -71,26 +71,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static bool in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[512];
-
-	if (!path || !*path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
-		if (access(buf, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
-
 /* The directory of an output file must exist and be writable before an hour of measuring. */
 static int check_output(const char *opt, const char *path)
 {
@@ -285,7 +265,7 @@ static int preflight(const struct bench_opts *o, enum wg_backend *backend)
 		log_error("bench: needs root: it creates network and mount namespaces");
 		return -1;
 	}
-	if (!in_path(BENCH_IPERF3)) {
+	if (!kmod_in_path(BENCH_IPERF3)) {
 		log_error("bench: iperf3 is not installed: apt-get install iperf3 (or run "
 			  "scripts/install-deps.sh)");
 		return -1;

@@ -51,7 +51,7 @@ bool kmod_module_available(const char *name)
 	return listed_in(path, name);
 }
 
-static bool in_path(const char *prog)
+bool kmod_in_path(const char *prog)
 {
 	const char *path = getenv("PATH");
 	char buf[512];
@@ -78,7 +78,7 @@ void kmod_probe(struct kmod_caps *caps)
 	caps->vxlan = kmod_module_available("vxlan");
 	caps->bridge = kmod_module_available("bridge");
 	caps->nftables = kmod_module_available("nf_tables");
-	caps->wireguard_go = in_path("wireguard-go");
+	caps->wireguard_go = kmod_in_path("wireguard-go");
 	caps->tun = access("/dev/net/tun", R_OK | W_OK) == 0;
 }
 

@@ -26,6 +26,9 @@ bool kmod_module_available(const char *name);
 
 void kmod_probe(struct kmod_caps *caps);
 
+/* Whether prog is an executable in $PATH (or the usual directories without one). */
+bool kmod_in_path(const char *prog);
+
 /*
  * auto: the kernel when it has WireGuard, else wireguard-go; kernel and
  * userspace: that one, if usable. -ENOTSUP with a message in err otherwise.
