@@ -10,24 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "commands.h"
 #include "log.h"
 #include "wgkey.h"
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Prints key in base64 and a newline; 0 or the exit status 1 after an error. */
 static int print_key(const uint8_t key[WGKEY_LEN])

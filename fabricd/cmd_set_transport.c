@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "commands.h"
 #include "config.h"
 #include "diag.h"
@@ -293,21 +294,6 @@ static int check_text(const char *text, size_t len, const char *zone, const char
 	cluster_free(c);
 	diag_free(&diag);
 	return transport;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Writes text next to path and renames it over path; the target must still be st. */
