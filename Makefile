@@ -22,7 +22,7 @@ FUZZ_SECONDS ?= 30
 PKGS := jansson libmnl libsodium libnftables
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
-	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -Ikmod
+	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -I.
 CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS))
 
@@ -40,10 +40,17 @@ else
 Q := @
 endif
 
-LIB_SRCS := $(filter-out fabricd/main.c,$(wildcard fabricd/*.c)) $(wildcard kmod/*.c)
+# One folder per layer (see fabricd/README.md). The bench is its own library,
+# linked only into the binary (and the one unit test of its report).
+LAYERS := base definition kinds engine netlink wireguard daemon
+LIB_SRCS := $(foreach d,$(LAYERS),$(wildcard fabricd/$(d)/*.c)) $(wildcard kmod/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-MAIN_OBJ := $(BUILD)/fabricd/main.o
+BENCH_SRCS := $(wildcard fabricd/bench/*.c)
+BENCH_OBJS := $(BENCH_SRCS:%.c=$(BUILD)/%.o)
+CLI_SRCS := $(wildcard fabricd/cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libfabricd.a
+BENCH_LIB := $(BUILD)/libfabricd-bench.a
 BIN := $(BUILD)/fabricd/fabricd
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
@@ -64,13 +71,16 @@ $(BUILD)/%.o: %.c
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(LIB)
+$(BENCH_LIB): $(BENCH_OBJS)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJS) $(BENCH_LIB) $(LIB)
 	@[ -n "$(Q)" ] && echo "  LD      $@" || true
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB)
+$(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BENCH_LIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 unit: $(UNIT_BINS)
 
@@ -108,10 +118,10 @@ install: all
 	install -D -m 0644 kmod/modules-load.d/fabricd.conf $(DESTDIR)$(MODULESLOADDIR)/fabricd.conf
 
 format:
-	clang-format -i fabricd/*.[ch] kmod/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
+	clang-format -i fabricd/*/*.[ch] kmod/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
 
 clean:
 	rm -rf build fabricd/fabricd
 	$(MAKE) -C tests/fuzz clean
 
--include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

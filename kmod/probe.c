@@ -8,8 +8,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "probe.h"
-#include "wg_genl.h"
+#include "kmod/probe.h"
+#include "wireguard/genl.h"
 
 /* Looks for "/name.ko" (any compression) in a modules.dep or modules.builtin file. */
 static bool listed_in(const char *path, const char *name)

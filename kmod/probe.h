@@ -9,8 +9,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "commands.h"
-#include "wg.h"
+/* Which WireGuard implementation carries the fabric device. */
+enum wg_backend {
+	WG_BACKEND_KERNEL,
+	WG_BACKEND_USERSPACE,
+};
+
+/* What the operator asked for with --wg-backend. */
+enum wg_backend_choice {
+	WG_CHOICE_AUTO,
+	WG_CHOICE_KERNEL,
+	WG_CHOICE_USERSPACE,
+};
 
 struct kmod_caps {
 	bool wireguard; /* the generic netlink family answers (loads the module) */

@@ -32,12 +32,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "fdb.h"
-#include "ifaddr.h"
-#include "link.h"
-#include "wg.h"
-#include "wg_genl.h"
-#include "wg_uapi.h"
+#include "kinds/fdb.h"
+#include "kinds/ifaddr.h"
+#include "kinds/link.h"
+#include "wireguard/wg.h"
+#include "wireguard/genl.h"
+#include "wireguard/uapi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

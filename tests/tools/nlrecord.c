@@ -19,7 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "nl.h"
+#include "netlink/nl.h"
 
 static int record(struct nl_sock *s, uint16_t type, uint8_t family, size_t hdrlen, const char *path)
 {

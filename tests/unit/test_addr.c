@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "addr.h"
+#include "base/addr.h"
 #include "unit.h"
 
 static const struct {

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "bench_iperf.h"
-#include "bench_sample.h"
-#include "bench_trace.h"
+#include "bench/bench.h"
+#include "bench/iperf.h"
+#include "bench/sample.h"
+#include "bench/trace.h"
 #include "unit.h"
 
 #define NEAR(a, b) ((a) - (b) < 1e-6 && (b) - (a) < 1e-6)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "config.h"
+#include "definition/config.h"
 #include "unit.h"
 
 #define K1 "t4trv5Xh2YF5ozt+bXxYVHI2m7/vbmEufLZk1+4J31Q="

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "desired.h"
+#include "definition/config.h"
+#include "definition/desired.h"
 #include "unit.h"
 
 struct vnet_case {

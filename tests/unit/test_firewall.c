@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "desired.h"
-#include "firewall.h"
+#include "definition/config.h"
+#include "definition/desired.h"
+#include "kinds/guard.h"
 #include "unit.h"
 
 static struct cluster *load(const char *path)

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <sys/socket.h>
 
-#include "mtu.h"
+#include "definition/mtu.h"
 #include "unit.h"
 
 struct plan_case {

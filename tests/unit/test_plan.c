@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "desired.h"
-#include "reconcile.h"
+#include "definition/config.h"
+#include "definition/desired.h"
+#include "engine/reconcile.h"
 #include "unit.h"
-#include "wg_uapi.h"
+#include "wireguard/uapi.h"
 
 #define FIXTURE "tests/fixtures/nl/two-node/"
 

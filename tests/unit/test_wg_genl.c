@@ -26,11 +26,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "link.h"
-#include "nl.h"
+#include "kinds/link.h"
+#include "netlink/nl.h"
 #include "unit.h"
-#include "wg.h"
-#include "wg_genl.h"
+#include "wireguard/wg.h"
+#include "wireguard/genl.h"
 
 #define FAMILY 0x1b /* a made-up family id */
 

@@ -26,12 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "link.h"
-#include "nl.h"
+#include "kinds/link.h"
+#include "netlink/nl.h"
 #include "unit.h"
-#include "wg.h"
-#include "wg_uapi.h"
-#include "wgkey.h"
+#include "wireguard/wg.h"
+#include "wireguard/uapi.h"
+#include "definition/wgkey.h"
 
 #define IFNAME "wgtest0"
 #define OWNER  "fabricd:test"

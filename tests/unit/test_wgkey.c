@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "wgkey.h"
+#include "definition/wgkey.h"
 
 static void from_hex(const char *hex, uint8_t key[WGKEY_LEN])
 {

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bench/bench.h - `fabricd bench`: what secure transport costs against plain VXLAN
+ * on this host. The pieces, one file each:
+ *   cli/bench.c     options
+ *   bench/bench.c         orchestration: signals, the run matrix, cleanup
+ *   bench/lab.c     the two-node lab in namespaces, built with fabricd's own apply
+ *   bench/iperf.c   iperf3 server and client inside the lab, JSON results
+ *   bench/sample.c  /proc/stat, /proc/softirqs, /proc/interrupts, /proc/PID/stat
+ *   bench/trace.c   bpftrace latency histogram of the encryption function (or why not)
+ *   bench/report.c  medians and spread, the text table, JSON
+ *   bench/svg.c     the chart
+ *
+ * A run is one iperf3 test on one path at one stream count; a cell is every
+ * repeat of one path at one stream count.
+ */
+#ifndef FABRICD_BENCH_H
+#define FABRICD_BENCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/options.h"
+
+#define BENCH_MAX_STREAM_COUNTS 8
+#define BENCH_MAX_STREAMS	128
+#define BENCH_MAX_REPEAT	50
+#define BENCH_MAX_DURATION	600
+/* Busier than this (percent of all CPUs) before the bench starts: other work skews it. */
+#define BENCH_BUSY_WARN 10.0
+/* One CPU with at least this share of the NET_RX softirqs or device interrupts is a hotspot. */
+#define BENCH_HOTSPOT_SHARE 80.0
+/* ...when there are at least this many per second (an idle host is not a hotspot). */
+#define BENCH_HOTSPOT_MIN_RATE 1000.0
+
+enum bench_path {
+	BENCH_RAW,    /* node to node over the underlay, no overlay */
+	BENCH_PLAIN,  /* guest to guest over VXLAN, UDP 4789 on the underlay */
+	BENCH_SECURE, /* guest to guest over VXLAN, UDP 4790 inside WireGuard */
+	BENCH_N_PATHS,
+};
+
+const char *bench_path_name(enum bench_path p);
+
+struct bench_opts {
+	unsigned int duration; /* seconds per run */
+	unsigned int streams[BENCH_MAX_STREAM_COUNTS];
+	size_t n_streams;
+	unsigned int repeat;
+	const char *json_path; /* NULL: none */
+	const char *svg_path;
+	bool quick;
+	bool verbose;
+	enum wg_backend_choice wg_backend;
+};
+
+/* One CPU over one run: percent of that CPU's time, events per second. */
+struct bench_cpu {
+	double usr, sys, softirq, irq, busy;
+	double net_rx, net_tx; /* softirqs per second */
+	double irqs;	       /* device interrupts (numbered /proc/interrupts lines) per second */
+};
+
+/* One iperf3 run and what the host did meanwhile. */
+struct bench_run {
+	double gbps;				       /* received payload, Gbit/s (10^9) */
+	double bytes;				       /* received payload bytes */
+	double seconds;				       /* wall time of the sampled window */
+	double host_cpu_pct;			       /* busy share of all CPUs */
+	double usr_pct, sys_pct, softirq_pct, irq_pct; /* shares of all CPUs' time */
+	double cpu_seconds;			       /* busy CPU seconds, all CPUs together */
+	double ctxt_per_s;			       /* context switches per second, host */
+	double wg_cpu_pct;  /* WireGuard processes, percent of one CPU; < 0: not measured */
+	double retransmits; /* TCP retransmits the sender saw */
+	unsigned int n_cpu;
+	struct bench_cpu *cpu; /* n_cpu, indexed by CPU number */
+};
+
+struct bench_cell {
+	enum bench_path path;
+	unsigned int streams;
+	size_t n_runs;
+	struct bench_run *runs; /* capacity: the repeat count */
+};
+
+/* The encryption latency histogram, or the one-line reason it is absent. */
+struct bench_hist_bucket {
+	double low, high; /* nanoseconds; high < 0: open-ended */
+	uint64_t count;
+};
+
+struct bench_hist {
+	bool available;
+	char reason[256];  /* when not available */
+	char function[64]; /* the probed kernel function */
+	size_t n_buckets;
+	struct bench_hist_bucket *buckets;
+};
+
+struct bench_results {
+	/* what was measured, for the report header and the JSON */
+	unsigned int duration, repeat;
+	unsigned int streams[BENCH_MAX_STREAM_COUNTS];
+	size_t n_streams;
+	bool quick;
+	unsigned int n_cpu;
+	char kernel[96];
+	char backend[16];	  /* "kernel" or "userspace" */
+	char implementation[128]; /* "wireguard-go v0.0.20220316", "kernel module ..." */
+	unsigned int underlay_mtu, fabric_mtu, zone_mtu;
+	unsigned int plain_vni, secure_vni;
+	double wall_seconds; /* the whole bench */
+	double busy_before;  /* host CPU % in the second before the lab was built; < 0: unknown */
+	struct bench_hist hist;
+	/* n_streams * BENCH_N_PATHS cells, index bench_cell_index() */
+	size_t n_cells;
+	struct bench_cell *cells;
+};
+
+size_t bench_cell_index(size_t stream_idx, enum bench_path path);
+/* Allocates the cells for r->streams/n_streams and r->repeat. 0 or -ENOMEM. */
+int bench_results_init(struct bench_results *r);
+/* Appends a run to a cell (takes over run->cpu). 0 or -ENOSPC. */
+int bench_cell_add(struct bench_cell *c, size_t capacity, struct bench_run *run);
+void bench_results_free(struct bench_results *r);
+
+/* --- statistics and reports (bench/report.c) ---------------------------- */
+struct bench_stat {
+	double median, min, max;
+	size_t n; /* 0: no value (e.g. not measured) */
+};
+
+/* Median, min and max of v[0..n) (values < 0 are "not measured" and skipped). */
+void bench_stat_of(const double *v, size_t n, struct bench_stat *out);
+
+/* A cell reduced to medians over its repeats. */
+struct bench_summary {
+	enum bench_path path;
+	unsigned int streams;
+	struct bench_stat gbps, host_cpu, cpu_per_gb, ctxt, wg_cpu, retransmits;
+	struct bench_stat usr, sys, softirq, irq;
+	double pct_of_raw; /* median over median, < 0 when raw is missing */
+	unsigned int n_cpu;
+	struct bench_cpu *cpu; /* per-CPU medians */
+	/* the single-core hotspot: the CPU with the largest share, and of what */
+	bool hotspot;
+	int hot_cpu;
+	double hot_share;     /* percent */
+	const char *hot_what; /* "NET_RX softirqs" or "device interrupts" */
+};
+
+/* secure against plain at one stream count (NaN-free: 0 when undefined) */
+struct bench_ratio {
+	unsigned int streams;
+	double gbps, host_cpu, cpu_per_gb, ctxt;
+};
+
+/* Summaries of every cell (n_cells of them, same order). NULL when out of memory. */
+struct bench_summary *bench_summarize(const struct bench_results *r);
+void bench_summaries_free(struct bench_summary *s, size_t n);
+void bench_ratio_of(const struct bench_summary *plain, const struct bench_summary *secure,
+		    struct bench_ratio *out);
+
+void bench_print_table(const struct bench_results *r, const struct bench_summary *s, FILE *f);
+/* Writes the JSON report (schemas/bench.schema.json) to path. 0 or -errno. */
+int bench_write_json(const struct bench_results *r, const struct bench_summary *s,
+		     const char *path);
+/* The chart as SVG text on f (bench/svg.c). 0 or -EIO. */
+int bench_write_svg(const struct bench_results *r, const struct bench_summary *s, FILE *f);
+
+/* --- the run (bench/bench.c) ---------------------------------------------------- */
+/* Set by the SIGINT/SIGTERM handler; every wait loop checks it. */
+extern volatile sig_atomic_t bench_stop;
+
+/* The whole bench with these options; the process exit status. */
+int bench_main(const struct bench_opts *opts);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * labnet.h - inside the bench lab's namespaces (bench/lab.h): the
+ * underlay links, the definition with fresh keys, fabricd's apply on both
+ * nodes and the guests on the vnet bridges. Internal to bench_lab*.c.
+ */
+#ifndef FABRICD_BENCH_LABNET_H
+#define FABRICD_BENCH_LABNET_H
+
+#include "bench/lab.h"
+
+/* Everything after the namespaces exist. 0 or -1 (logged). */
+int labnet_build(struct bench_lab *lab);
+
+/* Runs fn(lab, arg) in a child inside where's namespaces; its exit status or -errno. */
+int lab_run_in(const struct bench_lab *lab, enum lab_where where,
+	       int (*fn)(const struct bench_lab *lab, void *arg), void *arg, int timeout_ms);
+
+#endif

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bench/bench.c - `fabricd bench`: its options. cli/main.c hands bench every
+ * argument after the subcommand (bench's --json takes a FILE, unlike the
+ * other commands' --json flag), so bench parses its own --wg-backend and
+ * --verbose too. The work is in bench/bench.c.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "cli/commands.h"
+#include "base/log.h"
+
+#define DEFAULT_DURATION 5
+#define DEFAULT_REPEAT	 3
+#define QUICK_DURATION	 2
+#define QUICK_REPEAT	 1
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: fabricd bench [--duration S] [--streams 1,4,8] [--repeat N] [--json FILE]\n"
+	    "                     [--svg FILE] [--quick] [--wg-backend auto|kernel|userspace]\n"
+	    "                     [--verbose]\n"
+	    "\n"
+	    "Builds a two-node cluster in network namespaces with fabricd's own apply (one\n"
+	    "plain zone, one secure zone) and measures with iperf3 three paths: the raw\n"
+	    "underlay, plain VXLAN and VXLAN inside WireGuard, sampling CPU time, context\n"
+	    "switches, softirqs and interrupts meanwhile. Needs root; removes everything it\n"
+	    "built when it ends, also on Ctrl-C.\n"
+	    "\n"
+	    "  --duration S   seconds per iperf3 run (default %d)\n"
+	    "  --streams L    comma-separated parallel stream counts (default 1,4,8)\n"
+	    "  --repeat N     runs per path and stream count; figures are medians (default %d)\n"
+	    "  --json FILE    the report for programs (schemas/bench.schema.json)\n"
+	    "  --svg FILE     a chart: throughput and CPU seconds per GB per path\n"
+	    "  --quick        %d s per run, %d repeat: checks the structure, not precision\n"
+	    "  --wg-backend   which WireGuard to measure (default auto: the kernel's if any)\n",
+	    DEFAULT_DURATION, DEFAULT_REPEAT, QUICK_DURATION, QUICK_REPEAT);
+}
+
+/* A whole number in min..max, or -1 with a message naming the option. */
+static long parse_uint(const char *opt, const char *text, long min, long max)
+{
+	char *end;
+	long v;
+
+	v = strtol(text, &end, 10);
+	if (!*text || *end || v < min || v > max) {
+		log_error("bench: %s \"%s\": give a whole number from %ld to %ld", opt, text, min,
+			  max);
+		return -1;
+	}
+	return v;
+}
+
+static int parse_streams(const char *text, struct bench_opts *b)
+{
+	char copy[256], *tok, *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	b->n_streams = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v = parse_uint("--streams", tok, 1, BENCH_MAX_STREAMS);
+
+		if (v < 0)
+			return -1;
+		if (b->n_streams == BENCH_MAX_STREAM_COUNTS) {
+			log_error("bench: --streams \"%s\": at most %d stream counts", text,
+				  BENCH_MAX_STREAM_COUNTS);
+			return -1;
+		}
+		for (size_t i = 0; i < b->n_streams; i++) {
+			if (b->streams[i] == (unsigned int)v) {
+				log_error("bench: --streams \"%s\": %ld is given twice", text, v);
+				return -1;
+			}
+		}
+		b->streams[b->n_streams++] = (unsigned int)v;
+	}
+	if (!b->n_streams) {
+		log_error("bench: --streams \"%s\": give stream counts such as 1,4,8", text);
+		return -1;
+	}
+	return 0;
+}
+
+enum {
+	OPT_DURATION = 256,
+	OPT_STREAMS,
+	OPT_REPEAT,
+	OPT_JSON,
+	OPT_SVG,
+	OPT_QUICK,
+	OPT_WG_BACKEND,
+};
+
+static int parse(int argc, char **argv, struct bench_opts *b)
+{
+	static const struct option opts[] = {
+	    {"duration", required_argument, NULL, OPT_DURATION},
+	    {"streams", required_argument, NULL, OPT_STREAMS},
+	    {"repeat", required_argument, NULL, OPT_REPEAT},
+	    {"json", required_argument, NULL, OPT_JSON},
+	    {"svg", required_argument, NULL, OPT_SVG},
+	    {"quick", no_argument, NULL, OPT_QUICK},
+	    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	long duration = -1, repeat = -1;
+	int c;
+
+	optind = 0; /* GNU: reinitialize */
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DURATION:
+			duration = parse_uint("--duration", optarg, 1, BENCH_MAX_DURATION);
+			if (duration < 0)
+				return -1;
+			break;
+		case OPT_STREAMS:
+			if (parse_streams(optarg, b) < 0)
+				return -1;
+			break;
+		case OPT_REPEAT:
+			repeat = parse_uint("--repeat", optarg, 1, BENCH_MAX_REPEAT);
+			if (repeat < 0)
+				return -1;
+			break;
+		case OPT_JSON:
+			b->json_path = optarg;
+			break;
+		case OPT_SVG:
+			b->svg_path = optarg;
+			break;
+		case OPT_QUICK:
+			b->quick = true;
+			break;
+		case OPT_WG_BACKEND:
+			if (!strcmp(optarg, "auto")) {
+				b->wg_backend = WG_CHOICE_AUTO;
+			} else if (!strcmp(optarg, "kernel")) {
+				b->wg_backend = WG_CHOICE_KERNEL;
+			} else if (!strcmp(optarg, "userspace")) {
+				b->wg_backend = WG_CHOICE_USERSPACE;
+			} else {
+				log_error(
+				    "bench: --wg-backend \"%s\": use auto, kernel or userspace",
+				    optarg);
+				return -1;
+			}
+			break;
+		case 'v':
+			b->verbose = true;
+			log_set_verbose(true);
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		log_error("bench: unexpected argument \"%s\": see fabricd bench --help",
+			  argv[optind]);
+		return -1;
+	}
+	/* --quick sets the defaults; options given explicitly still win */
+	b->duration = (unsigned int)(duration > 0 ? duration
+				     : b->quick	  ? QUICK_DURATION
+						  : DEFAULT_DURATION);
+	b->repeat = (unsigned int)(repeat > 0 ? repeat : b->quick ? QUICK_REPEAT : DEFAULT_REPEAT);
+	return 0;
+}
+
+int cmd_bench(const struct options *o)
+{
+	struct bench_opts b = {
+	    .streams = {1, 4, 8},
+	    .n_streams = 3,
+	    .wg_backend = o->wg_backend,
+	    .verbose = o->verbose,
+	};
+	char *args[64];
+	int argc = 0, ret;
+
+	/* getopt wants a program name first */
+	args[argc++] = "fabricd bench";
+	for (int i = 0; i < o->argc && argc < 63; i++)
+		args[argc++] = o->argv[i];
+	args[argc] = NULL;
+	if (o->argc > 62) {
+		log_error("bench: too many arguments");
+		return 1;
+	}
+	ret = parse(argc, args, &b);
+	if (ret)
+		return ret < 0 ? 1 : 0;
+	return bench_main(&b);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli/commands.h - one function per subcommand (cli/main.c holds only the table and
+ * the option parsing). Each returns the process exit status: 0 success,
+ * 1 invalid input or failure, 2 (plan) changes found.
+ */
+#ifndef FABRICD_COMMANDS_H
+#define FABRICD_COMMANDS_H
+
+#include <stdbool.h>
+
+#include "engine/options.h"
+
+int cmd_check(const struct options *o);
+int cmd_render(const struct options *o);
+int cmd_plan(const struct options *o);
+int cmd_apply(const struct options *o);
+int cmd_run(const struct options *o);
+int cmd_set_transport(const struct options *o);
+int cmd_status(const struct options *o);
+int cmd_down(const struct options *o);
+int cmd_genkey(const struct options *o);
+int cmd_pubkey(const struct options *o);
+int cmd_bench(const struct options *o);
+
+#endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* engine/reconcile.c - `plan`, `apply` and `down`: one node converging to its share. */
+#include <stdio.h>
+
+#include "base/log.h"
+#include "cli/commands.h"
+#include "engine/reconcile.h"
+#include "engine/session.h"
+
+int cmd_plan(const struct options *o)
+{
+	struct session s;
+	int ret = 1;
+
+	if (session_open(&s, o) < 0 || session_load_keys(&s, o, false) < 0 || session_plan(&s) < 0)
+		goto out;
+	plan_print(&s.plan, stdout);
+	ret = s.plan.n ? 2 : 0;
+	if (!s.plan.n)
+		printf("%s: nothing to change\n", s.cluster->nodes[s.self].name);
+out:
+	session_free(&s);
+	return ret;
+}
+
+int cmd_apply(const struct options *o)
+{
+	return session_apply_once(o) == 0 ? 0 : 1;
+}
+
+int cmd_down(const struct options *o)
+{
+	struct session s;
+	int ret = 1;
+
+	if (session_open(&s, o) < 0)
+		goto out;
+	if (observe(&s.r, &s.have) < 0) {
+		log_error("cannot read the kernel's state");
+		goto out;
+	}
+	if (plan_build_down(&s.r, &s.have, &s.plan) < 0)
+		goto out;
+	if (session_apply(&s, "down") == 0)
+		ret = 0;
+out:
+	session_free(&s);
+	return ret;
+}

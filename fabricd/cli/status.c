@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* status.c - the fabric, zones and vnets as the kernel has them, and the drift. */
+#include <jansson.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/commands.h"
+#include "base/log.h"
+#include "engine/session.h"
+#include "definition/wgkey.h"
+
+static const char *node_by_key(const struct cluster *c, const uint8_t *key)
+{
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		if (!memcmp(c->nodes[i].public_key, key, WG_KEY_LEN))
+			return c->nodes[i].name;
+	}
+	return NULL;
+}
+
+static json_t *json_endpoint(const struct sockaddr_storage *ss)
+{
+	struct ip_addr a;
+	uint16_t port = 0;
+	char ip[IP_ADDR_STRLEN], buf[IP_ADDR_STRLEN + 10];
+
+	if (!ss->ss_family || ip_addr_from_sockaddr((const struct sockaddr *)ss, &a, &port) < 0)
+		return json_null();
+	ip_addr_str(&a, ip, sizeof(ip));
+	snprintf(buf, sizeof(buf), a.family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
+	return json_string(buf);
+}
+
+static json_t *json_prefix(const struct ip_prefix *p)
+{
+	char ip[IP_ADDR_STRLEN], buf[IP_ADDR_STRLEN + 5];
+
+	snprintf(buf, sizeof(buf), "%s/%u", ip_addr_str(&p->addr, ip, sizeof(ip)), p->len);
+	return json_string(buf);
+}
+
+static json_t *status_peers(const struct session *s)
+{
+	const struct wg_device *wg = s->have.wg;
+	json_t *peers = json_array();
+	time_t now = time(NULL);
+
+	for (size_t i = 0; wg && i < wg->n_peers; i++) {
+		const struct wg_peer *p = &wg->peers[i];
+		const char *name = node_by_key(s->cluster, p->public_key);
+		char key[WGKEY_B64_LEN];
+		json_t *allowed = json_array();
+
+		wgkey_to_base64(key, p->public_key);
+		for (size_t a = 0; a < p->n_allowed_ips; a++)
+			json_array_append_new(allowed, json_prefix(&p->allowed_ips[a]));
+		json_array_append_new(
+		    peers,
+		    json_pack("{s:o, s:s, s:o, s:o, s:o, s:I, s:I, s:I}", "node",
+			      name ? json_string(name) : json_null(), "public_key", key, "endpoint",
+			      json_endpoint(&p->endpoint), "allowed_ips", allowed,
+			      "latest_handshake_age",
+			      p->last_handshake_sec ? json_integer(now - p->last_handshake_sec)
+						    : json_null(),
+			      "keepalive", (json_int_t)p->keepalive, "rx_bytes",
+			      (json_int_t)p->rx_bytes, "tx_bytes", (json_int_t)p->tx_bytes));
+	}
+	return peers;
+}
+
+static json_t *status_fabric(const struct session *s)
+{
+	const struct link_obs *l = link_find(&s->have.links, FABRIC_IFNAME);
+	json_t *addrs = json_array();
+
+	for (size_t i = 0; i < s->have.fabric_addrs.n; i++)
+		json_array_append_new(addrs, json_prefix(&s->have.fabric_addrs.entries[i].prefix));
+	return json_pack("{s:s, s:b, s:s, s:o, s:o, s:o, s:o}", "ifname", FABRIC_IFNAME, "present",
+			 l != NULL, "backend", wg_backend_name(s->r.backend), "mtu",
+			 l ? json_integer(l->mtu) : json_null(), "listen_port",
+			 s->have.wg ? json_integer(s->have.wg->listen_port) : json_null(),
+			 "addresses", addrs, "peers", status_peers(s));
+}
+
+static json_t *status_link(const struct session *s, const char *name, bool vxlan)
+{
+	const struct link_obs *l = link_find(&s->have.links, name);
+	json_t *o;
+
+	if (!l)
+		return json_pack("{s:s, s:b}", "name", name, "present", 0);
+	o = json_pack("{s:s, s:b, s:I, s:b, s:b}", "name", name, "present", 1, "mtu",
+		      (json_int_t)l->mtu, "up", (l->flags & IFF_UP) != 0, "owned",
+		      link_is_owned(l, s->r.owner));
+	if (vxlan) {
+		json_t *remotes = json_array();
+		char a[IP_ADDR_STRLEN];
+
+		for (size_t i = 0; i < s->have.fdb.n; i++) {
+			if (s->have.fdb.entries[i].ifindex == l->ifindex)
+				json_array_append_new(
+				    remotes, json_string(ip_addr_str(&s->have.fdb.entries[i].dst, a,
+								     sizeof(a))));
+		}
+		json_object_set_new(o, "vni", json_integer(l->vni));
+		json_object_set_new(o, "port", json_integer(l->port));
+		json_object_set_new(o, "remotes", remotes);
+	}
+	return o;
+}
+
+static json_t *status_zones(const struct session *s)
+{
+	const struct cluster *c = s->cluster;
+	json_t *zones = json_array();
+
+	for (size_t zi = 0; zi < s->want.n_zones; zi++) {
+		const struct desired_zone *dz = &s->want.zones[zi];
+		const struct zone *z = &c->zones[dz->zone];
+		json_t *vnets = json_array();
+
+		for (size_t vi = 0; vi < s->want.n_vnets; vi++) {
+			const struct desired_vnet *v = &s->want.vnets[vi];
+
+			if (v->zone != dz->zone)
+				continue;
+			json_array_append_new(vnets,
+					      json_pack("{s:s, s:I, s:o, s:o}", "name", v->name,
+							"vni", (json_int_t)v->vni, "bridge",
+							status_link(s, v->name, false), "vxlan",
+							status_link(s, v->vxlan, true)));
+		}
+		json_array_append_new(zones, json_pack("{s:s, s:s, s:s, s:I, s:o}", "name", z->name,
+						       "transport", transport_name(z->transport),
+						       "mtu_policy", mtu_policy_name(z->mtu_policy),
+						       "mtu", (json_int_t)dz->mtu, "vnets", vnets));
+	}
+	return zones;
+}
+
+static json_t *status_drift(const struct plan *p)
+{
+	json_t *drift = json_array();
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+		char verb[2] = {(char)op->verb, '\0'};
+
+		json_array_append_new(drift, json_pack("{s:s, s:s, s:s}", "change", verb, "object",
+						       op->object, "detail", op->detail));
+	}
+	return drift;
+}
+
+static json_t *status_json(const struct session *s)
+{
+	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:b, s:o}", "cluster", s->cluster->name,
+			 "node", s->cluster->nodes[s->self].name, "underlay_mtu",
+			 (json_int_t)s->want.mtu.underlay, "fabric", status_fabric(s), "zones",
+			 status_zones(s), "guard",
+			 firewall_status_json(s->have.firewall, s->r.owner), "in_sync",
+			 s->plan.n == 0, "drift", status_drift(&s->plan));
+}
+
+/* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */
+static void print_guard(json_t *guard)
+{
+	json_t *counters = json_object_get(guard, "counters");
+
+	printf("guard %s: ", json_string_value(json_object_get(guard, "table")));
+	if (!json_is_true(json_object_get(guard, "present"))) {
+		printf("absent\n");
+		return;
+	}
+	printf("dropped");
+	for (int i = 0; i < FW_N_COUNTERS; i++) {
+		const char *name = firewall_counter_names[i];
+		json_t *c = json_object_get(counters, name);
+
+		printf("%s %s ", i ? "," : "", name + strlen("drop_"));
+		if (c)
+			printf("%lld", json_integer_value(json_object_get(c, "packets")));
+		else
+			printf("(missing)");
+	}
+	printf(" packets%s\n", json_is_true(json_object_get(guard, "owned")) ? "" : " (NOT OWNED)");
+}
+
+static void print_text(json_t *j)
+{
+	json_t *fabric = json_object_get(j, "fabric"), *v, *z, *peer;
+	size_t i, k;
+
+	printf("node %s of cluster %s: %s\n", json_string_value(json_object_get(j, "node")),
+	       json_string_value(json_object_get(j, "cluster")),
+	       json_is_true(json_object_get(j, "in_sync")) ? "in sync with the definition"
+							   : "DRIFT (see below)");
+	if (!json_is_true(json_object_get(fabric, "present"))) {
+		printf("fabric %s: absent\n", FABRIC_IFNAME);
+	} else {
+		printf("fabric %s (%s): mtu %lld, listen port %lld\n", FABRIC_IFNAME,
+		       json_string_value(json_object_get(fabric, "backend")),
+		       json_integer_value(json_object_get(fabric, "mtu")),
+		       json_integer_value(json_object_get(fabric, "listen_port")));
+	}
+	json_array_foreach(json_object_get(fabric, "peers"), i, peer)
+	{
+		json_t *age = json_object_get(peer, "latest_handshake_age");
+		json_t *node = json_object_get(peer, "node");
+		json_t *ep = json_object_get(peer, "endpoint");
+		char hs[32];
+
+		if (json_is_integer(age))
+			snprintf(hs, sizeof(hs), "%llds ago", json_integer_value(age));
+		else
+			snprintf(hs, sizeof(hs), "never");
+		printf("  peer %-12s endpoint %-22s handshake %-10s rx %lld B, tx %lld B\n",
+		       json_is_string(node) ? json_string_value(node) : "(unknown)",
+		       json_is_string(ep) ? json_string_value(ep) : "none", hs,
+		       json_integer_value(json_object_get(peer, "rx_bytes")),
+		       json_integer_value(json_object_get(peer, "tx_bytes")));
+	}
+	json_array_foreach(json_object_get(j, "zones"), i, z)
+	{
+		printf("zone %s: transport %s, mtu %lld (%s)\n",
+		       json_string_value(json_object_get(z, "name")),
+		       json_string_value(json_object_get(z, "transport")),
+		       json_integer_value(json_object_get(z, "mtu")),
+		       json_string_value(json_object_get(z, "mtu_policy")));
+		json_array_foreach(json_object_get(z, "vnets"), k, v)
+		{
+			json_t *br = json_object_get(v, "bridge"),
+			       *vx = json_object_get(v, "vxlan");
+			json_t *remote;
+			size_t r;
+
+			printf("  vnet %s vni %lld: bridge %s, vxlan %s%s",
+			       json_string_value(json_object_get(v, "name")),
+			       json_integer_value(json_object_get(v, "vni")),
+			       json_is_true(json_object_get(br, "present")) ? "up" : "absent",
+			       json_string_value(json_object_get(vx, "name")),
+			       json_is_true(json_object_get(vx, "present")) ? "" : " (absent)");
+			json_array_foreach(json_object_get(vx, "remotes"), r, remote)
+			    printf("%s%s", r ? ", " : " -> ", json_string_value(remote));
+			printf("\n");
+		}
+	}
+	print_guard(json_object_get(j, "guard"));
+	json_array_foreach(json_object_get(j, "drift"), i, v)
+	    printf("drift: %s %s: %s\n", json_string_value(json_object_get(v, "change")),
+		   json_string_value(json_object_get(v, "object")),
+		   json_string_value(json_object_get(v, "detail")));
+}
+
+int cmd_status(const struct options *o)
+{
+	struct session s;
+	json_t *j;
+	int ret = 1;
+
+	if (session_open(&s, o) < 0 || session_plan(&s) < 0)
+		goto out;
+	j = status_json(&s);
+	if (o->json) {
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+	} else {
+		print_text(j);
+	}
+	json_decref(j);
+	ret = 0;
+out:
+	session_free(&s);
+	return ret;
+}

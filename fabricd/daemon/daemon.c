@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon/daemon.c - `fabricd run`: converge, then wait on events, not timers.
+ *
+ * One epoll loop over these descriptors:
+ *   inotify   the definition's directory, filtered by file name: editors and
+ *             cluster file systems replace the file by rename, which a watch
+ *             on the file itself would not follow;
+ *   netlink   notifications for links, addresses, routes and the all-zeros
+ *             FDB entries fabricd owns, and (netfilter) for its nftables
+ *             table; an overflow (ENOBUFS) means some were lost, so the next
+ *             pass re-reads everything (every pass does);
+ *   signalfd  SIGHUP reloads, SIGTERM and SIGINT end the daemon and leave the
+ *             dataplane up;
+ *   timerfd   one timer for the next due of: the debounce that coalesces a
+ *             burst of events into one pass, the next retire step of a VXLAN
+ *             device a vnet has left, and the periodic check.
+ *
+ * The periodic check (every 500 ms) is the one deliberate timer. Neither
+ * kernel WireGuard nor wireguard-go notifies anyone when a peer changes, so
+ * the peers are read again (cheap: one UAPI or genetlink get) and compared
+ * with what the last converged pass saw; a `wg set wgfab0 peer X remove` is
+ * repaired within a second. The same tick stats the definition file, for file
+ * systems that do not support inotify (FUSE, such as Proxmox's /etc/pve).
+ *
+ * A pass is always a full one (engine/session.h): observe the kernel, diff, plan,
+ * apply. The notifications caused by its own changes lead to one more pass,
+ * which plans nothing and logs nothing; then the loop sleeps.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/session.h"
+#include "definition/config.h"
+#include "daemon/daemon.h"
+#include "daemon/report.h"
+#include "daemon/watch.h"
+#include "base/log.h"
+#include "daemon/notify.h"
+#include "engine/retire.h"
+#include "engine/session.h"
+
+#define DEBOUNCE_MS  30
+#define CHECK_MS     500
+#define RETRY_MIN_MS 250
+#define RETRY_MAX_MS 30000
+
+enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_NFT, EV_TIMER };
+
+struct zone_mtu {
+	char name[FABRICD_NAME_MAX + 1];
+	unsigned int mtu;
+};
+
+struct daemon {
+	const struct options *o;
+	struct notify notify;
+	int ep, sig, timer;
+	struct file_watch watch;
+	struct mnl_socket *mon, *nft;
+	struct cluster *cluster; /* the last good definition */
+	char node[FABRICD_NAME_MAX + 1];
+	struct file_id file;
+	uint64_t rejected;   /* the problems last reported, so that each is logged once */
+	bool def_invalid;    /* the file on disk is not the definition in force */
+	bool reload, forced; /* read the file in the next pass; forced: SIGHUP */
+	bool reloading;	     /* RELOADING=1 was sent; READY=1 follows the pass */
+	bool stop;
+	unsigned int reasons;		      /* of the next pass */
+	long long pass_at, check_at, wake_at; /* CLOCK_MONOTONIC ms, 0 = not due */
+	unsigned int failures;		      /* passes failed in a row */
+	enum wg_backend backend;
+	bool wg_known; /* wg_sig holds the WireGuard state of the last converged pass */
+	uint64_t wg_sig;
+	size_t n_mtus;
+	struct zone_mtu *mtus;
+	char status[256];
+};
+
+static long long clock_ms(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static long long now_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
+}
+
+/* Runs a pass delay_ms from now at the latest, for reasons. */
+static void schedule(struct daemon *d, unsigned int reasons, long long delay_ms)
+{
+	long long at = now_ms() + delay_ms;
+
+	d->reasons |= reasons;
+	if (!d->pass_at || at < d->pass_at)
+		d->pass_at = at;
+}
+
+static void set_status(struct daemon *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void set_status(struct daemon *d, const char *fmt, ...)
+{
+	char status[sizeof(d->status)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(status, sizeof(status), fmt, ap);
+	va_end(ap);
+	if (!strcmp(status, d->status))
+		return;
+	snprintf(d->status, sizeof(d->status), "%s", status);
+	notify_send(&d->notify, "STATUS=%s", status);
+}
+
+/*
+ * Reads the definition file for the next pass. Returns a new definition, or
+ * NULL when there is none to use; its problems are then logged, each set of
+ * them once (an editor saving the same broken file twice logs it once).
+ */
+static struct cluster *load_candidate(struct daemon *d, bool forced)
+{
+	const char *path = d->o->config;
+	struct cluster *c = NULL;
+	struct diag diag;
+	uint64_t h;
+	int ret;
+
+	file_id_read(path, &d->file); /* before reading: a change during the read shows next time */
+	diag_init(&diag);
+	ret = config_load_file(path, &c, &diag);
+	if (ret == 0 && cluster_find_node(c, d->node) < 0) {
+		diag_add(
+		    &diag, "nodes",
+		    "this node, %s, is no longer in the definition; to take it out of the "
+		    "fabric, stop fabricd and run `fabricd down` with the last good definition",
+		    d->node);
+		ret = -EINVAL;
+	} else if (ret == 0 && strcmp(c->name, d->cluster->name)) {
+		diag_add(&diag, "cluster",
+			 "the cluster name changed from \"%s\" to \"%s\", which would disown every "
+			 "object fabricd made here; run `fabricd down` with the old definition "
+			 "first, then start fabricd again",
+			 d->cluster->name, c->name);
+		ret = -EINVAL;
+	}
+	if (ret < 0) {
+		h = digest(DIGEST_INIT, &ret, sizeof(ret));
+		for (size_t i = 0; i < diag.n; i++)
+			h = digest(h, diag.msgs[i], strlen(diag.msgs[i]));
+		if (forced || h != d->rejected) {
+			if (diag.n)
+				log_error("%s: not used, the last good definition stays in force; "
+					  "fix these problems and save it again:",
+					  path);
+			else
+				log_error("%s: cannot read it: %s; the last good definition stays "
+					  "in force",
+					  path, strerror(-ret));
+			diag_print(&diag, stderr);
+		}
+		d->rejected = h;
+		d->def_invalid = true;
+		cluster_free(c);
+		c = NULL;
+	} else if (diag.n_warnings) {
+		diag_print(&diag, stderr);
+	}
+	diag_free(&diag);
+	return c;
+}
+
+/* Warns when a zone's MTU changes: guests do not learn it by themselves. */
+static void report_mtus(struct daemon *d, const struct session *s, unsigned int reasons)
+{
+	const struct node_state *w = &s->want;
+	struct zone_mtu *mtus;
+
+	if (!w->mtu_known)
+		return;
+	mtus = calloc(w->n_zones ? w->n_zones : 1, sizeof(*mtus));
+	if (!mtus)
+		return;
+	for (size_t i = 0; i < w->n_zones; i++) {
+		const struct zone *z = &s->cluster->zones[w->zones[i].zone];
+		unsigned int mtu = w->zones[i].mtu;
+		const char *why =
+		    (reasons & REASON_DEFINITION) ? "definition changed" : "underlay MTU changed";
+
+		snprintf(mtus[i].name, sizeof(mtus[i].name), "%s", z->name);
+		mtus[i].mtu = mtu;
+		for (size_t j = 0; j < d->n_mtus; j++) {
+			unsigned int old = d->mtus[j].mtu;
+
+			if (strcmp(d->mtus[j].name, z->name) || old == mtu)
+				continue;
+			if (mtu < old)
+				log_warn("zone %s: MTU %u -> %u (%s; transport %s, mtu_policy %s): "
+					 "guests must lower their MTU to %u or lose large packets",
+					 z->name, old, mtu, why, transport_name(z->transport),
+					 mtu_policy_name(z->mtu_policy), mtu);
+			else
+				log_info("zone %s: MTU %u -> %u (%s; transport %s, mtu_policy %s): "
+					 "guests may raise their MTU to %u",
+					 z->name, old, mtu, why, transport_name(z->transport),
+					 mtu_policy_name(z->mtu_policy), mtu);
+		}
+	}
+	free(d->mtus);
+	d->mtus = mtus;
+	d->n_mtus = w->n_zones;
+}
+
+static void pass_failed(struct daemon *d, unsigned int reasons)
+{
+	unsigned int shift = d->failures < 7 ? d->failures : 7;
+	long long delay = (long long)RETRY_MIN_MS << shift;
+
+	if (delay > RETRY_MAX_MS)
+		delay = RETRY_MAX_MS;
+	d->failures++;
+	log_error("%s: not converged; trying again in %.1f s", d->node, delay / 1000.0);
+	schedule(d, reasons | REASON_RETRY, delay);
+	set_status(d, "not converged, retrying (see the log)");
+}
+
+/* Epoch seconds -> CLOCK_MONOTONIC ms, a little after, so that time(NULL) has reached it. */
+static long long wake_from_epoch(long long epoch)
+{
+	long long delay = epoch * 1000 - clock_ms(CLOCK_REALTIME) + 20;
+
+	return now_ms() + (delay < 20 ? 20 : delay);
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void converged_status(struct daemon *d, const struct session *s)
+{
+	const struct node_state *w = &s->want;
+
+	set_status(d, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged",
+		   d->def_invalid ? "definition not valid, last good one in force; " : "", d->node,
+		   w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),
+		   w->fabric.n_peers, plural(w->fabric.n_peers));
+}
+
+/* For --verbose: "kernel, settle". */
+static const char *reason_names(unsigned int reasons, char *buf, size_t len)
+{
+	static const char *const names[] = {"startup", "definition", "kernel", "peers",
+					    "retire",  "retry",	     "settle"};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && used < len; i++) {
+		if (reasons & (1U << i))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+						 names[i]);
+	}
+	return buf;
+}
+
+/* One pass. 0 when converged (or changes applied), -1 when it failed (retry scheduled). */
+static int run_pass(struct daemon *d)
+{
+	unsigned int reasons = d->reasons;
+	struct cluster *cand = NULL;
+	bool forced = d->forced;
+	long long wake = 0;
+	struct session s;
+	int ret;
+
+	d->reasons = 0;
+	if (log_is_verbose()) {
+		char why[96];
+
+		log_debug("pass at %.3f: %s%s%s", clock_ms(CLOCK_REALTIME) / 1000.0,
+			  reason_names(reasons, why, sizeof(why)), reasons && d->reload ? ", " : "",
+			  d->reload ? "read the definition" : "");
+	}
+	if (d->reload) {
+		d->reload = d->forced = false;
+		cand = load_candidate(d, forced);
+	}
+	if (session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
+	    session_load_keys(&s, d->o, true) < 0 || session_plan(&s) < 0) {
+		session_free(&s);
+		if (!cand) {
+			pass_failed(d, reasons);
+			return -1;
+		}
+		log_error("%s: cannot be applied on this node (see above); the last good "
+			  "definition stays in force",
+			  d->o->config);
+		d->def_invalid = true;
+		cluster_free(cand);
+		/* the last good definition, for whatever else this pass was for (and STATUS) */
+		schedule(d, reasons, 0);
+		return 0;
+	}
+	if (cand) {
+		if (report_definition(d->cluster, cand))
+			reasons |= REASON_DEFINITION;
+		else if (forced)
+			log_info("%s: reloaded, no change", d->o->config);
+		cluster_free(d->cluster);
+		d->cluster = cand; /* the session borrowed it: it stays valid */
+		d->def_invalid = false;
+		d->rejected = 0;
+	}
+	report_mtus(d, &s, reasons);
+	if (s.plan.n) {
+		report_plan(&s.plan, reasons);
+		ret = plan_apply(&s.r, &s.plan);
+		if (ret < 0) {
+			session_free(&s);
+			pass_failed(d, reasons);
+			return -1;
+		}
+		report_applied(&s.plan, d->node, reasons);
+		/* read back what was applied: the next, empty pass records it */
+		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
+		d->wg_known = false;
+	} else {
+		d->backend = s.r.backend;
+		d->wg_known = s.have.wg != NULL;
+		if (s.have.wg)
+			d->wg_sig = wg_signature(s.have.wg);
+		if (reasons & REASON_STARTUP)
+			log_info(
+			    "%s: up to date, nothing to change (the running fabric is adopted)",
+			    d->node);
+	}
+	ret = retire_ports(&s.r, &s.have, d->o->grace, &wake);
+	if (ret > 0)
+		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
+	d->wake_at = wake ? wake_from_epoch(wake) : 0;
+	converged_status(d, &s);
+	session_free(&s);
+	if (ret < 0) {
+		pass_failed(d, reasons);
+		return -1;
+	}
+	d->failures = 0;
+	return 0;
+}
+
+static void handle_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sig, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			log_info("%s: reloading %s (SIGHUP)", d->node, d->o->config);
+			notify_send(&d->notify, "RELOADING=1\nMONOTONIC_USEC=%lld",
+				    clock_ms(CLOCK_MONOTONIC) * 1000);
+			d->reload = d->forced = d->reloading = true;
+			schedule(d, 0, 0);
+		} else {
+			log_info("%s: stopping on %s; the fabric stays up", d->node,
+				 si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+			d->stop = true;
+		}
+	}
+}
+
+/* The periodic check; see the file comment. */
+static void check(struct daemon *d)
+{
+	struct wg_device *dev = NULL;
+	struct file_id id;
+
+	d->check_at = now_ms() + CHECK_MS;
+	file_watch_retry(&d->watch);
+	file_id_read(d->o->config, &id);
+	if (file_id_changed(&id, &d->file)) {
+		log_debug("%s: changed on disk (periodic check)", d->o->config);
+		d->file = id;
+		d->reload = true;
+		schedule(d, 0, 0);
+	}
+	if (!d->wg_known || d->pass_at)
+		return;
+	if (wg_get(d->backend, FABRIC_IFNAME, &dev) < 0 || wg_signature(dev) != d->wg_sig) {
+		log_debug("fabric %s: WireGuard settings differ from the last pass", FABRIC_IFNAME);
+		d->wg_known = false;
+		schedule(d, REASON_PEERS, 0);
+	}
+	wg_device_free(dev);
+}
+
+static void arm_timer(struct daemon *d)
+{
+	long long next = d->check_at, now = now_ms();
+	struct itimerspec its = {0};
+
+	if (d->pass_at && d->pass_at < next)
+		next = d->pass_at;
+	if (d->wake_at && d->wake_at < next)
+		next = d->wake_at;
+	if (next <= now)
+		next = now + 1; /* a zero it_value would disarm it */
+	its.it_value.tv_sec = next / 1000;
+	its.it_value.tv_nsec = (next % 1000) * 1000000;
+	timerfd_settime(d->timer, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static int add_fd(struct daemon *d, int fd, uint32_t tag)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = tag};
+
+	return epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int open_all(struct daemon *d)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	/* wireguard-go's start resets every disposition and the mask in the child */
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 || signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		return -1;
+	d->ep = epoll_create1(EPOLL_CLOEXEC);
+	d->sig = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->mon = kernel_watch_open();
+	if (d->ep < 0 || d->sig < 0 || d->timer < 0 || !d->mon ||
+	    file_watch_open(&d->watch, d->o->config) < 0)
+		return -1;
+	if (add_fd(d, d->sig, EV_SIGNAL) || add_fd(d, d->watch.fd, EV_INOTIFY) ||
+	    add_fd(d, d->timer, EV_TIMER) || add_fd(d, mnl_socket_get_fd(d->mon), EV_NETLINK))
+		return -1;
+	/* without nftables in the kernel there is no firewall table to follow */
+	d->nft = nft_watch_open();
+	if (d->nft && add_fd(d, mnl_socket_get_fd(d->nft), EV_NFT))
+		return -1;
+	return 0;
+}
+
+static void close_all(struct daemon *d)
+{
+	int fds[] = {d->ep, d->sig, d->timer};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	if (d->mon)
+		mnl_socket_close(d->mon);
+	if (d->nft)
+		mnl_socket_close(d->nft);
+	file_watch_close(&d->watch);
+	notify_close(&d->notify);
+	cluster_free(d->cluster);
+	free(d->mtus);
+}
+
+static void dispatch(struct daemon *d, const struct epoll_event *ev)
+{
+	unsigned int events;
+	uint64_t ticks;
+
+	switch (ev->data.u32) {
+	case EV_SIGNAL:
+		handle_signal(d);
+		break;
+	case EV_INOTIFY:
+		if (file_watch_read(&d->watch)) {
+			log_debug("%s: changed on disk", d->o->config);
+			d->reload = true;
+			schedule(d, 0, DEBOUNCE_MS);
+		}
+		break;
+	case EV_NETLINK:
+	case EV_NFT:
+		events = kernel_watch_read(ev->data.u32 == EV_NFT ? d->nft : d->mon);
+		if (events & KERNEL_OVERFLOW)
+			log_info("kernel notifications overflowed (ENOBUFS): reading everything "
+				 "again");
+		if (events)
+			schedule(d, REASON_KERNEL, (events & KERNEL_OVERFLOW) ? 0 : DEBOUNCE_MS);
+		break;
+	case EV_TIMER:
+		if (read(d->timer, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+			log_debug("timer: %s", strerror(errno));
+		break;
+	}
+}
+
+/* Startup: the definition must be valid and name this node; the first pass must converge. */
+static int start(struct daemon *d)
+{
+	size_t self;
+
+	if (session_load_cluster(d->o, &d->cluster) < 0 ||
+	    session_find_self(d->o, d->cluster, &self) < 0)
+		return -1;
+	file_id_read(d->o->config, &d->file);
+	snprintf(d->node, sizeof(d->node), "%s", d->cluster->nodes[self].name);
+	log_info("%s: fabricd run: definition %s, grace %u s", d->node, d->o->config, d->o->grace);
+	d->reasons = REASON_STARTUP;
+	if (run_pass(d) < 0) {
+		log_error("%s: the first convergence failed; fix the errors above and start "
+			  "fabricd again",
+			  d->node);
+		return -1;
+	}
+	notify_send(&d->notify, "READY=1\nSTATUS=%s", d->status);
+	return 0;
+}
+
+int daemon_run(const struct options *o)
+{
+	struct daemon d = {.o = o, .ep = -1, .sig = -1, .timer = -1, .watch = {.fd = -1, .wd = -1}};
+	int ret = 0;
+
+	notify_open(&d.notify);
+	if (open_all(&d) < 0) {
+		log_error("run: cannot set up the event loop: %s", strerror(errno));
+		close_all(&d);
+		return 1;
+	}
+	if (start(&d) < 0) {
+		close_all(&d);
+		return 1;
+	}
+	d.check_at = now_ms() + CHECK_MS;
+	while (!d.stop) {
+		struct epoll_event evs[8];
+		long long now;
+		int n;
+
+		arm_timer(&d);
+		n = epoll_wait(d.ep, evs, 8, -1);
+		if (n < 0 && errno != EINTR) {
+			log_error("run: epoll_wait: %s", strerror(errno));
+			ret = 1;
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			dispatch(&d, &evs[i]);
+		if (d.stop)
+			break;
+		now = now_ms();
+		if (now >= d.check_at)
+			check(&d);
+		if (d.wake_at && now >= d.wake_at) {
+			d.wake_at = 0;
+			schedule(&d, REASON_RETIRE, 0);
+		}
+		if (d.pass_at && now_ms() >= d.pass_at) {
+			d.pass_at = 0;
+			run_pass(&d);
+			if (d.reloading) {
+				d.reloading = false;
+				notify_send(&d.notify, "READY=1\nSTATUS=%s", d.status);
+			}
+		}
+	}
+	notify_send(&d.notify, "STOPPING=1");
+	close_all(&d);
+	return ret;
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* report.c - the daemon's log: what changed and why, one short line each. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/report.h"
+#include "definition/desired.h"
+#include "base/log.h"
+
+#define WHY_DEF "(definition changed)"
+
+static const struct zone *find_zone(const struct cluster *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_zones; i++) {
+		if (!strcmp(c->zones[i].name, name))
+			return &c->zones[i];
+	}
+	return NULL;
+}
+
+static const struct vnet *find_vnet(const struct cluster *c, const char *name, const char **zone)
+{
+	for (size_t i = 0; i < c->n_zones; i++) {
+		for (size_t j = 0; j < c->zones[i].n_vnets; j++) {
+			if (!strcmp(c->zones[i].vnets[j].name, name)) {
+				*zone = c->zones[i].name;
+				return &c->zones[i].vnets[j];
+			}
+		}
+	}
+	return NULL;
+}
+
+static bool has_member(const struct cluster *c, const struct zone *z, const char *node)
+{
+	for (size_t i = 0; i < z->n_members; i++) {
+		if (!strcmp(c->nodes[z->members[i]].name, node))
+			return true;
+	}
+	return false;
+}
+
+/* "+pve3 -pve2": members of b not in a, then members of a not in b. */
+static void member_changes(const struct cluster *ca, const struct zone *a, const struct cluster *cb,
+			   const struct zone *b, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int pass = 0; pass < 2; pass++) {
+		const struct cluster *from = pass ? ca : cb, *to = pass ? cb : ca;
+		const struct zone *zf = pass ? a : b, *zt = pass ? b : a;
+
+		for (size_t i = 0; i < zf->n_members && used < len; i++) {
+			const char *name = from->nodes[zf->members[i]].name;
+
+			if (!has_member(to, zt, name))
+				used += (size_t)snprintf(buf + used, len - used, "%s%c%s",
+							 used ? " " : "", pass ? '-' : '+', name);
+		}
+	}
+}
+
+static size_t report_zones(const struct cluster *a, const struct cluster *b)
+{
+	char ma[32], mb[32], members[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_zones; i++) {
+		if (!find_zone(b, a->zones[i].name)) {
+			log_info("zone %s: removed " WHY_DEF, a->zones[i].name);
+			n++;
+		}
+	}
+	for (size_t i = 0; i < b->n_zones; i++) {
+		const struct zone *zb = &b->zones[i], *za = find_zone(a, zb->name);
+
+		if (!za) {
+			log_info("zone %s: added, %s " WHY_DEF, zb->name,
+				 transport_name(zb->transport));
+			n++;
+			continue;
+		}
+		if (za->transport != zb->transport) {
+			log_info("zone %s: transport %s -> %s " WHY_DEF, zb->name,
+				 transport_name(za->transport), transport_name(zb->transport));
+			n++;
+		}
+		if (za->mtu_policy != zb->mtu_policy) {
+			log_info("zone %s: mtu_policy %s -> %s " WHY_DEF, zb->name,
+				 mtu_policy_name(za->mtu_policy), mtu_policy_name(zb->mtu_policy));
+			n++;
+		}
+		snprintf(ma, sizeof(ma), "%u", za->mtu);
+		snprintf(mb, sizeof(mb), "%u", zb->mtu);
+		if ((za->flags & ZONE_HAS_MTU) != (zb->flags & ZONE_HAS_MTU) ||
+		    ((za->flags & ZONE_HAS_MTU) && za->mtu != zb->mtu)) {
+			log_info("zone %s: mtu %s -> %s " WHY_DEF, zb->name,
+				 (za->flags & ZONE_HAS_MTU) ? ma : "computed",
+				 (zb->flags & ZONE_HAS_MTU) ? mb : "computed");
+			n++;
+		}
+		member_changes(a, za, b, zb, members, sizeof(members));
+		if (members[0]) {
+			log_info("zone %s: nodes %s " WHY_DEF, zb->name, members);
+			n++;
+		}
+	}
+	return n;
+}
+
+static size_t report_vnets(const struct cluster *a, const struct cluster *b)
+{
+	const char *za, *zb;
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_zones; i++) {
+		for (size_t j = 0; j < a->zones[i].n_vnets; j++) {
+			const char *name = a->zones[i].vnets[j].name;
+
+			if (!find_vnet(b, name, &zb)) {
+				log_info("vnet %s: removed from zone %s " WHY_DEF, name,
+					 a->zones[i].name);
+				n++;
+			}
+		}
+	}
+	for (size_t i = 0; i < b->n_zones; i++) {
+		for (size_t j = 0; j < b->zones[i].n_vnets; j++) {
+			const struct vnet *vb = &b->zones[i].vnets[j], *va;
+
+			zb = b->zones[i].name;
+			va = find_vnet(a, vb->name, &za);
+			if (!va) {
+				log_info("vnet %s: added to zone %s, vni %u " WHY_DEF, vb->name, zb,
+					 vb->vni);
+				n++;
+				continue;
+			}
+			if (strcmp(za, zb)) {
+				log_info("vnet %s: zone %s -> %s " WHY_DEF, vb->name, za, zb);
+				n++;
+			}
+			if (va->vni != vb->vni) {
+				log_info("vnet %s: vni %u -> %u " WHY_DEF, vb->name, va->vni,
+					 vb->vni);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+static size_t report_nodes(const struct cluster *a, const struct cluster *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		if (cluster_find_node(b, a->nodes[i].name) < 0) {
+			log_info("node %s: removed " WHY_DEF, a->nodes[i].name);
+			n++;
+		}
+	}
+	for (size_t i = 0; i < b->n_nodes; i++) {
+		const struct node *nb = &b->nodes[i];
+		int ia = cluster_find_node(a, nb->name);
+		const struct node *na;
+		char what[128] = "";
+		size_t used = 0;
+
+		if (ia < 0) {
+			log_info("node %s: added " WHY_DEF, nb->name);
+			n++;
+			continue;
+		}
+		na = &a->nodes[ia];
+#define CHANGED(cond, name)                                                                        \
+	do {                                                                                       \
+		if (cond)                                                                          \
+			used += (size_t)snprintf(what + used, sizeof(what) - used, "%s%s",         \
+						 used ? ", " : "", name);                          \
+	} while (0)
+		CHANGED(!ip_addr_equal(&na->underlay, &nb->underlay), "underlay");
+		CHANGED(!ip_addr_equal(&na->fabric_address, &nb->fabric_address), "fabric address");
+		CHANGED(memcmp(na->public_key, nb->public_key, WG_KEY_LEN), "public key");
+		CHANGED(node_listen_port(a, na) != node_listen_port(b, nb), "listen port");
+		CHANGED((na->flags & NODE_HAS_ENDPOINT) != (nb->flags & NODE_HAS_ENDPOINT) ||
+			    strcmp(na->endpoint_host, nb->endpoint_host) ||
+			    na->endpoint_port != nb->endpoint_port,
+			"endpoint");
+#undef CHANGED
+		if (used) {
+			log_info("node %s: %s changed " WHY_DEF, nb->name, what);
+			n++;
+		}
+	}
+	return n;
+}
+
+static size_t report_fabric(const struct cluster *a, const struct cluster *b)
+{
+	const struct fabric *fa = &a->fabric, *fb = &b->fabric;
+	char pa[IP_ADDR_STRLEN], pb[IP_ADDR_STRLEN];
+	size_t n = 0;
+
+	if (!ip_addr_equal(&fa->prefix.addr, &fb->prefix.addr) ||
+	    fa->prefix.len != fb->prefix.len) {
+		log_info("fabric: prefix %s/%u -> %s/%u " WHY_DEF,
+			 ip_addr_str(&fa->prefix.addr, pa, sizeof(pa)), fa->prefix.len,
+			 ip_addr_str(&fb->prefix.addr, pb, sizeof(pb)), fb->prefix.len);
+		n++;
+	}
+	if (fa->listen_port != fb->listen_port) {
+		log_info("fabric: listen_port %u -> %u " WHY_DEF, fa->listen_port, fb->listen_port);
+		n++;
+	}
+	if (fa->secure_port != fb->secure_port) {
+		log_info("fabric: secure_port %u -> %u " WHY_DEF, fa->secure_port, fb->secure_port);
+		n++;
+	}
+	if (fa->keepalive != fb->keepalive) {
+		log_info("fabric: keepalive %u -> %u " WHY_DEF, fa->keepalive, fb->keepalive);
+		n++;
+	}
+	if ((fa->flags & FABRIC_HAS_UNDERLAY_MTU) != (fb->flags & FABRIC_HAS_UNDERLAY_MTU) ||
+	    fa->underlay_mtu != fb->underlay_mtu) {
+		snprintf(pa, sizeof(pa), "%u", fa->underlay_mtu);
+		snprintf(pb, sizeof(pb), "%u", fb->underlay_mtu);
+		log_info("fabric: underlay_mtu %s -> %s " WHY_DEF,
+			 (fa->flags & FABRIC_HAS_UNDERLAY_MTU) ? pa : "measured",
+			 (fb->flags & FABRIC_HAS_UNDERLAY_MTU) ? pb : "measured");
+		n++;
+	}
+	return n;
+}
+
+size_t report_definition(const struct cluster *a, const struct cluster *b)
+{
+	return report_fabric(a, b) + report_nodes(a, b) + report_zones(a, b) + report_vnets(a, b);
+}
+
+/* The op that created the link ifname in this plan, if any. */
+static const struct op *creator(const struct plan *p, const char *ifname)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if ((op->type == OP_WG_CREATE || op->type == OP_BRIDGE_CREATE ||
+		     op->type == OP_VXLAN_CREATE) &&
+		    !strcmp(op->ifname, ifname))
+			return op;
+	}
+	return NULL;
+}
+
+static void report_retire(const struct op *op)
+{
+	if (op->verb == VERB_DELETE)
+		log_info("%s: removed (%s)", op->object, op->detail);
+	else
+		log_info("%s: %s", op->object, op->detail);
+}
+
+/* "vxlan vx100: recreated (drift: missing)", collapsing what comes with a recreated link. */
+static void report_drift(const struct plan *p, const struct op *op)
+{
+	const struct op *made = op->ifname[0] ? creator(p, op->ifname) : NULL;
+	size_t with = 0;
+
+	if (made && made != op)
+		return; /* comes with the link's creation */
+	if (made) {
+		for (size_t i = 0; i < p->n; i++)
+			with += &p->ops[i] != op && !strcmp(p->ops[i].ifname, op->ifname);
+		if (with)
+			log_info("%s: recreated with %zu setting%s (drift: missing)", op->object,
+				 with, with == 1 ? "" : "s");
+		else
+			log_info("%s: recreated (drift: missing)", op->object);
+		return;
+	}
+	switch (op->verb) {
+	case VERB_CREATE:
+		log_info("%s: added again (drift: missing)", op->object);
+		break;
+	case VERB_DELETE:
+		log_info("%s: removed (drift: %s)", op->object,
+			 op->detail[0] ? op->detail : "not in the definition");
+		break;
+	case VERB_CHANGE:
+		log_info("%s: %s (drift: changed out of band)", op->object,
+			 op->detail[0] ? op->detail : "restored");
+		break;
+	}
+}
+
+void report_plan(const struct plan *p, unsigned int reasons)
+{
+	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY));
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if (op->phase == PHASE_RETIRE)
+			report_retire(op);
+		else if (drift)
+			report_drift(p, op);
+	}
+}
+
+void report_applied(const struct plan *p, const char *node, unsigned int reasons)
+{
+	size_t created, changed, deleted;
+	const char *why;
+
+	if (reasons & REASON_DEFINITION)
+		why = " " WHY_DEF;
+	else if (reasons & REASON_STARTUP)
+		why = " (startup)";
+	else if (reasons & REASON_RETRY)
+		why = " (retry)";
+	else
+		return; /* drift and retirement were reported change by change */
+	plan_count(p, &created, &changed, &deleted);
+	log_info("%s: %zu created, %zu changed, %zu removed%s", node, created, changed, deleted,
+		 why);
+}

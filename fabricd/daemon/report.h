@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report.h - what `fabricd run` logs: one short line per thing that
+ * changed and why ("zone red: transport plain -> secure (definition
+ * changed)", "vxlan vx100: recreated (drift: missing)"). Each kernel change
+ * on its own is shown with --verbose (plan_apply logs it).
+ */
+#ifndef FABRICD_DAEMON_REPORT_H
+#define FABRICD_DAEMON_REPORT_H
+
+#include <stddef.h>
+
+#include "definition/model.h"
+#include "engine/plan.h"
+
+/* Why a pass runs; a pass may have several reasons. */
+enum pass_reason {
+	REASON_STARTUP = 1U << 0,
+	REASON_DEFINITION = 1U << 1, /* a new definition was accepted for this pass */
+	REASON_KERNEL = 1U << 2,     /* a netlink notification */
+	REASON_PEERS = 1U << 3,	     /* the periodic WireGuard check found a difference */
+	REASON_RETIRE = 1U << 4,     /* a retire deadline or the receive-only stage is due */
+	REASON_RETRY = 1U << 5,	     /* the last pass failed */
+	REASON_SETTLE = 1U << 6,     /* re-read after a pass that changed something */
+};
+
+/* Logs one line per difference between two definitions; returns how many. */
+size_t report_definition(const struct cluster *old, const struct cluster *new);
+
+/* Logs the changes of a plan that is about to be applied, as far as reasons call for it. */
+void report_plan(const struct plan *p, unsigned int reasons);
+
+/*
+ * The one-line summary after a successful apply, for a new definition, the
+ * start or a retry: "pve1: 2 created, 2 changed, 1 removed (definition
+ * changed)". Drift repairs were reported change by change.
+ */
+void report_applied(const struct plan *p, const char *node, unsigned int reasons);
+
+#endif

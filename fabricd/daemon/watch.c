@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* watch.c - the definition file, kernel notifications and the WireGuard digest. */
+#include <errno.h>
+#include <libgen.h>
+#include <linux/neighbour.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/watch.h"
+#include "base/log.h"
+
+#define NL_RCVBUF (8 << 20) /* a burst of many thousand notifications fits */
+#define INOTIFY_MASK                                                                               \
+	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF |   \
+	 IN_MOVE_SELF | IN_ONLYDIR)
+
+void file_id_read(const char *path, struct file_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (stat(path, &st) < 0)
+		return;
+	id->exists = true;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->size = st.st_size;
+	id->mtime = st.st_mtim;
+	id->ctime = st.st_ctim;
+}
+
+bool file_id_changed(const struct file_id *a, const struct file_id *b)
+{
+	return a->exists != b->exists || a->dev != b->dev || a->ino != b->ino ||
+	       a->size != b->size || a->mtime.tv_sec != b->mtime.tv_sec ||
+	       a->mtime.tv_nsec != b->mtime.tv_nsec || a->ctime.tv_sec != b->ctime.tv_sec ||
+	       a->ctime.tv_nsec != b->ctime.tv_nsec;
+}
+
+int file_watch_open(struct file_watch *w, const char *path)
+{
+	char copy[sizeof(w->dir)], *dir;
+
+	w->wd = -1;
+	snprintf(copy, sizeof(copy), "%s", path);
+	snprintf(w->base, sizeof(w->base), "%s", basename(copy));
+	snprintf(copy, sizeof(copy), "%s", path);
+	dir = dirname(copy);
+	if (!realpath(dir, w->dir))
+		snprintf(w->dir, sizeof(w->dir), "%s", dir);
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->fd < 0)
+		return -errno;
+	w->wd = inotify_add_watch(w->fd, w->dir, INOTIFY_MASK);
+	if (w->wd < 0)
+		log_warn("%s: cannot watch it (%s); changes of %s are noticed by a periodic "
+			 "check instead",
+			 w->dir, strerror(errno), w->base);
+	return 0;
+}
+
+void file_watch_retry(struct file_watch *w)
+{
+	if (w->wd < 0 && w->fd >= 0)
+		w->wd = inotify_add_watch(w->fd, w->dir, INOTIFY_MASK);
+}
+
+bool file_watch_read(struct file_watch *w)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool changed = false;
+	ssize_t n;
+
+	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_IGNORED)
+				w->wd = -1; /* the directory went away: file_watch_retry() */
+			else if ((ev->mask & IN_Q_OVERFLOW) ||
+				 (ev->len && !strcmp(ev->name, w->base)))
+				changed = true;
+		}
+	}
+	return changed;
+}
+
+void file_watch_close(struct file_watch *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = w->wd = -1;
+}
+
+struct mnl_socket *kernel_watch_open(void)
+{
+	struct mnl_socket *mon = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int size = NL_RCVBUF, fd;
+
+	if (!mon)
+		return NULL;
+	fd = mnl_socket_get_fd(mon);
+	/* FORCE passes rmem_max (fabricd runs as root); the plain option is the fallback */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (mnl_socket_bind(mon,
+			    RTMGRP_LINK | RTMGRP_NEIGH | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+				RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE,
+			    MNL_SOCKET_AUTOPID) < 0) {
+		mnl_socket_close(mon);
+		return NULL;
+	}
+	return mon;
+}
+
+struct mnl_socket *nft_watch_open(void)
+{
+	struct mnl_socket *mon = mnl_socket_open2(NETLINK_NETFILTER, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int size = NL_RCVBUF / 4, group = NFNLGRP_NFTABLES;
+
+	if (!mon)
+		return NULL;
+	setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+	if (mnl_socket_bind(mon, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_setsockopt(mon, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0) {
+		mnl_socket_close(mon);
+		return NULL;
+	}
+	return mon;
+}
+
+/*
+ * A change of the table `inet fabricd`: tables, chains, rules, sets and set
+ * elements all carry their table's name as attribute 1 (NFTA_TABLE_NAME,
+ * NFTA_CHAIN_TABLE, ...). Other tables belong to other tools.
+ */
+static bool is_fabricd_table(const struct nlmsghdr *nlh)
+{
+	const struct nfgenmsg *nfg;
+	const struct nlattr *attr;
+
+	if ((nlh->nlmsg_type >> 8) != NFNL_SUBSYS_NFTABLES ||
+	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nfg)))
+		return false;
+	nfg = mnl_nlmsg_get_payload(nlh);
+	if (nfg->nfgen_family != NFPROTO_INET)
+		return false;
+	mnl_attr_for_each(attr, nlh, sizeof(*nfg))
+	{
+		if (mnl_attr_get_type(attr) == NFTA_TABLE_NAME &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+			return !strcmp(mnl_attr_get_str(attr), "fabricd");
+	}
+	return false;
+}
+
+/*
+ * An all-zeros FDB entry with a remote: the only neighbour entries fabricd
+ * makes. Learned MAC addresses and ARP come and go with guest traffic and
+ * must not wake the daemon.
+ */
+static bool is_fdb_remote(const struct nlmsghdr *nlh)
+{
+	static const uint8_t zero[6];
+	const struct nlattr *attr;
+	const struct ndmsg *ndm;
+	bool mac = false, dst = false;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
+		return false;
+	ndm = mnl_nlmsg_get_payload(nlh);
+	if (ndm->ndm_family != AF_BRIDGE)
+		return false;
+	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
+	{
+		uint16_t len = mnl_attr_get_payload_len(attr);
+
+		if (mnl_attr_get_type(attr) == NDA_LLADDR)
+			mac = len == 6 && !memcmp(mnl_attr_get_payload(attr), zero, 6);
+		else if (mnl_attr_get_type(attr) == NDA_DST)
+			dst = true;
+	}
+	return mac && dst;
+}
+
+/* For --verbose: the kind of a notification and, for links, the name. */
+static void describe(const struct nlmsghdr *nlh)
+{
+	static const char *const names[] = {
+	    [RTM_NEWLINK] = "link changed",	 [RTM_DELLINK] = "link removed",
+	    [RTM_NEWADDR] = "address added",	 [RTM_DELADDR] = "address removed",
+	    [RTM_NEWROUTE] = "route added",	 [RTM_DELROUTE] = "route removed",
+	    [RTM_NEWNEIGH] = "fdb remote added", [RTM_DELNEIGH] = "fdb remote removed",
+	};
+	const struct nlattr *attr;
+	const char *ifname = "";
+
+	if (!log_is_verbose())
+		return;
+	if ((nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK) &&
+	    nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(struct ifinfomsg))) {
+		mnl_attr_for_each(attr, nlh, sizeof(struct ifinfomsg))
+		{
+			if (mnl_attr_get_type(attr) == IFLA_IFNAME &&
+			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+				ifname = mnl_attr_get_str(attr);
+		}
+	}
+	log_debug("kernel: %s%s%s", names[nlh->nlmsg_type], ifname[0] ? " " : "", ifname);
+}
+
+unsigned int kernel_watch_read(struct mnl_socket *mon)
+{
+	char buf[32768] __attribute__((aligned(4)));
+	int fd = mnl_socket_get_fd(mon);
+	unsigned int events = KERNEL_QUIET;
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		int left;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS) {
+			events |= KERNEL_OVERFLOW;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		left = (int)n;
+		for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+			if (is_fabricd_table(nlh)) {
+				log_debug("kernel: firewall table inet fabricd changed");
+				events |= KERNEL_CHANGED;
+				continue;
+			}
+			switch (nlh->nlmsg_type) {
+			case RTM_NEWNEIGH:
+			case RTM_DELNEIGH:
+				if (!is_fdb_remote(nlh))
+					continue;
+				/* fall through */
+			case RTM_NEWLINK:
+			case RTM_DELLINK:
+			case RTM_NEWADDR:
+			case RTM_DELADDR:
+			case RTM_NEWROUTE:
+			case RTM_DELROUTE:
+				describe(nlh);
+				events |= KERNEL_CHANGED;
+				break;
+			}
+		}
+	}
+	return events;
+}
+
+uint64_t digest(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Field by field: structs have padding, and IPv4 leaves bytes[4..15] unspecified. */
+static uint64_t digest_addr(uint64_t h, const struct ip_addr *a)
+{
+	h = digest(h, &a->family, sizeof(a->family));
+	return digest(h, a->bytes, ip_addr_len(a));
+}
+
+uint64_t wg_signature(const struct wg_device *dev)
+{
+	uint64_t h = DIGEST_INIT, peers = 0;
+
+	h = digest(h, &dev->listen_port, sizeof(dev->listen_port));
+	h = digest(h, dev->public_key, sizeof(dev->public_key));
+	h = digest(h, &dev->n_peers, sizeof(dev->n_peers));
+	for (size_t i = 0; i < dev->n_peers; i++) {
+		const struct wg_peer *p = &dev->peers[i];
+		uint64_t ph = digest(DIGEST_INIT, p->public_key, sizeof(p->public_key)), ips = 0;
+		struct ip_addr a;
+		uint16_t port = 0;
+
+		ph = digest(ph, &p->keepalive, sizeof(p->keepalive));
+		ph = digest(ph, p->preshared_key, sizeof(p->preshared_key));
+		if (p->endpoint.ss_family &&
+		    ip_addr_from_sockaddr((const struct sockaddr *)&p->endpoint, &a, &port) == 0) {
+			ph = digest_addr(ph, &a);
+			ph = digest(ph, &port, sizeof(port));
+		}
+		/* a sum: the order in which the backend lists them does not matter */
+		for (size_t j = 0; j < p->n_allowed_ips; j++)
+			ips += digest(digest_addr(DIGEST_INIT, &p->allowed_ips[j].addr),
+				      &p->allowed_ips[j].len, sizeof(p->allowed_ips[j].len));
+		peers += digest(ph, &ips, sizeof(ips));
+	}
+	return digest(h, &peers, sizeof(peers));
+}

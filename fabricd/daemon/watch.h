@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * watch.h - what wakes `fabricd run` up, apart from signals and its
+ * timer: changes of the definition file (inotify on its directory, and a
+ * stat for file systems without inotify), kernel notifications (rtnetlink
+ * multicast) and changes of the WireGuard device, which sends none.
+ */
+#ifndef FABRICD_DAEMON_WATCH_H
+#define FABRICD_DAEMON_WATCH_H
+
+#include <libmnl/libmnl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "wireguard/wg.h"
+
+/* The definition file as last read: a difference means read it again. */
+struct file_id {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
+
+void file_id_read(const char *path, struct file_id *id);
+bool file_id_changed(const struct file_id *a, const struct file_id *b);
+
+/* An inotify watch on the directory of one file (editors replace files by rename). */
+struct file_watch {
+	int fd; /* inotify */
+	int wd; /* -1 while the directory is not watched */
+	char dir[4096];
+	char base[256];
+};
+
+/* Opens the inotify descriptor and watches path's directory (a warning if it cannot). */
+int file_watch_open(struct file_watch *w, const char *path);
+/* Tries again to watch the directory when it was lost (the directory went away). */
+void file_watch_retry(struct file_watch *w);
+/* Reads every pending event: whether one concerns the file (or some were lost). */
+bool file_watch_read(struct file_watch *w);
+void file_watch_close(struct file_watch *w);
+
+/* A NETLINK_ROUTE socket on the link, neighbour, address and route groups. NULL on error. */
+struct mnl_socket *kernel_watch_open(void);
+/*
+ * A NETLINK_NETFILTER socket on the nftables group: changes of the table
+ * `inet fabricd` (the firewall guard). NULL when the kernel has no nftables.
+ */
+struct mnl_socket *nft_watch_open(void);
+
+enum kernel_event {
+	KERNEL_QUIET = 0,
+	KERNEL_CHANGED = 1U << 0,  /* something fabricd owns or depends on may have changed */
+	KERNEL_OVERFLOW = 1U << 1, /* ENOBUFS: notifications were lost, read everything */
+};
+
+/* Reads every pending notification of either socket; a mask of enum kernel_event. */
+unsigned int kernel_watch_read(struct mnl_socket *mon);
+
+/* FNV-1a, 64 bit: digest(DIGEST_INIT, data, len), chained for more data. */
+#define DIGEST_INIT 0xcbf29ce484222325ULL
+uint64_t digest(uint64_t h, const void *data, size_t len);
+
+/* A digest of the device's keys, port and peers (order-free; counters and handshakes left out). */
+uint64_t wg_signature(const struct wg_device *dev);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * definition/config.h - the cluster definition loader: JSON text -> struct cluster.
+ * The only part of fabricd that sees jansson's types. It fails closed: any
+ * unknown key, bad value or broken cross-reference is an error, every error
+ * is collected (with its JSON path) and no cluster is returned.
+ */
+#ifndef FABRICD_CONFIG_H
+#define FABRICD_CONFIG_H
+
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "definition/model.h"
+
+/*
+ * Parses and validates a definition. On success returns 0 and *out owns a
+ * cluster (free with cluster_free); warnings may still be in diag. On failure
+ * returns -EINVAL (or -errno for I/O) with every problem in diag, *out NULL.
+ */
+int config_load_file(const char *path, struct cluster **out, struct diag *diag);
+int config_load_buffer(const char *buf, size_t len, struct cluster **out, struct diag *diag);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* definition/desired.c - one node's share of the cluster definition. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "definition/desired.h"
+
+void desired_vxlan_name(char out[FABRICD_IFNAME_MAX + 1], uint32_t vni, enum transport t)
+{
+	snprintf(out, FABRICD_IFNAME_MAX + 1, "%s%u", t == TRANSPORT_SECURE ? "vs" : "vx", vni);
+}
+
+void desired_free(struct node_state *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_vnets; i++)
+		free(s->vnets[i].remotes);
+	free(s->vnets);
+	free(s->zones);
+	free(s->fabric.peers);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct desired_vnet *desired_find_vnet(const struct node_state *s, const char *bridge)
+{
+	for (size_t i = 0; i < s->n_vnets; i++) {
+		if (!strcmp(s->vnets[i].name, bridge))
+			return &s->vnets[i];
+	}
+	return NULL;
+}
+
+static void build_peer(const struct cluster *c, size_t idx, struct desired_peer *p)
+{
+	const struct node *n = &c->nodes[idx];
+
+	memset(p, 0, sizeof(*p));
+	p->node = idx;
+	memcpy(p->public_key, n->public_key, WG_KEY_LEN);
+	if (n->flags & NODE_HAS_ENDPOINT) {
+		snprintf(p->endpoint_host, sizeof(p->endpoint_host), "%s", n->endpoint_host);
+		p->endpoint_port = n->endpoint_port;
+		/* a DNS name stays unresolved (family 0) until apply */
+		if (ip_addr_parse(n->endpoint_host, &p->endpoint_addr) < 0)
+			memset(&p->endpoint_addr, 0, sizeof(p->endpoint_addr));
+	} else {
+		p->endpoint_addr = n->underlay;
+		ip_addr_str(&n->underlay, p->endpoint_host, sizeof(p->endpoint_host));
+		p->endpoint_port = node_listen_port(c, n);
+	}
+	p->allowed_ip.addr = n->fabric_address;
+	p->allowed_ip.len = ip_addr_host_len(&n->fabric_address);
+	p->keepalive = c->fabric.keepalive;
+}
+
+static int build_fabric(const struct cluster *c, size_t self, struct node_state *s)
+{
+	const struct node *me = &c->nodes[self];
+	struct desired_fabric *f = &s->fabric;
+
+	snprintf(f->ifname, sizeof(f->ifname), "%s", FABRIC_IFNAME);
+	f->listen_port = node_listen_port(c, me);
+	f->address.addr = me->fabric_address;
+	f->address.len = c->fabric.prefix.len;
+	if (c->n_nodes > 1) {
+		f->peers = calloc(c->n_nodes - 1, sizeof(*f->peers));
+		if (!f->peers)
+			return -ENOMEM;
+	}
+	s->wg_family = me->underlay.family;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		struct desired_peer *p;
+
+		if (i == self)
+			continue;
+		p = &f->peers[f->n_peers++];
+		build_peer(c, i, p);
+		/* the larger overhead applies where peers are reached over IPv6 */
+		if (p->endpoint_addr.family == AF_INET6)
+			s->wg_family = AF_INET6;
+	}
+	return 0;
+}
+
+static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi,
+		      const struct desired_zone *dz, struct desired_vnet *v)
+{
+	const struct zone *z = &c->zones[zi];
+	const struct node *me = &c->nodes[self];
+	bool secure = z->transport == TRANSPORT_SECURE;
+
+	memset(v, 0, sizeof(*v));
+	v->zone = zi;
+	v->name = z->vnets[vi].name;
+	v->vni = z->vnets[vi].vni;
+	v->transport = z->transport;
+	desired_vxlan_name(v->vxlan, v->vni, z->transport);
+	v->port = secure ? c->fabric.secure_port : PLAIN_VXLAN_PORT;
+	v->local = secure ? me->fabric_address : me->underlay;
+	v->mtu = dz->mtu;
+	if (z->n_members > 1) {
+		v->remotes = calloc(z->n_members - 1, sizeof(*v->remotes));
+		if (!v->remotes)
+			return -ENOMEM;
+	}
+	for (size_t m = 0; m < z->n_members; m++) {
+		const struct node *peer = &c->nodes[z->members[m]];
+
+		if (z->members[m] == self)
+			continue;
+		v->remotes[v->n_remotes++] = secure ? peer->fabric_address : peer->underlay;
+	}
+	return 0;
+}
+
+static int build_zones(const struct cluster *c, size_t self, struct node_state *s,
+		       struct diag *diag)
+{
+	size_t n_vnets = 0;
+	int ret;
+
+	s->zones = calloc(c->n_zones ? c->n_zones : 1, sizeof(*s->zones));
+	if (!s->zones)
+		return -ENOMEM;
+	for (size_t zi = 0; zi < c->n_zones; zi++) {
+		const struct zone *z = &c->zones[zi];
+		struct desired_zone *dz;
+
+		if (!zone_has_member(z, self))
+			continue;
+		dz = &s->zones[s->n_zones++];
+		dz->zone = zi;
+		if (s->mtu_known) {
+			char path[64];
+
+			dz->mtu = mtu_zone(&s->mtu, z, &dz->computed_mtu);
+			snprintf(path, sizeof(path), "zones[%zu].mtu", zi);
+			if ((z->flags & ZONE_HAS_MTU) && z->mtu > dz->computed_mtu)
+				diag_add(diag, path,
+					 "%u is above the computed MTU %u of zone \"%s\" (underlay "
+					 "MTU %u); lower it or remove it",
+					 z->mtu, dz->computed_mtu, z->name, s->mtu.underlay);
+			else if (dz->mtu < MTU_IPV6_MIN)
+				diag_warn(
+				    diag, path,
+				    "zone \"%s\" MTU %u is below 1280: guests cannot use IPv6",
+				    z->name, dz->mtu);
+		}
+		n_vnets += z->n_vnets;
+	}
+	if (n_vnets) {
+		s->vnets = calloc(n_vnets, sizeof(*s->vnets));
+		if (!s->vnets)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n_zones; i++) {
+		size_t zi = s->zones[i].zone;
+
+		for (size_t vi = 0; vi < c->zones[zi].n_vnets; vi++) {
+			ret = build_vnet(c, self, zi, vi, &s->zones[i], &s->vnets[s->n_vnets]);
+			if (ret < 0)
+				return ret;
+			s->n_vnets++;
+		}
+	}
+	return 0;
+}
+
+int desired_build(const struct cluster *c, size_t self, unsigned int underlay_mtu,
+		  struct node_state *out, struct diag *diag)
+{
+	size_t errors_before = diag->n;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (self >= c->n_nodes)
+		return -EINVAL;
+	out->cluster = c;
+	out->self = self;
+	snprintf(out->owner, sizeof(out->owner), "%s%s", OWNER_PREFIX, c->name);
+	ret = build_fabric(c, self, out);
+	if (ret < 0)
+		goto fail;
+	if (underlay_mtu) {
+		ret = mtu_plan_compute(underlay_mtu, c->nodes[self].underlay.family, out->wg_family,
+				       c->fabric.prefix.addr.family, &out->mtu);
+		if (ret < 0) {
+			diag_add(diag, "fabric.underlay_mtu",
+				 "underlay MTU %u is too small for WireGuard and VXLAN; "
+				 "use at least %u",
+				 underlay_mtu, MTU_MIN);
+			goto fail;
+		}
+		out->mtu_known = true;
+		out->fabric.mtu = out->mtu.fabric;
+	}
+	ret = build_zones(c, self, out, diag);
+	if (ret < 0)
+		goto fail;
+	if (diag->n > errors_before) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	return 0;
+fail:
+	desired_free(out);
+	return ret < 0 ? ret : -EINVAL;
+}

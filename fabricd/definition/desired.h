@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * definition/desired.h - one node's share of the cluster definition: the objects it
+ * should have (fabric device and peers, per vnet a VXLAN device, its FDB
+ * remotes and a bridge), with their MTUs. Pure: no kernel access. This is
+ * what `render` prints and what the planner diffs against the kernel.
+ */
+#ifndef FABRICD_DESIRED_H
+#define FABRICD_DESIRED_H
+
+#include <stdbool.h>
+
+#include "base/diag.h"
+#include "definition/model.h"
+#include "definition/mtu.h"
+
+#define FABRIC_IFNAME	 "wgfab0"
+#define PLAIN_VXLAN_PORT 4789
+#define OWNER_PREFIX	 "fabricd:"
+
+struct desired_peer {
+	size_t node; /* index into cluster.nodes */
+	uint8_t public_key[WG_KEY_LEN];
+	/* endpoint: an IP literal (endpoint_addr set) or a DNS name resolved at apply time */
+	char endpoint_host[FABRICD_HOST_MAX + 1];
+	struct ip_addr endpoint_addr; /* family 0 while unresolved */
+	uint16_t endpoint_port;
+	struct ip_prefix allowed_ip; /* the peer's fabric address, host length */
+	unsigned int keepalive;
+};
+
+struct desired_fabric {
+	char ifname[FABRICD_IFNAME_MAX + 1];
+	uint16_t listen_port;
+	unsigned int mtu;	  /* 0 while the underlay MTU is unknown */
+	struct ip_prefix address; /* own fabric address with the prefix length */
+	size_t n_peers;
+	struct desired_peer *peers;
+};
+
+struct desired_vnet {
+	size_t zone;	  /* index into cluster.zones */
+	const char *name; /* the bridge: borrowed from the cluster */
+	uint32_t vni;
+	enum transport transport;
+	char vxlan[FABRICD_IFNAME_MAX + 1]; /* vx<VNI> or vs<VNI> */
+	uint16_t port;
+	struct ip_addr local;
+	unsigned int mtu; /* zone MTU, 0 while unknown */
+	size_t n_remotes;
+	struct ip_addr *remotes; /* other members' underlay (plain) or fabric (secure) addresses */
+	/*
+	 * Not from the definition but from the kernel: the vnet moved to secure
+	 * and its plain device still receives during its grace period, so the
+	 * guard must still let that VNI's plain VXLAN in and out.
+	 */
+	bool plain_retiring;
+};
+
+struct desired_zone {
+	size_t zone;
+	unsigned int mtu;	   /* 0 while unknown */
+	unsigned int computed_mtu; /* before a zone "mtu" override */
+};
+
+struct node_state {
+	const struct cluster *cluster;
+	size_t self;
+	char owner[FABRICD_NAME_MAX + sizeof(OWNER_PREFIX)]; /* the alias marking owned links */
+	bool mtu_known;
+	struct mtu_plan mtu;
+	int wg_family; /* family whose WireGuard overhead applies */
+	struct desired_fabric fabric;
+	size_t n_zones; /* zones this node is a member of */
+	struct desired_zone *zones;
+	size_t n_vnets;
+	struct desired_vnet *vnets;
+};
+
+/*
+ * Builds node self's state. underlay_mtu: the fabric's value when given,
+ * else what the kernel reported (0 = not known yet: MTUs stay 0). Problems
+ * that only show with a known MTU (a zone override above the computed MTU)
+ * go to diag. 0 or -EINVAL/-ENOMEM.
+ */
+int desired_build(const struct cluster *c, size_t self, unsigned int underlay_mtu,
+		  struct node_state *out, struct diag *diag);
+void desired_free(struct node_state *s);
+
+/* The VXLAN device name of a VNI in a transport: vx<VNI> or vs<VNI>. */
+void desired_vxlan_name(char out[FABRICD_IFNAME_MAX + 1], uint32_t vni, enum transport t);
+
+const struct desired_vnet *desired_find_vnet(const struct node_state *s, const char *bridge);
+
+#endif

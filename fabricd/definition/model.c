@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* definition/model.c - helpers over the cluster definition structs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "definition/model.h"
+
+void cluster_free(struct cluster *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_zones; i++) {
+		free(c->zones[i].members);
+		free(c->zones[i].vnets);
+	}
+	free(c->zones);
+	free(c->nodes);
+	free(c);
+}
+
+int cluster_find_node(const struct cluster *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		if (!strcmp(c->nodes[i].name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+uint16_t node_listen_port(const struct cluster *c, const struct node *n)
+{
+	return (n->flags & NODE_HAS_LISTEN_PORT) ? n->listen_port : c->fabric.listen_port;
+}
+
+int zone_has_member(const struct zone *z, size_t idx)
+{
+	for (size_t i = 0; i < z->n_members; i++) {
+		if (z->members[i] == idx)
+			return 1;
+	}
+	return 0;
+}
+
+const char *transport_name(enum transport t)
+{
+	return t == TRANSPORT_SECURE ? "secure" : "plain";
+}
+
+const char *mtu_policy_name(enum mtu_policy p)
+{
+	return p == MTU_POLICY_MAX ? "max" : "stable";
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * definition/model.h - the cluster definition as plain C structs.
+ *
+ * This is the contract between the loader (definition/config.c, the only code that sees
+ * JSON) and everything downstream (desired-state builder, planner, kernel
+ * layer). Optional fields carry a HAS_* bit so "not given" is never confused
+ * with zero.
+ *
+ *   cluster
+ *   +- fabric            prefix, ports, keepalive, underlay MTU
+ *   +- nodes[]           name, underlay, fabric address, public key, endpoint
+ *   +- zones[]           transport, MTU policy, members (indices into nodes[])
+ *      +- vnets[]        name (= bridge name), VNI
+ */
+#ifndef FABRICD_MODEL_H
+#define FABRICD_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/addr.h"
+
+#define FABRICD_NAME_MAX   63 /* node, zone and cluster names */
+#define FABRICD_IFNAME_MAX 15 /* IFNAMSIZ - 1: vnet names become bridge names */
+#define FABRICD_HOST_MAX   253
+#define WG_KEY_LEN	   32
+
+enum transport {
+	TRANSPORT_PLAIN,
+	TRANSPORT_SECURE,
+};
+
+enum mtu_policy {
+	MTU_POLICY_STABLE,
+	MTU_POLICY_MAX,
+};
+
+enum fabric_flags {
+	FABRIC_HAS_UNDERLAY_MTU = 1U << 0,
+};
+
+struct fabric {
+	struct ip_prefix prefix;
+	uint16_t listen_port;
+	uint16_t secure_port;	   /* default 4790 */
+	unsigned int keepalive;	   /* seconds, 0 = off, default 25 */
+	unsigned int underlay_mtu; /* valid with FABRIC_HAS_UNDERLAY_MTU */
+	unsigned int flags;
+};
+
+enum node_flags {
+	NODE_HAS_LISTEN_PORT = 1U << 0,
+	NODE_HAS_ENDPOINT = 1U << 1,
+};
+
+struct node {
+	char name[FABRICD_NAME_MAX + 1];
+	struct ip_addr underlay;
+	struct ip_addr fabric_address;
+	uint8_t public_key[WG_KEY_LEN];
+	uint16_t listen_port; /* with NODE_HAS_LISTEN_PORT, else fabric.listen_port */
+	/* "host:port" or "[v6]:port" where the node is reached through NAT */
+	char endpoint_host[FABRICD_HOST_MAX + 1];
+	uint16_t endpoint_port;
+	unsigned int flags;
+};
+
+struct vnet {
+	char name[FABRICD_IFNAME_MAX + 1];
+	uint32_t vni; /* 1..16777215 */
+};
+
+enum zone_flags {
+	ZONE_HAS_MTU = 1U << 0,
+	ZONE_HAS_NODES = 1U << 1,
+};
+
+struct zone {
+	char name[FABRICD_NAME_MAX + 1];
+	enum transport transport;
+	enum mtu_policy mtu_policy;
+	unsigned int mtu; /* with ZONE_HAS_MTU: may only lower the computed MTU */
+	unsigned int flags;
+	size_t n_members;
+	size_t *members; /* indices into cluster.nodes, in definition order */
+	size_t n_vnets;
+	struct vnet *vnets;
+};
+
+struct cluster {
+	int version;
+	char name[FABRICD_NAME_MAX + 1];
+	struct fabric fabric;
+	size_t n_nodes;
+	struct node *nodes;
+	size_t n_zones;
+	struct zone *zones;
+};
+
+/* NULL-safe; frees the whole tree. */
+void cluster_free(struct cluster *c);
+
+/* Index of the node called name, or -1. */
+int cluster_find_node(const struct cluster *c, const char *name);
+
+/* Port the node listens on: its own override or the fabric's. */
+uint16_t node_listen_port(const struct cluster *c, const struct node *n);
+
+/* Whether node index idx is a member of zone z. */
+int zone_has_member(const struct zone *z, size_t idx);
+
+const char *transport_name(enum transport t);
+const char *mtu_policy_name(enum mtu_policy p);
+
+#endif

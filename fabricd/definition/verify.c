@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * verify.c - the rules of a definition that span objects: unique
+ * names, addresses, keys and VNIs; fabric addresses inside the prefix; one
+ * underlay family; ports that do not collide; zone MTUs that fit.
+ *
+ * It reads only the model. Fields that conversion rejected are zero and are
+ * skipped, so one mistake is reported once.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "definition/config_priv.h"
+#include "definition/mtu.h"
+
+#define VXLAN_PORT 4789 /* IANA VXLAN: plain zones use it, nothing else may */
+
+static const char *family_name(int family)
+{
+	return family == AF_INET6 ? "IPv6" : "IPv4";
+}
+
+static bool key_is_set(const uint8_t *key)
+{
+	for (size_t i = 0; i < WG_KEY_LEN; i++) {
+		if (key[i])
+			return true;
+	}
+	return false;
+}
+
+enum { SEEN_NAME = 1, SEEN_UNDERLAY = 2, SEEN_FABRIC = 4, SEEN_KEY = 8 };
+
+/* Node i against an earlier node j; *seen keeps each field to one report. */
+static void verify_node_pair(const struct cluster *c, size_t i, size_t j, unsigned int *seen,
+			     struct config_report *r)
+{
+	const struct node *a = &c->nodes[i], *b = &c->nodes[j];
+	char path[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN], s[IP_ADDR_STRLEN];
+
+	if (!(*seen & SEEN_NAME) && a->name[0] && !strcmp(a->name, b->name)) {
+		*seen |= SEEN_NAME;
+		config_path(path, "nodes[%zu].name", i);
+		config_error(r, path,
+			     "%s is also the name of nodes[%zu]; node names must be unique",
+			     config_quote(a->name, q, sizeof(q)), j);
+	}
+	if (!(*seen & SEEN_UNDERLAY) && a->underlay.family &&
+	    ip_addr_equal(&a->underlay, &b->underlay)) {
+		*seen |= SEEN_UNDERLAY;
+		config_path(path, "nodes[%zu].underlay", i);
+		config_error(r, path,
+			     "\"%s\" is also the underlay address of nodes[%zu]; give each node "
+			     "its own",
+			     ip_addr_str(&a->underlay, s, sizeof(s)), j);
+	}
+	if (!(*seen & SEEN_FABRIC) && a->fabric_address.family &&
+	    ip_addr_equal(&a->fabric_address, &b->fabric_address)) {
+		*seen |= SEEN_FABRIC;
+		config_path(path, "nodes[%zu].fabric_address", i);
+		config_error(r, path,
+			     "\"%s\" is also the fabric address of nodes[%zu]; give each node its "
+			     "own address inside fabric.prefix",
+			     ip_addr_str(&a->fabric_address, s, sizeof(s)), j);
+	}
+	if (!(*seen & SEEN_KEY) && key_is_set(a->public_key) &&
+	    !memcmp(a->public_key, b->public_key, WG_KEY_LEN)) {
+		*seen |= SEEN_KEY;
+		config_path(path, "nodes[%zu].public_key", i);
+		config_error(r, path,
+			     "is also the public key of nodes[%zu]; every node needs its own key "
+			     "pair (run \"fabricd genkey\" on each node)",
+			     j);
+	}
+}
+
+/* Where a fabric address may not be: outside the prefix or on its edges. */
+static void verify_fabric_address(const struct cluster *c, size_t i, struct config_report *r)
+{
+	const struct ip_prefix *p = &c->fabric.prefix;
+	const struct ip_addr *a = &c->nodes[i].fabric_address;
+	char path[CONFIG_PATH_LEN], s[IP_ADDR_STRLEN], ps[IP_ADDR_STRLEN];
+	unsigned int bits = ip_addr_host_len(a);
+	bool network = true, broadcast = true;
+
+	if (!a->family || !p->addr.family)
+		return;
+	config_path(path, "nodes[%zu].fabric_address", i);
+	ip_addr_str(a, s, sizeof(s));
+	ip_addr_str(&p->addr, ps, sizeof(ps));
+	if (a->family != p->addr.family) {
+		config_error(r, path,
+			     "\"%s\" is %s but fabric.prefix \"%s/%u\" is %s; give an address "
+			     "inside fabric.prefix",
+			     s, family_name(a->family), ps, p->len, family_name(p->addr.family));
+		return;
+	}
+	if (!ip_prefix_contains(p, a)) {
+		config_error(r, path,
+			     "\"%s\" is outside fabric.prefix \"%s/%u\"; give an address inside it",
+			     s, ps, p->len);
+		return;
+	}
+	/* /31 and /127 are point-to-point links where both addresses are hosts */
+	if (p->len + 1U >= bits)
+		return;
+	for (unsigned int bit = p->len; bit < bits; bit++) {
+		bool set = a->bytes[bit / 8] & (0x80 >> (bit % 8));
+
+		network = network && !set;
+		broadcast = broadcast && set;
+	}
+	if (network)
+		config_error(r, path,
+			     "\"%s\" is the network address of fabric.prefix \"%s/%u\"; give a "
+			     "host address inside it",
+			     s, ps, p->len);
+	else if (broadcast && a->family == AF_INET)
+		config_error(r, path,
+			     "\"%s\" is the broadcast address of fabric.prefix \"%s/%u\"; give a "
+			     "host address inside it",
+			     s, ps, p->len);
+}
+
+/*
+ * An underlay (or endpoint) address inside the fabric prefix would route
+ * WireGuard's own packets into its tunnel.
+ */
+static void verify_underlay_outside(const struct cluster *c, size_t i, struct config_report *r)
+{
+	const struct node *n = &c->nodes[i];
+	const struct ip_prefix *p = &c->fabric.prefix;
+	char path[CONFIG_PATH_LEN], s[IP_ADDR_STRLEN], ps[IP_ADDR_STRLEN];
+	struct ip_addr ep;
+
+	if (!p->addr.family)
+		return;
+	ip_addr_str(&p->addr, ps, sizeof(ps));
+	if (n->underlay.family && ip_prefix_contains(p, &n->underlay)) {
+		config_path(path, "nodes[%zu].underlay", i);
+		config_error(r, path,
+			     "\"%s\" is inside fabric.prefix \"%s/%u\"; the fabric prefix must not "
+			     "overlap the underlay (WireGuard's packets would loop into the "
+			     "tunnel), choose another prefix",
+			     ip_addr_str(&n->underlay, s, sizeof(s)), ps, p->len);
+	}
+	if ((n->flags & NODE_HAS_ENDPOINT) && ip_addr_parse(n->endpoint_host, &ep) == 0 &&
+	    ip_prefix_contains(p, &ep)) {
+		config_path(path, "nodes[%zu].endpoint", i);
+		config_error(r, path,
+			     "\"%s\" is inside fabric.prefix \"%s/%u\"; an endpoint must be "
+			     "reachable outside the fabric",
+			     n->endpoint_host, ps, p->len);
+	}
+}
+
+static void verify_nodes(const struct cluster *c, struct config_report *r)
+{
+	const struct node *first = NULL;
+	char path[CONFIG_PATH_LEN], s[IP_ADDR_STRLEN];
+
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = &c->nodes[i];
+		unsigned int seen = 0;
+
+		for (size_t j = 0; j < i; j++)
+			verify_node_pair(c, i, j, &seen, r);
+		verify_fabric_address(c, i, r);
+		verify_underlay_outside(c, i, r);
+		if (!n->underlay.family)
+			continue;
+		if (!first) {
+			first = n;
+		} else if (n->underlay.family != first->underlay.family) {
+			config_path(path, "nodes[%zu].underlay", i);
+			config_error(r, path,
+				     "\"%s\" is %s but nodes[%zu].underlay is %s; all underlay "
+				     "addresses must be of one family (VXLAN cannot join IPv4 to "
+				     "IPv6)",
+				     ip_addr_str(&n->underlay, s, sizeof(s)),
+				     family_name(n->underlay.family), (size_t)(first - c->nodes),
+				     family_name(first->underlay.family));
+		}
+	}
+}
+
+/*
+ * WireGuard, plain VXLAN (4789) and secure VXLAN bind UDP sockets of their
+ * own on every node; two on one port fail with EADDRINUSE at apply time.
+ */
+static void verify_ports(const struct cluster *c, struct config_report *r)
+{
+	const struct fabric *f = &c->fabric;
+	char path[CONFIG_PATH_LEN];
+
+	if (f->secure_port == VXLAN_PORT)
+		config_error(r, "fabric.secure_port",
+			     "4789 is the plain VXLAN port, and one VNI cannot use it twice; "
+			     "choose another (default 4790)");
+	if (f->listen_port == VXLAN_PORT)
+		config_error(r, "fabric.listen_port",
+			     "4789 is the plain VXLAN port; choose another for WireGuard (51820 "
+			     "is usual)");
+	else if (f->listen_port && f->listen_port == f->secure_port)
+		config_error(r, "fabric.secure_port",
+			     "%u is also fabric.listen_port (WireGuard); give VXLAN and WireGuard "
+			     "different ports",
+			     f->secure_port);
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = &c->nodes[i];
+
+		if (!(n->flags & NODE_HAS_LISTEN_PORT))
+			continue;
+		config_path(path, "nodes[%zu].listen_port", i);
+		if (n->listen_port == VXLAN_PORT || n->listen_port == f->secure_port)
+			config_error(
+			    r, path,
+			    "%u is a VXLAN port (plain 4789, secure %u); choose another for "
+			    "WireGuard",
+			    n->listen_port, f->secure_port);
+	}
+}
+
+/* fabricd's own devices are wgfab0, vx<VNI> and vs<VNI>; a bridge must not take those names. */
+static bool reserved_ifname(const char *name)
+{
+	if (!strcmp(name, "wgfab0"))
+		return true;
+	if (name[0] != 'v' || (name[1] != 'x' && name[1] != 's') || !name[2])
+		return false;
+	for (const char *p = name + 2; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+	}
+	return true;
+}
+
+/* Reports vnet k of zone i when it takes a reserved name, or an earlier vnet has its name or VNI.
+ */
+static void verify_vnet(const struct cluster *c, size_t i, size_t k, struct config_report *r)
+{
+	const struct vnet *v = &c->zones[i].vnets[k];
+	char path[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
+	bool name_seen = !v->name[0], vni_seen = !v->vni;
+
+	config_quote(v->name, q, sizeof(q));
+	if (reserved_ifname(v->name)) {
+		config_path(path, "zones[%zu].vnets[%zu].name", i, k);
+		config_error(r, path,
+			     "%s is the name of a device fabricd creates itself (wgfab0, vx<VNI>, "
+			     "vs<VNI>); choose another vnet name",
+			     q);
+	}
+	for (size_t j = 0; j <= i; j++) {
+		const struct zone *y = &c->zones[j];
+
+		for (size_t m = 0; m < (j == i ? k : y->n_vnets); m++) {
+			const struct vnet *w = &y->vnets[m];
+
+			if (!name_seen && !strcmp(v->name, w->name)) {
+				name_seen = true;
+				config_path(path, "zones[%zu].vnets[%zu].name", i, k);
+				config_error(
+				    r, path,
+				    "%s is also the name of zones[%zu].vnets[%zu]; vnet "
+				    "names are bridge names and must be unique in the cluster",
+				    q, j, m);
+			}
+			if (!vni_seen && v->vni == w->vni) {
+				vni_seen = true;
+				config_path(path, "zones[%zu].vnets[%zu].vni", i, k);
+				config_error(
+				    r, path,
+				    "%u is also the VNI of zones[%zu].vnets[%zu]; give each "
+				    "vnet its own VNI",
+				    v->vni, j, m);
+			}
+		}
+	}
+}
+
+static void verify_zones(const struct cluster *c, struct config_report *r)
+{
+	char path[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
+
+	for (size_t i = 0; i < c->n_zones; i++) {
+		const struct zone *z = &c->zones[i];
+
+		for (size_t j = 0; j < i && z->name[0]; j++) {
+			if (strcmp(z->name, c->zones[j].name))
+				continue;
+			config_path(path, "zones[%zu].name", i);
+			config_error(r, path,
+				     "%s is also the name of zones[%zu]; zone names must be unique",
+				     config_quote(z->name, q, sizeof(q)), j);
+			break;
+		}
+		for (size_t k = 0; k < z->n_vnets; k++)
+			verify_vnet(c, i, k, r);
+	}
+}
+
+/*
+ * The family whose WireGuard overhead applies: IPv6 as soon as any peer is
+ * reached over IPv6 (DESIGN "MTU": the larger overhead where families mix).
+ */
+static int wg_family(const struct cluster *c, int underlay_family)
+{
+	struct ip_addr a;
+
+	if (underlay_family == AF_INET6)
+		return AF_INET6;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = &c->nodes[i];
+
+		if ((n->flags & NODE_HAS_ENDPOINT) && ip_addr_parse(n->endpoint_host, &a) == 0 &&
+		    a.family == AF_INET6)
+			return AF_INET6;
+	}
+	return underlay_family;
+}
+
+static void warn_small(size_t i, unsigned int mtu, bool lowered, struct config_report *r)
+{
+	char path[CONFIG_PATH_LEN];
+
+	config_path(path, lowered ? "zones[%zu].mtu" : "zones[%zu]", i);
+	diag_warn(r->d, path, "the zone MTU %u is below %u, so guests in it cannot carry IPv6; %s",
+		  mtu, MTU_IPV6_MIN,
+		  lowered ? "raise zones[].mtu if IPv6 is needed"
+			  : "raise fabric.underlay_mtu if IPv6 is needed");
+}
+
+static void verify_mtu(const struct cluster *c, struct config_report *r)
+{
+	const struct fabric *f = &c->fabric;
+	int underlay_family = 0;
+	struct mtu_plan plan;
+	char path[CONFIG_PATH_LEN];
+
+	for (size_t i = 0; i < c->n_nodes && !underlay_family; i++)
+		underlay_family = c->nodes[i].underlay.family;
+	if (!(f->flags & FABRIC_HAS_UNDERLAY_MTU) || !underlay_family || !f->prefix.addr.family) {
+		/* the computed MTU is only known at run time; an override bounds it */
+		for (size_t i = 0; i < c->n_zones; i++) {
+			const struct zone *z = &c->zones[i];
+
+			if ((z->flags & ZONE_HAS_MTU) && z->mtu < MTU_IPV6_MIN)
+				warn_small(i, z->mtu, true, r);
+		}
+		return;
+	}
+	if (mtu_plan_compute(f->underlay_mtu, underlay_family, wg_family(c, underlay_family),
+			     f->prefix.addr.family, &plan) < 0) {
+		config_error(r, "fabric.underlay_mtu",
+			     "%u leaves no room for WireGuard and VXLAN headers; give the real "
+			     "underlay MTU (1500 on most networks)",
+			     f->underlay_mtu);
+		return;
+	}
+	for (size_t i = 0; i < c->n_zones; i++) {
+		const struct zone *z = &c->zones[i];
+		unsigned int computed, mtu = mtu_zone(&plan, z, &computed);
+
+		if ((z->flags & ZONE_HAS_MTU) && z->mtu > computed) {
+			config_path(path, "zones[%zu].mtu", i);
+			config_error(
+			    r, path,
+			    "%u is above the zone's computed MTU %u (underlay %u, transport "
+			    "%s, mtu_policy %s); \"mtu\" may only lower it: give at most %u "
+			    "or remove it",
+			    z->mtu, computed, f->underlay_mtu, transport_name(z->transport),
+			    mtu_policy_name(z->mtu_policy), computed);
+			continue;
+		}
+		if (mtu < MTU_IPV6_MIN)
+			warn_small(i, mtu, mtu < computed, r);
+	}
+}
+
+void config_verify(const struct cluster *c, struct config_report *r)
+{
+	verify_nodes(c, r);
+	verify_ports(c, r);
+	verify_zones(c, r);
+	verify_mtu(c, r);
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* definition/wgkey.c - Curve25519 keys with libsodium, base64/hex forms, private key files. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "definition/wgkey.h"
+
+/* sodium_init() is idempotent and thread-safe: calling it each time needs no global. */
+static int sodium_ready(void)
+{
+	return sodium_init() < 0 ? -EIO : 0;
+}
+
+int wgkey_generate(uint8_t key[WGKEY_LEN])
+{
+	size_t have = 0;
+
+	while (have < WGKEY_LEN) {
+		ssize_t n = getrandom(key + have, WGKEY_LEN - have, 0);
+
+		if (n < 0) {
+			int ret = -errno;
+
+			if (ret == -EINTR)
+				continue;
+			sodium_memzero(key, WGKEY_LEN);
+			return ret;
+		}
+		have += (size_t)n;
+	}
+	key[0] &= 248;
+	key[31] = (uint8_t)((key[31] & 127) | 64);
+	return 0;
+}
+
+void wgkey_public(uint8_t pub[WGKEY_LEN], const uint8_t priv[WGKEY_LEN])
+{
+	/*
+	 * libsodium clamps the scalar itself, exactly as `wg pubkey` does, so
+	 * an unclamped key gives the same public key in both. It fails only
+	 * for an all-zero result, which a clamped scalar cannot produce.
+	 */
+	if (sodium_ready() < 0 || crypto_scalarmult_curve25519_base(pub, priv) != 0)
+		memset(pub, 0, WGKEY_LEN);
+}
+
+/* Trims surrounding whitespace; returns the start and sets *len. */
+static const char *trim(const char *text, size_t *len)
+{
+	size_t n;
+
+	while (*text && isspace((unsigned char)*text))
+		text++;
+	n = strlen(text);
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	*len = n;
+	return text;
+}
+
+int wgkey_from_base64(const char *text, uint8_t key[WGKEY_LEN])
+{
+	const char *start, *end = NULL;
+	size_t len, bin_len = 0;
+
+	if (!text || sodium_ready() < 0)
+		goto invalid;
+	start = trim(text, &len);
+	if (len != WGKEY_B64_LEN - 1 || start[len - 1] != '=')
+		goto invalid;
+	/* libsodium also rejects non-zero unused bits, as wireguard-tools does */
+	if (sodium_base642bin(key, WGKEY_LEN, start, len, NULL, &bin_len, &end,
+			      sodium_base64_VARIANT_ORIGINAL) != 0)
+		goto invalid;
+	if (bin_len != WGKEY_LEN || end != start + len)
+		goto invalid;
+	return 0;
+invalid:
+	sodium_memzero(key, WGKEY_LEN);
+	return -EINVAL;
+}
+
+void wgkey_to_base64(char out[WGKEY_B64_LEN], const uint8_t key[WGKEY_LEN])
+{
+	if (sodium_ready() < 0) {
+		out[0] = '\0';
+		return;
+	}
+	sodium_bin2base64(out, WGKEY_B64_LEN, key, WGKEY_LEN, sodium_base64_VARIANT_ORIGINAL);
+}
+
+int wgkey_from_hex(const char *text, uint8_t key[WGKEY_LEN])
+{
+	const char *end = NULL;
+	size_t bin_len = 0;
+
+	if (!text || strlen(text) != WGKEY_HEX_LEN - 1 || sodium_ready() < 0)
+		goto invalid;
+	if (sodium_hex2bin(key, WGKEY_LEN, text, WGKEY_HEX_LEN - 1, NULL, &bin_len, &end) != 0)
+		goto invalid;
+	if (bin_len != WGKEY_LEN || end != text + WGKEY_HEX_LEN - 1)
+		goto invalid;
+	return 0;
+invalid:
+	sodium_memzero(key, WGKEY_LEN);
+	return -EINVAL;
+}
+
+void wgkey_to_hex(char out[WGKEY_HEX_LEN], const uint8_t key[WGKEY_LEN])
+{
+	if (sodium_ready() < 0) {
+		out[0] = '\0';
+		return;
+	}
+	sodium_bin2hex(out, WGKEY_HEX_LEN, key, WGKEY_LEN);
+}
+
+int wgkey_is_zero(const uint8_t key[WGKEY_LEN])
+{
+	return sodium_is_zero(key, WGKEY_LEN);
+}
+
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return "not a regular file";
+}
+
+int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t errlen)
+{
+	/* room for a key with whitespace around it; anything longer is not one key */
+	char buf[128];
+	size_t have = 0;
+	struct stat st;
+	int fd = -1;
+	int ret;
+
+	memset(key, 0, WGKEY_LEN);
+	if (errlen)
+		err[0] = '\0';
+	/* O_NONBLOCK: opening a FIFO must not hang before fstat() refuses it */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			snprintf(err, errlen,
+				 "cannot read private key file %s: %s: create it with "
+				 "(umask 077; fabricd genkey > %s)",
+				 path, strerror(-ret), path);
+		else if (ret == -EACCES)
+			snprintf(err, errlen,
+				 "cannot read private key file %s: %s: run fabricd as root or "
+				 "as the file's owner",
+				 path, strerror(-ret));
+		else
+			snprintf(err, errlen, "cannot read private key file %s: %s", path,
+				 strerror(-ret));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read private key file %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "private key file %s is %s: give the path of a regular file that holds "
+			 "the key",
+			 path, file_kind(st.st_mode));
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		const char *what = (st.st_mode & 044)	? "readable"
+				   : (st.st_mode & 022) ? "writable"
+							: "accessible";
+
+		ret = -EPERM;
+		snprintf(err, errlen,
+			 "private key file %s is %s by group or others (mode %04o): run chmod 600 "
+			 "%s",
+			 path, what, (unsigned int)(st.st_mode & 07777), path);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read private key file %s: %s", path,
+				 strerror(-ret));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have == sizeof(buf) - 1) {
+			/* full: one more byte means it cannot be a single key */
+			char extra;
+
+			if (read(fd, &extra, 1) > 0) {
+				have = sizeof(buf); /* marks "too long" */
+				sodium_memzero(&extra, sizeof(extra));
+			}
+			break;
+		}
+	}
+	if (have < sizeof(buf))
+		buf[have] = '\0';
+	else
+		buf[sizeof(buf) - 1] = '\0';
+	if (have < sizeof(buf) && strspn(buf, " \t\r\n\v\f") == have) {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "private key file %s is empty: write a key into it with "
+			 "(umask 077; fabricd genkey > %s)",
+			 path, path);
+		goto out;
+	}
+	/* an embedded NUL would hide the rest of the file from the parser */
+	if (have >= sizeof(buf) || strlen(buf) != have || wgkey_from_base64(buf, key) < 0) {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "private key file %s does not hold a base64 WireGuard private key "
+			 "(44 characters): write one with (umask 077; fabricd genkey > %s)",
+			 path, path);
+		goto out;
+	}
+	ret = 0;
+out:
+	sodium_memzero(buf, sizeof(buf));
+	if (ret < 0)
+		sodium_memzero(key, WGKEY_LEN);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}

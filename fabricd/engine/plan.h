@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/plan.h - the list of changes that takes a node from what the kernel has to
+ * what the definition wants. Built by the kinds' diff functions, printed by
+ * `plan`, executed by `apply` phase by phase (dependency order), so that a
+ * failure in one phase never leaves later ones acting on missing objects.
+ */
+#ifndef FABRICD_PLAN_H
+#define FABRICD_PLAN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/addr.h"
+#include "kinds/link.h"
+#include "wireguard/wg.h"
+
+enum op_type {
+	OP_WG_CREATE,  /* create (kernel) or start (wireguard-go) the fabric device */
+	OP_WG_DESTROY, /* the reverse */
+	OP_WG_DEVICE,  /* private key, listen port */
+	OP_WG_PEER,    /* add, change or remove one peer */
+	OP_BRIDGE_CREATE,
+	OP_VXLAN_CREATE,
+	OP_LINK_CHANGE,
+	OP_LINK_DELETE,
+	OP_FDB_ADD,
+	OP_FDB_DEL,
+	OP_ADDR_ADD,
+	OP_ADDR_DEL,
+	OP_FIREWALL_SET,    /* replace the `inet fabricd` table in one transaction */
+	OP_FIREWALL_DELETE, /* remove it (down) */
+};
+
+/* Execution order; within a phase, the order of the plan. */
+enum op_phase {
+	PHASE_DELETE,	 /* links that go, or must be recreated */
+	PHASE_GUARD,	 /* the nftables guard, before any secure vnet exists */
+	PHASE_WG_CREATE, /* the fabric device */
+	PHASE_LINKS,	 /* bridges; link settings of the fabric device */
+	PHASE_VXLAN,	 /* VXLAN devices, enslaved to their bridges */
+	PHASE_NEIGH,	 /* FDB remotes and addresses */
+	PHASE_WG_CONFIG, /* keys, port, peers */
+	PHASE_RETIRE,	 /* VXLAN devices of the transport a vnet left */
+	PHASE_WG_DESTROY,
+	PHASE_UNGUARD, /* the guard goes last on down */
+	PHASE_COUNT,
+};
+
+enum op_verb {
+	VERB_CREATE = '+',
+	VERB_CHANGE = '~',
+	VERB_DELETE = '-',
+};
+
+struct op {
+	enum op_type type;
+	enum op_phase phase;
+	enum op_verb verb;
+	char object[64];  /* "bridge vnet100", "vxlan vx100", "peer pve2", ... */
+	char detail[256]; /* what changes, for people */
+	char ifname[16];
+	int ifindex; /* of an existing link; 0 = look the name up when applying */
+	/* link creation */
+	unsigned int mtu;
+	uint32_t vni;
+	uint16_t port;
+	struct ip_addr local;
+	char master[16]; /* bridge to enslave a new VXLAN device to */
+	/* OP_LINK_CHANGE */
+	struct link_change change;
+	/* OP_FDB_*: remote; OP_ADDR_*: address */
+	struct ip_addr dst;
+	struct ip_prefix prefix;
+	/* OP_WG_*: one device change with at most one peer and its allowed IP */
+	enum wg_backend backend;
+	struct wg_device wg;
+	struct wg_peer peer;
+	struct ip_prefix allowed_ip;
+	/* OP_FIREWALL_SET: the table's nft text, owned by the plan (plan_free frees it) */
+	char *text;
+	bool failed;
+};
+
+struct plan {
+	size_t n, cap;
+	struct op *ops;
+	char owner[80]; /* alias marking owned links */
+	bool down;	/* removes the node's fabric: no fabric device is expected after it */
+};
+
+void plan_init(struct plan *p, const char *owner);
+/* Wipes key material. */
+void plan_free(struct plan *p);
+
+/* Appends an op; the object name is printf-formatted. NULL on ENOMEM. */
+struct op *plan_add(struct plan *p, enum op_type type, enum op_phase phase, enum op_verb verb,
+		    const char *object_fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Appends printf-formatted text to op->detail, comma separated. */
+void op_detail(struct op *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One line per change: "+ vxlan vx100: create (vni 100, port 4789, ...)". */
+void plan_print(const struct plan *p, FILE *f);
+void plan_count(const struct plan *p, size_t *created, size_t *changed, size_t *deleted);
+
+#endif

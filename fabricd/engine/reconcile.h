@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/reconcile.h - observe the kernel, diff against the desired state, plan,
+ * apply. The kinds (kinds/bridge.c, kinds/vxlan.c, kinds/fdb.c, kinds/ifaddr.c, kinds/fabric.c)
+ * each contribute their part of the diff and execute their own ops.
+ */
+#ifndef FABRICD_RECONCILE_H
+#define FABRICD_RECONCILE_H
+
+#include <stdbool.h>
+
+#include "definition/desired.h"
+#include "base/diag.h"
+#include "kinds/fdb.h"
+#include "kinds/guard.h"
+#include "kinds/ifaddr.h"
+#include "kinds/link.h"
+#include "netlink/nl.h"
+#include "engine/plan.h"
+#include "wireguard/wg.h"
+
+struct observed {
+	struct link_table links;
+	struct fdb_table fdb;
+	struct ifaddr_table fabric_addrs; /* addresses on the fabric device */
+	struct wg_device *wg;		  /* NULL when the fabric device is absent */
+	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
+	bool wg_error;			  /* present but not readable */
+	bool wg_adopt; /* unmarked, but started by fabricd (killed before marking it) */
+};
+
+struct reconcile {
+	struct nl_sock rtnl;
+	enum wg_backend backend;
+	bool have_key;
+	uint8_t private_key[WG_KEY_LEN];
+	/*
+	 * Preshared keys per node index, from --psk-dir. Only with psk_managed
+	 * does fabricd set or clear them; otherwise it leaves them as they are.
+	 */
+	bool psk_managed;
+	size_t n_psk;
+	uint8_t (*psk)[WG_KEY_LEN];
+	uint8_t public_key[WG_KEY_LEN];
+	char owner[80];
+	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
+	long long now;	    /* wall clock of this pass (retire deadlines are wall clock) */
+};
+
+/* Opens the netlink socket. 0 or -errno. */
+int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend);
+/* Wipes the key. */
+void reconcile_close(struct reconcile *r);
+
+int observe(struct reconcile *r, struct observed *o);
+void observed_free(struct observed *o);
+
+/*
+ * Diffs the desired state against the observed one. Conflicts (a wanted name
+ * held by a link fabricd does not own, a foreign VXLAN device on a wanted VNI)
+ * go to diag, and then nothing may be applied.
+ */
+int plan_build(struct reconcile *r, const struct node_state *want, const struct observed *have,
+	       struct plan *p, struct diag *diag);
+/* Every owned object, for `down`. */
+int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p);
+
+/*
+ * The earliest retire deadline (epoch seconds) among owned VXLAN devices that
+ * a vnet has left, or 0: when the daemon should plan again.
+ */
+long long reconcile_next_retire(const struct reconcile *r, const struct observed *have);
+
+/*
+ * Marks the secure vnets whose plain device is still in its grace period
+ * after this pass (desired_vnet.plain_retiring), for the guard.
+ */
+void reconcile_mark_transitions(const struct reconcile *r, struct node_state *want,
+				const struct observed *have);
+
+/* Runs the plan phase by phase; logs each failure with its object. 0 or the first error. */
+int plan_apply(struct reconcile *r, struct plan *p);
+
+#endif

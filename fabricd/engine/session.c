@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * session.c - one pass of a node command: load the definition, find the node,
+ * choose the backend, read keys, observe, plan and apply. plan/apply/down,
+ * status, the daemon and the bench all go through here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/diag.h"
+#include "base/log.h"
+#include "definition/config.h"
+#include "definition/wgkey.h"
+#include "engine/reconcile.h"
+#include "engine/session.h"
+#include "kinds/route.h"
+#include "kmod/probe.h"
+
+int session_load_cluster(const struct options *o, struct cluster **out)
+{
+	struct diag diag;
+	int ret;
+
+	diag_init(&diag);
+	ret = config_load_file(o->config, out, &diag);
+	diag_print(&diag, stderr);
+	diag_free(&diag);
+	if (ret < 0) {
+		log_error("%s: definition not valid, nothing was changed; fix the errors above",
+			  o->config);
+		return -1;
+	}
+	return 0;
+}
+
+int session_find_self(const struct options *o, const struct cluster *c, size_t *self)
+{
+	char host[256] = "";
+	const char *name = o->node;
+	int idx;
+
+	if (!name) {
+		if (gethostname(host, sizeof(host) - 1) < 0) {
+			log_error("cannot read this host's name: give the node with -n NODE");
+			return -1;
+		}
+		/* "pve1.example.org" is node "pve1" */
+		host[strcspn(host, ".")] = '\0';
+		name = host;
+	}
+	idx = cluster_find_node(c, name);
+	if (idx < 0) {
+		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE", name,
+			  o->config);
+		return -1;
+	}
+	*self = (size_t)idx;
+	return 0;
+}
+
+/*
+ * The underlay MTU when the definition does not give it: the smallest path
+ * MTU towards the other nodes, as wg-quick computes it per endpoint.
+ */
+static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c, size_t self,
+				    const struct link_table *links, unsigned int *mtu)
+{
+	char a[IP_ADDR_STRLEN];
+
+	*mtu = 0;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		unsigned int m;
+		int ret;
+
+		if (i == self)
+			continue;
+		ret = route_path_mtu(&r->rtnl, links, &c->nodes[i].underlay, &m);
+		if (ret < 0) {
+			log_error("node %s: no route to its underlay address %s (%s): fix the "
+				  "underlay routing, or set fabric.underlay_mtu",
+				  c->nodes[i].name,
+				  ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-ret));
+			return ret;
+		}
+		if (!*mtu || m < *mtu)
+			*mtu = m;
+	}
+	if (!*mtu) {
+		/* a cluster of one has no route to ask about */
+		*mtu = 1500;
+		log_warn("no other node to measure the underlay MTU against: assuming 1500; "
+			 "set fabric.underlay_mtu to be explicit");
+	}
+	return 0;
+}
+
+void session_free(struct session *s)
+{
+	plan_free(&s->plan);
+	observed_free(&s->have);
+	desired_free(&s->want);
+	reconcile_close(&s->r);
+	if (!s->borrowed)
+		cluster_free(s->cluster);
+	memset(s, 0, sizeof(*s));
+}
+
+int session_open(struct session *s, const struct options *o)
+{
+	struct cluster *c = NULL;
+
+	memset(s, 0, sizeof(*s));
+	if (session_load_cluster(o, &c) < 0)
+		return -1;
+	if (session_open_cluster(s, o, c) < 0) {
+		s->cluster = c;
+		s->borrowed = false;
+		return -1;
+	}
+	s->borrowed = false;
+	return 0;
+}
+
+int session_open_cluster(struct session *s, const struct options *o, struct cluster *c)
+{
+	char err[256], owner[80];
+	struct kmod_caps caps;
+	enum wg_backend backend;
+	const char *missing;
+
+	memset(s, 0, sizeof(*s));
+	s->cluster = c;
+	s->borrowed = true;
+	if (session_find_self(o, s->cluster, &s->self) < 0)
+		return -1;
+	kmod_probe(&caps);
+	missing = kmod_missing_reason(&caps);
+	if (missing) {
+		log_error("%s", missing);
+		return -1;
+	}
+	if (kmod_choose_backend(o->wg_backend, &caps, &backend, err, sizeof(err)) < 0) {
+		log_error("fabric %s: %s", FABRIC_IFNAME, err);
+		return -1;
+	}
+	snprintf(owner, sizeof(owner), "%s%s", OWNER_PREFIX, s->cluster->name);
+	if (reconcile_open(&s->r, owner, backend) < 0) {
+		log_error("cannot open a netlink socket: %s (fabricd needs root or CAP_NET_ADMIN)",
+			  strerror(errno));
+		return -1;
+	}
+	s->r.grace = o->grace;
+	memcpy(s->r.public_key, s->cluster->nodes[s->self].public_key, WG_KEY_LEN);
+	plan_init(&s->plan, owner);
+	return 0;
+}
+
+int session_plan(struct session *s)
+{
+	struct diag diag;
+	unsigned int mtu;
+	int ret;
+
+	s->r.now = (long long)time(NULL);
+	ret = observe(&s->r, &s->have);
+	if (ret < 0) {
+		log_error("cannot read the kernel's state: %s", strerror(-ret));
+		return -1;
+	}
+	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
+		mtu = s->cluster->fabric.underlay_mtu;
+	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu) < 0)
+		return -1;
+	diag_init(&diag);
+	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
+	if (ret == 0) {
+		reconcile_mark_transitions(&s->r, &s->want, &s->have);
+		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
+	}
+	diag_print(&diag, stderr);
+	diag_free(&diag);
+	if (ret < 0) {
+		if (ret == -EEXIST)
+			log_error("nothing was changed: resolve the conflicts above first");
+		else if (ret != -EINVAL)
+			log_error("planning failed: %s", strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* The private key from --key-file, checked against this node's public key. */
+static int load_private_key(struct session *s, const struct options *o)
+{
+	const struct node *me = &s->cluster->nodes[s->self];
+	char err[512];
+	int idx = (int)s->self;
+
+	if (wgkey_load_file(o->key_file, s->r.private_key, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	wgkey_public(s->r.public_key, s->r.private_key);
+	if (memcmp(s->r.public_key, me->public_key, WG_KEY_LEN)) {
+		log_error("nodes[%d].public_key: does not match the private key in %s; put this "
+			  "node's public key (fabricd pubkey < %s) in the definition",
+			  idx, o->key_file, o->key_file);
+		return -1;
+	}
+	s->r.have_key = true;
+	return 0;
+}
+
+/*
+ * Preshared keys from --psk-dir: one file per peer, named after it, 0600.
+ * Both nodes of a pair hold the same key. Every peer needs one: a missing
+ * file is an error rather than a silently unprotected session.
+ */
+static int load_psks(struct session *s, const struct options *o)
+{
+	const struct cluster *c = s->cluster;
+	char path[4096], err[512];
+
+	if (!o->psk_dir)
+		return 0;
+	s->r.psk = calloc(c->n_nodes, sizeof(*s->r.psk));
+	if (!s->r.psk)
+		return -1;
+	s->r.n_psk = c->n_nodes;
+	s->r.psk_managed = true;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		if (i == s->self)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", o->psk_dir, c->nodes[i].name);
+		if (wgkey_load_file(path, s->r.psk[i], err, sizeof(err)) < 0) {
+			log_error("peer %s: %s (every peer needs a preshared key file in %s, the "
+				  "same on both nodes: umask 077; fabricd genkey > %s)",
+				  c->nodes[i].name, err, o->psk_dir, path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int session_load_keys(struct session *s, const struct options *o, bool private_key)
+{
+	if (private_key && load_private_key(s, o) < 0)
+		return -1;
+	return load_psks(s, o);
+}
+
+/* Passes apply makes when wireguard-go dies under a burst of link events. */
+#define APPLY_RETRIES 2
+
+int session_apply(struct session *s, const char *verb)
+{
+	const char *node = s->cluster->nodes[s->self].name;
+	size_t created, changed, deleted;
+	int ret;
+
+	if (!s->plan.n) {
+		printf("%s %s: nothing to change\n", verb, node);
+		return 0;
+	}
+	ret = plan_apply(&s->r, &s->plan);
+	plan_count(&s->plan, &created, &changed, &deleted);
+	for (int retry = 0; ret == -ECHILD && retry < APPLY_RETRIES; retry++) {
+		/* wireguard-go closed its device under the burst: build it again */
+		log_warn("fabric %s: wireguard-go exited while links changed (its netlink socket "
+			 "overflowed); starting it again",
+			 FABRIC_IFNAME);
+		plan_free(&s->plan);
+		observed_free(&s->have);
+		desired_free(&s->want);
+		plan_init(&s->plan, s->r.owner);
+		if (session_plan(s) < 0)
+			return -1;
+		ret = plan_apply(&s->r, &s->plan);
+	}
+	if (ret < 0) {
+		log_error("%s %s: stopped after a failure; what succeeded stays, the next run "
+			  "continues from there",
+			  verb, node);
+		return -1;
+	}
+	printf("%s %s: %zu created, %zu changed, %zu removed\n", verb, node, created, changed,
+	       deleted);
+	return 0;
+}
+
+int session_apply_once(const struct options *o)
+{
+	struct session s;
+	int ret = -1;
+
+	if (session_open(&s, o) < 0 || session_load_keys(&s, o, true) < 0 || session_plan(&s) < 0)
+		goto out;
+	ret = session_apply(&s, "apply");
+out:
+	session_free(&s);
+	return ret;
+}

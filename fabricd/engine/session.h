@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/session.h - one pass of a node command: the definition, this node's desired
+ * state, the kernel's observed state and the plan between them. Shared by
+ * plan/apply/down, status and the daemon.
+ */
+#ifndef FABRICD_SESSION_H
+#define FABRICD_SESSION_H
+
+#include <stdbool.h>
+
+#include "engine/options.h"
+#include "definition/desired.h"
+#include "engine/plan.h"
+#include "engine/reconcile.h"
+
+/* Loads and validates o->config, printing every problem; 0 or -1. */
+int session_load_cluster(const struct options *o, struct cluster **out);
+
+/* The node named by -n, or the one named like this host; prints why not. 0 or -1. */
+int session_find_self(const struct options *o, const struct cluster *c, size_t *self);
+
+struct session {
+	struct cluster *cluster;
+	bool borrowed; /* the cluster belongs to the caller (the daemon's last good definition) */
+	size_t self;
+	struct reconcile r;
+	struct node_state want;
+	struct observed have;
+	struct plan plan;
+};
+
+/* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */
+int session_open(struct session *s, const struct options *o);
+/* The same with a definition already loaded; c must outlive the session. */
+int session_open_cluster(struct session *s, const struct options *o, struct cluster *c);
+/*
+ * Loads the private key from --key-file (when private_key; checked against
+ * the definition) and the preshared keys from --psk-dir. 0 or -1 (logged).
+ */
+int session_load_keys(struct session *s, const struct options *o, bool private_key);
+/* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
+int session_plan(struct session *s);
+/* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */
+int session_apply(struct session *s, const char *verb);
+void session_free(struct session *s);
+
+/* apply in one call: open, keys, plan, apply, free. 0 or -1 (logged). */
+int session_apply_once(const struct options *o);
+
+#endif

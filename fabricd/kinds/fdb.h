@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kinds/fdb.h - head-end replication entries: one all-zeros bridge FDB entry per
+ * remote member on a VXLAN device (`bridge fdb append 00:00:00:00:00:00 dev
+ * vx100 dst 192.0.2.12`). Only these entries are read and changed; learned
+ * and hand-made entries are left alone.
+ */
+#ifndef FABRICD_FDB_H
+#define FABRICD_FDB_H
+
+#include <stdbool.h>
+
+#include "base/addr.h"
+#include "netlink/nl.h"
+
+struct fdb_entry {
+	int ifindex;
+	struct ip_addr dst;
+};
+
+struct fdb_table {
+	size_t n;
+	struct fdb_entry *entries;
+};
+
+int fdb_dump(struct nl_sock *s, struct fdb_table *t);
+void fdb_table_free(struct fdb_table *t);
+bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst);
+
+/* 1 when nlh is an all-zeros entry with a remote (filled into e), 0 otherwise. */
+int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);
+
+/* RTM_NEWNEIGH (append) or RTM_DELNEIGH body for an all-zeros entry. */
+void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst);
+
+#endif

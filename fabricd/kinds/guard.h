@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * guard.h - the nftables guard, table `inet fabricd`: plain VXLAN only
+ * from member nodes' underlay addresses, secure VXLAN only through the fabric
+ * device, the WireGuard port only from the nodes; everything else to those
+ * ports dropped and counted. Replaced atomically in one transaction.
+ *
+ * What the table holds (kinds/guard_render.c writes it, deterministically):
+ *   input  (hook input, priority -10)
+ *     plain VXLAN (4789): accepted when (source, VNI) is a (member underlay
+ *       address, VNI of one of this node's plain vnets) pair; the VNI is read
+ *       from the VXLAN header (@th,96,24). A secure zone's VNI never matches,
+ *       so plain VXLAN into a secure zone is dropped whoever sends it.
+ *     secure VXLAN (fabric.secure_port): accepted only through the fabric
+ *       device (WireGuard has authenticated its sender).
+ *     WireGuard (this node's listen port): accepted from the other nodes'
+ *       underlay addresses and endpoint literals.
+ *     the rest to those ports: dropped, counted (drop_plain, drop_secure,
+ *       drop_wireguard).
+ *   output (hook output, priority -10)
+ *     plain VXLAN carrying a secure zone's VNI, and secure VXLAN on any
+ *       device but the fabric one: dropped, counted (drop_leak).
+ *   One exception, for a vnet that has just switched from plain to secure
+ *   (desired_vnet.plain_retiring, set by reconcile_mark_transitions): while
+ *   its old plain device is in its grace period, the VNI keeps its plain
+ *   rules (members accepted, not in secure_vnis), so nodes that have not
+ *   switched yet keep reaching it; once the old device is gone (or at once
+ *   with a grace of 0) the secure rules apply.
+ *
+ * The table comment "fabricd:<cluster> <hash>" marks it owned and names the
+ * rendering it came from; together with a summary of the kernel's copy (set
+ * elements, counters, chains and their rule counts) it decides whether the
+ * table must be replaced, so a second apply plans nothing.
+ */
+#ifndef FABRICD_FIREWALL_H
+#define FABRICD_FIREWALL_H
+
+#include <stdint.h>
+
+#include "definition/desired.h"
+#include "base/diag.h"
+#include "engine/plan.h"
+
+#define FIREWALL_FAMILY "inet"
+#define FIREWALL_TABLE	"fabricd"
+
+struct reconcile;
+struct observed;
+struct json_t;
+
+enum firewall_counter_id {
+	FW_DROP_PLAIN,	   /* plain VXLAN from a non-member or for a VNI not plain here */
+	FW_DROP_SECURE,	   /* secure VXLAN that did not come through the fabric device */
+	FW_DROP_WIREGUARD, /* the WireGuard port, from an address no node has */
+	FW_DROP_LEAK,	   /* a secure zone's VXLAN stopped on its way out in clear text */
+	FW_N_COUNTERS,
+};
+
+extern const char *const firewall_counter_names[FW_N_COUNTERS];
+
+struct firewall_counter {
+	uint64_t packets, bytes;
+};
+
+/* A rendered table. */
+struct firewall_ruleset {
+	char *text;    /* "table inet fabricd { ... }", loadable by nft */
+	char *summary; /* what firewall_obs_parse() makes of the kernel's copy when in sync */
+	uint64_t hash; /* of the text without counter values and comment */
+	char comment[FABRICD_NAME_MAX + 64];
+};
+
+/*
+ * Renders want's table. carry (NULL: zeros) gives the counters' starting
+ * values, so replacing the table keeps the counts. 0 or -ENOMEM.
+ */
+int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
+		    struct firewall_ruleset *out);
+void firewall_ruleset_free(struct firewall_ruleset *rs);
+
+/* What the kernel has of the table (opaque to the planner). */
+struct firewall_obs;
+
+/* Reads the table; *out NULL when it does not exist. 0 or -errno. */
+int firewall_observe(struct firewall_obs **out);
+void firewall_obs_free(struct firewall_obs *fw);
+
+/*
+ * Builds an observation from `list table` output: json (the JSON listing) and
+ * text (the text listing, for the table comment). 0, -EINVAL or -ENOMEM.
+ */
+int firewall_obs_parse(const char *json, const char *text, struct firewall_obs **out);
+/* The observation's summary (compare with firewall_ruleset.summary). */
+const char *firewall_obs_summary(const struct firewall_obs *fw);
+/* The table comment, "" when it has none. */
+const char *firewall_obs_comment(const struct firewall_obs *fw);
+/* A counter's values; false when the kernel's table has no such counter. */
+bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_id id,
+			  struct firewall_counter *out);
+
+/* Plans OP_FIREWALL_SET when the table differs from what want needs. */
+int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p);
+/* Plans OP_FIREWALL_DELETE when the table exists and is p->owner's (down). */
+int firewall_plan_down(const struct firewall_obs *have, struct plan *p);
+
+/* Runs an OP_FIREWALL_* op. 0 or -errno (logged here with nft's own words). */
+int firewall_apply(struct op *op);
+
+/* `status`: {"table", "present", "owned", "counters": {name: {packets, bytes}}}. */
+struct json_t *firewall_status_json(const struct firewall_obs *fw, const char *owner);
+
+#endif

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * guard_render.c - the `inet fabricd` table as nft text, from one node's
+ * desired state, and the summary its kernel copy must match. Pure: no kernel
+ * access, the same state always gives the same bytes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds/guard.h"
+#include "kinds/guard_priv.h"
+
+const char *const firewall_counter_names[FW_N_COUNTERS] = {
+    [FW_DROP_PLAIN] = "drop_plain",
+    [FW_DROP_SECURE] = "drop_secure",
+    [FW_DROP_WIREGUARD] = "drop_wireguard",
+    [FW_DROP_LEAK] = "drop_leak",
+};
+
+/* --- a growing string ---------------------------------------------------------- */
+
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->cap ? b->buf + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *grown = realloc(b->buf, cap);
+
+		if (!grown) {
+			b->failed = true;
+			return;
+		}
+		b->buf = grown;
+		b->cap = cap;
+	}
+}
+
+char *sbuf_take(struct sbuf *b)
+{
+	char *s = b->failed ? NULL : b->buf;
+
+	if (b->failed)
+		free(b->buf);
+	else if (!s)
+		s = strdup("");
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+/* --- string lists ------------------------------------------------------------------- */
+
+int strlist_add(struct strlist *l, const char *s)
+{
+	char *copy;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		char **grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
+	}
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	l->v[l->n++] = copy;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strlist_sort(struct strlist *l)
+{
+	size_t out = 0;
+
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_str);
+	/* a set holds each element once */
+	for (size_t i = 0; i < l->n; i++) {
+		if (out && !strcmp(l->v[out - 1], l->v[i]))
+			free(l->v[i]);
+		else
+			l->v[out++] = l->v[i];
+	}
+	l->n = out;
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* "name: a, b, c" with the elements sorted; appended to lines. */
+int summary_set_line(struct strlist *lines, const char *name, struct strlist *elems)
+{
+	struct sbuf b = {0};
+	char *line;
+	int ret;
+
+	strlist_sort(elems);
+	sbuf_printf(&b, "set %s:", name);
+	for (size_t i = 0; i < elems->n; i++)
+		sbuf_printf(&b, "%s %s", i ? "," : "", elems->v[i]);
+	line = sbuf_take(&b);
+	if (!line)
+		return -ENOMEM;
+	ret = strlist_add(lines, line);
+	free(line);
+	return ret;
+}
+
+char *summary_join(struct strlist *lines)
+{
+	struct sbuf b = {0};
+
+	strlist_sort(lines);
+	for (size_t i = 0; i < lines->n; i++)
+		sbuf_printf(&b, "%s\n", lines->v[i]);
+	return sbuf_take(&b);
+}
+
+/* --- what the table holds ----------------------------------------------------------- */
+
+/* The table's content, before it is text. Set elements in render order. */
+struct spec {
+	const char *fabric_if;
+	int underlay_family;
+	uint16_t secure_port, listen_port;
+	struct strlist plain_members; /* "addr . vni" */
+	struct strlist secure_vnis;   /* "vni" */
+	struct strlist wg_ip, wg_ip6; /* addresses */
+};
+
+static void spec_free(struct spec *s)
+{
+	strlist_free(&s->plain_members);
+	strlist_free(&s->secure_vnis);
+	strlist_free(&s->wg_ip);
+	strlist_free(&s->wg_ip6);
+}
+
+static int add_addr(struct strlist *l, const struct ip_addr *a, long long vni)
+{
+	char ip[IP_ADDR_STRLEN], buf[IP_ADDR_STRLEN + 32];
+
+	ip_addr_str(a, ip, sizeof(ip));
+	if (vni >= 0)
+		snprintf(buf, sizeof(buf), "%s . %lld", ip, vni);
+	else
+		snprintf(buf, sizeof(buf), "%s", ip);
+	return strlist_add(l, buf);
+}
+
+static int add_wg_peer(struct spec *s, const struct ip_addr *a)
+{
+	if (a->family == AF_INET)
+		return add_addr(&s->wg_ip, a, -1);
+	if (a->family == AF_INET6)
+		return add_addr(&s->wg_ip6, a, -1);
+	return 0; /* a DNS endpoint: resolved only when WireGuard is configured */
+}
+
+static int spec_build(const struct node_state *want, struct spec *s)
+{
+	const struct cluster *c = want->cluster;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->fabric_if = want->fabric.ifname[0] ? want->fabric.ifname : FABRIC_IFNAME;
+	s->underlay_family = c->nodes[want->self].underlay.family;
+	s->secure_port = c->fabric.secure_port;
+	s->listen_port = want->fabric.listen_port;
+	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
+		const struct desired_vnet *v = &want->vnets[i];
+		char vni[16];
+
+		if (v->transport == TRANSPORT_SECURE && v->plain_retiring) {
+			/*
+			 * Switching from plain: until its plain device is gone, nodes
+			 * that have not switched yet still send (and get) this VNI as
+			 * plain VXLAN. The zone had that exposure a moment earlier.
+			 */
+			const struct zone *z = &c->zones[v->zone];
+
+			for (size_t m = 0; !ret && m < z->n_members; m++) {
+				if (z->members[m] != want->self)
+					ret = add_addr(&s->plain_members,
+						       &c->nodes[z->members[m]].underlay, v->vni);
+			}
+			continue;
+		}
+		if (v->transport == TRANSPORT_SECURE) {
+			snprintf(vni, sizeof(vni), "%u", v->vni);
+			ret = strlist_add(&s->secure_vnis, vni);
+			continue;
+		}
+		for (size_t r = 0; !ret && r < v->n_remotes; r++)
+			ret = add_addr(&s->plain_members, &v->remotes[r], v->vni);
+	}
+	for (size_t i = 0; !ret && i < want->fabric.n_peers; i++) {
+		const struct desired_peer *p = &want->fabric.peers[i];
+
+		ret = add_wg_peer(s, &c->nodes[p->node].underlay);
+		if (!ret)
+			ret = add_wg_peer(s, &p->endpoint_addr);
+	}
+	if (ret) {
+		spec_free(s);
+		return ret;
+	}
+	/* sorted: the text does not depend on the order of the definition */
+	strlist_sort(&s->plain_members);
+	strlist_sort(&s->secure_vnis);
+	strlist_sort(&s->wg_ip);
+	strlist_sort(&s->wg_ip6);
+	return 0;
+}
+
+/* --- text ------------------------------------------------------------------------------ */
+
+static void render_set(struct sbuf *b, const char *name, const char *type, const char *what,
+		       const struct strlist *elems)
+{
+	sbuf_printf(b, "\n\t# %s\n\tset %s {\n\t\t%s\n", what, name, type);
+	if (elems->n) {
+		sbuf_printf(b, "\t\telements = {");
+		for (size_t i = 0; i < elems->n; i++)
+			sbuf_printf(b, "%s%s", i ? ",\n\t\t\t     " : " ", elems->v[i]);
+		sbuf_printf(b, " }\n");
+	}
+	sbuf_printf(b, "\t}\n");
+}
+
+/* The table body; counter values from carry when given, comment when given. */
+static void render_table(struct sbuf *b, const struct spec *s, const char *comment,
+			 const struct firewall_counter *carry)
+{
+	const char *ip = s->underlay_family == AF_INET6 ? "ip6" : "ip";
+	const char *fab = s->fabric_if;
+
+	sbuf_printf(b, "table " FIREWALL_FAMILY " " FIREWALL_TABLE " {\n");
+	if (comment)
+		sbuf_printf(b, "\tcomment \"%s\"\n", comment);
+	for (int i = 0; i < FW_N_COUNTERS; i++) {
+		sbuf_printf(b, "\tcounter %s {\n", firewall_counter_names[i]);
+		if (carry)
+			sbuf_printf(b, "\t\tpackets %llu bytes %llu\n",
+				    (unsigned long long)carry[i].packets,
+				    (unsigned long long)carry[i].bytes);
+		sbuf_printf(b, "\t}\n");
+	}
+	render_set(b, "plain_members",
+		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
+						  : "typeof ip saddr . @th,96,24",
+		   "(member underlay address, VNI) of this node's plain vnets", &s->plain_members);
+	render_set(b, "secure_vnis", "typeof @th,96,24", "VNIs of this node's secure vnets",
+		   &s->secure_vnis);
+	render_set(b, "wireguard_peers_ip", "type ipv4_addr",
+		   "the other nodes' underlay and endpoint addresses", &s->wg_ip);
+	render_set(b, "wireguard_peers_ip6", "type ipv6_addr",
+		   "the other nodes' underlay and endpoint addresses", &s->wg_ip6);
+
+	sbuf_printf(b,
+		    "\n\tchain input {\n\t\ttype filter hook input priority -10; policy accept;\n");
+	/* the VNI is the 24 bits at byte 4 of the VXLAN header, 8 bytes into UDP */
+	sbuf_printf(b, "\t\tudp dport %u %s saddr . @th,96,24 @plain_members accept\n",
+		    PLAIN_VXLAN_PORT, ip);
+	sbuf_printf(b, "\t\tudp dport %u counter name \"%s\" drop\n", PLAIN_VXLAN_PORT,
+		    firewall_counter_names[FW_DROP_PLAIN]);
+	sbuf_printf(b, "\t\tudp dport %u iifname \"%s\" accept\n", s->secure_port, fab);
+	sbuf_printf(b, "\t\tudp dport %u counter name \"%s\" drop\n", s->secure_port,
+		    firewall_counter_names[FW_DROP_SECURE]);
+	sbuf_printf(b, "\t\tudp dport %u ip saddr @wireguard_peers_ip accept\n", s->listen_port);
+	sbuf_printf(b, "\t\tudp dport %u ip6 saddr @wireguard_peers_ip6 accept\n", s->listen_port);
+	sbuf_printf(b, "\t\tudp dport %u counter name \"%s\" drop\n", s->listen_port,
+		    firewall_counter_names[FW_DROP_WIREGUARD]);
+	sbuf_printf(b, "\t}\n");
+
+	sbuf_printf(
+	    b, "\n\tchain output {\n\t\ttype filter hook output priority -10; policy accept;\n");
+	sbuf_printf(b, "\t\tudp dport %u @th,96,24 @secure_vnis counter name \"%s\" drop\n",
+		    PLAIN_VXLAN_PORT, firewall_counter_names[FW_DROP_LEAK]);
+	sbuf_printf(b, "\t\tudp dport %u oifname != \"%s\" counter name \"%s\" drop\n",
+		    s->secure_port, fab, firewall_counter_names[FW_DROP_LEAK]);
+	sbuf_printf(b, "\t}\n}\n");
+}
+
+/* rules render_table() writes per chain */
+#define RULES_INPUT  7
+#define RULES_OUTPUT 2
+
+static int spec_summary(const struct spec *s, char **out)
+{
+	struct strlist lines = {0}, copy = {0};
+	const struct strlist *sets[] = {&s->plain_members, &s->secure_vnis, &s->wg_ip, &s->wg_ip6};
+	static const char *const set_names[] = {"plain_members", "secure_vnis",
+						"wireguard_peers_ip", "wireguard_peers_ip6"};
+	char line[128];
+	int ret = 0;
+
+	*out = NULL;
+	for (int i = 0; !ret && i < FW_N_COUNTERS; i++) {
+		snprintf(line, sizeof(line), "counter %s", firewall_counter_names[i]);
+		ret = strlist_add(&lines, line);
+	}
+	for (size_t i = 0; !ret && i < sizeof(sets) / sizeof(sets[0]); i++) {
+		for (size_t k = 0; !ret && k < sets[i]->n; k++)
+			ret = strlist_add(&copy, sets[i]->v[k]);
+		if (!ret)
+			ret = summary_set_line(&lines, set_names[i], &copy);
+		strlist_free(&copy);
+	}
+	snprintf(line, sizeof(line), "chain input: filter input -10 accept, %d rules", RULES_INPUT);
+	if (!ret)
+		ret = strlist_add(&lines, line);
+	snprintf(line, sizeof(line), "chain output: filter output -10 accept, %d rules",
+		 RULES_OUTPUT);
+	if (!ret)
+		ret = strlist_add(&lines, line);
+	if (!ret) {
+		*out = summary_join(&lines);
+		if (!*out)
+			ret = -ENOMEM;
+	}
+	strlist_free(&lines);
+	return ret;
+}
+
+/* FNV-1a, 64 bits: a stable name for one rendering, not a security measure. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
+		    struct firewall_ruleset *out)
+{
+	struct sbuf b = {0};
+	struct spec s;
+	char *plain;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = spec_build(want, &s);
+	if (ret < 0)
+		return ret;
+	render_table(&b, &s, NULL, NULL);
+	plain = sbuf_take(&b);
+	if (!plain) {
+		spec_free(&s);
+		return -ENOMEM;
+	}
+	out->hash = fnv1a(plain);
+	free(plain);
+	snprintf(out->comment, sizeof(out->comment), "%s %016llx", want->owner,
+		 (unsigned long long)out->hash);
+	render_table(&b, &s, out->comment, carry);
+	out->text = sbuf_take(&b);
+	ret = out->text ? spec_summary(&s, &out->summary) : -ENOMEM;
+	spec_free(&s);
+	if (ret < 0)
+		firewall_ruleset_free(out);
+	return ret;
+}
+
+void firewall_ruleset_free(struct firewall_ruleset *rs)
+{
+	if (!rs)
+		return;
+	free(rs->text);
+	free(rs->summary);
+	memset(rs, 0, sizeof(*rs));
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* kinds/link.c - read links from the kernel; encoders for link changes and deletes. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds/link.h"
+
+static void copy_str_attr(const struct nlattr *attr, char *dst, size_t len)
+{
+	if (mnl_attr_validate(attr, MNL_TYPE_STRING) < 0)
+		return;
+	/* attribute strings may lack the NUL; copy by the payload length */
+	size_t n = mnl_attr_get_payload_len(attr);
+	const char *src = mnl_attr_get_payload(attr);
+
+	while (n && src[n - 1] == '\0')
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void parse_vxlan_data(const struct nlattr *nest, struct link_obs *l)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, nest)
+	{
+		uint16_t len = mnl_attr_get_payload_len(attr);
+
+		switch (mnl_attr_get_type(attr)) {
+		case IFLA_VXLAN_ID:
+			if (len == 4)
+				l->vni = mnl_attr_get_u32(attr);
+			break;
+		case IFLA_VXLAN_PORT:
+			if (len == 2)
+				l->port = ntohs(mnl_attr_get_u16(attr));
+			break;
+		case IFLA_VXLAN_LOCAL:
+			if (len == 4) {
+				l->local.family = AF_INET;
+				memcpy(l->local.bytes, mnl_attr_get_payload(attr), 4);
+			}
+			break;
+		case IFLA_VXLAN_LOCAL6:
+			if (len == 16) {
+				l->local.family = AF_INET6;
+				memcpy(l->local.bytes, mnl_attr_get_payload(attr), 16);
+			}
+			break;
+		case IFLA_VXLAN_LINK:
+			if (len == 4)
+				l->vxlan_link = (int)mnl_attr_get_u32(attr);
+			break;
+		}
+	}
+}
+
+static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, nest)
+	{
+		if (mnl_attr_get_type(attr) == IFLA_BRPORT_ISOLATED &&
+		    mnl_attr_get_payload_len(attr) >= 1)
+			l->isolated = mnl_attr_get_u8(attr) != 0;
+	}
+}
+
+static void parse_linkinfo(const struct nlattr *nest, struct link_obs *l)
+{
+	const struct nlattr *attr, *data = NULL, *slave_data = NULL;
+
+	mnl_attr_for_each_nested(attr, nest)
+	{
+		switch (mnl_attr_get_type(attr)) {
+		case IFLA_INFO_KIND:
+			copy_str_attr(attr, l->kind, sizeof(l->kind));
+			break;
+		case IFLA_INFO_SLAVE_KIND:
+			copy_str_attr(attr, l->slave_kind, sizeof(l->slave_kind));
+			break;
+		case IFLA_INFO_DATA:
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
+				data = attr;
+			break;
+		case IFLA_INFO_SLAVE_DATA:
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
+				slave_data = attr;
+			break;
+		}
+	}
+	/* the kind decides how the data nest reads, and it may come after it */
+	if (data && !strcmp(l->kind, "vxlan"))
+		parse_vxlan_data(data, l);
+	if (slave_data && !strcmp(l->slave_kind, "bridge"))
+		parse_brport_data(slave_data, l);
+}
+
+int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
+{
+	const struct ifinfomsg *ifi;
+	const struct nlattr *attr;
+
+	memset(l, 0, sizeof(*l));
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+		return -EINVAL;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
+	{
+		switch (mnl_attr_get_type(attr)) {
+		case IFLA_IFNAME:
+			copy_str_attr(attr, l->name, sizeof(l->name));
+			break;
+		case IFLA_IFALIAS:
+			copy_str_attr(attr, l->alias, sizeof(l->alias));
+			break;
+		case IFLA_MTU:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+				l->mtu = mnl_attr_get_u32(attr);
+			break;
+		case IFLA_MASTER:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+				l->master = (int)mnl_attr_get_u32(attr);
+			break;
+		case IFLA_LINKINFO:
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
+				parse_linkinfo(attr, l);
+			break;
+		}
+	}
+	return l->name[0] ? 0 : -EINVAL;
+}
+
+static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct link_table *t = data;
+	struct link_obs l, *grown;
+
+	if (link_parse(nlh, &l) < 0)
+		return MNL_CB_OK; /* not a link we can name: skip it */
+	grown = realloc(t->links, (t->n + 1) * sizeof(*grown));
+	if (!grown) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	t->links = grown;
+	t->links[t->n++] = l;
+	return MNL_CB_OK;
+}
+
+static void link_table_reset(void *data)
+{
+	link_table_free(data);
+}
+
+void link_table_free(struct link_table *t)
+{
+	free(t->links);
+	t->links = NULL;
+	t->n = 0;
+}
+
+int link_dump(struct nl_sock *s, struct link_table *t)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	int ret;
+
+	ifi->ifi_family = AF_UNSPEC;
+	/* leave out per-VF and stats blocks: smaller dumps, nothing we read */
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	link_table_free(t);
+	ret = nl_dump(s, nlh, link_dump_cb, link_table_reset, t);
+	if (ret < 0)
+		link_table_free(t);
+	return ret;
+}
+
+const struct link_obs *link_find(const struct link_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (!strcmp(t->links[i].name, name))
+			return &t->links[i];
+	}
+	return NULL;
+}
+
+const struct link_obs *link_by_index(const struct link_table *t, int ifindex)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->links[i].ifindex == ifindex)
+			return &t->links[i];
+	}
+	return NULL;
+}
+
+bool link_is_owned(const struct link_obs *l, const char *owner)
+{
+	size_t n = strlen(owner);
+
+	return !strncmp(l->alias, owner, n) && (l->alias[n] == '\0' || l->alias[n] == ' ');
+}
+
+long long link_retire_after(const struct link_obs *l, const char *owner)
+{
+	const char *note;
+	char *end;
+	long long t;
+
+	if (!link_is_owned(l, owner))
+		return 0;
+	note = strstr(l->alias + strlen(owner), " " LINK_RETIRE_NOTE);
+	if (!note)
+		return 0;
+	t = strtoll(note + 1 + strlen(LINK_RETIRE_NOTE), &end, 10);
+	return (*end == '\0' || *end == ' ') && t > 0 ? t : 0;
+}
+
+static void put_link_header(struct nlmsghdr *nlh, int ifindex, const char *name)
+{
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (!ifindex && name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+}
+
+void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
+		     const struct link_change *c)
+{
+	struct ifinfomsg *ifi;
+
+	put_link_header(nlh, ifindex, name);
+	ifi = mnl_nlmsg_get_payload(nlh);
+	if (c->mask & LINK_SET_UP) {
+		ifi->ifi_flags = IFF_UP;
+		ifi->ifi_change = IFF_UP;
+	}
+	if (c->mask & LINK_SET_MTU)
+		mnl_attr_put_u32(nlh, IFLA_MTU, c->mtu);
+	if (c->mask & LINK_SET_MASTER)
+		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)c->master);
+	if (c->mask & LINK_SET_ALIAS)
+		mnl_attr_put_strz(nlh, IFLA_IFALIAS, c->alias);
+	if (c->mask & LINK_SET_NO_ADDRGEN) {
+		struct nlattr *spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
+		struct nlattr *inet6 = mnl_attr_nest_start(nlh, AF_INET6);
+
+		mnl_attr_put_u8(nlh, IFLA_INET6_ADDR_GEN_MODE, IN6_ADDR_GEN_MODE_NONE);
+		mnl_attr_nest_end(nlh, inet6);
+		mnl_attr_nest_end(nlh, spec);
+	}
+	if (c->mask & LINK_SET_ISOLATED) {
+		/* as `ip link set X type bridge_slave isolated on` sends it */
+		struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+		struct nlattr *data;
+
+		mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, "bridge");
+		data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_ISOLATED, c->isolated ? 1 : 0);
+		mnl_attr_nest_end(nlh, data);
+		mnl_attr_nest_end(nlh, info);
+	}
+}
+
+void link_put_delete(struct nlmsghdr *nlh, int ifindex, const char *name)
+{
+	put_link_header(nlh, ifindex, name);
+}

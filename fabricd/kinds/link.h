@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kinds/link.h - network interfaces as the kernel reports them (one RTM_GETLINK
+ * dump), with the VXLAN and bridge-port details fabricd diffs against, and
+ * the encoders shared by every link kind (change, delete).
+ */
+#ifndef FABRICD_LINK_H
+#define FABRICD_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/addr.h"
+#include "netlink/nl.h"
+
+#define LINK_ALIAS_MAX 256
+
+struct link_obs {
+	int ifindex;
+	char name[16];
+	char kind[16];	     /* IFLA_INFO_KIND: "bridge", "vxlan", "wireguard", "tun", ... */
+	char slave_kind[16]; /* "bridge" when enslaved to a bridge */
+	char alias[LINK_ALIAS_MAX];
+	unsigned int mtu;
+	int master;	    /* ifindex, 0 = none */
+	unsigned int flags; /* IFF_* */
+	bool isolated;	    /* bridge port option */
+	/* VXLAN only */
+	uint32_t vni;
+	uint16_t port;
+	struct ip_addr local;
+	int vxlan_link; /* underlying device, 0 = none */
+};
+
+struct link_table {
+	size_t n;
+	struct link_obs *links;
+};
+
+/* Dumps every link of this network namespace into t (replacing its contents). */
+int link_dump(struct nl_sock *s, struct link_table *t);
+void link_table_free(struct link_table *t);
+const struct link_obs *link_find(const struct link_table *t, const char *name);
+const struct link_obs *link_by_index(const struct link_table *t, int ifindex);
+
+/* A link is owned when its alias is the owner mark, optionally followed by " ..." notes. */
+bool link_is_owned(const struct link_obs *l, const char *owner);
+
+/*
+ * Owned links may carry notes after the owner mark. "retire-after=EPOCH"
+ * marks a VXLAN device a vnet has left (transport switch): it keeps receiving
+ * from peers that have not switched yet until then. Returns EPOCH, or 0.
+ */
+long long link_retire_after(const struct link_obs *l, const char *owner);
+#define LINK_RETIRE_NOTE "retire-after="
+
+/* Parses one RTM_NEWLINK message into l; 0 or -EINVAL. Exposed for the dump fuzzer. */
+int link_parse(const struct nlmsghdr *nlh, struct link_obs *l);
+
+enum link_change_mask {
+	LINK_SET_MTU = 1U << 0,
+	LINK_SET_MASTER = 1U << 1,
+	LINK_SET_UP = 1U << 2,
+	LINK_SET_ALIAS = 1U << 3,
+	LINK_SET_ISOLATED = 1U << 4,
+	/* no IPv6 link-local address: a vnet's own bridge and VXLAN port stay silent in it */
+	LINK_SET_NO_ADDRGEN = 1U << 5,
+};
+
+struct link_change {
+	unsigned int mask;
+	unsigned int mtu;
+	int master; /* ifindex */
+	bool isolated;
+	char alias[LINK_ALIAS_MAX];
+};
+
+/*
+ * RTM_NEWLINK without NLM_F_CREATE for an existing link, carrying only what
+ * changes. The link is named by ifindex when known, else by name (a link
+ * made earlier in the same batch).
+ */
+void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
+		     const struct link_change *c);
+void link_put_delete(struct nlmsghdr *nlh, int ifindex, const char *name);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* kinds/route.h - what the kernel's routing says about reaching the peers. */
+#ifndef FABRICD_ROUTE_H
+#define FABRICD_ROUTE_H
+
+#include "base/addr.h"
+#include "kinds/link.h"
+#include "netlink/nl.h"
+
+struct route_hop {
+	int oif;
+	unsigned int mtu; /* the route's MTU metric, 0 = none (the link's MTU applies) */
+};
+
+/* Asks the kernel which route it would use to reach dst (RTM_GETROUTE). */
+int route_get(struct nl_sock *s, const struct ip_addr *dst, struct route_hop *hop);
+
+/*
+ * The path MTU towards dst as wg-quick computes it: the route's MTU metric
+ * when set, else the MTU of the outgoing link. 0 or -errno (-ENETUNREACH).
+ */
+int route_path_mtu(struct nl_sock *s, const struct link_table *links, const struct ip_addr *dst,
+		   unsigned int *mtu);
+
+#endif

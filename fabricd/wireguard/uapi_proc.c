@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uapi_proc.c - userspace WireGuard: the wireguard-go process. Started
+ * detached (double fork), its PID recorded in WG_UAPI_RUN_DIR/<dev>.pid,
+ * stopped through a pidfd, found by a /proc scan, and only ever signalled
+ * after /proc confirms it is "wireguard-go <dev>" in our network namespace.
+ */
+#define _GNU_SOURCE /* pipe2, close_range */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kinds/link.h"
+#include "netlink/nl.h"
+#include "wireguard/uapi.h"
+#include "wireguard/uapi_priv.h"
+
+#define START_TIMEOUT_MS 3000
+#define STOP_TIMEOUT_MS	 2000
+#define STEP_MS		 20
+
+bool wg_uapi_available(void)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(file, sizeof(file), "%.*s/%s", (int)n, path, WG_GO);
+		if (n && access(file, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* ---- the wireguard-go process ---- */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* What the intermediate child reports, one write each (atomic on a pipe). */
+enum { MSG_PID = 1, MSG_EXEC_FAILED, MSG_EXITED };
+
+struct start_msg {
+	int32_t kind;
+	int32_t value; /* PID, errno of exec, or wait status */
+};
+
+static void send_msg(int fd, int32_t kind, int32_t value)
+{
+	struct start_msg m = {.kind = kind, .value = value};
+
+	while (write(fd, &m, sizeof(m)) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * The grandchild: a clean process image for wireguard-go. fabricd is single
+ * threaded, so setenv() after fork() is safe here. Never returns.
+ */
+static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int st)
+{
+	char *argv[] = {WG_GO, (char *)ifname, NULL};
+	sigset_t none;
+	int fd;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	/* an ignored disposition survives exec, and Go leaves an ignored SIGHUP alone */
+	signal(SIGHUP, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	fd = open("/dev/null", O_RDWR);
+	if (chdir("/") < 0 || fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(127);
+	/* fabricd's sockets must not leak into it; st stays open until exec */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		for (int i = 3; i < 4096; i++)
+			fcntl(i, F_SETFD, FD_CLOEXEC);
+	}
+	/* inherited WG_TUN_FD / WG_UAPI_FD would make it adopt fds it does not have */
+	unsetenv("WG_TUN_FD");
+	unsetenv("WG_UAPI_FD");
+	unsetenv("WG_TUN_NAME_FILE");
+	setenv("WG_PROCESS_FOREGROUND", "1", 1);
+	setenv("LOG_LEVEL", "error", 1);
+	execvp(WG_GO, argv);
+	send_msg(st, MSG_EXEC_FAILED, errno);
+	_exit(127);
+}
+
+/*
+ * The intermediate child: a new session, then wireguard-go as its child.
+ * While the parent waits for the socket it reports an early exit; it leaves
+ * when the parent closes ctl (wireguard-go is then reparented to init), and
+ * kills wireguard-go first when the parent sends 'k'.
+ */
+static int write_pid_file(const char *ifname, pid_t pid);
+
+static void __attribute__((noreturn)) start_intermediate(const char *ifname, int st, int ctl)
+{
+	int status;
+	pid_t pid;
+
+	setsid();
+	pid = fork();
+	if (pid < 0) {
+		send_msg(st, MSG_EXEC_FAILED, errno);
+		_exit(1);
+	}
+	if (pid == 0)
+		exec_wireguard_go(ifname, st);
+	/*
+	 * The pid file is what lets a later fabricd adopt this wireguard-go: write
+	 * it here, at once, so a fabricd killed right now still leaves it behind.
+	 */
+	write_pid_file(ifname, pid);
+	send_msg(st, MSG_PID, pid);
+	for (;;) {
+		struct pollfd p = {.fd = ctl, .events = POLLIN};
+		int n = poll(&p, 1, STEP_MS);
+		char c = 0;
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			send_msg(st, MSG_EXITED, status);
+			_exit(0);
+		}
+		if (n <= 0 || (read(ctl, &c, 1) < 0 && errno == EINTR))
+			continue;
+		if (c == 'k') {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+		}
+		_exit(0);
+	}
+}
+
+static int write_pid_file(const char *ifname, pid_t pid)
+{
+	char path[RUN_PATH_MAX], tmp[RUN_PATH_MAX], line[32];
+	int fd, len, ret = 0;
+
+	wg_uapi_run_path(path, sizeof(path), ifname, "pid");
+	wg_uapi_run_path(tmp, sizeof(tmp), ifname, "pid.tmp");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(line, sizeof(line), "%d\n", (int)pid);
+	if (fchmod(fd, 0644) < 0 || write(fd, line, (size_t)len) != len)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static pid_t read_pid_file(const char *ifname)
+{
+	char path[RUN_PATH_MAX], line[32];
+	uint64_t v;
+	ssize_t n;
+	int fd;
+
+	wg_uapi_run_path(path, sizeof(path), ifname, "pid");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	line[n] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	return wg_uapi_parse_u64(line, INT32_MAX, &v) < 0 || v < 2 ? 0 : (pid_t)v;
+}
+
+/* Waits for the socket while reading the intermediate's reports; sets the error text. */
+static int wait_ready(const char *ifname, int st, bool *pid_written)
+{
+	long deadline = now_ms() + START_TIMEOUT_MS;
+	char path[RUN_PATH_MAX];
+	struct start_msg m;
+	int ret;
+
+	while (now_ms() < deadline) {
+		struct pollfd p = {.fd = st, .events = POLLIN};
+
+		if (poll(&p, 1, STEP_MS) <= 0) {
+			if (*pid_written && wg_uapi_exists(ifname))
+				return 0;
+			continue;
+		}
+		if (read(st, &m, sizeof(m)) != sizeof(m)) {
+			wg_set_last_error("%s: starting %s failed", ifname, WG_GO);
+			return -EPIPE;
+		}
+		if (m.kind == MSG_PID) {
+			ret = write_pid_file(ifname, m.value);
+			if (ret < 0) {
+				wg_uapi_run_path(path, sizeof(path), ifname, "pid");
+				wg_set_last_error("%s: cannot write %s: %s", ifname, path,
+						  strerror(-ret));
+				return ret;
+			}
+			*pid_written = true;
+		} else if (m.kind == MSG_EXEC_FAILED) {
+			wg_set_last_error("%s: cannot run %s: %s: install the wireguard-go package",
+					  ifname, WG_GO, strerror(m.value));
+			return -m.value;
+		} else if (WIFSIGNALED(m.value)) {
+			wg_set_last_error("%s: %s was killed by signal %d", ifname, WG_GO,
+					  WTERMSIG(m.value));
+			return -ECHILD;
+		} else {
+			wg_set_last_error(
+			    "%s: %s exited with status %d: is /dev/net/tun available?", ifname,
+			    WG_GO, WEXITSTATUS(m.value));
+			return -ECHILD;
+		}
+	}
+	wg_uapi_run_path(path, sizeof(path), ifname, "sock");
+	wg_set_last_error("%s: %s did not answer on %s within %d ms", ifname, WG_GO, path,
+			  START_TIMEOUT_MS);
+	return -ETIMEDOUT;
+}
+
+/* Starts wireguard-go for ifname and waits until it answers; the error text is set. */
+static int start_wireguard_go(const char *ifname)
+{
+	int st[2] = {-1, -1}, ctl[2] = {-1, -1};
+	bool pid_written = false;
+	char path[RUN_PATH_MAX];
+	pid_t mid = -1;
+	int ret;
+
+	if (!wg_ifname_valid(ifname))
+		return -EINVAL;
+	if (wg_uapi_exists(ifname)) {
+		wg_set_last_error("%s: a wireguard-go already runs for it", ifname);
+		return -EEXIST;
+	}
+	if (if_nametoindex(ifname)) {
+		wg_set_last_error("%s: a network interface of that name exists and no wireguard-go "
+				  "answers for it: remove it or choose another name",
+				  ifname);
+		return -EEXIST;
+	}
+	/* ctl is a socket so that 'k' to an intermediate already gone cannot raise SIGPIPE */
+	if ((mkdir(WG_UAPI_RUN_DIR, 0755) < 0 && errno != EEXIST) || pipe2(st, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 || (mid = fork()) < 0) {
+		ret = -errno;
+		wg_set_last_error("%s: cannot start %s: %s", ifname, WG_GO, strerror(-ret));
+		goto out;
+	}
+	if (mid == 0) {
+		close(st[0]);
+		close(ctl[1]); /* or it would never see the parent close ctl */
+		start_intermediate(ifname, st[1], ctl[0]);
+	}
+	close(st[1]); /* so that a dead intermediate reads as EOF */
+	st[1] = -1;
+	ret = wait_ready(ifname, st[0], &pid_written);
+	if (ret < 0)
+		send(ctl[1], "k", 1, MSG_NOSIGNAL);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (st[i] >= 0)
+			close(st[i]);
+		if (ctl[i] >= 0)
+			close(ctl[i]);
+	}
+	/* with ctl closed the intermediate leaves; wireguard-go is then init's child */
+	while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (ret < 0 && pid_written) {
+		wg_uapi_run_path(path, sizeof(path), ifname, "pid");
+		unlink(path);
+	}
+	return ret;
+}
+
+static bool same_netns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	if (stat(path, &a) < 0 || stat("/proc/self/ns/net", &b) < 0)
+		return false;
+	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/*
+ * Whether pid runs exactly "wireguard-go IFNAME" (from any directory) in our
+ * network namespace. A zombie has no command line: it does not match.
+ */
+static bool is_our_wireguard_go(pid_t pid, const char *ifname)
+{
+	char path[64], buf[256];
+	const char *base;
+	size_t len0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	len0 = strlen(buf);
+	/* two arguments: "arg0\0arg1\0" and nothing more */
+	if (len0 + 1 >= (size_t)n || len0 + strlen(buf + len0 + 1) + 2 != (size_t)n)
+		return false;
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	return !strcmp(base, WG_GO) && !strcmp(buf + len0 + 1, ifname) && same_netns(pid);
+}
+
+static pid_t find_wireguard_go(const char *ifname)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+	uint64_t v;
+
+	while (d && !found && (e = readdir(d))) {
+		if (wg_uapi_parse_u64(e->d_name, INT32_MAX, &v) == 0 && (pid_t)v != getpid() &&
+		    is_our_wireguard_go((pid_t)v, ifname))
+			found = (pid_t)v;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Signals, then waits until it is gone (pidfd readable, or no longer wireguard-go). */
+static bool signal_and_wait(pid_t pid, int pidfd, const char *ifname, int sig)
+{
+	long deadline = now_ms() + STOP_TIMEOUT_MS;
+
+	if (pidfd >= 0)
+		pidfd_send_signal(pidfd, sig, NULL, 0);
+	else
+		kill(pid, sig);
+	for (;;) {
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+		struct timespec step = {.tv_nsec = STEP_MS * 1000000L};
+
+		if (pidfd >= 0 ? poll(&p, 1, 0) > 0 : !is_our_wireguard_go(pid, ifname))
+			return true;
+		if (now_ms() >= deadline)
+			return false;
+		nanosleep(&step, NULL);
+	}
+}
+
+/* SIGTERM, a bounded wait, then SIGKILL. 0 when it is gone. */
+static int stop_process(pid_t pid, const char *ifname)
+{
+	/* without pidfds (old kernels, valgrind) the PID is checked on each step instead */
+	int pidfd = pidfd_open(pid, 0);
+	int ret = 0;
+
+	/* checked again after pidfd_open: a reused PID can no longer be signalled by mistake */
+	if (is_our_wireguard_go(pid, ifname) && !signal_and_wait(pid, pidfd, ifname, SIGTERM) &&
+	    !signal_and_wait(pid, pidfd, ifname, SIGKILL))
+		ret = -ETIMEDOUT;
+	waitpid(pid, NULL, WNOHANG); /* reaps it should it be our own child */
+	if (pidfd >= 0)
+		close(pidfd);
+	return ret;
+}
+
+int wg_uapi_destroy(const char *ifname)
+{
+	char sock[RUN_PATH_MAX], pidf[RUN_PATH_MAX];
+	pid_t pid, target = 0;
+	struct stat st;
+	bool have_sock;
+	int ret;
+
+	if (!wg_ifname_valid(ifname))
+		return -EINVAL;
+	wg_uapi_run_path(sock, sizeof(sock), ifname, "sock");
+	wg_uapi_run_path(pidf, sizeof(pidf), ifname, "pid");
+	have_sock = lstat(sock, &st) == 0;
+	pid = read_pid_file(ifname);
+	if (pid && is_our_wireguard_go(pid, ifname))
+		target = pid;
+	else if (have_sock || pid)
+		/* no valid PID file: started by someone else, or the file is stale */
+		target = find_wireguard_go(ifname);
+	if (target) {
+		ret = stop_process(target, ifname);
+		if (ret < 0) {
+			wg_set_last_error("%s: cannot stop %s (pid %d): %s", ifname, WG_GO,
+					  (int)target, strerror(-ret));
+			return ret;
+		}
+	}
+	unlink(pidf);
+	/* wireguard-go removes its socket on SIGTERM; this covers SIGKILL and stale files */
+	if (have_sock)
+		unlink(sock);
+	if (!target) {
+		wg_set_last_error("%s: no %s runs for it in this network namespace", ifname, WG_GO);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* The owner mark on the TUN link wireguard-go made, over rtnetlink, by name. */
+static int set_alias(const char *ifname, const char *alias)
+{
+	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
+	struct link_change c = {.mask = LINK_SET_ALIAS};
+	struct nl_sock s;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	snprintf(c.alias, sizeof(c.alias), "%s", alias);
+	memset(buf, 0, sizeof(buf)); /* libmnl before 1.0.5 leaves attribute padding as it was */
+	ret = nl_open(&s, NETLINK_ROUTE);
+	if (ret < 0) {
+		wg_set_last_error("%s: cannot open an rtnetlink socket to set its alias: %s",
+				  ifname, strerror(-ret));
+		return ret;
+	}
+	nlh = nl_msg_start(&s, buf, RTM_NEWLINK, 0);
+	link_put_change(nlh, 0, ifname, &c);
+	ret = nl_request(&s, nlh, NULL, NULL);
+	if (ret < 0)
+		wg_set_last_error("%s: %s runs, but setting its alias \"%s\" failed: %s", ifname,
+				  WG_GO, alias, nl_strerror(&s, ret, err, sizeof(err)));
+	nl_close(&s);
+	return ret;
+}
+
+int wg_uapi_create(const char *ifname, const char *alias)
+{
+	char why[512], more[512];
+	int ret;
+
+	if (!wg_ifname_valid(ifname) || !alias || !*alias || strlen(alias) > WG_ALIAS_MAX)
+		return -EINVAL;
+	ret = start_wireguard_go(ifname);
+	if (ret < 0)
+		return ret;
+	/*
+	 * A fabricd killed before this point leaves an unmarked device, which
+	 * the PID file identifies (wg_uapi_started_by_fabricd). Failing here,
+	 * stop wireguard-go again: an unmarked device must not stay behind.
+	 */
+	ret = set_alias(ifname, alias);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", wg_last_error());
+		if (wg_uapi_destroy(ifname) < 0) {
+			/* wg_last_error() is the buffer written to: copy it first */
+			snprintf(more, sizeof(more), "%s", wg_last_error());
+			wg_set_last_error("%s; stopping it again failed too: %s", why, more);
+		} else {
+			wg_set_last_error("%s (stopped it again)", why);
+		}
+	}
+	return ret;
+}
+
+bool wg_uapi_started_by_fabricd(const char *ifname)
+{
+	pid_t pid;
+
+	if (!wg_ifname_valid(ifname))
+		return false;
+	pid = read_pid_file(ifname);
+	return pid && is_our_wireguard_go(pid, ifname);
+}
