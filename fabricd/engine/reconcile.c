@@ -12,6 +12,7 @@
 #include "kinds/bridge.h"
 #include "kinds/fabric.h"
 #include "base/log.h"
+#include "engine/guard_io.h"
 #include "engine/reconcile.h"
 #include "kinds/vxlan.h"
 
@@ -33,69 +34,6 @@ void reconcile_close(struct reconcile *r)
 	}
 	r->psk = NULL;
 	r->n_psk = 0;
-}
-
-void observed_free(struct observed *o)
-{
-	link_table_free(&o->links);
-	fdb_table_free(&o->fdb);
-	ifaddr_table_free(&o->fabric_addrs);
-	wg_device_free(o->wg);
-	firewall_obs_free(o->firewall);
-	memset(o, 0, sizeof(*o));
-}
-
-/* How long observe() waits for a wireguard-go that is still starting. */
-#define WG_START_WAIT_STEPS 50
-#define WG_START_WAIT_US    20000
-
-int observe(struct reconcile *r, struct observed *o)
-{
-	const struct link_obs *wg;
-	int ret;
-
-	memset(o, 0, sizeof(*o));
-	ret = link_dump(&r->rtnl, &o->links);
-	if (ret < 0)
-		goto fail;
-	ret = fdb_dump(&r->rtnl, &o->fdb);
-	if (ret < 0)
-		goto fail;
-	ret = firewall_observe(&o->firewall);
-	if (ret < 0)
-		goto fail;
-	wg = link_find(&o->links, FABRIC_IFNAME);
-	if (!wg && r->backend == WG_BACKEND_USERSPACE &&
-	    wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
-		/* a fabricd killed while starting it: let it finish, then adopt it */
-		for (int i = 0; i < WG_START_WAIT_STEPS && !if_nametoindex(FABRIC_IFNAME); i++)
-			usleep(WG_START_WAIT_US);
-		ret = link_dump(&r->rtnl, &o->links);
-		if (ret < 0)
-			goto fail;
-		wg = link_find(&o->links, FABRIC_IFNAME);
-	}
-	if (!wg)
-		return 0;
-	ret = ifaddr_dump(&r->rtnl, wg->ifindex, &o->fabric_addrs);
-	if (ret < 0)
-		goto fail;
-	/* an existing device decides the backend: a TUN is wireguard-go's */
-	if (!strcmp(wg->kind, "wireguard"))
-		r->backend = WG_BACKEND_KERNEL;
-	else if (!strcmp(wg->kind, "tun"))
-		r->backend = WG_BACKEND_USERSPACE;
-	o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
-		      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
-	if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
-	    wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
-		o->wg = NULL;
-		o->wg_error = true;
-	}
-	return 0;
-fail:
-	observed_free(o);
-	return ret;
 }
 
 static const struct link_obs *owned_link(const struct observed *have, const char *name,

@@ -18,16 +18,8 @@
 #include "netlink/nl.h"
 #include "engine/plan.h"
 #include "wireguard/wg.h"
+#include "engine/observe.h"
 
-struct observed {
-	struct link_table links;
-	struct fdb_table fdb;
-	struct ifaddr_table fabric_addrs; /* addresses on the fabric device */
-	struct wg_device *wg;		  /* NULL when the fabric device is absent */
-	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
-	bool wg_error;			  /* present but not readable */
-	bool wg_adopt; /* unmarked, but started by fabricd (killed before marking it) */
-};
 
 struct reconcile {
 	struct nl_sock rtnl;
@@ -51,9 +43,6 @@ struct reconcile {
 int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend);
 /* Wipes the key. */
 void reconcile_close(struct reconcile *r);
-
-int observe(struct reconcile *r, struct observed *o);
-void observed_free(struct observed *o);
 
 /*
  * Diffs the desired state against the observed one. Conflicts (a wanted name

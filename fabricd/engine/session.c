@@ -17,7 +17,7 @@
 #include "definition/wgkey.h"
 #include "engine/reconcile.h"
 #include "engine/session.h"
-#include "kinds/route.h"
+#include "engine/route.h"
 #include "kmod/probe.h"
 
 int session_load_cluster(const struct options *o, struct cluster **out)

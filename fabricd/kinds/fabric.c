@@ -2,13 +2,13 @@
 /* kinds/fabric.c - the WireGuard fabric device and its peers. */
 #include <errno.h>
 #include <net/if.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kinds/fabric.h"
 #include "base/log.h"
 #include "definition/wgkey.h"
+#include "engine/resolve.h"
 
 static const char *peer_name(const struct node_state *want, const uint8_t *key, char *buf,
 			     size_t len)
@@ -27,29 +27,6 @@ static const char *peer_name(const struct node_state *want, const uint8_t *key, 
 	wgkey_to_base64(b64, key);
 	snprintf(buf, len, "%.8s...", b64);
 	return buf;
-}
-
-/* The endpoint a peer should have; ss_family 0 when a DNS name does not resolve. */
-static void peer_endpoint(const struct desired_peer *dp, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV};
-	struct addrinfo *res = NULL;
-	char port[8];
-
-	memset(ss, 0, sizeof(*ss));
-	if (dp->endpoint_addr.family) {
-		ip_addr_to_sockaddr(&dp->endpoint_addr, dp->endpoint_port, ss);
-		return;
-	}
-	snprintf(port, sizeof(port), "%u", dp->endpoint_port);
-	if (getaddrinfo(dp->endpoint_host, port, &hints, &res) != 0 || !res) {
-		log_warn("peer endpoint %s: does not resolve; the peer is added without an "
-			 "endpoint and is reached once it contacts this node",
-			 dp->endpoint_host);
-		return;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
 }
 
 static bool sockaddr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)

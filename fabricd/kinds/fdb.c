@@ -42,48 +42,11 @@ int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e)
 	return zero && e->dst.family ? 1 : 0;
 }
 
-static int fdb_dump_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct fdb_table *t = data;
-	struct fdb_entry e, *grown;
-
-	if (fdb_parse(nlh, &e) <= 0)
-		return MNL_CB_OK;
-	grown = realloc(t->entries, (t->n + 1) * sizeof(*grown));
-	if (!grown) {
-		errno = ENOMEM;
-		return MNL_CB_ERROR;
-	}
-	t->entries = grown;
-	t->entries[t->n++] = e;
-	return MNL_CB_OK;
-}
-
-static void fdb_table_reset(void *data)
-{
-	fdb_table_free(data);
-}
-
 void fdb_table_free(struct fdb_table *t)
 {
 	free(t->entries);
 	t->entries = NULL;
 	t->n = 0;
-}
-
-int fdb_dump(struct nl_sock *s, struct fdb_table *t)
-{
-	char buf[NL_MSG_BUF];
-	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETNEIGH, 0);
-	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
-	int ret;
-
-	ndm->ndm_family = AF_BRIDGE;
-	fdb_table_free(t);
-	ret = nl_dump(s, nlh, fdb_dump_cb, fdb_table_reset, t);
-	if (ret < 0)
-		fdb_table_free(t);
-	return ret;
 }
 
 bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst)

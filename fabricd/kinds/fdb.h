@@ -23,7 +23,6 @@ struct fdb_table {
 	struct fdb_entry *entries;
 };
 
-int fdb_dump(struct nl_sock *s, struct fdb_table *t);
 void fdb_table_free(struct fdb_table *t);
 bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst);
 

@@ -81,8 +81,6 @@ void firewall_ruleset_free(struct firewall_ruleset *rs);
 /* What the kernel has of the table (opaque to the planner). */
 struct firewall_obs;
 
-/* Reads the table; *out NULL when it does not exist. 0 or -errno. */
-int firewall_observe(struct firewall_obs **out);
 void firewall_obs_free(struct firewall_obs *fw);
 
 /*
@@ -102,9 +100,6 @@ bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_i
 int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p);
 /* Plans OP_FIREWALL_DELETE when the table exists and is p->owner's (down). */
 int firewall_plan_down(const struct firewall_obs *have, struct plan *p);
-
-/* Runs an OP_FIREWALL_* op. 0 or -errno (logged here with nft's own words). */
-int firewall_apply(struct op *op);
 
 /* `status`: {"table", "present", "owned", "counters": {name: {packets, bytes}}}. */
 struct json_t *firewall_status_json(const struct firewall_obs *fw, const char *owner);

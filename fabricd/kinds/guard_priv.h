@@ -11,6 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kinds/guard.h"
+
+#define TABLE_NAME FIREWALL_FAMILY " " FIREWALL_TABLE
+#define OBJECT	   "nftables table " TABLE_NAME
+
 struct sbuf {
 	char *buf;
 	size_t len, cap;

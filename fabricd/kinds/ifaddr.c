@@ -42,56 +42,11 @@ int ifaddr_parse(const struct nlmsghdr *nlh, struct ifaddr_entry *e)
 	return 0;
 }
 
-struct dump_ctx {
-	int ifindex;
-	struct ifaddr_table *t;
-};
-
-static int ifaddr_dump_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct dump_ctx *ctx = data;
-	struct ifaddr_entry e, *grown;
-
-	if (ifaddr_parse(nlh, &e) < 0 || e.ifindex != ctx->ifindex)
-		return MNL_CB_OK;
-	grown = realloc(ctx->t->entries, (ctx->t->n + 1) * sizeof(*grown));
-	if (!grown) {
-		errno = ENOMEM;
-		return MNL_CB_ERROR;
-	}
-	ctx->t->entries = grown;
-	ctx->t->entries[ctx->t->n++] = e;
-	return MNL_CB_OK;
-}
-
-static void ifaddr_reset(void *data)
-{
-	ifaddr_table_free(((struct dump_ctx *)data)->t);
-}
-
 void ifaddr_table_free(struct ifaddr_table *t)
 {
 	free(t->entries);
 	t->entries = NULL;
 	t->n = 0;
-}
-
-int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
-{
-	char buf[NL_MSG_BUF];
-	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETADDR, 0);
-	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-	struct dump_ctx ctx = {.ifindex = ifindex, .t = t};
-	int ret;
-
-	ifa->ifa_family = AF_UNSPEC;
-	/* strict checking lets the kernel filter by link */
-	ifa->ifa_index = (unsigned int)ifindex;
-	ifaddr_table_free(t);
-	ret = nl_dump(s, nlh, ifaddr_dump_cb, ifaddr_reset, &ctx);
-	if (ret < 0)
-		ifaddr_table_free(t);
-	return ret;
 }
 
 void ifaddr_put(struct nlmsghdr *nlh, int ifindex, const struct ip_prefix *p)

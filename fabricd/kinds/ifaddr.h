@@ -16,8 +16,6 @@ struct ifaddr_table {
 	struct ifaddr_entry *entries;
 };
 
-/* Addresses of one link (ifindex), both families. */
-int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t);
 void ifaddr_table_free(struct ifaddr_table *t);
 int ifaddr_parse(const struct nlmsghdr *nlh, struct ifaddr_entry *e);
 /* RTM_NEWADDR / RTM_DELADDR body. */

@@ -143,50 +143,11 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 	return l->name[0] ? 0 : -EINVAL;
 }
 
-static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct link_table *t = data;
-	struct link_obs l, *grown;
-
-	if (link_parse(nlh, &l) < 0)
-		return MNL_CB_OK; /* not a link we can name: skip it */
-	grown = realloc(t->links, (t->n + 1) * sizeof(*grown));
-	if (!grown) {
-		errno = ENOMEM;
-		return MNL_CB_ERROR;
-	}
-	t->links = grown;
-	t->links[t->n++] = l;
-	return MNL_CB_OK;
-}
-
-static void link_table_reset(void *data)
-{
-	link_table_free(data);
-}
-
 void link_table_free(struct link_table *t)
 {
 	free(t->links);
 	t->links = NULL;
 	t->n = 0;
-}
-
-int link_dump(struct nl_sock *s, struct link_table *t)
-{
-	char buf[NL_MSG_BUF];
-	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
-	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	int ret;
-
-	ifi->ifi_family = AF_UNSPEC;
-	/* leave out per-VF and stats blocks: smaller dumps, nothing we read */
-	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
-	link_table_free(t);
-	ret = nl_dump(s, nlh, link_dump_cb, link_table_reset, t);
-	if (ret < 0)
-		link_table_free(t);
-	return ret;
 }
 
 const struct link_obs *link_find(const struct link_table *t, const char *name)

@@ -37,8 +37,6 @@ struct link_table {
 	struct link_obs *links;
 };
 
-/* Dumps every link of this network namespace into t (replacing its contents). */
-int link_dump(struct nl_sock *s, struct link_table *t);
 void link_table_free(struct link_table *t);
 const struct link_obs *link_find(const struct link_table *t, const char *name);
 const struct link_obs *link_by_index(const struct link_table *t, int ifindex);

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/observe.h"
 #include "kinds/link.h"
 #include "netlink/nl.h"
 #include "unit.h"

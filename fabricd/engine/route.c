@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* kinds/route.c - route lookups towards the peers, for the underlay MTU. */
+/* engine/route.c - route lookups towards the peers, for the underlay MTU. */
 #include <errno.h>
 #include <linux/rtnetlink.h>
 #include <string.h>
 
-#include "kinds/route.h"
+#include "engine/route.h"
 
 static void parse_metrics(const struct nlattr *nest, struct route_hop *hop)
 {

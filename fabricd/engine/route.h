@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kinds/route.h - what the kernel's routing says about reaching the peers. */
+/* engine/route.h - what the kernel's routing says about reaching the peers. */
 #ifndef FABRICD_ROUTE_H
 #define FABRICD_ROUTE_H
 

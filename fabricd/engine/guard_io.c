@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine/guard_io.c - the nftables guard's I/O: read the `inet fabricd` table,
+ * replace or remove it in one transaction (libnftables, no nft process).
+ * What the table should hold and whether it differs is kinds/guard.c's.
+ */
+#include <errno.h>
+#include <nftables/libnftables.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "engine/guard_io.h"
+#include "kinds/guard_priv.h"
+
+/*
+ * nft's error text on one line: its "Error: ..." messages, without the input
+ * it echoes and the caret marks (for a buffer, libnftables may echo the
+ * wrong line). Errors from the kernel start "Could not process rule: ".
+ */
+static void nft_error_text(struct nft_ctx *ctx, char *out, size_t len)
+{
+	const char *all = nft_ctx_get_error_buffer(ctx), *e = all;
+	size_t used = 0;
+
+	out[0] = '\0';
+	while (e && *e) {
+		size_t n = strcspn(e, "\n");
+
+		for (size_t i = 0; i + 7 <= n; i++) {
+			int w;
+
+			if (strncmp(e + i, "Error: ", 7))
+				continue;
+			w = snprintf(out + used, len - used, "%s%.*s", used ? "; " : "",
+				     (int)(n - i - 7), e + i + 7);
+			if (w > 0)
+				used = used + (size_t)w >= len ? len - 1 : used + (size_t)w;
+			break;
+		}
+		e += n + (e[n] == '\n');
+	}
+	if (!out[0])
+		snprintf(out, len, "%s", all && *all ? all : "failed without a message");
+}
+
+/* Runs cmd with output (and errors) into buffers. 0 or -1, err filled. */
+static int nft_run(unsigned int flags, const char *cmd, char **output, char *err, size_t errlen)
+{
+	struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	int ret;
+
+	err[0] = '\0';
+	if (output)
+		*output = NULL;
+	if (!ctx) {
+		snprintf(err, errlen, "libnftables could not start");
+		return -1;
+	}
+	nft_ctx_output_set_flags(ctx, flags);
+	if (nft_ctx_buffer_output(ctx) || nft_ctx_buffer_error(ctx)) {
+		snprintf(err, errlen, "libnftables could not buffer its output");
+		nft_ctx_free(ctx);
+		return -1;
+	}
+	ret = nft_run_cmd_from_buffer(ctx, cmd);
+	if (ret) {
+		nft_error_text(ctx, err, errlen);
+	} else if (output) {
+		*output = strdup(nft_ctx_get_output_buffer(ctx));
+		if (!*output) {
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			ret = -1;
+		}
+	}
+	nft_ctx_free(ctx);
+	return ret ? -1 : 0;
+}
+
+/* An errno for nft's words (libnftables reports text only). */
+static int nft_errno(const char *err)
+{
+	if (strstr(err, "Operation not permitted"))
+		return -EPERM;
+	if (strstr(err, "not supported"))
+		return -EOPNOTSUPP; /* no nf_tables, or not this feature of it */
+	/* what nft checks itself, before the kernel: a ruleset fabricd should never render */
+	if (!strstr(err, "Could not process rule") && !strstr(err, "cache initialization"))
+		return -EINVAL;
+	if (strstr(err, "No such file or directory"))
+		return -ENOENT; /* the kernel lacks an expression (module) the rules use */
+	if (strstr(err, "Cannot allocate memory"))
+		return -ENOMEM;
+	return -EIO;
+}
+
+int firewall_observe(struct firewall_obs **out)
+{
+	char err[512], *json = NULL, *text = NULL;
+	int ret;
+
+	*out = NULL;
+	if (nft_run(NFT_CTX_OUTPUT_JSON, "list table " TABLE_NAME, &json, err, sizeof(err)) < 0) {
+		if (strstr(err, "No such file or directory"))
+			return 0; /* no table (yet) */
+		/* no nftables here, or not allowed: planned as missing, apply says why */
+		log_warn("%s: cannot be read: %s", OBJECT, err);
+		return 0;
+	}
+	/* the JSON listing leaves the table comment out; the terse text has it */
+	if (nft_run(NFT_CTX_OUTPUT_TERSE, "list table " TABLE_NAME, &text, err, sizeof(err)) < 0) {
+		/* without its comment the table would look foreign: do not guess */
+		log_error("%s: cannot be read as text: %s", OBJECT, err);
+		free(json);
+		return nft_errno(err);
+	}
+	ret = firewall_obs_parse(json, text, out);
+	if (ret == -EINVAL)
+		log_warn("%s: libnftables listed it in a form fabricd does not understand", OBJECT);
+	free(json);
+	free(text);
+	return ret == -EINVAL ? 0 : ret;
+}
+
+int firewall_apply(struct op *op)
+{
+	/* the empty declaration makes the delete succeed when there is no table yet */
+	static const char replace[] = "table " TABLE_NAME "\ndelete table " TABLE_NAME "\n";
+	char err[1024];
+	struct sbuf b = {0};
+	char *cmd;
+	int ret;
+
+	if (op->type != OP_FIREWALL_SET && op->type != OP_FIREWALL_DELETE)
+		return -EINVAL;
+	if (op->type == OP_FIREWALL_SET && !op->text)
+		return -EINVAL;
+	/* one buffer, one transaction: the old table is never gone without the new one */
+	sbuf_printf(&b, "%s%s", replace, op->type == OP_FIREWALL_SET ? op->text : "");
+	cmd = sbuf_take(&b);
+	if (!cmd)
+		return -ENOMEM;
+	ret = nft_run(0, cmd, NULL, err, sizeof(err));
+	free(cmd);
+	if (ret == 0)
+		return 0;
+	ret = nft_errno(err);
+	if (op->type == OP_FIREWALL_DELETE)
+		log_error("%s: cannot be removed: %s", OBJECT, err);
+	else if (ret == -EOPNOTSUPP || ret == -ENOENT)
+		log_error("%s: the kernel refused it: %s; the guard needs nf_tables (modprobe "
+			  "nf_tables); no VXLAN or WireGuard device is made without it",
+			  OBJECT, err);
+	else if (ret == -EPERM)
+		log_error("%s: not allowed: %s; fabricd needs CAP_NET_ADMIN", OBJECT, err);
+	else if (ret == -EINVAL)
+		log_error("%s: nft refused the ruleset fabricd rendered (please report this, with "
+			  "`fabricd plan` output): %s",
+			  OBJECT, err);
+	else
+		log_error("%s: the kernel refused it: %s", OBJECT, err);
+	return ret;
+}

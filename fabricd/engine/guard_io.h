@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* engine/guard_io.h - reading and replacing the nftables guard (libnftables). */
+#ifndef FABRICD_GUARD_IO_H
+#define FABRICD_GUARD_IO_H
+
+#include "engine/plan.h"
+#include "kinds/guard.h"
+
+/* Reads the table; *out NULL when it does not exist. 0 or -errno. */
+int firewall_observe(struct firewall_obs **out);
+
+/* Runs an OP_FIREWALL_* op. 0 or -errno (logged here with nft's own words). */
+int firewall_apply(struct op *op);
+
+#endif

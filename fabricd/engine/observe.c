@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine/observe.c - every read of the kernel's state a pass needs: the link,
+ * FDB and address dumps (parsed by the kinds), the guard's table and the
+ * fabric device's WireGuard state.
+ */
+#include <errno.h>
+#include <linux/if_addr.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/observe.h"
+#include "engine/reconcile.h"
+#include "engine/guard_io.h"
+
+static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct link_table *t = data;
+	struct link_obs l, *grown;
+
+	if (link_parse(nlh, &l) < 0)
+		return MNL_CB_OK; /* not a link we can name: skip it */
+	grown = realloc(t->links, (t->n + 1) * sizeof(*grown));
+	if (!grown) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	t->links = grown;
+	t->links[t->n++] = l;
+	return MNL_CB_OK;
+}
+
+static void link_table_reset(void *data)
+{
+	link_table_free(data);
+}
+
+int link_dump(struct nl_sock *s, struct link_table *t)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	int ret;
+
+	ifi->ifi_family = AF_UNSPEC;
+	/* leave out per-VF and stats blocks: smaller dumps, nothing we read */
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	link_table_free(t);
+	ret = nl_dump(s, nlh, link_dump_cb, link_table_reset, t);
+	if (ret < 0)
+		link_table_free(t);
+	return ret;
+}
+
+static int fdb_dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct fdb_table *t = data;
+	struct fdb_entry e, *grown;
+
+	if (fdb_parse(nlh, &e) <= 0)
+		return MNL_CB_OK;
+	grown = realloc(t->entries, (t->n + 1) * sizeof(*grown));
+	if (!grown) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	t->entries = grown;
+	t->entries[t->n++] = e;
+	return MNL_CB_OK;
+}
+
+static void fdb_table_reset(void *data)
+{
+	fdb_table_free(data);
+}
+
+int fdb_dump(struct nl_sock *s, struct fdb_table *t)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETNEIGH, 0);
+	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	int ret;
+
+	ndm->ndm_family = AF_BRIDGE;
+	fdb_table_free(t);
+	ret = nl_dump(s, nlh, fdb_dump_cb, fdb_table_reset, t);
+	if (ret < 0)
+		fdb_table_free(t);
+	return ret;
+}
+
+struct dump_ctx {
+	int ifindex;
+	struct ifaddr_table *t;
+};
+
+static int ifaddr_dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *ctx = data;
+	struct ifaddr_entry e, *grown;
+
+	if (ifaddr_parse(nlh, &e) < 0 || e.ifindex != ctx->ifindex)
+		return MNL_CB_OK;
+	grown = realloc(ctx->t->entries, (ctx->t->n + 1) * sizeof(*grown));
+	if (!grown) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	ctx->t->entries = grown;
+	ctx->t->entries[ctx->t->n++] = e;
+	return MNL_CB_OK;
+}
+
+static void ifaddr_reset(void *data)
+{
+	ifaddr_table_free(((struct dump_ctx *)data)->t);
+}
+
+int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETADDR, 0);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	struct dump_ctx ctx = {.ifindex = ifindex, .t = t};
+	int ret;
+
+	ifa->ifa_family = AF_UNSPEC;
+	/* strict checking lets the kernel filter by link */
+	ifa->ifa_index = (unsigned int)ifindex;
+	ifaddr_table_free(t);
+	ret = nl_dump(s, nlh, ifaddr_dump_cb, ifaddr_reset, &ctx);
+	if (ret < 0)
+		ifaddr_table_free(t);
+	return ret;
+}
+
+void observed_free(struct observed *o)
+{
+	link_table_free(&o->links);
+	fdb_table_free(&o->fdb);
+	ifaddr_table_free(&o->fabric_addrs);
+	wg_device_free(o->wg);
+	firewall_obs_free(o->firewall);
+	memset(o, 0, sizeof(*o));
+}
+
+/* How long observe() waits for a wireguard-go that is still starting. */
+#define WG_START_WAIT_STEPS 50
+#define WG_START_WAIT_US    20000
+
+int observe(struct reconcile *r, struct observed *o)
+{
+	const struct link_obs *wg;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = link_dump(&r->rtnl, &o->links);
+	if (ret < 0)
+		goto fail;
+	ret = fdb_dump(&r->rtnl, &o->fdb);
+	if (ret < 0)
+		goto fail;
+	ret = firewall_observe(&o->firewall);
+	if (ret < 0)
+		goto fail;
+	wg = link_find(&o->links, FABRIC_IFNAME);
+	if (!wg && r->backend == WG_BACKEND_USERSPACE &&
+	    wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+		/* a fabricd killed while starting it: let it finish, then adopt it */
+		for (int i = 0; i < WG_START_WAIT_STEPS && !if_nametoindex(FABRIC_IFNAME); i++)
+			usleep(WG_START_WAIT_US);
+		ret = link_dump(&r->rtnl, &o->links);
+		if (ret < 0)
+			goto fail;
+		wg = link_find(&o->links, FABRIC_IFNAME);
+	}
+	if (!wg)
+		return 0;
+	ret = ifaddr_dump(&r->rtnl, wg->ifindex, &o->fabric_addrs);
+	if (ret < 0)
+		goto fail;
+	/* an existing device decides the backend: a TUN is wireguard-go's */
+	if (!strcmp(wg->kind, "wireguard"))
+		r->backend = WG_BACKEND_KERNEL;
+	else if (!strcmp(wg->kind, "tun"))
+		r->backend = WG_BACKEND_USERSPACE;
+	o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
+		      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
+	if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
+	    wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
+		o->wg = NULL;
+		o->wg_error = true;
+	}
+	return 0;
+fail:
+	observed_free(o);
+	return ret;
+}
+
+#define WG_START_WAIT_STEPS 50
+
+#define WG_START_WAIT_US 20000

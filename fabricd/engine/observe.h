@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/observe.h - what the kernel has: the dumps a pass reads (each kind
+ * parses its own messages) and the observed state the planner diffs against.
+ */
+#ifndef FABRICD_OBSERVE_H
+#define FABRICD_OBSERVE_H
+
+#include <stdbool.h>
+
+#include "kinds/fdb.h"
+#include "kinds/guard.h"
+#include "kinds/ifaddr.h"
+#include "kinds/link.h"
+#include "netlink/nl.h"
+#include "wireguard/wg.h"
+
+struct reconcile;
+
+struct observed {
+	struct link_table links;
+	struct fdb_table fdb;
+	struct ifaddr_table fabric_addrs; /* addresses on the fabric device */
+	struct wg_device *wg;		  /* NULL when the fabric device is absent */
+	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
+	bool wg_error;			  /* present but not readable */
+	bool wg_adopt; /* unmarked, but started by fabricd (killed before marking it) */
+};
+/* Dumps every link of this network namespace into t (replacing its contents). */
+int link_dump(struct nl_sock *s, struct link_table *t);
+/* The all-zeros FDB entries of every VXLAN device. */
+int fdb_dump(struct nl_sock *s, struct fdb_table *t);
+/* Addresses of one link (ifindex), both families. */
+int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t);
+
+/* Reads everything a pass plans against; decides the backend from an existing device. */
+int observe(struct reconcile *r, struct observed *o);
+void observed_free(struct observed *o);
+
+#endif
