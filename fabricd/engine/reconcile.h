@@ -69,5 +69,7 @@ void reconcile_mark_transitions(const struct reconcile *r, struct node_state *wa
 
 /* Runs the plan phase by phase; logs each failure with its object. 0 or the first error. */
 int plan_apply(struct reconcile *r, struct plan *p);
+/* Runs one OP_WG_* op through the backend. 0 or -errno (logged). */
+int fabric_apply(struct reconcile *r, struct op *op);
 
 #endif

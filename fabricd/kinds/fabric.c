@@ -342,32 +342,3 @@ int fabric_plan(struct reconcile *r, const struct node_state *want, const struct
 		ret = plan_peers(r, want, l ? have->wg : NULL, p);
 	return ret;
 }
-
-int fabric_apply(struct reconcile *r, struct op *op)
-{
-	struct wg_device dev;
-	int ret;
-
-	switch (op->type) {
-	case OP_WG_CREATE:
-		return wg_create(r->backend, op->ifname, r->owner);
-	case OP_WG_DESTROY:
-		return wg_destroy(op->backend, op->ifname);
-	case OP_WG_DEVICE:
-		dev = op->wg;
-		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
-		ret = wg_set(r->backend, &dev);
-		explicit_bzero(&dev, sizeof(dev));
-		return ret;
-	case OP_WG_PEER:
-		memset(&dev, 0, sizeof(dev));
-		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
-		/* pointers are set here: the plan's array may have moved since it was built */
-		op->peer.allowed_ips = op->peer.n_allowed_ips ? &op->allowed_ip : NULL;
-		dev.peers = &op->peer;
-		dev.n_peers = 1;
-		return wg_set(r->backend, &dev);
-	default:
-		return -EINVAL;
-	}
-}

@@ -11,7 +11,5 @@
 
 int fabric_plan(struct reconcile *r, const struct node_state *want, const struct observed *have,
 		struct plan *p, struct diag *diag);
-/* Runs one OP_WG_* op through the backend. 0 or -errno (logged). */
-int fabric_apply(struct reconcile *r, struct op *op);
 
 #endif
