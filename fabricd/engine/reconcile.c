@@ -89,26 +89,6 @@ static const struct desired_vnet *vnet_by_vni(const struct node_state *want, uin
 	return NULL;
 }
 
-static int plan_fdb_moves_out(const struct observed *have, const struct link_obs *l, struct plan *p)
-{
-	char a[IP_ADDR_STRLEN];
-
-	for (size_t i = 0; i < have->fdb.n; i++) {
-		const struct fdb_entry *e = &have->fdb.entries[i];
-		struct op *op;
-
-		if (e->ifindex != l->ifindex)
-			continue;
-		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", l->name,
-			      ip_addr_str(&e->dst, a, sizeof(a)));
-		if (!op)
-			return -ENOMEM;
-		op->ifindex = l->ifindex;
-		op->dst = e->dst;
-	}
-	return 0;
-}
-
 /*
  * A VXLAN device whose vnet moved to the other transport: its remotes move to
  * the new device at once (so nothing is sent twice), but it stays in the
@@ -122,7 +102,7 @@ static int plan_retire(struct reconcile *r, const struct desired_vnet *v, const 
 	struct op *op;
 	int ret;
 
-	ret = plan_fdb_moves_out(have, l, p);
+	ret = fdb_plan_moves_out(&have->fdb, l, p);
 	if (ret < 0)
 		return ret;
 	if (due && r->now < due)
@@ -217,45 +197,6 @@ static int plan_removals(struct reconcile *r, const struct node_state *want,
 	return 0;
 }
 
-static int plan_fdb(const struct desired_vnet *v, const struct link_obs *vx, bool recreated,
-		    const struct observed *have, struct plan *p)
-{
-	char a[IP_ADDR_STRLEN];
-	struct op *op;
-
-	for (size_t r = 0; r < v->n_remotes; r++) {
-		if (!recreated && fdb_has(&have->fdb, vx->ifindex, &v->remotes[r]))
-			continue;
-		op = plan_add(p, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, "fdb %s remote %s", v->vxlan,
-			      ip_addr_str(&v->remotes[r], a, sizeof(a)));
-		if (!op)
-			return -ENOMEM;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", v->vxlan);
-		op->ifindex = recreated ? 0 : vx->ifindex;
-		op->dst = v->remotes[r];
-	}
-	if (recreated)
-		return 0;
-	for (size_t i = 0; i < have->fdb.n; i++) {
-		const struct fdb_entry *e = &have->fdb.entries[i];
-		bool wanted = false;
-
-		if (e->ifindex != vx->ifindex)
-			continue;
-		for (size_t r = 0; r < v->n_remotes && !wanted; r++)
-			wanted = ip_addr_equal(&v->remotes[r], &e->dst);
-		if (wanted)
-			continue;
-		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", v->vxlan,
-			      ip_addr_str(&e->dst, a, sizeof(a)));
-		if (!op)
-			return -ENOMEM;
-		op->ifindex = vx->ifindex;
-		op->dst = e->dst;
-	}
-	return 0;
-}
-
 static int plan_vnet(const struct node_state *want, const struct desired_vnet *v,
 		     const struct observed *have, struct plan *p)
 {
@@ -273,7 +214,7 @@ static int plan_vnet(const struct node_state *want, const struct desired_vnet *v
 	ret = vxlan_plan(v, vx, br, want->owner, p, &recreated);
 	if (ret < 0)
 		return ret;
-	return plan_fdb(v, vx, recreated, have, p);
+	return fdb_plan(v, vx, recreated, &have->fdb, p);
 }
 
 int plan_build(struct reconcile *r, const struct node_state *want, const struct observed *have,

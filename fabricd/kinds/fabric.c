@@ -265,44 +265,6 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 	return 0;
 }
 
-static int plan_addresses(const struct node_state *want, const struct link_obs *l,
-			  const struct ifaddr_table *addrs, struct plan *p)
-{
-	const struct ip_prefix *pfx = &want->fabric.address;
-	char a[IP_ADDR_STRLEN];
-	bool present = false;
-	struct op *op;
-
-	for (size_t i = 0; l && i < addrs->n; i++) {
-		const struct ip_prefix *h = &addrs->entries[i].prefix;
-
-		/* the kernel's own IPv6 link-local address is not ours to remove */
-		if (h->addr.family == AF_INET6 && h->addr.bytes[0] == 0xfe &&
-		    (h->addr.bytes[1] & 0xc0) == 0x80)
-			continue;
-		if (ip_addr_equal(&h->addr, &pfx->addr) && h->len == pfx->len) {
-			present = true;
-			continue;
-		}
-		op = plan_add(p, OP_ADDR_DEL, PHASE_NEIGH, VERB_DELETE, "address %s/%u on %s",
-			      ip_addr_str(&h->addr, a, sizeof(a)), h->len, FABRIC_IFNAME);
-		if (!op)
-			return -ENOMEM;
-		op->ifindex = l->ifindex;
-		op->prefix = *h;
-	}
-	if (present)
-		return 0;
-	op = plan_add(p, OP_ADDR_ADD, PHASE_NEIGH, VERB_CREATE, "address %s/%u on %s",
-		      ip_addr_str(&pfx->addr, a, sizeof(a)), pfx->len, FABRIC_IFNAME);
-	if (!op)
-		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);
-	op->ifindex = l ? l->ifindex : 0;
-	op->prefix = *pfx;
-	return 0;
-}
-
 int fabric_plan(struct reconcile *r, const struct node_state *want, const struct observed *have,
 		struct plan *p, struct diag *diag)
 {
@@ -335,7 +297,7 @@ int fabric_plan(struct reconcile *r, const struct node_state *want, const struct
 	}
 	ret = plan_link(want, l, have->wg_adopt, p);
 	if (!ret)
-		ret = plan_addresses(want, l, &have->fabric_addrs, p);
+		ret = ifaddr_plan(want, l, &have->fabric_addrs, p);
 	if (!ret)
 		ret = plan_device(r, want, l ? have->wg : NULL, p);
 	if (!ret)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kinds/fdb.h"
+#include "base/addr.h"
 
 static const uint8_t zero_mac[6];
 
@@ -69,4 +70,63 @@ void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
 	ndm->ndm_flags = NTF_SELF;
 	mnl_attr_put(nlh, NDA_LLADDR, sizeof(zero_mac), zero_mac);
 	mnl_attr_put(nlh, NDA_DST, ip_addr_len(dst), dst->bytes);
+}
+
+int fdb_plan_moves_out(const struct fdb_table *fdb, const struct link_obs *l, struct plan *p)
+{
+	char a[IP_ADDR_STRLEN];
+
+	for (size_t i = 0; i < fdb->n; i++) {
+		const struct fdb_entry *e = &fdb->entries[i];
+		struct op *op;
+
+		if (e->ifindex != l->ifindex)
+			continue;
+		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", l->name,
+			      ip_addr_str(&e->dst, a, sizeof(a)));
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = l->ifindex;
+		op->dst = e->dst;
+	}
+	return 0;
+}
+
+int fdb_plan(const struct desired_vnet *v, const struct link_obs *vx, bool recreated,
+	     const struct fdb_table *fdb, struct plan *p)
+{
+	char a[IP_ADDR_STRLEN];
+	struct op *op;
+
+	for (size_t r = 0; r < v->n_remotes; r++) {
+		if (!recreated && fdb_has(fdb, vx->ifindex, &v->remotes[r]))
+			continue;
+		op = plan_add(p, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, "fdb %s remote %s", v->vxlan,
+			      ip_addr_str(&v->remotes[r], a, sizeof(a)));
+		if (!op)
+			return -ENOMEM;
+		snprintf(op->ifname, sizeof(op->ifname), "%s", v->vxlan);
+		op->ifindex = recreated ? 0 : vx->ifindex;
+		op->dst = v->remotes[r];
+	}
+	if (recreated)
+		return 0;
+	for (size_t i = 0; i < fdb->n; i++) {
+		const struct fdb_entry *e = &fdb->entries[i];
+		bool wanted = false;
+
+		if (e->ifindex != vx->ifindex)
+			continue;
+		for (size_t r = 0; r < v->n_remotes && !wanted; r++)
+			wanted = ip_addr_equal(&v->remotes[r], &e->dst);
+		if (wanted)
+			continue;
+		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", v->vxlan,
+			      ip_addr_str(&e->dst, a, sizeof(a)));
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = vx->ifindex;
+		op->dst = e->dst;
+	}
+	return 0;
 }

@@ -11,6 +11,9 @@
 #include <stdbool.h>
 
 #include "base/addr.h"
+#include "definition/desired.h"
+#include "engine/plan.h"
+#include "kinds/link.h"
 #include "netlink/nl.h"
 
 struct fdb_entry {
@@ -31,5 +34,14 @@ int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);
 
 /* RTM_NEWNEIGH (append) or RTM_DELNEIGH body for an all-zeros entry. */
 void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst);
+
+/*
+ * Plans the remotes of vnet v on its device vx: adds the missing ones (all of
+ * them when recreated, the device then starts empty), removes the others.
+ */
+int fdb_plan(const struct desired_vnet *v, const struct link_obs *vx, bool recreated,
+	     const struct fdb_table *fdb, struct plan *p);
+/* Removes every remote of l (a device a vnet has left: they move to the new one). */
+int fdb_plan_moves_out(const struct fdb_table *fdb, const struct link_obs *l, struct plan *p);
 
 #endif

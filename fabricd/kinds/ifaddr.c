@@ -62,3 +62,41 @@ void ifaddr_put(struct nlmsghdr *nlh, int ifindex, const struct ip_prefix *p)
 	if (p->addr.family == AF_INET6)
 		mnl_attr_put_u32(nlh, IFA_FLAGS, IFA_F_NODAD);
 }
+
+int ifaddr_plan(const struct node_state *want, const struct link_obs *l,
+		const struct ifaddr_table *addrs, struct plan *p)
+{
+	const struct ip_prefix *pfx = &want->fabric.address;
+	char a[IP_ADDR_STRLEN];
+	bool present = false;
+	struct op *op;
+
+	for (size_t i = 0; l && i < addrs->n; i++) {
+		const struct ip_prefix *h = &addrs->entries[i].prefix;
+
+		/* the kernel's own IPv6 link-local address is not ours to remove */
+		if (h->addr.family == AF_INET6 && h->addr.bytes[0] == 0xfe &&
+		    (h->addr.bytes[1] & 0xc0) == 0x80)
+			continue;
+		if (ip_addr_equal(&h->addr, &pfx->addr) && h->len == pfx->len) {
+			present = true;
+			continue;
+		}
+		op = plan_add(p, OP_ADDR_DEL, PHASE_NEIGH, VERB_DELETE, "address %s/%u on %s",
+			      ip_addr_str(&h->addr, a, sizeof(a)), h->len, FABRIC_IFNAME);
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = l->ifindex;
+		op->prefix = *h;
+	}
+	if (present)
+		return 0;
+	op = plan_add(p, OP_ADDR_ADD, PHASE_NEIGH, VERB_CREATE, "address %s/%u on %s",
+		      ip_addr_str(&pfx->addr, a, sizeof(a)), pfx->len, FABRIC_IFNAME);
+	if (!op)
+		return -ENOMEM;
+	snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);
+	op->ifindex = l ? l->ifindex : 0;
+	op->prefix = *pfx;
+	return 0;
+}
