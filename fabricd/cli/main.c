@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "base/log.h"
+#include "engine/resolve.h"
 
 static const struct {
 	const char *name;
@@ -144,8 +145,12 @@ int main(int argc, char **argv)
 	o.argc = argc - 1 - first;
 	o.argv = argv + 1 + first;
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-		if (!strcmp(name, subcommands[i].name))
-			return subcommands[i].fn(&o);
+		if (!strcmp(name, subcommands[i].name)) {
+			int ret = subcommands[i].fn(&o);
+
+			resolve_cache_free();
+			return ret;
+		}
 	}
 	log_error("unknown command \"%s\": see fabricd --help", name);
 	return 1;

@@ -46,6 +46,7 @@
 #include "daemon/watch.h"
 #include "base/log.h"
 #include "daemon/notify.h"
+#include "engine/resolve.h"
 #include "engine/retire.h"
 #include "engine/session.h"
 
@@ -394,6 +395,10 @@ static void check(struct daemon *d)
 		d->file = id;
 		d->reload = true;
 		schedule(d, 0, 0);
+	}
+	if (resolve_poll()) {
+		log_debug("a peer endpoint name resolved differently: planning again");
+		schedule(d, REASON_PEERS, 0);
 	}
 	if (!d->wg_known || d->pass_at)
 		return;

@@ -43,7 +43,7 @@ static void build_peer(const struct cluster *c, size_t idx, struct desired_peer 
 	if (n->flags & NODE_HAS_ENDPOINT) {
 		snprintf(p->endpoint_host, sizeof(p->endpoint_host), "%s", n->endpoint_host);
 		p->endpoint_port = n->endpoint_port;
-		/* a DNS name stays unresolved (family 0) until apply */
+		/* a DNS name stays unresolved (family 0): engine/resolve.c fills endpoint */
 		if (ip_addr_parse(n->endpoint_host, &p->endpoint_addr) < 0)
 			memset(&p->endpoint_addr, 0, sizeof(p->endpoint_addr));
 	} else {
@@ -51,6 +51,8 @@ static void build_peer(const struct cluster *c, size_t idx, struct desired_peer 
 		ip_addr_str(&n->underlay, p->endpoint_host, sizeof(p->endpoint_host));
 		p->endpoint_port = node_listen_port(c, n);
 	}
+	if (p->endpoint_addr.family)
+		ip_addr_to_sockaddr(&p->endpoint_addr, p->endpoint_port, &p->endpoint);
 	p->allowed_ip.addr = n->fabric_address;
 	p->allowed_ip.len = ip_addr_host_len(&n->fabric_address);
 	p->keepalive = c->fabric.keepalive;

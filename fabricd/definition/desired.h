@@ -9,6 +9,7 @@
 #define FABRICD_DESIRED_H
 
 #include <stdbool.h>
+#include <sys/socket.h>
 
 #include "base/diag.h"
 #include "definition/model.h"
@@ -25,6 +26,9 @@ struct desired_peer {
 	char endpoint_host[FABRICD_HOST_MAX + 1];
 	struct ip_addr endpoint_addr; /* family 0 while unresolved */
 	uint16_t endpoint_port;
+	/* the address WireGuard gets: the literal, or the name as engine/resolve.c resolved it
+	 * before planning; family 0 when unknown */
+	struct sockaddr_storage endpoint;
 	struct ip_prefix allowed_ip; /* the peer's fabric address, host length */
 	unsigned int keepalive;
 };

@@ -1,31 +1,216 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* engine/resolve.c - peer endpoints given as host names, resolved to addresses. */
+/* engine/resolve.c - peer endpoint names: getaddrinfo_a, a per-process cache, bounded waits. */
+#define _GNU_SOURCE /* getaddrinfo_a */
+#include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "engine/resolve.h"
 
-/* The endpoint a peer should have; ss_family 0 when a DNS name does not resolve. */
-void peer_endpoint(const struct desired_peer *dp, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV};
-	struct addrinfo *res = NULL;
+struct name_entry {
+	char host[FABRICD_HOST_MAX + 1];
 	char port[8];
+	struct sockaddr_storage addr; /* family 0: no answer (yet) */
+	long long refresh_ms;	      /* CLOCK_MONOTONIC: ask again from then */
+	bool pending, answered, warned;
+	struct addrinfo hints;
+	struct gaicb req; /* getaddrinfo_a's; the entry stays put while it runs */
+};
 
-	memset(ss, 0, sizeof(*ss));
-	if (dp->endpoint_addr.family) {
-		ip_addr_to_sockaddr(&dp->endpoint_addr, dp->endpoint_port, ss);
-		return;
+/* Entries are allocated one by one: a running request points into its entry. */
+static struct {
+	size_t n;
+	struct name_entry **v;
+} cache;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct name_entry *entry_get(const char *host, uint16_t port)
+{
+	struct name_entry *e, **grown;
+	char p[8];
+
+	snprintf(p, sizeof(p), "%u", port);
+	for (size_t i = 0; i < cache.n; i++) {
+		if (!strcmp(cache.v[i]->host, host) && !strcmp(cache.v[i]->port, p))
+			return cache.v[i];
 	}
-	snprintf(port, sizeof(port), "%u", dp->endpoint_port);
-	if (getaddrinfo(dp->endpoint_host, port, &hints, &res) != 0 || !res) {
-		log_warn("peer endpoint %s: does not resolve; the peer is added without an "
-			 "endpoint and is reached once it contacts this node",
-			 dp->endpoint_host);
-		return;
+	e = calloc(1, sizeof(*e));
+	grown = e ? realloc(cache.v, (cache.n + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(e);
+		return NULL;
 	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
+	cache.v = grown;
+	cache.v[cache.n++] = e;
+	snprintf(e->host, sizeof(e->host), "%s", host);
+	snprintf(e->port, sizeof(e->port), "%s", p);
+	return e;
+}
+
+/* Starts a background lookup. 0 or -1 (logged). */
+static int entry_start(struct name_entry *e)
+{
+	struct gaicb *list[1] = {&e->req};
+	int ret;
+
+	memset(&e->hints, 0, sizeof(e->hints));
+	e->hints.ai_socktype = SOCK_DGRAM;
+	e->hints.ai_flags = AI_NUMERICSERV;
+	memset(&e->req, 0, sizeof(e->req));
+	e->req.ar_name = e->host;
+	e->req.ar_service = e->port;
+	e->req.ar_request = &e->hints;
+	ret = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL);
+	if (ret) {
+		log_warn("peer endpoint %s: cannot start resolving it: %s", e->host,
+			 gai_strerror(ret));
+		e->refresh_ms = mono_ms() + RESOLVE_RETRY_S * 1000LL;
+		return -1;
+	}
+	e->pending = true;
+	return 0;
+}
+
+/* Takes a finished lookup's answer. True when the answer changed. */
+static bool entry_finish(struct name_entry *e)
+{
+	struct sockaddr_storage old = e->addr;
+	int err = gai_error(&e->req);
+	struct addrinfo *res = e->req.ar_result;
+
+	if (err == EAI_INPROGRESS)
+		return false;
+	e->pending = false;
+	if (!err && res && res->ai_addrlen <= sizeof(e->addr)) {
+		memset(&e->addr, 0, sizeof(e->addr));
+		memcpy(&e->addr, res->ai_addr, res->ai_addrlen);
+		e->answered = true;
+		e->warned = false;
+		e->refresh_ms = mono_ms() + RESOLVE_TTL_S * 1000LL;
+	} else {
+		/* an earlier answer stays in use until a lookup gives another */
+		if (!e->warned)
+			log_warn(
+			    "peer endpoint %s: does not resolve (%s); the peer is added without "
+			    "an endpoint and is reached once it contacts this node",
+			    e->host, err ? gai_strerror(err) : "no address");
+		e->warned = true;
+		e->refresh_ms = mono_ms() + RESOLVE_RETRY_S * 1000LL;
+	}
+	if (res)
+		freeaddrinfo(res);
+	e->req.ar_result = NULL;
+	return memcmp(&old, &e->addr, sizeof(old)) != 0;
+}
+
+/* Waits until every entry in list has finished, or until deadline_ms. */
+static void wait_for(struct name_entry **list, size_t n, long long deadline_ms)
+{
+	for (;;) {
+		const struct gaicb *reqs[64];
+		size_t k = 0;
+		long long left = deadline_ms - mono_ms();
+		struct timespec ts;
+
+		for (size_t i = 0; i < n && k < 64; i++) {
+			if (list[i]->pending && !entry_finish(list[i]) && list[i]->pending)
+				reqs[k++] = &list[i]->req;
+		}
+		if (!k || left <= 0)
+			return;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (left % 1000) * 1000000;
+		gai_suspend(reqs, (int)k, &ts);
+	}
+}
+
+void resolve_endpoints(struct node_state *want, int wait_ms)
+{
+	struct name_entry *fresh[64];
+	size_t n_fresh = 0;
+	long long now = mono_ms();
+
+	for (size_t i = 0; i < want->fabric.n_peers; i++) {
+		struct desired_peer *dp = &want->fabric.peers[i];
+		struct name_entry *e;
+
+		if (dp->endpoint_addr.family || !dp->endpoint_host[0])
+			continue;
+		e = entry_get(dp->endpoint_host, dp->endpoint_port);
+		if (!e)
+			continue;
+		if (e->pending)
+			entry_finish(e);
+		/* a name never asked is waited for; a refresh runs while the old answer serves */
+		if (!e->pending && (!e->refresh_ms || now >= e->refresh_ms) &&
+		    entry_start(e) == 0 && !e->refresh_ms && n_fresh < 64)
+			fresh[n_fresh++] = e;
+	}
+	if (n_fresh)
+		wait_for(fresh, n_fresh, now + wait_ms);
+	for (size_t i = 0; i < want->fabric.n_peers; i++) {
+		struct desired_peer *dp = &want->fabric.peers[i];
+		struct name_entry *e;
+
+		memset(&dp->endpoint, 0, sizeof(dp->endpoint));
+		if (dp->endpoint_addr.family) {
+			ip_addr_to_sockaddr(&dp->endpoint_addr, dp->endpoint_port, &dp->endpoint);
+			continue;
+		}
+		if (!dp->endpoint_host[0] || !(e = entry_get(dp->endpoint_host, dp->endpoint_port)))
+			continue;
+		if (e->pending && !e->answered && !e->warned) {
+			log_warn(
+			    "peer endpoint %s: no answer within %d ms; the peer is added without "
+			    "an endpoint for now, and gets it once the name resolves",
+			    e->host, wait_ms);
+			e->warned = true;
+		}
+		dp->endpoint = e->addr;
+	}
+}
+
+bool resolve_poll(void)
+{
+	bool changed = false;
+
+	for (size_t i = 0; i < cache.n; i++) {
+		if (cache.v[i]->pending && entry_finish(cache.v[i]))
+			changed = true;
+	}
+	return changed;
+}
+
+void resolve_cache_free(void)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < cache.n; i++) {
+		struct name_entry *e = cache.v[i];
+
+		if (e->pending && gai_cancel(&e->req) != EAI_CANCELED &&
+		    gai_error(&e->req) == EAI_INPROGRESS) {
+			cache.v[kept++] = e; /* still running: its memory must stay */
+			continue;
+		}
+		if (e->req.ar_result)
+			freeaddrinfo(e->req.ar_result);
+		free(e);
+	}
+	cache.n = kept;
+	if (!kept) {
+		free(cache.v);
+		cache.v = NULL;
+	}
 }

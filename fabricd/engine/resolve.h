@@ -1,13 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* engine/resolve.h - peer endpoints given as host names, resolved to addresses. */
+/*
+ * engine/resolve.h - peer endpoints given as host names, resolved before
+ * planning, never inside it: getaddrinfo_a in the background, answers cached
+ * for the process (the daemon keeps them across passes), and a pass waits at
+ * most RESOLVE_WAIT_MS, once per name, for a name it has never resolved. A
+ * name whose resolver does not answer leaves its peer without an endpoint
+ * (reached once it contacts this node) and is asked again in the background.
+ */
 #ifndef FABRICD_RESOLVE_H
 #define FABRICD_RESOLVE_H
 
-#include <sys/socket.h>
+#include <stdbool.h>
 
 #include "definition/desired.h"
 
-/* The endpoint a peer should have; ss_family 0 when a DNS name does not resolve. */
-void peer_endpoint(const struct desired_peer *dp, struct sockaddr_storage *ss);
+/* The longest a pass waits for names it sees for the first time, in all. */
+#define RESOLVE_WAIT_MS 1000
+/* getaddrinfo gives no TTL: an answer is asked again after this long (kept meanwhile). */
+#define RESOLVE_TTL_S 60
+/* A name that did not resolve is asked again after this long. */
+#define RESOLVE_RETRY_S 5
+
+/* Fills want's desired_peer.endpoint: literals at once, names from the cache or a lookup. */
+void resolve_endpoints(struct node_state *want, int wait_ms);
+
+/*
+ * True when a lookup that finished since the last call changed an answer:
+ * the daemon plans again. Never blocks.
+ */
+bool resolve_poll(void);
+
+/* Cancels what is pending and frees the cache (at exit). */
+void resolve_cache_free(void);
 
 #endif

@@ -16,6 +16,7 @@
 #include "definition/config.h"
 #include "definition/wgkey.h"
 #include "engine/reconcile.h"
+#include "engine/resolve.h"
 #include "engine/session.h"
 #include "engine/route.h"
 #include "kmod/probe.h"
@@ -178,6 +179,8 @@ int session_plan(struct session *s)
 	diag_init(&diag);
 	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
 	if (ret == 0) {
+		/* names are resolved here, with a bounded wait, never inside planning */
+		resolve_endpoints(&s->want, RESOLVE_WAIT_MS);
 		reconcile_mark_transitions(&s->r, &s->want, &s->have);
 		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
 	}

@@ -8,7 +8,6 @@
 #include "kinds/fabric.h"
 #include "base/log.h"
 #include "definition/wgkey.h"
-#include "engine/resolve.h"
 
 static const char *peer_name(const struct node_state *want, const uint8_t *key, char *buf,
 			     size_t len)
@@ -91,11 +90,10 @@ static int plan_peer(const struct reconcile *r, const struct node_state *want,
 	const uint8_t *psk = wanted_psk(r, dp);
 	const char *name = want->cluster->nodes[dp->node].name;
 	char a[80], b[80], ip[IP_ADDR_STRLEN];
-	struct sockaddr_storage ep;
+	struct sockaddr_storage ep = dp->endpoint;
 	struct op *op;
 	bool allowed_ok;
 
-	peer_endpoint(dp, &ep);
 	if (!have) {
 		op = peer_op(p, VERB_CREATE, name, dp->public_key);
 		if (!op)
