@@ -47,7 +47,6 @@
 #include "base/log.h"
 #include "daemon/notify.h"
 #include "engine/resolve.h"
-#include "engine/retire.h"
 #include "engine/session.h"
 
 #define DEBOUNCE_MS  30
@@ -238,10 +237,15 @@ static void pass_failed(struct daemon *d, unsigned int reasons)
 	set_status(d, "not converged, retrying (see the log)");
 }
 
-/* Epoch seconds -> CLOCK_MONOTONIC ms, a little after, so that time(NULL) has reached it. */
-static long long wake_from_epoch(long long epoch)
+/*
+ * A due time in CLOCK_BOOTTIME seconds -> CLOCK_MONOTONIC ms, a little after,
+ * so that the pass then sees it due. Neither clock moves with a wall-clock
+ * step; they differ only by time suspended, which makes the wake-up late, not
+ * early.
+ */
+static long long wake_from_boottime(long long boot_s)
 {
-	long long delay = epoch * 1000 - clock_ms(CLOCK_REALTIME) + 20;
+	long long delay = boot_s * 1000 - clock_ms(CLOCK_BOOTTIME) + 20;
 
 	return now_ms() + (delay < 20 ? 20 : delay);
 }
@@ -348,16 +352,11 @@ static int run_pass(struct daemon *d)
 			    "%s: up to date, nothing to change (the running fabric is adopted)",
 			    d->node);
 	}
-	ret = retire_ports(&s.r, &s.have, d->o->grace, &wake);
-	if (ret > 0)
-		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
-	d->wake_at = wake ? wake_from_epoch(wake) : 0;
+	/* the retire stage's next step: an ordinary pass plans and applies it when due */
+	wake = plan_next_due(&s.plan);
+	d->wake_at = wake ? wake_from_boottime(wake) : 0;
 	converged_status(d, &s);
 	session_free(&s);
-	if (ret < 0) {
-		pass_failed(d, reasons);
-		return -1;
-	}
 	d->failures = 0;
 	return 0;
 }

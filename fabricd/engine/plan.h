@@ -79,6 +79,8 @@ struct op {
 	struct ip_prefix allowed_ip;
 	/* OP_FIREWALL_SET: the table's nft text, owned by the plan (plan_free frees it) */
 	char *text;
+	/* in plan.later: when it falls due (CLOCK_BOOTTIME s) and how far off that was */
+	long long due, due_in;
 	bool failed;
 };
 
@@ -87,6 +89,13 @@ struct plan {
 	struct op *ops;
 	char owner[80]; /* alias marking owned links */
 	bool down;	/* removes the node's fabric: no fabric device is expected after it */
+	/*
+	 * Ops that fall due later (the retire stage of a transport switch): shown
+	 * by `plan`, left alone by apply, and the daemon's next wake-up; a pass
+	 * after their due time plans them as ordinary ops.
+	 */
+	size_t n_later, cap_later;
+	struct op *later;
 };
 
 void plan_init(struct plan *p, const char *owner);
@@ -96,10 +105,21 @@ void plan_free(struct plan *p);
 /* Appends an op; the object name is printf-formatted. NULL on ENOMEM. */
 struct op *plan_add(struct plan *p, enum op_type type, enum op_phase phase, enum op_verb verb,
 		    const char *object_fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Appends an op due at due (CLOCK_BOOTTIME s), due_in seconds from now, to p->later. */
+struct op *plan_add_later(struct plan *p, long long due, long long due_in, enum op_type type,
+			  enum op_verb verb, const char *object_fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* The earliest due time in p->later (CLOCK_BOOTTIME s), 0 when none. */
+long long plan_next_due(const struct plan *p);
+/* "create", "change" or "remove". */
+const char *op_verb_word(enum op_verb v);
 /* Appends printf-formatted text to op->detail, comma separated. */
 void op_detail(struct op *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* One line per change: "+ vxlan vx100: create (vni 100, port 4789, ...)". */
+/*
+ * One line per change: "+ vxlan vx100: create (vni 100, port 4789, ...)";
+ * then the later ones: "later, in 15 s: - vxlan vx100: remove (...)".
+ */
 void plan_print(const struct plan *p, FILE *f);
 void plan_count(const struct plan *p, size_t *created, size_t *changed, size_t *deleted);
 

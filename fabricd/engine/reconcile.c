@@ -90,42 +90,129 @@ static const struct desired_vnet *vnet_by_vni(const struct node_state *want, uin
 }
 
 /*
+ * The retire stage of a VXLAN device that a vnet has left (a transport
+ * switch), as ordinary plan ops:
+ *
+ * The old device stays in the bridge until its retire deadline, recorded in
+ * its alias with the grace period it was set with (kinds/link.h). In the
+ * first half of the grace period it still carries the unicast its learned
+ * bridge entries point at, which keeps traffic flowing to peers that have not
+ * switched yet. From half way, when every node has switched (if they noticed
+ * the change within grace/2 of each other), its bridge port turns
+ * receive-only: learning and flooding off and its learned entries flushed.
+ * The bridge then sends everything through the new device, the peers learn
+ * the new path from that traffic, and what they still send the old way is
+ * received. When the old device is deleted nothing uses it any more, so the
+ * switch loses nothing.
+ *
+ * Measured without the receive-only stage: one ping in two lost (100/s both
+ * ways) when the first node deletes its old device, because the peers still
+ * send to it along entries they learned from it.
+ *
+ * So the grace period must cover the spread between the nodes noticing the
+ * change twice over, plus two seconds because deadlines are whole seconds:
+ * the default 30 s allows for nodes that switch up to 14 s apart.
+ *
+ * Steps not yet due go to plan.later with their due time: `plan` lists them,
+ * the daemon wakes for them, and any pass after that time (a one-shot apply
+ * as well as the daemon's) plans and performs them.
+ */
+
+/* l's deadline in CLOCK_BOOTTIME seconds and the grace it was set with; 0 without a note. */
+static long long retire_due(const struct reconcile *r, const struct link_obs *l,
+			    unsigned int *grace)
+{
+	struct retire_note n;
+	long long due;
+
+	*grace = r->grace;
+	if (!link_retire_note(l, r->owner, &n))
+		return 0;
+	if (n.grace)
+		*grace = n.grace;
+	if (n.at)
+		return n.at;
+	/* a note from before at= was recorded: its wall-clock deadline, as of now */
+	due = n.after - r->now + r->boot_now;
+	return due > 0 ? due : 1;
+}
+
+static struct op *retire_op(struct plan *p, long long due, long long now, enum op_type type,
+			    enum op_verb verb, const struct link_obs *l)
+{
+	struct op *op = due > now
+			    ? plan_add_later(p, due, due - now, type, verb, "vxlan %s", l->name)
+			    : plan_add(p, type, PHASE_RETIRE, verb, "vxlan %s", l->name);
+
+	if (op) {
+		op->ifindex = l->ifindex;
+		snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
+	}
+	return op;
+}
+
+/* The receive-only step (from half the grace period) and the deletion at the deadline. */
+static int plan_retire_steps(struct reconcile *r, const struct desired_vnet *v,
+			     const struct link_obs *l, long long due, unsigned int grace,
+			     struct plan *p)
+{
+	long long quiet_at = due - grace / 2;
+	struct op *op;
+
+	if (!strcmp(l->slave_kind, "bridge") && !l->receive_only && r->boot_now < due) {
+		op = retire_op(p, quiet_at, r->boot_now, OP_LINK_CHANGE, VERB_CHANGE, l);
+		if (!op)
+			return -ENOMEM;
+		op->change.mask = LINK_SET_RECEIVE_ONLY;
+		op->change.receive_only = true;
+		op_detail(op,
+			  "receive-only: learning and flooding off, until it is removed %u s "
+			  "later (bridge traffic moves to the new transport)",
+			  grace - grace / 2);
+	}
+	op = retire_op(p, due, r->boot_now, OP_LINK_DELETE, VERB_DELETE, l);
+	if (!op)
+		return -ENOMEM;
+	op_detail(op, "vnet %s moved to %s transport, grace period of %u s over", v->name,
+		  transport_name(v->transport), grace);
+	return 0;
+}
+
+/*
  * A VXLAN device whose vnet moved to the other transport: its remotes move to
- * the new device at once (so nothing is sent twice), but it stays in the
- * bridge, receiving from peers that have not switched yet, until its grace
- * period ends; the owner alias records when.
+ * the new device at once (so nothing is sent twice), then the retire stage.
  */
 static int plan_retire(struct reconcile *r, const struct desired_vnet *v, const struct link_obs *l,
 		       const struct observed *have, struct plan *p)
 {
-	long long due = link_retire_after(l, r->owner);
+	unsigned int grace;
+	long long due = retire_due(r, l, &grace);
 	struct op *op;
 	int ret;
 
 	ret = fdb_plan_moves_out(&have->fdb, l, p);
 	if (ret < 0)
 		return ret;
-	if (due && r->now < due)
+	if (due)
+		return plan_retire_steps(r, v, l, due, grace, p);
+	if (!r->grace) {
+		op = retire_op(p, 0, 0, OP_LINK_DELETE, VERB_DELETE, l);
+		if (!op)
+			return -ENOMEM;
+		op_detail(op, "vnet %s moved to %s transport", v->name,
+			  transport_name(v->transport));
 		return 0;
-	if (!due && r->grace) {
-		op = plan_add(p, OP_LINK_CHANGE, PHASE_RETIRE, VERB_CHANGE, "vxlan %s", l->name);
-		if (!op)
-			return -ENOMEM;
-		op->change.mask = LINK_SET_ALIAS;
-		snprintf(op->change.alias, sizeof(op->change.alias), "%s " LINK_RETIRE_NOTE "%lld",
-			 r->owner, r->now + r->grace);
-		op_detail(op, "vnet %s moved to %s transport: keeps receiving for %u s", v->name,
-			  transport_name(v->transport), r->grace);
-	} else {
-		op = plan_add(p, OP_LINK_DELETE, PHASE_RETIRE, VERB_DELETE, "vxlan %s", l->name);
-		if (!op)
-			return -ENOMEM;
-		op_detail(op, "vnet %s moved to %s transport%s", v->name,
-			  transport_name(v->transport), due ? ", grace period over" : "");
 	}
-	op->ifindex = l->ifindex;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
-	return 0;
+	op = retire_op(p, 0, 0, OP_LINK_CHANGE, VERB_CHANGE, l);
+	if (!op)
+		return -ENOMEM;
+	op->change.mask = LINK_SET_ALIAS;
+	snprintf(op->change.alias, sizeof(op->change.alias),
+		 "%s " LINK_RETIRE_NOTE "%lld grace=%u at=%lld", r->owner, r->now + r->grace,
+		 r->grace, r->boot_now + r->grace);
+	op_detail(op, "vnet %s moved to %s transport: keeps receiving for %u s", v->name,
+		  transport_name(v->transport), r->grace);
+	return plan_retire_steps(r, v, l, r->boot_now + r->grace, r->grace, p);
 }
 
 void reconcile_mark_transitions(const struct reconcile *r, struct node_state *want,
@@ -135,6 +222,7 @@ void reconcile_mark_transitions(const struct reconcile *r, struct node_state *wa
 		struct desired_vnet *v = &want->vnets[i];
 		char plain[FABRICD_IFNAME_MAX + 1];
 		const struct link_obs *l;
+		unsigned int grace;
 		long long due;
 
 		v->plain_retiring = false;
@@ -146,22 +234,9 @@ void reconcile_mark_transitions(const struct reconcile *r, struct node_state *wa
 		    l->vni != v->vni)
 			continue;
 		/* the same rule as plan_retire: kept unless its grace period is over */
-		due = link_retire_after(l, r->owner);
-		v->plain_retiring = r->grace && (!due || r->now < due);
+		due = retire_due(r, l, &grace);
+		v->plain_retiring = r->grace && (!due || r->boot_now < due);
 	}
-}
-
-long long reconcile_next_retire(const struct reconcile *r, const struct observed *have)
-{
-	long long next = 0;
-
-	for (size_t i = 0; i < have->links.n; i++) {
-		long long due = link_retire_after(&have->links.links[i], r->owner);
-
-		if (due && (!next || due < next))
-			next = due;
-	}
-	return next;
 }
 
 /* Owned links the definition no longer wants. */
@@ -214,6 +289,18 @@ static int plan_vnet(const struct node_state *want, const struct desired_vnet *v
 	ret = vxlan_plan(v, vx, br, want->owner, p, &recreated);
 	if (ret < 0)
 		return ret;
+	if (vx && !recreated && vx->receive_only && !strcmp(vx->slave_kind, "bridge")) {
+		/* switched back before its deadline: the port is ours to open again */
+		struct op *op =
+		    plan_add(p, OP_LINK_CHANGE, PHASE_RETIRE, VERB_CHANGE, "vxlan %s", vx->name);
+
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = vx->ifindex;
+		snprintf(op->ifname, sizeof(op->ifname), "%s", vx->name);
+		op->change.mask = LINK_SET_RECEIVE_ONLY;
+		op_detail(op, "learning and flooding on again (back in use)");
+	}
 	return fdb_plan(v, vx, recreated, &have->fdb, p);
 }
 

@@ -36,7 +36,8 @@ struct reconcile {
 	uint8_t public_key[WG_KEY_LEN];
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
-	long long now;	    /* wall clock of this pass (retire deadlines are wall clock) */
+	long long now;	    /* wall clock of this pass (the retire note's deadline for people) */
+	long long boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
 };
 
 /* Opens the netlink socket. 0 or -errno. */
@@ -53,12 +54,6 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 	       struct plan *p, struct diag *diag);
 /* Every owned object, for `down`. */
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p);
-
-/*
- * The earliest retire deadline (epoch seconds) among owned VXLAN devices that
- * a vnet has left, or 0: when the daemon should plan again.
- */
-long long reconcile_next_retire(const struct reconcile *r, const struct observed *have);
 
 /*
  * Marks the secure vnets whose plain device is still in its grace period

@@ -166,6 +166,11 @@ int session_plan(struct session *s)
 	unsigned int mtu;
 	int ret;
 
+	struct timespec boot;
+
+	/* deadlines are compared on CLOCK_BOOTTIME (kinds/link.h says why it is enough) */
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	s->r.boot_now = (long long)boot.tv_sec;
 	s->r.now = (long long)time(NULL);
 	ret = observe(&s->r, &s->have);
 	if (ret < 0) {

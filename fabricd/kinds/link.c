@@ -67,13 +67,28 @@ static void parse_vxlan_data(const struct nlattr *nest, struct link_obs *l)
 static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 {
 	const struct nlattr *attr;
+	bool open = false;
 
 	mnl_attr_for_each_nested(attr, nest)
 	{
-		if (mnl_attr_get_type(attr) == IFLA_BRPORT_ISOLATED &&
-		    mnl_attr_get_payload_len(attr) >= 1)
-			l->isolated = mnl_attr_get_u8(attr) != 0;
+		bool on;
+
+		if (mnl_attr_get_payload_len(attr) < 1)
+			continue;
+		on = mnl_attr_get_u8(attr) != 0;
+		switch (mnl_attr_get_type(attr)) {
+		case IFLA_BRPORT_ISOLATED:
+			l->isolated = on;
+			break;
+		case IFLA_BRPORT_LEARNING:
+		case IFLA_BRPORT_UNICAST_FLOOD:
+		case IFLA_BRPORT_MCAST_FLOOD:
+		case IFLA_BRPORT_BCAST_FLOOD:
+			open = open || on;
+			break;
+		}
 	}
+	l->receive_only = !open;
 }
 
 static void parse_linkinfo(const struct nlattr *nest, struct link_obs *l)
@@ -175,19 +190,38 @@ bool link_is_owned(const struct link_obs *l, const char *owner)
 	return !strncmp(l->alias, owner, n) && (l->alias[n] == '\0' || l->alias[n] == ' ');
 }
 
-long long link_retire_after(const struct link_obs *l, const char *owner)
+/* The positive number after " key" in the notes, or 0. */
+static long long note_value(const char *notes, const char *key)
 {
-	const char *note;
+	char pat[32];
+	const char *at;
 	char *end;
 	long long t;
 
-	if (!link_is_owned(l, owner))
+	snprintf(pat, sizeof(pat), " %s", key);
+	at = strstr(notes, pat);
+	if (!at)
 		return 0;
-	note = strstr(l->alias + strlen(owner), " " LINK_RETIRE_NOTE);
-	if (!note)
-		return 0;
-	t = strtoll(note + 1 + strlen(LINK_RETIRE_NOTE), &end, 10);
+	t = strtoll(at + strlen(pat), &end, 10);
 	return (*end == '\0' || *end == ' ') && t > 0 ? t : 0;
+}
+
+bool link_retire_note(const struct link_obs *l, const char *owner, struct retire_note *n)
+{
+	const char *notes;
+	long long grace;
+
+	memset(n, 0, sizeof(*n));
+	if (!link_is_owned(l, owner))
+		return false;
+	notes = l->alias + strlen(owner);
+	n->after = note_value(notes, LINK_RETIRE_NOTE);
+	if (!n->after)
+		return false;
+	n->at = note_value(notes, "at=");
+	grace = note_value(notes, "grace=");
+	n->grace = grace > 0 && grace <= 86400 ? (unsigned int)grace : 0;
+	return true;
 }
 
 static void put_link_header(struct nlmsghdr *nlh, int ifindex, const char *name)
@@ -198,6 +232,30 @@ static void put_link_header(struct nlmsghdr *nlh, int ifindex, const char *name)
 	ifi->ifi_index = ifindex;
 	if (!ifindex && name)
 		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+}
+
+/* Bridge port options, as `ip link set X type bridge_slave isolated on` sends them. */
+static void put_brport(struct nlmsghdr *nlh, const struct link_change *c)
+{
+	struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	struct nlattr *data;
+	uint8_t on = !c->receive_only;
+
+	mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, "bridge");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
+	if (c->mask & LINK_SET_ISOLATED)
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_ISOLATED, c->isolated ? 1 : 0);
+	if (c->mask & LINK_SET_RECEIVE_ONLY) {
+		/* on: learning and flooding as a new port has them; off: learned entries flushed */
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_LEARNING, on);
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_UNICAST_FLOOD, on);
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_MCAST_FLOOD, on);
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_BCAST_FLOOD, on);
+		if (!on)
+			mnl_attr_put(nlh, IFLA_BRPORT_FLUSH, 0, NULL);
+	}
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
 }
 
 void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
@@ -225,17 +283,8 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_nest_end(nlh, inet6);
 		mnl_attr_nest_end(nlh, spec);
 	}
-	if (c->mask & LINK_SET_ISOLATED) {
-		/* as `ip link set X type bridge_slave isolated on` sends it */
-		struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-		struct nlattr *data;
-
-		mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, "bridge");
-		data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
-		mnl_attr_put_u8(nlh, IFLA_BRPORT_ISOLATED, c->isolated ? 1 : 0);
-		mnl_attr_nest_end(nlh, data);
-		mnl_attr_nest_end(nlh, info);
-	}
+	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_RECEIVE_ONLY))
+		put_brport(nlh, c);
 }
 
 void link_put_delete(struct nlmsghdr *nlh, int ifindex, const char *name)

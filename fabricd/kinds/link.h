@@ -25,6 +25,8 @@ struct link_obs {
 	int master;	    /* ifindex, 0 = none */
 	unsigned int flags; /* IFF_* */
 	bool isolated;	    /* bridge port option */
+	/* bridge port with learning and all flooding off (the retire stage's receive-only) */
+	bool receive_only;
 	/* VXLAN only */
 	uint32_t vni;
 	uint16_t port;
@@ -45,11 +47,22 @@ const struct link_obs *link_by_index(const struct link_table *t, int ifindex);
 bool link_is_owned(const struct link_obs *l, const char *owner);
 
 /*
- * Owned links may carry notes after the owner mark. "retire-after=EPOCH"
- * marks a VXLAN device a vnet has left (transport switch): it keeps receiving
- * from peers that have not switched yet until then. Returns EPOCH, or 0.
+ * Owned links may carry notes after the owner mark. "retire-after=EPOCH
+ * grace=SECONDS at=BOOTTIME" marks a VXLAN device a vnet has left (transport
+ * switch): it keeps receiving from peers that have not switched yet until
+ * then. EPOCH is the wall-clock deadline (for people, and for notes written
+ * before at= existed); at= is the same deadline in CLOCK_BOOTTIME seconds,
+ * which a clock step does not move. A link never survives a reboot, so a
+ * boottime deadline is always of this boot; a restarted fabricd reads it
+ * back from the alias. grace= is the grace period the deadline was set with.
  */
-long long link_retire_after(const struct link_obs *l, const char *owner);
+struct retire_note {
+	long long after;    /* epoch seconds */
+	long long at;	    /* CLOCK_BOOTTIME seconds, 0 when the note has none */
+	unsigned int grace; /* 0 when the note has none */
+};
+/* True when l is owned and carries a retire note (filled into n). */
+bool link_retire_note(const struct link_obs *l, const char *owner, struct retire_note *n);
 #define LINK_RETIRE_NOTE "retire-after="
 
 /* Parses one RTM_NEWLINK message into l; 0 or -EINVAL. Exposed for the dump fuzzer. */
@@ -63,6 +76,8 @@ enum link_change_mask {
 	LINK_SET_ISOLATED = 1U << 4,
 	/* no IPv6 link-local address: a vnet's own bridge and VXLAN port stay silent in it */
 	LINK_SET_NO_ADDRGEN = 1U << 5,
+	/* bridge port receive-only (learning and flooding off, learned entries flushed) or back */
+	LINK_SET_RECEIVE_ONLY = 1U << 6,
 };
 
 struct link_change {
@@ -70,6 +85,7 @@ struct link_change {
 	unsigned int mtu;
 	int master; /* ifindex */
 	bool isolated;
+	bool receive_only;
 	char alias[LINK_ALIAS_MAX];
 };
 

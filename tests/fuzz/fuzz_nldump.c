@@ -47,7 +47,7 @@ enum input_kind {
 	INPUT_UAPI = 2,
 };
 
-/* The owner mark link_is_owned() and link_retire_after() are asked about. */
+/* The owner mark link_is_owned() and link_retire_note() are asked about. */
 #define FUZZ_OWNER "fabricd:fuzz"
 
 static void check_str(const char *s, size_t size)
@@ -81,7 +81,9 @@ static void fuzz_link(const struct nlmsghdr *nlh)
 	if (l.local.family)
 		check_family(&l.local);
 	/* the alias notes are parsed again by the planner */
-	if (link_retire_after(&l, FUZZ_OWNER) < 0)
+	struct retire_note n;
+
+	if (link_retire_note(&l, FUZZ_OWNER, &n) && (n.after <= 0 || n.at < 0 || n.grace > 86400))
 		__builtin_trap();
 }
 

@@ -16,7 +16,7 @@ direction (the second six are marked slow).
 
 The grace period must exceed twice the spread between the nodes noticing
 the change, plus two seconds (deadlines are whole seconds; see
-fabricd/engine/retire.h): 7 s for a spread of 2 s.
+fabricd/engine/reconcile.c, the retire stage): 7 s for a spread of 2 s.
 
 After each switch: no ping lost in either zone; the nodes match the new
 definition (the old VXLAN devices are gone); only vx100/vs100 and their FDB
