@@ -77,7 +77,6 @@ void kmod_probe(struct kmod_caps *caps)
 	caps->wireguard = wg_genl_available();
 	caps->vxlan = kmod_module_available("vxlan");
 	caps->bridge = kmod_module_available("bridge");
-	caps->nftables = kmod_module_available("nf_tables");
 	caps->wireguard_go = kmod_in_path("wireguard-go");
 	caps->tun = access("/dev/net/tun", R_OK | W_OK) == 0;
 }

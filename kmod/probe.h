@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe.h - what this kernel and host can do for fabricd (WireGuard, VXLAN,
- * bridge, nftables, wireguard-go), and the choice of WireGuard backend.
+ * bridge, wireguard-go), and the choice of WireGuard backend.
  */
 #ifndef FABRICD_KMOD_PROBE_H
 #define FABRICD_KMOD_PROBE_H
@@ -26,7 +26,6 @@ struct kmod_caps {
 	bool wireguard; /* the generic netlink family answers (loads the module) */
 	bool vxlan;	/* built in, loaded, or loadable */
 	bool bridge;
-	bool nftables;
 	bool wireguard_go; /* the userspace implementation is installed */
 	bool tun;	   /* /dev/net/tun exists, which wireguard-go needs */
 };

@@ -79,22 +79,6 @@ bool ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b)
 	return a->family == b->family && !memcmp(a->bytes, b->bytes, ip_addr_len(a));
 }
 
-int ip_addr_cmp(const struct ip_addr *a, const struct ip_addr *b)
-{
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	return memcmp(a->bytes, b->bytes, ip_addr_len(a));
-}
-
-bool ip_addr_is_zero(const struct ip_addr *a)
-{
-	for (size_t i = 0; i < ip_addr_len(a); i++) {
-		if (a->bytes[i])
-			return false;
-	}
-	return true;
-}
-
 bool ip_prefix_contains(const struct ip_prefix *p, const struct ip_addr *a)
 {
 	size_t full = p->len / 8;

@@ -30,8 +30,6 @@ const char *ip_addr_str(const struct ip_addr *a, char *buf, size_t len);
 
 size_t ip_addr_len(const struct ip_addr *a); /* 4, 16, or 0 */
 bool ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b);
-int ip_addr_cmp(const struct ip_addr *a, const struct ip_addr *b);
-bool ip_addr_is_zero(const struct ip_addr *a);
 bool ip_prefix_contains(const struct ip_prefix *p, const struct ip_addr *a);
 /* Host route length: 32 or 128. */
 uint8_t ip_addr_host_len(const struct ip_addr *a);

@@ -47,19 +47,21 @@ int fabric_apply(struct reconcile *r, struct op *op)
 	}
 }
 
-static const char *verb_action(enum op_verb v)
+/* One op as it is sent, for --verbose. */
+static void log_op(const struct op *op)
 {
-	return v == VERB_CREATE ? "create" : v == VERB_DELETE ? "remove" : "change";
+	log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object, op_verb_word(op->verb),
+		  op->detail[0] ? " (" : "", op->detail, op->detail[0] ? ")" : "");
 }
 
 static void report_failure(struct op *op, int err, const char *extack)
 {
 	op->failed = true;
 	if (extack && extack[0])
-		log_error("%s: %s failed: %s (kernel: %s)", op->object, verb_action(op->verb),
+		log_error("%s: %s failed: %s (kernel: %s)", op->object, op_verb_word(op->verb),
 			  strerror(-err), extack);
 	else
-		log_error("%s: %s failed: %s", op->object, verb_action(op->verb), strerror(-err));
+		log_error("%s: %s failed: %s", op->object, op_verb_word(op->verb), strerror(-err));
 }
 
 static void batch_error(void *cookie, int err, const char *extack, void *data)
@@ -194,8 +196,7 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 	default:
 		return;
 	}
-	log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object, verb_action(op->verb),
-		  op->detail[0] ? " (" : "", op->detail, op->detail[0] ? ")" : "");
+	log_op(op);
 	nl_batch_commit(b, nlh, op);
 }
 
@@ -237,18 +238,14 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			if ((int)op->phase != phase)
 				continue;
 			if (is_firewall_op(op)) {
-				log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object,
-					  verb_action(op->verb), op->detail[0] ? " (" : "",
-					  op->detail, op->detail[0] ? ")" : "");
+				log_op(op);
 				ret = firewall_apply(op);
 				if (ret < 0)
 					report_failure(op, ret, "");
 				continue;
 			}
 			if (is_wg_op(op)) {
-				log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object,
-					  verb_action(op->verb), op->detail[0] ? " (" : "",
-					  op->detail, op->detail[0] ? ")" : "");
+				log_op(op);
 				ret = fabric_apply(r, op);
 				if (ret < 0)
 					report_failure(op, ret, wg_last_error());

@@ -219,16 +219,6 @@ void firewall_obs_free(struct firewall_obs *fw)
 	free(fw);
 }
 
-const char *firewall_obs_summary(const struct firewall_obs *fw)
-{
-	return fw && fw->summary ? fw->summary : "";
-}
-
-const char *firewall_obs_comment(const struct firewall_obs *fw)
-{
-	return fw ? fw->comment : "";
-}
-
 bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_id id,
 			  struct firewall_counter *out)
 {

@@ -88,10 +88,6 @@ void firewall_obs_free(struct firewall_obs *fw);
  * text (the text listing, for the table comment). 0, -EINVAL or -ENOMEM.
  */
 int firewall_obs_parse(const char *json, const char *text, struct firewall_obs **out);
-/* The observation's summary (compare with firewall_ruleset.summary). */
-const char *firewall_obs_summary(const struct firewall_obs *fw);
-/* The table comment, "" when it has none. */
-const char *firewall_obs_comment(const struct firewall_obs *fw);
 /* A counter's values; false when the kernel's table has no such counter. */
 bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_id id,
 			  struct firewall_counter *out);

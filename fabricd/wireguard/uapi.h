@@ -42,9 +42,6 @@ char *wg_uapi_encode_set(const struct wg_device *change, size_t *len, int *err);
 /* Wipes (it may hold keys) and frees a text from wg_uapi_encode_set(). */
 void wg_uapi_text_free(char *text, size_t len);
 
-/* Whether a wireguard-go binary is found on PATH. */
-bool wg_uapi_available(void);
-
 /* The backend itself; wireguard/wg.c dispatches here. Errors go to wg_last_error(). */
 int wg_uapi_create(const char *ifname, const char *alias);
 int wg_uapi_destroy(const char *ifname);

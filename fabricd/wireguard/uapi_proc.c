@@ -34,24 +34,6 @@
 #define STOP_TIMEOUT_MS	 2000
 #define STEP_MS		 20
 
-bool wg_uapi_available(void)
-{
-	const char *path = getenv("PATH");
-	char file[PATH_MAX];
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(file, sizeof(file), "%.*s/%s", (int)n, path, WG_GO);
-		if (n && access(file, X_OK) == 0)
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
 /* ---- the wireguard-go process ---- */
 
 static long now_ms(void)
