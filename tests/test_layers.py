@@ -76,3 +76,10 @@ def test_forbidden_list_catches_a_socket_call(tmp_path):
     obj = tmp_path / "io.o"
     subprocess.run(["cc", "-c", "-o", str(obj), str(src)], check=True)
     assert _forbidden(obj) == ["socket", "usleep"]
+
+
+def test_no_function_over_80_lines():
+    """STYLE.md: a function does one thing; scripts/long-functions.py names any that grew."""
+    r = subprocess.run([str(REPO / "scripts" / "long-functions.py")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout

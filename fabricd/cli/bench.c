@@ -99,6 +99,21 @@ enum {
 	OPT_WG_BACKEND,
 };
 
+static int parse_backend(const char *arg, struct bench_opts *b)
+{
+	if (!strcmp(arg, "auto"))
+		b->wg_backend = WG_CHOICE_AUTO;
+	else if (!strcmp(arg, "kernel"))
+		b->wg_backend = WG_CHOICE_KERNEL;
+	else if (!strcmp(arg, "userspace"))
+		b->wg_backend = WG_CHOICE_USERSPACE;
+	else {
+		log_error("bench: --wg-backend \"%s\": use auto, kernel or userspace", arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct bench_opts *b)
 {
 	static const struct option opts[] = {
@@ -143,18 +158,8 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 			b->quick = true;
 			break;
 		case OPT_WG_BACKEND:
-			if (!strcmp(optarg, "auto")) {
-				b->wg_backend = WG_CHOICE_AUTO;
-			} else if (!strcmp(optarg, "kernel")) {
-				b->wg_backend = WG_CHOICE_KERNEL;
-			} else if (!strcmp(optarg, "userspace")) {
-				b->wg_backend = WG_CHOICE_USERSPACE;
-			} else {
-				log_error(
-				    "bench: --wg-backend \"%s\": use auto, kernel or userspace",
-				    optarg);
+			if (parse_backend(optarg, b) < 0)
 				return -1;
-			}
 			break;
 		case 'v':
 			b->verbose = true;

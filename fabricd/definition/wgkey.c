@@ -142,91 +142,123 @@ static const char *file_kind(mode_t mode)
 	return "not a regular file";
 }
 
-int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t errlen)
+/* Opens the key file; the fd, or -errno with err saying what to do. */
+static int open_key_file(const char *path, char *err, size_t errlen)
 {
-	/* room for a key with whitespace around it; anything longer is not one key */
-	char buf[128];
-	size_t have = 0;
-	struct stat st;
-	int fd = -1;
-	int ret;
-
-	memset(key, 0, WGKEY_LEN);
-	if (errlen)
-		err[0] = '\0';
 	/* O_NONBLOCK: opening a FIFO must not hang before fstat() refuses it */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		ret = -errno;
-		if (ret == -ENOENT)
-			snprintf(err, errlen,
-				 "cannot read private key file %s: %s: create it with "
-				 "(umask 077; fabricd genkey > %s)",
-				 path, strerror(-ret), path);
-		else if (ret == -EACCES)
-			snprintf(err, errlen,
-				 "cannot read private key file %s: %s: run fabricd as root or "
-				 "as the file's owner",
-				 path, strerror(-ret));
-		else
-			snprintf(err, errlen, "cannot read private key file %s: %s", path,
-				 strerror(-ret));
-		goto out;
-	}
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int ret = -errno;
+
+	if (fd >= 0)
+		return fd;
+	if (ret == -ENOENT)
+		snprintf(err, errlen,
+			 "cannot read private key file %s: %s: create it with "
+			 "(umask 077; fabricd genkey > %s)",
+			 path, strerror(-ret), path);
+	else if (ret == -EACCES)
+		snprintf(err, errlen,
+			 "cannot read private key file %s: %s: run fabricd as root or "
+			 "as the file's owner",
+			 path, strerror(-ret));
+	else
 		snprintf(err, errlen, "cannot read private key file %s: %s", path, strerror(-ret));
-		goto out;
+	return ret;
+}
+
+/* A regular file, readable by its owner only. 0 or -errno with err filled. */
+static int check_key_file(int fd, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "cannot read private key file %s: %s", path, strerror(-ret));
+		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
 		snprintf(err, errlen,
 			 "private key file %s is %s: give the path of a regular file that holds "
 			 "the key",
 			 path, file_kind(st.st_mode));
-		goto out;
+		return -EINVAL;
 	}
 	if (st.st_mode & 077) {
 		const char *what = (st.st_mode & 044)	? "readable"
 				   : (st.st_mode & 022) ? "writable"
 							: "accessible";
 
-		ret = -EPERM;
 		snprintf(err, errlen,
 			 "private key file %s is %s by group or others (mode %04o): run chmod 600 "
 			 "%s",
 			 path, what, (unsigned int)(st.st_mode & 07777), path);
-		goto out;
+		return -EPERM;
 	}
+	return 0;
+}
+
+/*
+ * Reads at most size - 1 bytes into buf, NUL-terminated; the count, size when
+ * the file holds more (it cannot be a single key), or -errno with err filled.
+ */
+static ssize_t read_key_text(int fd, char *buf, size_t size, const char *path, char *err,
+			     size_t errlen)
+{
+	size_t have = 0;
+
 	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		ssize_t n = read(fd, buf + have, size - 1 - have);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ret = -errno;
+			int ret = -errno;
+
 			snprintf(err, errlen, "cannot read private key file %s: %s", path,
 				 strerror(-ret));
-			goto out;
+			return ret;
 		}
 		if (n == 0)
 			break;
 		have += (size_t)n;
-		if (have == sizeof(buf) - 1) {
+		if (have == size - 1) {
 			/* full: one more byte means it cannot be a single key */
 			char extra;
 
 			if (read(fd, &extra, 1) > 0) {
-				have = sizeof(buf); /* marks "too long" */
+				have = size; /* marks "too long" */
 				sodium_memzero(&extra, sizeof(extra));
 			}
 			break;
 		}
 	}
-	if (have < sizeof(buf))
-		buf[have] = '\0';
-	else
-		buf[sizeof(buf) - 1] = '\0';
+	buf[have < size ? have : size - 1] = '\0';
+	return (ssize_t)have;
+}
+
+int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t errlen)
+{
+	/* room for a key with whitespace around it; anything longer is not one key */
+	char buf[128];
+	ssize_t got;
+	size_t have;
+	int fd, ret;
+
+	memset(key, 0, WGKEY_LEN);
+	if (errlen)
+		err[0] = '\0';
+	fd = open_key_file(path, err, errlen);
+	if (fd < 0)
+		return fd;
+	ret = check_key_file(fd, path, err, errlen);
+	got = ret < 0 ? ret : read_key_text(fd, buf, sizeof(buf), path, err, errlen);
+	close(fd);
+	if (got < 0) {
+		ret = (int)got;
+		goto out;
+	}
+	have = (size_t)got;
 	if (have < sizeof(buf) && strspn(buf, " \t\r\n\v\f") == have) {
 		ret = -EINVAL;
 		snprintf(err, errlen,
@@ -249,7 +281,5 @@ out:
 	sodium_memzero(buf, sizeof(buf));
 	if (ret < 0)
 		sodium_memzero(key, WGKEY_LEN);
-	if (fd >= 0)
-		close(fd);
 	return ret;
 }

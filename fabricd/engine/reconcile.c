@@ -166,15 +166,15 @@ static int plan_retire_steps(struct reconcile *r, const struct desired_vnet *v,
 		op->change.mask = LINK_SET_RECEIVE_ONLY;
 		op->change.receive_only = true;
 		op_detail(op,
-			  "receive-only: learning and flooding off, until it is removed %u s "
-			  "later (bridge traffic moves to the new transport)",
-			  grace - grace / 2);
+			  "receive-only until it is removed in %lld s (bridge traffic moves to the "
+			  "new transport)",
+			  due - (quiet_at > r->boot_now ? quiet_at : r->boot_now));
 	}
 	op = retire_op(p, due, r->boot_now, OP_LINK_DELETE, VERB_DELETE, l);
 	if (!op)
 		return -ENOMEM;
-	op_detail(op, "vnet %s moved to %s transport, grace period of %u s over", v->name,
-		  transport_name(v->transport), grace);
+	op_detail(op, "vnet %s moved to %s transport, grace period over", v->name,
+		  transport_name(v->transport));
 	return 0;
 }
 

@@ -325,69 +325,80 @@ static void parse_endpoint(const struct nlattr *attr, struct wg_peer *peer)
 	}
 }
 
-/* Appends (or coalesces) one WGDEVICE_A_PEERS entry. */
-static int parse_peer(const struct nlattr *nest, struct wg_device *dev)
+/* The attributes of one WGDEVICE_A_PEERS entry into tmp. 0 or -errno. */
+static int parse_peer_attrs(const struct nlattr *nest, struct wg_peer *tmp, bool *has_key)
 {
 	const struct nlattr *attr;
-	struct wg_peer tmp, *last;
 	struct wg_timespec ts;
-	bool has_key = false;
-	int ret = 0;
 
-	memset(&tmp, 0, sizeof(tmp));
 	mnl_attr_for_each_nested(attr, nest)
 	{
 		switch (mnl_attr_get_type(attr)) {
 		case WGPEER_A_PUBLIC_KEY:
 			if (mnl_attr_get_payload_len(attr) == WG_KEY_LEN) {
-				memcpy(tmp.public_key, mnl_attr_get_payload(attr), WG_KEY_LEN);
-				has_key = true;
+				memcpy(tmp->public_key, mnl_attr_get_payload(attr), WG_KEY_LEN);
+				*has_key = true;
 			}
 			break;
 		case WGPEER_A_PRESHARED_KEY:
 			if (mnl_attr_get_payload_len(attr) == WG_KEY_LEN) {
-				memcpy(tmp.preshared_key, mnl_attr_get_payload(attr), WG_KEY_LEN);
-				if (!wgkey_is_zero(tmp.preshared_key))
-					tmp.flags |= WGPEER_HAS_PRESHARED_KEY;
+				memcpy(tmp->preshared_key, mnl_attr_get_payload(attr), WG_KEY_LEN);
+				if (!wgkey_is_zero(tmp->preshared_key))
+					tmp->flags |= WGPEER_HAS_PRESHARED_KEY;
 			}
 			break;
 		case WGPEER_A_ENDPOINT:
-			parse_endpoint(attr, &tmp);
+			parse_endpoint(attr, tmp);
 			break;
 		case WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL:
 			if (attr_is(attr, MNL_TYPE_U16)) {
-				tmp.keepalive = mnl_attr_get_u16(attr);
-				tmp.flags |= WGPEER_HAS_KEEPALIVE;
+				tmp->keepalive = mnl_attr_get_u16(attr);
+				tmp->flags |= WGPEER_HAS_KEEPALIVE;
 			}
 			break;
 		case WGPEER_A_LAST_HANDSHAKE_TIME:
 			if (mnl_attr_get_payload_len(attr) == sizeof(ts)) {
 				memcpy(&ts, mnl_attr_get_payload(attr), sizeof(ts));
-				tmp.last_handshake_sec = ts.tv_sec;
-				tmp.last_handshake_nsec = ts.tv_nsec;
+				tmp->last_handshake_sec = ts.tv_sec;
+				tmp->last_handshake_nsec = ts.tv_nsec;
 			}
 			break;
 		case WGPEER_A_RX_BYTES:
 			if (attr_is(attr, MNL_TYPE_U64))
-				tmp.rx_bytes = mnl_attr_get_u64(attr);
+				tmp->rx_bytes = mnl_attr_get_u64(attr);
 			break;
 		case WGPEER_A_TX_BYTES:
 			if (attr_is(attr, MNL_TYPE_U64))
-				tmp.tx_bytes = mnl_attr_get_u64(attr);
+				tmp->tx_bytes = mnl_attr_get_u64(attr);
 			break;
 		case WGPEER_A_ALLOWEDIPS: {
 			const struct nlattr *ip;
 
 			mnl_attr_for_each_nested(ip, attr)
 			{
-				ret = parse_allowed_ip(ip, &tmp);
+				int ret = parse_allowed_ip(ip, tmp);
+
 				if (ret < 0)
-					goto out;
+					return ret;
 			}
 			break;
 		}
 		}
 	}
+	return 0;
+}
+
+/* Appends (or coalesces) one WGDEVICE_A_PEERS entry. */
+static int parse_peer(const struct nlattr *nest, struct wg_device *dev)
+{
+	struct wg_peer tmp, *last;
+	bool has_key = false;
+	int ret;
+
+	memset(&tmp, 0, sizeof(tmp));
+	ret = parse_peer_attrs(nest, &tmp, &has_key);
+	if (ret < 0)
+		goto out;
 	if (!has_key) {
 		ret = -EINVAL;
 		goto out;
