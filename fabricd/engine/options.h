@@ -22,6 +22,7 @@ struct options {
 	bool json;
 	bool verbose;
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
+	unsigned int lock_wait; /* --lock-wait: seconds a writer waits for the node lock */
 	int argc;	    /* positional arguments after the subcommand */
 	char **argv;
 };

@@ -485,6 +485,10 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 			bridge_put_create(nlh, op->ifname, op->mtu);
 		} else {
 			master = (int)if_nametoindex(op->master);
+			if (!master) {
+				report_failure(op, -ENODEV, "its underlay device is gone");
+				return;
+			}
 			vxlan_put_create(nlh, op, master);
 		}
 		nl_batch_commit(b, nlh, op);
@@ -606,8 +610,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			/* names made in an earlier phase resolve: that batch has been sent */
 			encode_op(r, b, op);
 		}
-		if (b)
-			nl_batch_finish(b);
+		if (b && nl_batch_finish(b) < 0)
+			failed = true; /* each failed op was reported by batch_error */
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
 				failed = true;
