@@ -12,6 +12,7 @@
 #include "kinds/bridge.h"
 #include "kinds/fabric.h"
 #include "base/log.h"
+#include "engine/ifindex.h"
 #include "engine/reconcile.h"
 #include "kinds/vxlan.h"
 
@@ -486,16 +487,23 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 		} else {
 			master = (int)if_nametoindex(op->master);
 			if (!master) {
-				report_failure(op, -ENODEV, "its underlay device is gone");
+				report_failure(op, -ENODEV, "bridge not found");
 				return;
 			}
 			vxlan_put_create(nlh, op, master);
 		}
+		/* the mark goes by index: it can only reach the link this create makes */
+		idx = ifindex_fresh();
+		if (!idx) {
+			report_failure(op, -EAGAIN, "no free interface index found");
+			return;
+		}
+		((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index = idx;
 		nl_batch_commit(b, nlh, op);
 		memset(&c, 0, sizeof(c));
 		c.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP;
 		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
-		nlh = put_link_change(b, op, 0, &c);
+		nlh = put_link_change(b, op, idx, &c);
 		break;
 	case OP_LINK_CHANGE:
 		c = op->change;
