@@ -436,6 +436,9 @@ static bool ipv6_enabled(void)
 #define USERSPACE_PACE_US   2000
 #define WG_SETTLE_US	    50000
 
+/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
+#define IPV6_MIN_MTU 1280
+
 /* Far above what one link message takes; keeps a create and its alias together. */
 #define NL_LINK_MSG_MAX 1024
 
@@ -502,6 +505,9 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 		nl_batch_commit(b, nlh, op);
 		memset(&c, 0, sizeof(c));
 		c.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP;
+		/* under 1280 bytes a link has no IPv6 state, and the kernel refuses the setting */
+		if (op->mtu && op->mtu < IPV6_MIN_MTU)
+			c.mask &= ~LINK_SET_NO_ADDRGEN;
 		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
 		nlh = put_link_change(b, op, idx, &c);
 		break;
