@@ -92,8 +92,9 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 tools: $(BUILD)/tests/tools/nlrecord
 
 # Runs every unit test binary of this build; pytest wraps the same binaries.
+# Exit 77 is a skip (tests/unit/unit.h), reported by the binary itself.
 unit-run: unit
-	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t || [ $$? -eq 77 ]; done
 
 fuzz:
 	$(Q)$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)

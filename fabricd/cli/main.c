@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "base/log.h"
 #include "engine/resolve.h"
+#include "engine/lock.h"
 
 static const struct {
 	const char *name;
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		"                       [--grace SECONDS]\n\nCommands:\n");
+		"                       [--grace SECONDS] [--lock-wait SECONDS]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -44,6 +45,7 @@ enum {
 	OPT_WG_BACKEND,
 	OPT_JSON,
 	OPT_GRACE,
+	OPT_LOCK_WAIT,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -57,6 +59,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"grace", required_argument, NULL, OPT_GRACE},
+	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -105,6 +108,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
+		case OPT_LOCK_WAIT:
+			o->lock_wait = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || o->lock_wait > 3600) {
+				log_error("--lock-wait \"%s\": give whole seconds, 0..3600",
+					  optarg);
+				return -1;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -123,6 +134,7 @@ int main(int argc, char **argv)
 	    .key_file = FABRICD_DEFAULT_KEY_FILE,
 	    .wg_backend = WG_CHOICE_AUTO,
 	    .grace = 30,
+	    .lock_wait = NODE_LOCK_WAIT_S,
 	};
 	const char *name;
 	int first;

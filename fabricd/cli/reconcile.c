@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* engine/reconcile.c - `plan`, `apply` and `down`: one node converging to its share. */
+/* cli/reconcile.c - `plan`, `apply` and `down`: one node converging to its share. */
 #include <stdio.h>
 
 #include "base/log.h"
 #include "cli/commands.h"
+#include "engine/lock.h"
 #include "engine/reconcile.h"
 #include "engine/session.h"
 
@@ -12,6 +13,7 @@ int cmd_plan(const struct options *o)
 	struct session s;
 	int ret = 1;
 
+	/* plan never waits for the node lock: it changes nothing */
 	if (session_open(&s, o) < 0 || session_load_keys(&s, o, false) < 0 || session_plan(&s) < 0)
 		goto out;
 	plan_print(&s.plan, stdout);
@@ -23,17 +25,38 @@ out:
 	return ret;
 }
 
+/* The node lock for command, taken before the kernel is read: the plan must stay true. */
+static int lock_node(struct node_lock *lock, const struct session *s, const struct options *o,
+		     const char *command)
+{
+	return node_lock_take(lock, s->cluster->nodes[s->self].name, command, o->lock_wait * 1000U,
+			      false);
+}
+
 int cmd_apply(const struct options *o)
 {
-	return session_apply_once(o) == 0 ? 0 : 1;
+	struct node_lock lock = {.fd = -1};
+	struct session s;
+	int ret = 1;
+
+	if (session_open(&s, o) < 0 || lock_node(&lock, &s, o, "apply") < 0 ||
+	    session_load_keys(&s, o, true) < 0 || session_plan(&s) < 0)
+		goto out;
+	if (session_apply(&s, "apply") == 0)
+		ret = 0;
+out:
+	session_free(&s);
+	node_lock_release(&lock);
+	return ret;
 }
 
 int cmd_down(const struct options *o)
 {
+	struct node_lock lock = {.fd = -1};
 	struct session s;
 	int ret = 1;
 
-	if (session_open(&s, o) < 0)
+	if (session_open(&s, o) < 0 || lock_node(&lock, &s, o, "down") < 0)
 		goto out;
 	if (observe(&s.r, &s.have) < 0) {
 		log_error("cannot read the kernel's state");
@@ -45,5 +68,6 @@ int cmd_down(const struct options *o)
 		ret = 0;
 out:
 	session_free(&s);
+	node_lock_release(&lock);
 	return ret;
 }

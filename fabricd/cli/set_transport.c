@@ -27,6 +27,7 @@
 #include "definition/config.h"
 #include "base/diag.h"
 #include "base/log.h"
+#include "engine/lock.h"
 
 #define DEF_MAX (16 << 20) /* far above any cluster definition */
 
@@ -228,7 +229,11 @@ static int read_file(const char *path, char **buf, size_t *len, struct stat *st)
 	*buf = NULL;
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_size > DEF_MAX) {
+	if (fstat(fd, st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st->st_mode) || st->st_size > DEF_MAX) {
 		ret = S_ISREG(st->st_mode) ? -EFBIG : -EINVAL;
 		goto out;
 	}
@@ -347,6 +352,20 @@ static int replace_file(const char *path, const char *text, size_t len, const st
 	return 0;
 }
 
+/* The lock of the node named by -n, or by this host's name (see engine/lock.h). */
+static int lock_this_node(struct node_lock *lock, const struct options *o)
+{
+	char host[256] = "";
+
+	if (!o->node && gethostname(host, sizeof(host) - 1) < 0) {
+		log_error("cannot read this host's name: give the node with -n NODE");
+		return -1;
+	}
+	host[strcspn(host, ".")] = '\0';
+	return node_lock_take(lock, o->node ? o->node : host, "set-transport", o->lock_wait * 1000U,
+			      false);
+}
+
 int cmd_set_transport(const struct options *o)
 {
 	char *text = NULL, *out = NULL, path[PATH_MAX];
@@ -356,6 +375,7 @@ int cmd_set_transport(const struct options *o)
 	size_t len = 0, out_len;
 	struct stat st;
 	enum mtu_policy policy = MTU_POLICY_STABLE;
+	struct node_lock lock = {.fd = -1};
 	int want, have, ret = 1;
 
 	if (o->argc != 2) {
@@ -374,8 +394,12 @@ int cmd_set_transport(const struct options *o)
 		log_error("%s: %s; give the definition with -c FILE", o->config, strerror(errno));
 		return 1;
 	}
+	/* two edits at once would each write the file the other did not see */
+	if (lock_this_node(&lock, o) < 0)
+		return 1;
 	if ((errno = -read_file(path, &text, &len, &st)) != 0) {
 		log_error("%s: cannot read it: %s", path, strerror(errno));
+		node_lock_release(&lock);
 		return 1;
 	}
 	have = check_text(text, len, zone, o->config, &policy);
@@ -423,5 +447,6 @@ int cmd_set_transport(const struct options *o)
 out:
 	free(text);
 	free(out);
+	node_lock_release(&lock);
 	return ret;
 }

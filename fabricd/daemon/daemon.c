@@ -47,6 +47,7 @@
 #include "base/log.h"
 #include "daemon/notify.h"
 #include "engine/resolve.h"
+#include "engine/lock.h"
 #include "engine/session.h"
 
 #define DEBOUNCE_MS  30
@@ -281,8 +282,39 @@ static const char *reason_names(unsigned int reasons, char *buf, size_t len)
 	return buf;
 }
 
+/* Another fabricd holds the node: look again this soon. */
+#define LOCK_RETRY_MS 100
+
+static int run_pass_locked(struct daemon *d);
+
 /* One pass. 0 when converged (or changes applied), -1 when it failed (retry scheduled). */
 static int run_pass(struct daemon *d)
+{
+	bool startup = d->reasons & REASON_STARTUP;
+	struct node_lock lock;
+	int ret;
+
+	/*
+	 * An apply or down holds the node: never interleave with it. Only the
+	 * first pass waits; later ones look again soon, so the loop never blocks.
+	 */
+	ret =
+	    node_lock_take(&lock, d->node, "run", startup ? d->o->lock_wait * 1000U : 0, !startup);
+	if (ret == -EWOULDBLOCK && !startup) {
+		log_debug("%s: another fabricd is changing the node; passing later", d->node);
+		schedule(d, 0, LOCK_RETRY_MS);
+		return 0;
+	}
+	if (ret < 0) {
+		pass_failed(d, d->reasons);
+		return -1;
+	}
+	ret = run_pass_locked(d);
+	node_lock_release(&lock);
+	return ret;
+}
+
+static int run_pass_locked(struct daemon *d)
 {
 	unsigned int reasons = d->reasons;
 	struct cluster *cand = NULL;
@@ -409,7 +441,7 @@ static void check(struct daemon *d)
 	wg_device_free(dev);
 }
 
-static void arm_timer(struct daemon *d)
+static int arm_timer(struct daemon *d)
 {
 	long long next = d->check_at, now = now_ms();
 	struct itimerspec its = {0};
@@ -422,7 +454,9 @@ static void arm_timer(struct daemon *d)
 		next = now + 1; /* a zero it_value would disarm it */
 	its.it_value.tv_sec = next / 1000;
 	its.it_value.tv_nsec = (next % 1000) * 1000000;
-	timerfd_settime(d->timer, TFD_TIMER_ABSTIME, &its, NULL);
+	if (timerfd_settime(d->timer, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	return 0;
 }
 
 static int add_fd(struct daemon *d, int fd, uint32_t tag)
@@ -553,7 +587,13 @@ int daemon_run(const struct options *o)
 		long long now;
 		int n;
 
-		arm_timer(&d);
+		/* without its timer the daemon would stop checking and retrying: stop loudly */
+		if (arm_timer(&d) < 0) {
+			log_error("run: cannot arm the timer: %s; stopping (the fabric stays up)",
+				  strerror(errno));
+			ret = 1;
+			break;
+		}
 		n = epoll_wait(d.ep, evs, 8, -1);
 		if (n < 0 && errno != EINTR) {
 			log_error("run: epoll_wait: %s", strerror(errno));

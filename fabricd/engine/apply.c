@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "engine/guard_io.h"
+#include "engine/ifindex.h"
 #include "engine/reconcile.h"
 #include "kinds/bridge.h"
 #include "kinds/vxlan.h"
@@ -97,6 +98,9 @@ static bool ipv6_enabled(void)
 #define USERSPACE_PACE_US   2000
 #define WG_SETTLE_US	    50000
 
+/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
+#define IPV6_MIN_MTU 1280
+
 /* Far above what one link message takes; keeps a create and its alias together. */
 #define NL_LINK_MSG_MAX 1024
 
@@ -147,13 +151,27 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 			bridge_put_create(nlh, op->ifname, op->mtu);
 		} else {
 			master = (int)if_nametoindex(op->master);
+			if (!master) {
+				report_failure(op, -ENODEV, "bridge not found");
+				return;
+			}
 			vxlan_put_create(nlh, op, master);
 		}
+		/* the mark goes by index: it can only reach the link this create makes */
+		idx = ifindex_fresh();
+		if (!idx) {
+			report_failure(op, -EAGAIN, "no free interface index found");
+			return;
+		}
+		((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index = idx;
 		nl_batch_commit(b, nlh, op);
 		memset(&c, 0, sizeof(c));
 		c.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP;
+		/* under 1280 bytes a link has no IPv6 state, and the kernel refuses the setting */
+		if (op->mtu && op->mtu < IPV6_MIN_MTU)
+			c.mask &= ~LINK_SET_NO_ADDRGEN;
 		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
-		nlh = put_link_change(b, op, 0, &c);
+		nlh = put_link_change(b, op, idx, &c);
 		break;
 	case OP_LINK_CHANGE:
 		c = op->change;
@@ -263,8 +281,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			/* names made in an earlier phase resolve: that batch has been sent */
 			encode_op(r, b, op);
 		}
-		if (b)
-			nl_batch_finish(b);
+		if (b && nl_batch_finish(b) < 0)
+			failed = true; /* each failed op was reported by batch_error */
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
 				failed = true;

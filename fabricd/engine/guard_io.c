@@ -103,9 +103,12 @@ int firewall_observe(struct firewall_obs **out)
 	if (nft_run(NFT_CTX_OUTPUT_JSON, "list table " TABLE_NAME, &json, err, sizeof(err)) < 0) {
 		if (strstr(err, "No such file or directory"))
 			return 0; /* no table (yet) */
-		/* no nftables here, or not allowed: planned as missing, apply says why */
-		log_warn("%s: cannot be read: %s", OBJECT, err);
-		return 0;
+		/* no nf_tables in this kernel: no table either; apply says why */
+		if (nft_errno(err) == -EOPNOTSUPP)
+			return 0;
+		/* a table we cannot read may be someone else's: never plan over it */
+		log_error("%s: cannot be read: %s; nothing was changed", OBJECT, err);
+		return nft_errno(err) == -EINVAL ? -EIO : nft_errno(err);
 	}
 	/* the JSON listing leaves the table comment out; the terse text has it */
 	if (nft_run(NFT_CTX_OUTPUT_TERSE, "list table " TABLE_NAME, &text, err, sizeof(err)) < 0) {
@@ -116,16 +119,25 @@ int firewall_observe(struct firewall_obs **out)
 	}
 	ret = firewall_obs_parse(json, text, out);
 	if (ret == -EINVAL)
-		log_warn("%s: libnftables listed it in a form fabricd does not understand", OBJECT);
+		log_error(
+		    "%s: libnftables listed it in a form fabricd does not understand; nothing "
+		    "was changed",
+		    OBJECT);
 	free(json);
 	free(text);
-	return ret == -EINVAL ? 0 : ret;
+	return ret;
 }
 
 int firewall_apply(struct op *op)
 {
 	/* the empty declaration makes the delete succeed when there is no table yet */
 	static const char replace[] = "table " TABLE_NAME "\ndelete table " TABLE_NAME "\n";
+	/*
+	 * Planned as missing: "create table" fails, changing nothing, when a table
+	 * appeared since. It carries the comment (the ownership mark, which only a
+	 * create sets); the declaration that follows fills the new table.
+	 */
+	const char *mark = NULL;
 	char err[1024];
 	struct sbuf b = {0};
 	char *cmd;
@@ -135,8 +147,15 @@ int firewall_apply(struct op *op)
 		return -EINVAL;
 	if (op->type == OP_FIREWALL_SET && !op->text)
 		return -EINVAL;
+	if (op->type == OP_FIREWALL_SET && op->verb == VERB_CREATE)
+		mark = strstr(op->text, "\n\tcomment \"");
 	/* one buffer, one transaction: the old table is never gone without the new one */
-	sbuf_printf(&b, "%s%s", replace, op->type == OP_FIREWALL_SET ? op->text : "");
+	if (mark)
+		sbuf_printf(&b, "create table " TABLE_NAME " {%.*s\n}\n",
+			    (int)strcspn(mark + 1, "\n") + 1, mark);
+	else
+		sbuf_printf(&b, "%s", replace);
+	sbuf_printf(&b, "%s", op->type == OP_FIREWALL_SET ? op->text : "");
 	cmd = sbuf_take(&b);
 	if (!cmd)
 		return -ENOMEM;

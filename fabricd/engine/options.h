@@ -21,8 +21,9 @@ struct options {
 	enum wg_backend_choice wg_backend;
 	bool json;
 	bool verbose;
-	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
-	int argc;	    /* positional arguments after the subcommand */
+	unsigned int grace;	/* seconds an old VXLAN device keeps receiving after a switch */
+	unsigned int lock_wait; /* --lock-wait: seconds a writer waits for the node lock */
+	int argc;		/* positional arguments after the subcommand */
 	char **argv;
 };
 

@@ -20,7 +20,6 @@
 #include "wireguard/wg.h"
 #include "engine/observe.h"
 
-
 struct reconcile {
 	struct nl_sock rtnl;
 	enum wg_backend backend;
@@ -37,7 +36,8 @@ struct reconcile {
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
 	long long now;	    /* wall clock of this pass (the retire note's deadline for people) */
-	long long boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
+	long long
+	    boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
 };
 
 /* Opens the netlink socket. 0 or -errno. */

@@ -132,6 +132,7 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 	struct kmod_caps caps;
 	enum wg_backend backend;
 	const char *missing;
+	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->cluster = c;
@@ -149,9 +150,10 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 		return -1;
 	}
 	snprintf(owner, sizeof(owner), "%s%s", OWNER_PREFIX, s->cluster->name);
-	if (reconcile_open(&s->r, owner, backend) < 0) {
+	ret = reconcile_open(&s->r, owner, backend);
+	if (ret < 0) {
 		log_error("cannot open a netlink socket: %s (fabricd needs root or CAP_NET_ADMIN)",
-			  strerror(errno));
+			  strerror(-ret));
 		return -1;
 	}
 	s->r.grace = o->grace;

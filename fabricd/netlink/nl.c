@@ -58,8 +58,7 @@ struct nlmsghdr *nl_msg_start(struct nl_sock *s, void *buf, uint16_t type, uint1
 	return nlh;
 }
 
-/* Returns the error of an NLMSG_ERROR (0 for an ACK) and copies its extack text. */
-static int parse_error(const struct nlmsghdr *nlh, char *extack, size_t len)
+int nl_parse_error(const struct nlmsghdr *nlh, char *extack, size_t len)
 {
 	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *attr;
@@ -73,8 +72,13 @@ static int parse_error(const struct nlmsghdr *nlh, char *extack, size_t len)
 		return err->error;
 	/* TLVs follow the echoed request, which is only a header when capped */
 	offset = sizeof(*err);
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		/* a bogus echoed length must not wrap the offset around */
+		if (err->msg.nlmsg_len < sizeof(struct nlmsghdr) ||
+		    err->msg.nlmsg_len > nlh->nlmsg_len)
+			return err->error;
 		offset += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	}
 	if (mnl_nlmsg_size(offset) > nlh->nlmsg_len)
 		return err->error;
 	mnl_attr_for_each_payload((const struct nlattr *)((const char *)err + offset),
@@ -121,7 +125,7 @@ int nl_request(struct nl_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 			if (r->nlmsg_seq != seq)
 				continue; /* a stale reply of an earlier, failed request */
 			if (r->nlmsg_type == NLMSG_ERROR) {
-				ret = parse_error(r, s->extack, sizeof(s->extack));
+				ret = nl_parse_error(r, s->extack, sizeof(s->extack));
 				return ret ? ret : cb_err;
 			}
 			if (r->nlmsg_type == NLMSG_DONE)
@@ -167,7 +171,7 @@ int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(
 				if (r->nlmsg_flags & NLM_F_DUMP_INTR)
 					interrupted = true;
 				if (r->nlmsg_type == NLMSG_ERROR) {
-					ret = parse_error(r, s->extack, sizeof(s->extack));
+					ret = nl_parse_error(r, s->extack, sizeof(s->extack));
 					if (ret)
 						return ret;
 					done = true;
@@ -209,6 +213,8 @@ struct nl_batch {
 	unsigned int pace_us;
 	bool paced_once;
 };
+
+void *(*nl_batch_grow)(void *ptr, size_t size) = realloc;
 
 struct nl_batch *nl_batch_new(struct nl_sock *s, nl_batch_error_cb on_error, void *data)
 {
@@ -272,7 +278,7 @@ int nl_batch_flush(struct nl_batch *b)
 			if (r->nlmsg_type != NLMSG_ERROR || r->nlmsg_seq < b->first_seq ||
 			    r->nlmsg_seq - b->first_seq >= b->n_msgs)
 				continue;
-			err = parse_error(r, extack, sizeof(extack));
+			err = nl_parse_error(r, extack, sizeof(extack));
 			acked++;
 			if (err)
 				batch_report(b, r->nlmsg_seq, err, extack);
@@ -313,10 +319,13 @@ void nl_batch_commit(struct nl_batch *b, struct nlmsghdr *nlh, void *cookie)
 {
 	if (b->n_msgs == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 64;
-		void **grown = realloc(b->cookies, cap * sizeof(*grown));
+		void **grown = nl_batch_grow(b->cookies, cap * sizeof(*grown));
 
 		if (!grown) {
+			/* the message is dropped: its op must fail, not look applied */
 			b->first_err = b->first_err ? b->first_err : -ENOMEM;
+			if (b->on_error)
+				b->on_error(cookie, -ENOMEM, "fabricd ran out of memory", b->data);
 			return;
 		}
 		b->cookies = grown;

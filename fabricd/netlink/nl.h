@@ -62,7 +62,10 @@ typedef void (*nl_batch_error_cb)(void *cookie, int err, const char *extack, voi
 
 struct nl_batch;
 struct nl_batch *nl_batch_new(struct nl_sock *s, nl_batch_error_cb on_error, void *data);
-/* Room for one more message; may flush first. NULL on a send error. */
+/*
+ * Room for one more message; may flush first. Never NULL: a flush always
+ * empties the buffer, and a failed one reaches on_error and nl_batch_finish.
+ */
 struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags);
 void nl_batch_commit(struct nl_batch *b, struct nlmsghdr *nlh, void *cookie);
 /*
@@ -80,6 +83,14 @@ int nl_batch_flush(struct nl_batch *b);
 void nl_batch_set_pacing(struct nl_batch *b, size_t max_msgs, unsigned int pause_us);
 /* Flushes and frees; returns the first error of the whole batch. */
 int nl_batch_finish(struct nl_batch *b);
+/* How a batch grows its bookkeeping: realloc; unit tests inject a failure here. */
+extern void *(*nl_batch_grow)(void *ptr, size_t size);
+
+/*
+ * The error of an NLMSG_ERROR (0 for an ACK), its extack text copied into
+ * extack; -EBADMSG when the message is too short to be one.
+ */
+int nl_parse_error(const struct nlmsghdr *nlh, char *extack, size_t len);
 
 /* Generic netlink family id by name; -EPROTONOSUPPORT when the family is absent. */
 int nl_genl_family(struct nl_sock *s, const char *name, uint16_t *id);

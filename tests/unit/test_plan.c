@@ -245,8 +245,8 @@ static void test_switch_transport(unsigned int grace)
 	CHECK(all_objects_mention(&p, "200"), "only vnet200's devices change");
 	for (size_t i = 0; i < p.n; i++) {
 		if (p.ops[i].type == OP_LINK_CHANGE && (p.ops[i].change.mask & LINK_SET_ALIAS))
-			CHECK_STR(p.ops[i].change.alias, "fabricd:lab retire-after=1030 grace=30 at=30",
-				  "retire mark");
+			CHECK_STR(p.ops[i].change.alias,
+				  "fabricd:lab retire-after=1030 grace=30 at=30", "retire mark");
 	}
 	plan_free(&p);
 	diag_free(&d);

@@ -796,7 +796,7 @@ int main(void)
 	test_encode_get();
 	test_encode_create();
 #else
-	printf("test_wg_genl: big-endian host: exact-byte checks skipped\n");
+	unit_skip("test_wg_genl", "big-endian host: the exact-byte checks");
 #endif
 	test_split(8192);
 	test_split(1024);
@@ -807,6 +807,6 @@ int main(void)
 	if (geteuid() == 0)
 		test_create_live();
 	else
-		printf("test_wg_genl: not root: the live create part is skipped\n");
+		unit_skip("test_wg_genl", "not root: the live create part");
 	return unit_summary("test_wg_genl");
 }

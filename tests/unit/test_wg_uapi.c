@@ -732,7 +732,7 @@ int main(void)
 	test_encode_set();
 	test_parse_get();
 	if (geteuid() != 0) {
-		printf("test_wg_uapi: not root: the live wireguard-go part is skipped\n");
+		unit_skip("test_wg_uapi", "not root: the live wireguard-go part");
 		return unit_summary("test_wg_uapi");
 	}
 	if (enter_namespaces() < 0) {

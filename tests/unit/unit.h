@@ -52,10 +52,25 @@ static int unit_passed, unit_failed;
 		}                                                                                  \
 	} while (0)
 
+/* The exit status that tells the runner (tests/test_unit.py, automake) "skipped". */
+#define UNIT_EXIT_SKIP 77
+
+static const char *unit_skip_reason;
+
+/* Marks part of the binary as not run, with why; unit_summary() then reports a skip. */
+static inline void unit_skip(const char *name, const char *why)
+{
+	printf("%s: SKIP: %s\n", name, why);
+	unit_skip_reason = why;
+}
+
 static inline int unit_summary(const char *name)
 {
-	printf("%s: %d passed, %d failed\n", name, unit_passed, unit_failed);
-	return unit_failed ? 1 : 0;
+	printf("%s: %d passed, %d failed%s%s\n", name, unit_passed, unit_failed,
+	       unit_skip_reason ? ", skipped: " : "", unit_skip_reason ? unit_skip_reason : "");
+	if (unit_failed)
+		return 1;
+	return unit_skip_reason ? UNIT_EXIT_SKIP : 0;
 }
 
 #endif

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* engine/lock.c - the per-node lock (see lock.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "engine/lock.h"
+
+#define LOCK_POLL_MS 20
+
+static long long monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The network namespace's inode: two namespaces are two kernels' worth of state. */
+static unsigned long long netns_inode(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* "PID COMMAND" of the holder, as it wrote it; "" when unreadable. */
+static void read_holder(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static int write_holder(int fd, const char *command)
+{
+	char line[128];
+	int n = snprintf(line, sizeof(line), "%ld %s\n", (long)getpid(), command);
+
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)n, 0) != n)
+		return -errno;
+	return 0;
+}
+
+static int open_lock_file(struct node_lock *l, const char *node)
+{
+	if (mkdir(NODE_LOCK_DIR, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(l->path, sizeof(l->path), "%s/%s.net%llu.lock", NODE_LOCK_DIR, node,
+		 netns_inode());
+	/* O_CLOEXEC: a wireguard-go started while it is held must not inherit it */
+	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	return l->fd < 0 ? -errno : 0;
+}
+
+int node_lock_take(struct node_lock *l, const char *node, const char *command, unsigned int wait_ms,
+		   bool quiet)
+{
+	long long deadline = monotonic_ms() + wait_ms;
+	struct timespec pause = {.tv_nsec = LOCK_POLL_MS * 1000000L};
+	char holder[128];
+	bool told = false;
+	int ret;
+
+	l->fd = -1;
+	ret = open_lock_file(l, node);
+	if (ret < 0) {
+		log_error("node %s: cannot open the lock %s: %s", node, l->path, strerror(-ret));
+		return ret;
+	}
+	while (flock(l->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			ret = -errno;
+			log_error("node %s: cannot lock %s: %s", node, l->path, strerror(-ret));
+			node_lock_release(l);
+			return ret;
+		}
+		read_holder(l->fd, holder, sizeof(holder));
+		if (monotonic_ms() >= deadline) {
+			if (!quiet)
+				log_error(
+				    "node %s: busy: another fabricd (pid and command: %s) has "
+				    "been changing it for more than %u s; try again when it "
+				    "is done, or stop it (lock %s)",
+				    node, holder[0] ? holder : "unknown", wait_ms / 1000, l->path);
+			node_lock_release(l);
+			return -EWOULDBLOCK;
+		}
+		if (!quiet && !told && wait_ms >= 1000) {
+			log_info("node %s: waiting for another fabricd (pid and command: %s)", node,
+				 holder[0] ? holder : "unknown");
+			told = true;
+		}
+		nanosleep(&pause, NULL);
+	}
+	ret = write_holder(l->fd, command);
+	if (ret < 0)
+		log_warn("node %s: cannot record the lock's holder in %s: %s", node, l->path,
+			 strerror(-ret));
+	return 0;
+}
+
+void node_lock_release(struct node_lock *l)
+{
+	if (l->fd < 0)
+		return;
+	/* closing the last descriptor releases the flock */
+	close(l->fd);
+	l->fd = -1;
+}

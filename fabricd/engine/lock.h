@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/lock.h - the per-node lock: every command that changes a node
+ * (apply, down, set-transport, each pass of run) holds it, so that two
+ * writers never interleave their changes. check, render, plan and status
+ * never take it.
+ *
+ * The lock is an flock(2) on /run/fabricd/<node>.net<inode>.lock: one per
+ * node and network namespace (the kernel state it protects), released by
+ * the kernel when its holder exits, however it exits. The holder writes
+ * "PID COMMAND" into the file so that a waiter can say who holds it.
+ */
+#ifndef FABRICD_LOCK_H
+#define FABRICD_LOCK_H
+
+#include <stdbool.h>
+
+#define NODE_LOCK_DIR "/run/fabricd"
+/* How long a command waits for the lock by default (--lock-wait). */
+#define NODE_LOCK_WAIT_S 30
+
+struct node_lock {
+	int fd; /* -1: not held */
+	char path[256];
+};
+
+/*
+ * Takes node's lock for command ("apply", "down", ...), waiting up to
+ * wait_ms. 0; -EWOULDBLOCK when another process still holds it after
+ * wait_ms (logged, naming its PID and command, unless quiet); another
+ * -errno when the lock file cannot be used (logged).
+ */
+int node_lock_take(struct node_lock *l, const char *node, const char *command, unsigned int wait_ms,
+		   bool quiet);
+/* Releases it (a no-op when not held). */
+void node_lock_release(struct node_lock *l);
+
+#endif

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: fabricd deletes `inet fabricd` only once it knows the table is its own.
+
+        pve1 (one node is enough: the guard is per node)
+        nftables: inet fabricd   <- someone else's, or fabricd's own
+
+Replacing the guard is one transaction that starts with `delete table inet
+fabricd`, so a table that fabricd failed to read must never be planned as
+missing. The listing is made unreadable by a preloaded shim that turns
+fabricd's `list table inet fabricd` into a command nft refuses (the
+transaction that would delete the table still reaches the kernel untouched):
+apply must fail, build nothing, and leave the table exactly as it was.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from fabtest import zone
+
+pytestmark = [pytest.mark.netns]
+
+SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <string.h>
+struct nft_ctx;
+int nft_run_cmd_from_buffer(struct nft_ctx *ctx, const char *buf)
+{
+	int (*real)(struct nft_ctx *, const char *) = dlsym(RTLD_NEXT, "nft_run_cmd_from_buffer");
+	if (!strncmp(buf, "list table inet fabricd", 23))
+		buf = "list table inet fabricd }";
+	return real(ctx, buf);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def unreadable_listing(tmp_path_factory):
+    cc = shutil.which("cc")
+    if not cc:
+        pytest.skip("no C compiler for the listing shim")
+    d = tmp_path_factory.mktemp("nftshim")
+    (d / "shim.c").write_text(SHIM)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(d / "shim.so"), str(d / "shim.c"), "-ldl"],
+                   check=True)
+    # a sanitized fabricd wants its runtime first; the shim does not care
+    return {"LD_PRELOAD": str(d / "shim.so"), "ASAN_OPTIONS": "verify_asan_link_order=0"}
+
+
+def nft_table(node):
+    res = node.run(["nft", "-j", "list", "table", "inet", "fabricd"], check=False)
+    return json.loads(res.stdout)["nftables"] if res.returncode == 0 else None
+
+
+def test_foreign_table_with_unreadable_listing_is_untouched(make_cluster, unreadable_listing):
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    pve1.run(["nft", "add table inet fabricd { comment \"someone else\"; }"])
+    pve1.run(["nft", "add chain inet fabricd theirs { type filter hook input priority 0; }"])
+    pve1.run(["nft", "add rule inet fabricd theirs udp dport 4789 counter accept"])
+    before = nft_table(pve1)
+    path = cluster.write_definition(cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+    res = pve1.fabricd("apply", "-c", path, env=unreadable_listing)
+    assert res.rc == 1, res
+    assert "inet fabricd: cannot be read" in res.stderr, res
+    assert nft_table(pve1) == before, "a table fabricd could not read was replaced"
+    assert pve1.link("wgfab0") is None and pve1.link("vnet100") is None, "built without a guard"
+    res = pve1.fabricd("down", "-c", path, env=unreadable_listing)
+    assert res.rc == 1 and nft_table(pve1) == before, res
+    # readable again: the ownership check refuses it as before
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 1 and "not owned" in res.stderr, res
+    assert nft_table(pve1) == before
+
+
+def test_own_table_with_unreadable_listing_is_untouched(make_cluster, unreadable_listing):
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    path = cluster.write_definition(cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+    assert pve1.fabricd("apply", "-c", path).rc == 0
+    before = nft_table(pve1)
+    assert before
+    # a changed definition would replace the guard, if fabricd could read it
+    path = cluster.write_definition(cluster.definition(zones=[zone("red", "plain", [("vnet100", 100), ("vnet101", 101)])]))
+    res = pve1.fabricd("apply", "-c", path, env=unreadable_listing)
+    assert res.rc == 1, res
+    assert nft_table(pve1) == before, "the guard changed although it could not be read"
+    assert pve1.link("vnet101") is None
+    assert pve1.fabricd("apply", "-c", path).rc == 0
+    assert pve1.link("vnet101") is not None
