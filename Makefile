@@ -7,13 +7,19 @@
 #   make fuzz FUZZ_SECONDS=600   run the libFuzzer harnesses
 #   make vmcheck       kernel-WireGuard tier under QEMU
 #   make demo          a three-node simulated cluster in network namespaces
-#   make install       /usr/sbin/fabricd, systemd unit, modules-load.d file
+#   make install       /usr/sbin/fabricd, systemd unit, modules-load.d file, schemas,
+#                      examples, man pages, bash completion (what the .deb holds)
+#   make deb           the Debian package, ../fabricd_<version>_amd64.deb
 
 PREFIX ?= /usr
 DESTDIR ?=
 SBINDIR ?= $(PREFIX)/sbin
 SYSTEMDUNITDIR ?= /lib/systemd/system
 MODULESLOADDIR ?= /usr/lib/modules-load.d
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/fabricd
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PYTEST ?= /usr/bin/python3 -m pytest
@@ -25,6 +31,10 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototy
 	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -I.
 CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS))
+
+# The version has one source, the first line of debian/changelog; the binary
+# gets it through the generated $(BUILD)/version.h.
+VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build/san
@@ -55,7 +65,7 @@ BIN := $(BUILD)/fabricd/fabricd
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all tools check unit unit-run fuzz fuzz-smoke vmcheck demo install clean format deps integration
+.PHONY: all tools check unit unit-run fuzz fuzz-smoke vmcheck demo install deb clean format deps integration
 all: fabricd/fabricd
 
 # The user-facing binary is always fabricd/fabricd (the release build, or the
@@ -66,7 +76,13 @@ fabricd/fabricd: $(BIN)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@[ -n "$(Q)" ] && echo "  CC      $<" || true
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I$(BUILD) -c -o $@ $<
+
+$(BUILD)/version.h: debian/changelog
+	@mkdir -p $(dir $@)
+	$(Q)printf '#define FABRICD_VERSION "%s"\n' '$(VERSION)' > $@
+
+$(BUILD)/fabricd/cli/main.o: $(BUILD)/version.h
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
@@ -117,6 +133,16 @@ install: all
 	install -D -m 0755 fabricd/fabricd $(DESTDIR)$(SBINDIR)/fabricd
 	install -D -m 0644 hooks/fabricd.service $(DESTDIR)$(SYSTEMDUNITDIR)/fabricd.service
 	install -D -m 0644 kmod/modules-load.d/fabricd.conf $(DESTDIR)$(MODULESLOADDIR)/fabricd.conf
+	install -d $(DESTDIR)$(DATADIR)/fabricd $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 schemas/*.schema.json $(DESTDIR)$(DATADIR)/fabricd/
+	install -m 0644 examples/*.json $(DESTDIR)$(DOCDIR)/examples/
+	install -D -m 0644 man/fabricd.8 $(DESTDIR)$(MANDIR)/man8/fabricd.8
+	install -D -m 0644 man/fabricd.json.5 $(DESTDIR)$(MANDIR)/man5/fabricd.json.5
+	install -D -m 0644 completion/fabricd.bash $(DESTDIR)$(BASHCOMPDIR)/fabricd
+
+# dpkg-buildpackage writes the package (and .buildinfo, .changes) to the parent directory.
+deb:
+	dpkg-buildpackage -us -uc -b
 
 format:
 	clang-format -i fabricd/*/*.[ch] kmod/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c

@@ -22,5 +22,8 @@ int cmd_down(const struct options *o);
 int cmd_genkey(const struct options *o);
 int cmd_pubkey(const struct options *o);
 int cmd_bench(const struct options *o);
+int cmd_init(const struct options *o);
+int cmd_join(const struct options *o);
+int cmd_leave(const struct options *o);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli/main.c - the subcommand table and option parsing; all work is in cmd_*.c. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,9 @@
 
 #include "cli/commands.h"
 #include "base/log.h"
-#include "engine/resolve.h"
 #include "engine/lock.h"
+#include "engine/resolve.h"
+#include "version.h"
 
 static const struct {
 	const char *name;
@@ -27,6 +29,9 @@ static const struct {
     {"genkey", cmd_genkey, "print a new base64 private key"},
     {"pubkey", cmd_pubkey, "read a private key on stdin, print its public key"},
     {"bench", cmd_bench, "measure plain VXLAN against VXLAN in WireGuard"},
+    {"init", cmd_init, "create a definition with this node: --cluster NAME --prefix CIDR"},
+    {"join", cmd_join, "add this node to a definition (first free fabric address)"},
+    {"leave", cmd_leave, "remove this node from a definition and its zones"},
 };
 
 static void usage(FILE *f)
@@ -34,7 +39,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		"                       [--grace SECONDS] [--lock-wait SECONDS]\n\nCommands:\n");
+		"                       [--grace SECONDS] [--lock-wait SECONDS]\n"
+		"       fabricd init -c FILE --cluster NAME --prefix CIDR [--listen-port N]\n"
+		"                    [-n NODE] [--underlay ADDR] [--key-file FILE]\n"
+		"       fabricd join -c FILE [-n NODE] [--underlay ADDR] [--key-file FILE] "
+		"[--rotate-key]\n"
+		"       fabricd leave -c FILE [-n NODE]\n"
+		"       fabricd --version\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -46,11 +57,39 @@ enum {
 	OPT_JSON,
 	OPT_GRACE,
 	OPT_LOCK_WAIT,
+	OPT_VALUE_BASE = 512, /* + index into value_options[] */
 };
+
+/*
+ * Options that only store their argument (const char *) or set a flag
+ * (bool) in struct options: one line each, checked by the command that reads them.
+ */
+static const struct value_option {
+	const char *name;
+	int has_arg; /* required_argument: a const char * field; no_argument: a bool */
+	size_t offset;
+} value_options[] = {
+    {"cluster", required_argument, offsetof(struct options, cluster_name)},
+    {"prefix", required_argument, offsetof(struct options, prefix)},
+    {"listen-port", required_argument, offsetof(struct options, listen_port)},
+    {"underlay", required_argument, offsetof(struct options, underlay)},
+    {"rotate-key", no_argument, offsetof(struct options, rotate_key)},
+};
+#define N_VALUE_OPTIONS (sizeof(value_options) / sizeof(value_options[0]))
+
+static void set_value_option(struct options *o, const struct value_option *v, char *arg)
+{
+	char *field = (char *)o + v->offset;
+
+	if (v->has_arg == no_argument)
+		*(bool *)field = true;
+	else
+		*(const char **)field = arg;
+}
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option long_opts[] = {
+	static const struct option fixed_opts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"node", required_argument, NULL, 'n'},
 	    {"key-file", required_argument, NULL, OPT_KEY_FILE},
@@ -61,10 +100,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"grace", required_argument, NULL, OPT_GRACE},
 	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
 	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
 	};
+	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
+	size_t n = sizeof(fixed_opts) / sizeof(fixed_opts[0]);
 	int c;
 	char *end;
+
+	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
+	for (size_t i = 0; i < N_VALUE_OPTIONS; i++)
+		long_opts[n++] = (struct option){value_options[i].name, value_options[i].has_arg,
+						 NULL, OPT_VALUE_BASE + (int)i};
+	long_opts[n] = (struct option){NULL, 0, NULL, 0};
 
 	/* "+": stop at the first positional so subcommands may take their own */
 	while ((c = getopt_long(argc, argv, "+c:n:vh", long_opts, NULL)) != -1) {
@@ -120,6 +166,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			usage(stdout);
 			exit(0);
 		default:
+			if (c >= OPT_VALUE_BASE && c < OPT_VALUE_BASE + (int)N_VALUE_OPTIONS) {
+				set_value_option(o, &value_options[c - OPT_VALUE_BASE], optarg);
+				break;
+			}
 			usage(stderr);
 			return -1;
 		}
@@ -142,6 +192,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 1 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("fabricd %s\n", FABRICD_VERSION);
+		return 0;
 	}
 	name = argv[1];
 	/* bench parses its own options (its --json takes a FILE): hand it all of them */

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bash completion for fabricd(8): every subcommand and its options.
+# Installed as /usr/share/bash-completion/completions/fabricd.
+
+_fabricd()
+{
+	local cur prev words cword
+	_init_completion || return
+
+	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave"
+	local node_opts="-c --config -n --node --key-file --psk-dir --wg-backend --verbose --help"
+
+	if ((cword == 1)); then
+		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
+		return
+	fi
+
+	case $prev in
+	-c | --config | --key-file | --json | --svg)
+		# bench's --json takes a FILE; elsewhere --json is a flag (handled below)
+		if [[ $prev != --json || ${words[1]} == bench ]]; then
+			_filedir
+			return
+		fi
+		;;
+	--psk-dir)
+		_filedir -d
+		return
+		;;
+	--wg-backend)
+		COMPREPLY=($(compgen -W "auto kernel userspace" -- "$cur"))
+		return
+		;;
+	-n | --node | --cluster | --prefix | --listen-port | --underlay | --grace | \
+		--duration | --streams | --repeat)
+		return
+		;;
+	esac
+
+	local opts
+	case ${words[1]} in
+	check) opts="-c --config --verbose --help" ;;
+	render | status) opts="$node_opts --json" ;;
+	plan | apply | down) opts="$node_opts" ;;
+	run) opts="$node_opts --grace" ;;
+	set-transport)
+		opts="-c --config --help"
+		local positional=0 i
+		for ((i = 2; i < cword; i++)); do
+			case ${words[i]} in
+			-c | --config) ((i++)) ;;
+			-*) ;;
+			*) ((positional++)) ;;
+			esac
+		done
+		if [[ $cur != -* ]] && ((positional == 1)); then
+			COMPREPLY=($(compgen -W "plain secure" -- "$cur"))
+			return
+		fi
+		;;
+	genkey | pubkey) opts="--help" ;;
+	bench) opts="--duration --streams --repeat --json --svg --quick --wg-backend --verbose --help" ;;
+	init) opts="-c --config --cluster --prefix --listen-port -n --node --underlay --key-file --help" ;;
+	join) opts="-c --config -n --node --underlay --key-file --rotate-key --help" ;;
+	leave) opts="-c --config -n --node --help" ;;
+	*) opts="" ;;
+	esac
+	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+} &&
+	complete -F _fabricd fabricd

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cli/leave.c - `fabricd leave -c FILE [-n NODE]`: removes the node from the
+ * definition and from its zones' node lists; the other nodes' daemons then
+ * remove its peer and FDB entries.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "base/log.h"
+#include "cli/commands.h"
+#include "cli/member.h"
+
+static int leave_edit(const struct deffile *f, void *data, struct bootstrap_result *res,
+		      struct diag *d)
+{
+	const struct member *m = data;
+
+	if (!f->exists) {
+		diag_add(d, f->path,
+			 "no such definition: nothing was changed; give the shared definition "
+			 "with -c FILE");
+		return -EINVAL;
+	}
+	return bootstrap_leave(f->text, f->len, m->name, res, d);
+}
+
+int cmd_leave(const struct options *o)
+{
+	struct member m = {0};
+	struct bootstrap_result res = {0};
+
+	if (o->argc > 0) {
+		log_error("usage: fabricd leave -c FILE [-n NODE]");
+		return 1;
+	}
+	if (member_name(o, &m) < 0)
+		return 1;
+	if (member_edit(o, leave_edit, &m, &res) < 0) {
+		log_error("%s: node %s did not leave", o->config, m.name);
+		return 1;
+	}
+	if (res.outcome == BOOTSTRAP_UNCHANGED) {
+		printf("%s: node %s is not a member; nothing to change\n", o->config, m.name);
+		return 0;
+	}
+	printf("%s: node %s left (and the node lists of %zu zones); the other nodes' daemons "
+	       "remove its peer and FDB entries\n",
+	       o->config, m.name, res.zones_left);
+	printf("on %s, stop fabricd; `fabricd down` with the old definition removes its "
+	       "fabric\n",
+	       m.name);
+	bootstrap_result_free(&res);
+	return 0;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cli/member.c - this node's name, underlay address and key for init and join; the locked edit. */
+#include <errno.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "cli/member.h"
+#include "definition/keyfile.h"
+#include "netlink/route_src.h"
+
+int member_name(const struct options *o, struct member *m)
+{
+	char host[256] = "";
+	const char *name = o->node;
+
+	if (!name) {
+		if (gethostname(host, sizeof(host) - 1) < 0) {
+			log_error("cannot read this host's name: give the node with -n NODE");
+			return -1;
+		}
+		host[strcspn(host, ".")] = '\0'; /* "pve1.example.org" is node "pve1" */
+		name = host;
+	}
+	if ((size_t)snprintf(m->name, sizeof(m->name), "%s", name) >= sizeof(m->name)) {
+		log_error("node name \"%s\" is longer than %d characters: give a shorter one with "
+			  "-n NODE",
+			  name, FABRICD_NAME_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+static void pending_path(const struct options *o, char *out, size_t len)
+{
+	snprintf(out, len, "%s.new", o->key_file);
+}
+
+/* A new key into path; its public key into m. */
+static int new_key(const char *path, struct member *m)
+{
+	uint8_t priv[WGKEY_LEN], pub[WGKEY_LEN];
+	char err[PATH_MAX + 128];
+	int ret = wgkey_generate(priv);
+
+	if (ret < 0) {
+		log_error("cannot get random bytes for a key: %s", strerror(-ret));
+		return -1;
+	}
+	wgkey_public(pub, priv);
+	ret = keyfile_write(path, priv, err, sizeof(err));
+	sodium_memzero(priv, sizeof(priv));
+	if (ret < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	wgkey_to_base64(m->public_key, pub);
+	return 0;
+}
+
+int member_key(const struct options *o, bool rotate, struct member *m)
+{
+	uint8_t priv[WGKEY_LEN], pub[WGKEY_LEN];
+	char err[PATH_MAX + 256], pending[PATH_MAX + 8];
+	int ret;
+
+	if (rotate) {
+		pending_path(o, pending, sizeof(pending));
+		if (new_key(pending, m) < 0)
+			return -1;
+		m->key_pending = true;
+		return 0;
+	}
+	ret = wgkey_load_file(o->key_file, priv, err, sizeof(err));
+	if (ret == -ENOENT) {
+		if (new_key(o->key_file, m) < 0)
+			return -1;
+		log_info("%s: a new private key (mode 0600)", o->key_file);
+		return 0;
+	}
+	if (ret < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	wgkey_public(pub, priv);
+	sodium_memzero(priv, sizeof(priv));
+	wgkey_to_base64(m->public_key, pub);
+	return 0;
+}
+
+int member_key_commit(const struct options *o, struct member *m)
+{
+	char pending[PATH_MAX + 8];
+
+	if (!m->key_pending)
+		return 0;
+	pending_path(o, pending, sizeof(pending));
+	if (rename(pending, o->key_file) < 0) {
+		log_error("%s: cannot replace it with the new key in %s: %s; the definition has "
+			  "the new public key: rename %s to %s by hand",
+			  o->key_file, pending, strerror(errno), pending, o->key_file);
+		return -1;
+	}
+	m->key_pending = false;
+	return 0;
+}
+
+void member_key_abandon(const struct options *o, struct member *m)
+{
+	char pending[PATH_MAX + 8];
+
+	if (!m->key_pending)
+		return;
+	pending_path(o, pending, sizeof(pending));
+	unlink(pending);
+	m->key_pending = false;
+}
+
+/* The source address towards dst into m; 0 or -errno. */
+static int source_towards(const struct ip_addr *dst, struct member *m)
+{
+	struct ip_addr src;
+	int ret = nl_route_source(dst, &src);
+
+	if (ret == 0)
+		ip_addr_str(&src, m->underlay, sizeof(m->underlay));
+	return ret;
+}
+
+/* init: the address this node uses towards the rest of the world (the default route). */
+static int default_source(struct member *m)
+{
+	/* documentation addresses (RFC 5737, RFC 3849): looked up, never sent to */
+	static const char *const probes[] = {"198.51.100.1", "2001:db8:ffff::1"};
+	struct ip_addr dst;
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if (ip_addr_parse(probes[i], &dst) == 0 && source_towards(&dst, m) == 0)
+			return 0;
+	}
+	log_error("cannot tell this node's underlay address: no default route names a source "
+		  "address; give it with --underlay ADDR");
+	return -1;
+}
+
+int member_underlay(const struct options *o, const struct cluster *c, struct member *m)
+{
+	struct ip_addr a;
+	int ret = -ENETUNREACH;
+
+	if (o->underlay) {
+		if (ip_addr_parse(o->underlay, &a) < 0) {
+			log_error("--underlay \"%s\": not an IPv4 or IPv6 address; give this "
+				  "node's address on the network between the nodes",
+				  o->underlay);
+			return -1;
+		}
+		ip_addr_str(&a, m->underlay, sizeof(m->underlay));
+		return 0;
+	}
+	if (!c)
+		return default_source(m);
+	for (size_t i = 0; i < c->n_nodes && ret < 0; i++) {
+		if (strcmp(c->nodes[i].name, m->name))
+			ret = source_towards(&c->nodes[i].underlay, m);
+	}
+	if (ret < 0) {
+		log_error("cannot tell this node's underlay address: no route to the underlay "
+			  "addresses of the nodes in %s (%s); give it with --underlay ADDR",
+			  o->config, strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+int member_edit(const struct options *o, member_edit_fn edit, void *data,
+		struct bootstrap_result *res)
+{
+	char err[2 * PATH_MAX + 256];
+	struct deffile f;
+	struct diag d;
+	int ret, tries = 0;
+	bool file_error = false;
+
+	if (deffile_open_locked(o->config, &f, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	for (;;) {
+		diag_init(&d);
+		ret = edit(&f, data, res, &d);
+		diag_print(&d, stderr);
+		diag_free(&d);
+		if (ret < 0 || !res->text)
+			break;
+		ret = deffile_replace(&f, res->text, strlen(res->text), err, sizeof(err));
+		file_error = ret < 0;
+		/* an editor that ignored the lock changed the file: redo the edit on its content */
+		if (ret != -EAGAIN || ++tries == 10)
+			break;
+		ret = deffile_reread(&f, err, sizeof(err));
+		if (ret < 0)
+			break;
+		bootstrap_result_free(res);
+	}
+	if (ret < 0 && file_error)
+		log_error("%s", err);
+	if (ret < 0)
+		bootstrap_result_free(res);
+	deffile_close(&f);
+	return ret < 0 ? -1 : 0;
+}

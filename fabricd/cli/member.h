@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli/member.h - what init and join need to know about this node: its name,
+ * its underlay address and its key, and the definition edit they share
+ * (lock, edit, replace, retry).
+ */
+#ifndef FABRICD_CLI_MEMBER_H
+#define FABRICD_CLI_MEMBER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/addr.h"
+#include "definition/bootstrap.h"
+#include "definition/deffile.h"
+#include "definition/model.h"
+#include "definition/wgkey.h"
+#include "engine/options.h"
+
+struct member {
+	char name[FABRICD_NAME_MAX + 1];
+	char underlay[IP_ADDR_STRLEN];
+	char public_key[WGKEY_B64_LEN];
+	bool key_pending; /* a new key waits in "<key file>.new" until the definition has it */
+};
+
+/* -n NODE, or the host name up to its first dot. 0 or -1 after an error message. */
+int member_name(const struct options *o, struct member *m);
+
+/*
+ * This node's key: with rotate, a new one in "<key file>.new" (renamed over
+ * the key file by member_key_commit()); otherwise the key file's, or a new
+ * key written there at once when the file does not exist. 0 or -1.
+ */
+int member_key(const struct options *o, bool rotate, struct member *m);
+int member_key_commit(const struct options *o, struct member *m);
+void member_key_abandon(const struct options *o, struct member *m);
+
+/*
+ * --underlay, or the source address of the route towards the cluster's
+ * nodes (c: the definition, NULL for init: the default route). 0 or -1.
+ */
+int member_underlay(const struct options *o, const struct cluster *c, struct member *m);
+
+/* An edit of the text of a locked definition; fills res, reasons in d. */
+typedef int (*member_edit_fn)(const struct deffile *f, void *data, struct bootstrap_result *res,
+			      struct diag *d);
+
+/*
+ * Locks o->config, runs edit on its content and replaces the file when the
+ * edit changed it, redoing the edit when an editor without the lock changed
+ * the file meanwhile. 0 (res filled) or -1 after the error messages.
+ */
+int member_edit(const struct options *o, member_edit_fn edit, void *data,
+		struct bootstrap_result *res);
+
+#endif

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * definition/deffile.c - lock, read and atomically replace a definition that
+ * several nodes edit.
+ *
+ * The lock: flock(2) on "<definition>.lock", a file next to the definition
+ * that is never renamed or deleted (locking the definition itself would not
+ * work: every edit replaces it by rename, so each editor would lock another
+ * inode). flock rather than compare-and-swap on the content, because a
+ * check followed by rename(2) is not atomic: two editors can both find the
+ * content unchanged and the second rename silently drops the first one's
+ * node. flock serialises editors on one host and on NFS (Linux carries
+ * flock on NFS as a POSIX lock, which the server enforces for every
+ * client). As a second line, for file systems whose locks stay local to a
+ * host, deffile_replace() compares the content once more before it renames
+ * and reports -EAGAIN when someone else changed it, and the caller redoes
+ * its edit on the new content.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "definition/deffile.h"
+
+#define DEF_MAX (16 << 20) /* far above any cluster definition */
+
+/* The whole of fd; *text NUL-terminated. 0 or -errno. */
+static int read_fd(int fd, char **text, size_t *len, struct stat *st)
+{
+	size_t used = 0, cap;
+	char *buf;
+
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	if (st->st_size > DEF_MAX)
+		return -EFBIG;
+	cap = (size_t)st->st_size + 1;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, buf + used, cap - 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used == cap - 1) {
+			/* it grew while being read: keep reading, within the limit */
+			char *more = cap > DEF_MAX ? NULL : realloc(buf, cap * 2);
+
+			if (!more) {
+				free(buf);
+				return cap > DEF_MAX ? -EFBIG : -ENOMEM;
+			}
+			buf = more;
+			cap *= 2;
+		}
+	}
+	buf[used] = '\0';
+	*text = buf;
+	*len = used;
+	return 0;
+}
+
+/* Reads path into f (exists = false when there is none). 0 or -errno. */
+static int load(struct deffile *f)
+{
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	free(f->text);
+	f->text = NULL;
+	f->len = 0;
+	f->exists = false;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	ret = read_fd(fd, &f->text, &f->len, &f->st);
+	close(fd);
+	if (ret == 0)
+		f->exists = true;
+	return ret;
+}
+
+/* The definition's absolute path with the directory's symlinks resolved; it may not exist yet. */
+static int resolve(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX];
+
+	if (realpath(path, real)) {
+		snprintf(out, len, "%s", real);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	if (!realpath(dirname(dir), real))
+		return -errno;
+	if ((size_t)snprintf(out, len, "%s/%s", real, basename(base)) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int deffile_open_locked(const char *path, struct deffile *f, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->lock_fd = -1;
+	ret = resolve(path, f->path, sizeof(f->path));
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s; give a definition in an existing directory with -c",
+			 path, strerror(-ret));
+		return ret;
+	}
+	if ((size_t)snprintf(f->lock_path, sizeof(f->lock_path), "%s.lock", f->path) >=
+	    sizeof(f->lock_path)) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	f->lock_fd = open(f->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (f->lock_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen,
+			 "%s: cannot open the definition's lock file: %s; nothing was changed "
+			 "(run as a user who may write to that directory)",
+			 f->lock_path, strerror(-ret));
+		return ret;
+	}
+	while (flock(f->lock_fd, LOCK_EX) < 0) {
+		if (errno == EINTR)
+			continue;
+		ret = -errno;
+		snprintf(err, errlen,
+			 "%s: cannot lock it: %s; nothing was changed (does this file system "
+			 "support locks?)",
+			 f->lock_path, strerror(-ret));
+		deffile_close(f);
+		return ret;
+	}
+	return deffile_reread(f, err, errlen);
+}
+
+int deffile_reread(struct deffile *f, char *err, size_t errlen)
+{
+	int ret = load(f);
+
+	if (ret < 0)
+		snprintf(err, errlen, "%s: cannot read it: %s; nothing was changed", f->path,
+			 strerror(-ret));
+	return ret;
+}
+
+/* Whether the file still holds what f->text has (or still does not exist). */
+static int unchanged(const struct deffile *f)
+{
+	struct deffile now = {.lock_fd = -1};
+	int ret;
+
+	memcpy(now.path, f->path, sizeof(now.path));
+	ret = load(&now);
+	if (ret == 0)
+		ret = now.exists == f->exists &&
+		      (!f->exists || (now.len == f->len && !memcmp(now.text, f->text, f->len)));
+	free(now.text);
+	return ret;
+}
+
+static int write_temp(const struct deffile *f, const char *tmp, const char *text, size_t len)
+{
+	mode_t mode = f->exists ? (f->st.st_mode & 07777) : 0644;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	/* the owner first: fchown may clear set-id bits that the mode then restores */
+	if (f->exists && fchown(fd, f->st.st_uid, f->st.st_gid) < 0 && errno != EPERM)
+		ret = -errno;
+	if (!ret && fchmod(fd, mode) < 0)
+		ret = -errno;
+	if (!ret)
+		ret = write_all(fd, text, len);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int deffile_replace(struct deffile *f, const char *text, size_t len, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 32], dir[PATH_MAX];
+	int ret, dfd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", f->path, (int)getpid());
+	ret = write_temp(f, tmp, text, len);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: cannot write it: %s; nothing was changed", tmp,
+			 strerror(-ret));
+		unlink(tmp);
+		return ret;
+	}
+	ret = unchanged(f);
+	if (ret <= 0) {
+		unlink(tmp);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: cannot read it again: %s; nothing was changed",
+				 f->path, strerror(-ret));
+			return ret;
+		}
+		snprintf(err, errlen, "%s: changed by another editor meanwhile", f->path);
+		return -EAGAIN;
+	}
+	if (rename(tmp, f->path) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot replace it: %s; nothing was changed", f->path,
+			 strerror(-ret));
+		unlink(tmp);
+		return ret;
+	}
+	snprintf(dir, sizeof(dir), "%s", f->path);
+	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd); /* the rename itself survives a crash */
+		close(dfd);
+	}
+	return 0;
+}
+
+void deffile_close(struct deffile *f)
+{
+	if (f->lock_fd >= 0)
+		close(f->lock_fd); /* releases the flock */
+	f->lock_fd = -1;
+	free(f->text);
+	f->text = NULL;
+}

@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""fabricd init / join / leave: a cluster bootstrapped on a shared definition.
+
+- test_parallel_joins: init, then 8 joins at the same moment on one file in
+  one directory: 9 members, unique fabric addresses, 0600 key files whose
+  public keys are the definition's, `check` passes; then 4 leaves and 4 new
+  joins at the same moment.
+- test_cli_errors: every error path of the three commands: exit 1, a
+  message that names the file / option / JSON path and what to do, and the
+  definition unchanged.
+- test_rotate_key, test_no_route: --rotate-key; the underlay address when no
+  route tells it.
+- test_cluster_from_init_and_join: three namespace nodes; init on pve1 and
+  join on pve2/pve3 (names, underlay addresses from the routes, fabric
+  addresses and keys all chosen by fabricd), `fabricd run` on each reading
+  the one shared file: full-mesh handshakes, guests ping across all nodes;
+  then pve3 leaves and the other daemons remove its peer and FDB entries.
+"""
+
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+
+from fabtest import wait_until, zone
+from fabtest.daemon import Daemon, stop_daemons
+from fabtest.proc import run
+from fabtest.scenario import warm_sessions
+
+PREFIX = "10.255.0.0/24"
+
+
+def fabricd(binary, *args, check_rc=None):
+    res = subprocess.run([binary, *args], capture_output=True, text=True, timeout=30)
+    if check_rc is not None:
+        assert res.returncode == check_rc, f"fabricd {' '.join(args)}: {res.stderr}"
+    return res
+
+
+def key_args(tmp, name):
+    return ["-n", name, "--key-file", f"{tmp}/{name}/private.key"]
+
+
+def public_key_of(binary, key_file):
+    with open(key_file) as f:
+        return subprocess.run([binary, "pubkey"], stdin=f, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+
+def assert_members(binary, tmp, path, names):
+    """The definition lists exactly names, each with its own key and address; check passes."""
+    with open(path) as f:
+        definition = json.load(f)
+    nodes = definition["nodes"]
+    assert sorted(n["name"] for n in nodes) == sorted(names), nodes
+    addresses = [n["fabric_address"] for n in nodes]
+    assert len(set(addresses)) == len(addresses), f"duplicate fabric addresses: {addresses}"
+    for n in nodes:
+        key_file = f"{tmp}/{n['name']}/private.key"
+        mode = stat.S_IMODE(os.stat(key_file).st_mode)
+        assert mode == 0o600, f"{key_file}: mode {mode:o}"
+        assert n["public_key"] == public_key_of(binary, key_file), n["name"]
+    res = fabricd(binary, "check", "-c", path)
+    assert res.returncode == 0, res.stderr
+    return definition
+
+
+def start_all(procs):
+    return [(name, p, *p.communicate(timeout=60)) for name, p in procs]
+
+
+def test_parallel_joins(fabricd_bin, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    path = str(shared / "cluster.json")
+    tmp = str(tmp_path)
+    fabricd(fabricd_bin, "init", "-c", path, "--cluster", "lab", "--prefix", PREFIX,
+            "--underlay", "192.0.2.11", *key_args(tmp, "pve1"), check_rc=0)
+
+    def spawn(command, i):
+        extra = ["--underlay", f"192.0.2.{10 + i}"] if command == "join" else []
+        argv = [fabricd_bin, command, "-c", path, *extra]
+        argv += key_args(tmp, f"pve{i}") if command == "join" else ["-n", f"pve{i}"]
+        return (f"pve{i}", subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, text=True))
+
+    # all 8 started before any is waited for: they meet at the lock
+    results = start_all([spawn("join", i) for i in range(2, 10)])
+    failed = [f"{name}: {err}" for name, p, out, err in results if p.returncode != 0]
+    assert not failed, "\n".join(failed)
+    definition = assert_members(fabricd_bin, tmp, path, [f"pve{i}" for i in range(1, 10)])
+    assert sorted(n["fabric_address"] for n in definition["nodes"]) == sorted(
+        f"10.255.0.{i}" for i in range(1, 10))
+    # no temporary file left behind, only the definition and its lock
+    assert sorted(os.listdir(shared)) == ["cluster.json", "cluster.json.lock"]
+
+    # 4 leave while 4 others join: the freed addresses are taken again
+    results = start_all([spawn("leave", i) for i in (2, 4, 6, 8)]
+                        + [spawn("join", i) for i in range(10, 14)])
+    failed = [f"{name}: {err}" for name, p, out, err in results if p.returncode != 0]
+    assert not failed, "\n".join(failed)
+    names = [f"pve{i}" for i in (1, 3, 5, 7, 9, 10, 11, 12, 13)]
+    assert_members(fabricd_bin, tmp, path, names)
+
+
+def definition_with_zone_member_only(path):
+    """A definition where pve2 is the only member of zone solo (for the leave refusal)."""
+    with open(path) as f:
+        d = json.load(f)
+    d["zones"] = [zone("solo", "plain", [("vnet100", 100)], nodes=["pve2"])]
+    with open(path, "w") as f:
+        json.dump(d, f, indent=2)
+
+
+# (name, argv after the binary, what stderr must say); {path}, {tmp} filled in
+ERRORS = [
+    ("init without --prefix", ["init", "-c", "{path}", "--cluster", "lab"],
+     "usage: fabricd init"),
+    ("init without --cluster", ["init", "-c", "{path}", "--prefix", PREFIX],
+     "usage: fabricd init"),
+    ("init bad port", ["init", "-c", "{new}", "--cluster", "lab", "--prefix", PREFIX,
+                       "--listen-port", "0", "--underlay", "192.0.2.11"], "--listen-port \"0\""),
+    ("init host bits", ["init", "-c", "{new}", "--cluster", "lab", "--prefix", "10.255.0.1/24",
+                        "--underlay", "192.0.2.11"], "--prefix: \"10.255.0.1/24\" is not a prefix"),
+    ("init bad cluster", ["init", "-c", "{new}", "--cluster", "Lab!", "--prefix", PREFIX,
+                          "--underlay", "192.0.2.11"], "cluster"),
+    ("init bad underlay", ["init", "-c", "{new}", "--cluster", "lab", "--prefix", PREFIX,
+                           "--underlay", "banana"], "--underlay \"banana\""),
+    ("init exists", ["init", "-c", "{path}", "--cluster", "lab", "--prefix", PREFIX,
+                     "--underlay", "192.0.2.11"], "fabricd join -c"),
+    ("init no directory", ["init", "-c", "{tmp}/nodir/c.json", "--cluster", "lab",
+                           "--prefix", PREFIX, "--underlay", "192.0.2.11"],
+     "give a definition in an existing directory"),
+    ("join missing", ["join", "-c", "{new}", "--underlay", "192.0.2.12"], "fabricd init"),
+    ("join invalid", ["join", "-c", "{invalid}", "--underlay", "192.0.2.12"], "fabricd check"),
+    ("join other key", ["join", "-c", "{path}", "-n", "pve1", "--underlay", "192.0.2.11",
+                        "--key-file", "{tmp}/other.key"], "nodes[0].public_key"),
+    ("join other key: the way out", ["join", "-c", "{path}", "-n", "pve1", "--underlay",
+                                     "192.0.2.11", "--key-file", "{tmp}/other.key"],
+     "--rotate-key"),
+    ("join same underlay", ["join", "-c", "{path}", "-n", "pve3", "--underlay", "192.0.2.12",
+                            "--key-file", "{tmp}/pve3.key"], "nodes[2].underlay"),
+    ("join other family", ["join", "-c", "{path}", "-n", "pve3", "--underlay", "2001:db8::13",
+                           "--key-file", "{tmp}/pve3.key"], "nodes[2].underlay"),
+    ("join key readable", ["join", "-c", "{path}", "-n", "pve3", "--underlay", "192.0.2.13",
+                           "--key-file", "{tmp}/open.key"], "chmod 600"),
+    ("join key unwritable", ["join", "-c", "{path}", "-n", "pve3", "--underlay", "192.0.2.13",
+                             "--key-file", "/proc/fabricd-test/private.key"],
+     "give another --key-file"),
+    ("join bad name", ["join", "-c", "{path}", "-n", "PVE3", "--underlay", "192.0.2.13",
+                       "--key-file", "{tmp}/pve3.key"], "nodes[2].name"),
+    ("leave zone's only member", ["leave", "-c", "{zoned}", "-n", "pve2"], "zones[0].nodes"),
+    ("leave missing", ["leave", "-c", "{new}", "-n", "pve1"], "give the shared definition"),
+    ("leave last node", ["leave", "-c", "{single}", "-n", "pve1"],
+     "the only node of the definition"),
+    ("stray argument", ["join", "-c", "{path}", "extra"], "usage: fabricd join"),
+]
+
+
+@pytest.fixture
+def two_node_files(fabricd_bin, tmp_path):
+    tmp = str(tmp_path)
+    files = {"tmp": tmp, "path": f"{tmp}/cluster.json", "new": f"{tmp}/new.json",
+             "invalid": f"{tmp}/invalid.json", "zoned": f"{tmp}/zoned.json",
+             "single": f"{tmp}/single.json"}
+    fabricd(fabricd_bin, "init", "-c", files["path"], "--cluster", "lab", "--prefix", PREFIX,
+            "--underlay", "192.0.2.11", *key_args(tmp, "pve1"), check_rc=0)
+    fabricd(fabricd_bin, "init", "-c", files["single"], "--cluster", "lab", "--prefix", PREFIX,
+            "--underlay", "192.0.2.11", *key_args(tmp, "pve1"), check_rc=0)
+    fabricd(fabricd_bin, "join", "-c", files["path"], "--underlay", "192.0.2.12",
+            *key_args(tmp, "pve2"), check_rc=0)
+    with open(files["path"]) as src, open(files["zoned"], "w") as dst:
+        dst.write(src.read())
+    definition_with_zone_member_only(files["zoned"])
+    with open(files["invalid"], "w") as f:
+        f.write('{"version": 1}\n')
+    for name, mode in (("other.key", 0o600), ("open.key", 0o644)):
+        key = subprocess.run([fabricd_bin, "genkey"], capture_output=True, text=True,
+                             check=True).stdout
+        with open(f"{tmp}/{name}", "w") as f:
+            f.write(key)
+        os.chmod(f"{tmp}/{name}", mode)
+    return files
+
+
+@pytest.mark.parametrize("name,argv,message", ERRORS, ids=[e[0] for e in ERRORS])
+def test_cli_errors(fabricd_bin, two_node_files, name, argv, message):
+    files = two_node_files
+    before = {k: open(v).read() for k, v in files.items() if os.path.isfile(v)}
+    res = fabricd(fabricd_bin, *[a.format(**files) for a in argv])
+    assert res.returncode == 1, f"{name}: exit {res.returncode}\n{res.stdout}{res.stderr}"
+    assert message in res.stderr, f"{name}: {message!r} not in:\n{res.stderr}"
+    after = {k: open(v).read() for k, v in files.items() if os.path.isfile(v)}
+    assert before == after, f"{name}: a definition changed"
+    assert not os.path.exists(files["new"]), f"{name}: created {files['new']}"
+
+
+def test_rotate_key_and_unchanged(fabricd_bin, two_node_files):
+    files = two_node_files
+    tmp, path = files["tmp"], files["path"]
+    key_file = f"{tmp}/pve2/private.key"
+    with open(path) as f:
+        text = f.read()
+    old_public = public_key_of(fabricd_bin, key_file)
+    # the same key again: nothing changes, byte for byte
+    res = fabricd(fabricd_bin, "join", "-c", path, "--underlay", "192.0.2.12",
+                  *key_args(tmp, "pve2"), check_rc=0)
+    assert "already a member" in res.stdout
+    assert open(path).read() == text
+    # --rotate-key: a new 0600 key whose public key replaces the old one
+    res = fabricd(fabricd_bin, "join", "-c", path, "--rotate-key", "--underlay", "192.0.2.12",
+                  *key_args(tmp, "pve2"), check_rc=0)
+    assert "new key" in res.stdout
+    new_public = public_key_of(fabricd_bin, key_file)
+    assert new_public != old_public
+    assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
+    with open(key_file) as f:
+        private = f.read().strip()
+    assert private not in res.stdout + res.stderr
+    definition = assert_members(fabricd_bin, tmp, path, ["pve1", "pve2"])
+    assert definition["nodes"][1]["public_key"] == new_public
+    assert not os.path.exists(key_file + ".new")
+    # leave of a node that is not a member: nothing to do
+    res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve7", check_rc=0)
+    assert "not a member" in res.stdout
+
+
+def test_no_route(fabricd_bin, two_node_files, netns_env):
+    """Without --underlay and without a route, init and join say to give --underlay."""
+    files = two_node_files
+    tmp = files["tmp"]
+    for argv in (["init", "-c", files["new"], "--cluster", "lab", "--prefix", PREFIX],
+                 ["join", "-c", files["path"]]):
+        res = run(["unshare", "--net", fabricd_bin, *argv, *key_args(tmp, "pve5")], check=False)
+        assert res.returncode == 1, res.stdout
+        assert "give it with --underlay ADDR" in res.stderr, res.stderr
+    assert not os.path.exists(files["new"])
+
+
+@pytest.mark.netns
+@pytest.mark.wireguard
+def test_cluster_from_init_and_join(make_cluster):
+    cluster = make_cluster(3)
+    pve1, pve2, pve3 = cluster.nodes
+    shared = f"{cluster.tmpdir}/shared"
+    os.makedirs(shared)
+    path = f"{shared}/cluster.json"
+    for node in cluster.nodes:
+        # no key yet: init/join generate it
+        node.key_file = f"{cluster.tmpdir}/{node.name}-etc/private.key"
+    # pve1 finds its underlay address from its default route
+    pve1.run(["ip", "route", "add", "default", "dev", "eth0"])
+    res = pve1.fabricd("init", "-c", path, "--cluster", cluster.cluster_name,
+                       "--prefix", cluster.fabric_prefix)
+    assert res.rc == 0, res
+    # The one thing init/join do not write is a zone: every node is a member by default
+    with open(path) as f:
+        definition = json.load(f)
+    definition["zones"] = [zone("tenant", "secure", [("vnet100", 100)])]
+    with open(path, "w") as f:
+        json.dump(definition, f, indent=2)
+    # pve2 and pve3 find theirs from the route towards pve1
+    for node in (pve2, pve3):
+        res = node.fabricd("join", "-c", path)
+        assert res.rc == 0, res
+    with open(path) as f:
+        definition = json.load(f)
+    assert [(n["name"], n["underlay"], n["fabric_address"]) for n in definition["nodes"]] == [
+        (n.name, n.underlay, n.fabric_address) for n in cluster.nodes]
+    for node in cluster.nodes:
+        assert stat.S_IMODE(os.stat(node.key_file).st_mode) == 0o600
+        node.public_key = public_key_of(cluster.fabricd_bin, node.key_file)
+
+    daemons = {}
+    for node in cluster.nodes:
+        d = Daemon(cluster, node)
+        d.path = path  # every node reads the one shared file
+        daemons[node.name] = d.start(wait_ready=False)
+    for d in daemons.values():
+        d.wait_notify("READY=1", timeout=20)
+    try:
+        warm_sessions(cluster.nodes)
+        for node in cluster.nodes:
+            peers = node.wg_dump().peers
+            others = {n.public_key for n in cluster.nodes if n is not node}
+            assert set(peers) == others, f"{node.name}: peers {set(peers)}"
+            assert all(p.latest_handshake > 0 for p in peers.values()), node.name
+        guests = [cluster.add_guest(n, "vnet100", f"10.0.0.{i}/24")
+                  for i, n in enumerate(cluster.nodes, 1)]
+        for a in guests:
+            for b in guests:
+                if a is not b:
+                    wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+
+        res = pve3.fabricd("leave", "-c", path)
+        assert res.rc == 0, res
+        for node in (pve1, pve2):
+            wait_until(lambda: pve3.public_key not in node.wg_dump().peers, timeout=10,
+                       what=f"{node.name}: peer pve3 removed")
+            wait_until(lambda: pve3.fabric_address not in node.fdb_remotes("vs100"), timeout=10,
+                       what=f"{node.name}: FDB entry to pve3 removed")
+        assert guests[0].ping(guests[1])
+    finally:
+        stop_daemons(daemons)
