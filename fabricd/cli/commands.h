@@ -22,5 +22,6 @@ int cmd_down(const struct options *o);
 int cmd_genkey(const struct options *o);
 int cmd_pubkey(const struct options *o);
 int cmd_bench(const struct options *o);
+int cmd_import_pve(const struct options *o);
 
 #endif

@@ -25,6 +25,7 @@ static const struct {
     {"genkey", cmd_genkey, "print a new base64 private key"},
     {"pubkey", cmd_pubkey, "read a private key on stdin, print its public key"},
     {"bench", cmd_bench, "measure plain VXLAN against VXLAN in WireGuard"},
+    {"import-pve", cmd_import_pve, "write a definition from Proxmox VE's SDN configuration"},
 };
 
 static void usage(FILE *f)
@@ -136,6 +137,12 @@ int main(int argc, char **argv)
 		o.argc = argc - 2;
 		o.argv = argv + 2;
 		return cmd_bench(&o);
+	}
+	/* import-pve has options of its own (-o, --sdn-dir, ...) */
+	if (!strcmp(name, "import-pve")) {
+		o.argc = argc - 1;
+		o.argv = argv + 1;
+		return cmd_import_pve(&o);
 	}
 	/* options may come after the subcommand: "fabricd apply -c FILE -n NODE" */
 	first = parse_options(argc - 1, argv + 1, &o);
