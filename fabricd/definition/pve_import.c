@@ -625,6 +625,9 @@ int pve_import_run(const struct pve_input *in, const struct pve_import_opts *opt
 	}
 	if (ret == 0)
 		ret = imp_zones(imp);
+	if (ret == 0 && pve_import_node_count(imp) == 0)
+		diag_add(d, in->corosync_name ? in->corosync_name : "nodes",
+			 "no node could be imported (above); nothing to write");
 	if (ret < 0) {
 		pve_import_free(imp);
 		return ret;
@@ -644,6 +647,15 @@ int pve_import_node_key(const struct pve_import *imp, const char *node, const ch
 	*iface = imp->nodes[i].iface;
 	memcpy(pub, imp->nodes[i].pub, WG_KEY_LEN);
 	return 0;
+}
+
+size_t pve_import_node_count(const struct pve_import *imp)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < imp->n_nodes; i++)
+		n += imp->nodes[i].usable;
+	return n;
 }
 
 void pve_import_free(struct pve_import *imp)

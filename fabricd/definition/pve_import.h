@@ -20,6 +20,7 @@
 #define FABRICD_PVE_IMPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/diag.h"
@@ -65,6 +66,9 @@ char *pve_import_json(const struct pve_import *imp);
  */
 int pve_import_node_key(const struct pve_import *imp, const char *node, const char **pve_name,
 			const char **iface, uint8_t pub[32]);
+
+/* How many nodes the definition holds (0: nothing worth writing). */
+size_t pve_import_node_count(const struct pve_import *imp);
 
 void pve_import_free(struct pve_import *imp);
 

@@ -257,8 +257,9 @@ static int vxlan_zone(struct pve_import *imp, const struct pve_section *s)
 	for (size_t i = 0; i < imp->n_zones; i++) {
 		if (!strcmp(imp->zones[i].name, name)) {
 			diag_add(imp->d, where,
-				 "zone \"%s\" is also \"%s\" once lowercased; rename one",
-				 imp->zones[i].sec->id, name);
+				 "zones \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
+				 "lowercase); rename one",
+				 imp->zones[i].sec->id, s->id, name);
 			return 0;
 		}
 	}
@@ -424,12 +425,14 @@ static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 			 "rename the vnet");
 		return 0;
 	}
-	for (size_t i = 0; i < imp->n_vnis; i++) {
-		if (!strcmp(imp->vnet_names[i], name)) {
+	for (size_t i = 0; i < vf->n; i++) {
+		const char *other = vf->sections[i].id;
+
+		if (&vf->sections[i] < s && !strcasecmp(other, s->id) && strcmp(other, s->id)) {
 			diag_add(imp->d, where,
-				 "vnet \"%s\" is also \"%s\" once lowercased; rename "
-				 "one",
-				 s->id, name);
+				 "vnets \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
+				 "lowercase); rename one",
+				 other, s->id, name);
 			return 0;
 		}
 	}
