@@ -25,5 +25,6 @@ int cmd_bench(const struct options *o);
 int cmd_init(const struct options *o);
 int cmd_join(const struct options *o);
 int cmd_leave(const struct options *o);
+int cmd_import_pve(const struct options *o);
 
 #endif

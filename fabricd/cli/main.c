@@ -32,6 +32,7 @@ static const struct {
     {"init", cmd_init, "create a definition with this node: --cluster NAME --prefix CIDR"},
     {"join", cmd_join, "add this node to a definition (first free fabric address)"},
     {"leave", cmd_leave, "remove this node from a definition and its zones"},
+    {"import-pve", cmd_import_pve, "write a definition from Proxmox VE's SDN configuration"},
 };
 
 static void usage(FILE *f)
@@ -203,6 +204,12 @@ int main(int argc, char **argv)
 		o.argc = argc - 2;
 		o.argv = argv + 2;
 		return cmd_bench(&o);
+	}
+	/* import-pve has options of its own (-o, --sdn-dir, ...) */
+	if (!strcmp(name, "import-pve")) {
+		o.argc = argc - 1;
+		o.argv = argv + 1;
+		return cmd_import_pve(&o);
 	}
 	/* options may come after the subcommand: "fabricd apply -c FILE -n NODE" */
 	first = parse_options(argc - 1, argv + 1, &o);

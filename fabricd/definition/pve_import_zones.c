@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * definition/pve_import_zones.c - Proxmox import, part two: VXLAN zones and
+ * their vnets become fabricd zones; EVPN zones, vlan-aware vnets and peers
+ * outside the cluster are reported; subnets and controllers are noted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "definition/mtu.h"
+#include "definition/pve_import_priv.h"
+
+#define PROXMOX_DEFAULT_MTU 1450 /* what Proxmox gives a VXLAN zone without "mtu" */
+#define ASSUMED_UNDERLAY    1500
+
+/* Keys a VXLAN zone may have that fabricd reads or knowingly leaves to Proxmox. */
+static const char *const zone_keys[] = {"peers",      "fabric", "nodes",     "mtu",
+					"vxlan-port", "ipam",	"dns",	     "reversedns",
+					"dnszone",    "digest", "vrf-vxlan", NULL};
+
+static bool known(const char *const *keys, const char *key)
+{
+	for (size_t i = 0; keys[i]; i++)
+		if (!strcmp(keys[i], key))
+			return true;
+	return false;
+}
+
+/* The node a peer address belongs to (corosync links, WireGuard endpoint), or -1. */
+static int peer_node(const struct pve_import *imp, const struct ip_addr *a)
+{
+	for (size_t i = 0; i < imp->n_nodes; i++) {
+		const struct imp_node *n = &imp->nodes[i];
+
+		if (ip_addr_equal(&n->underlay, a) || ip_addr_equal(&n->endpoint_ip, a))
+			return (int)i;
+		for (size_t l = 0; l < n->n_links; l++)
+			if (ip_addr_equal(&n->links[l], a))
+				return (int)i;
+	}
+	return -1;
+}
+
+static int members_from_peers(struct pve_import *imp, const struct pve_section *s,
+			      struct imp_zone *z, const char *peers)
+{
+	const struct pve_file *zf = imp->in->zones;
+	char where[PVE_WHERE_LEN], ua[IP_ADDR_STRLEN];
+	char **items;
+	int n = pve_split_list(peers, &items);
+	bool ok = true;
+
+	if (n < 0)
+		return n;
+	pve_where(where, zf, s, "peers");
+	for (int k = 0; k < n; k++) {
+		struct ip_addr a;
+		int idx = ip_addr_parse(items[k], &a) == 0 ? peer_node(imp, &a) : -1;
+
+		if (idx < 0) {
+			diag_add(imp->d, where,
+				 "\"%s\" is not an address of a cluster node (corosync.conf, "
+				 "WireGuard endpoint); fabricd builds VXLAN only between its nodes",
+				 items[k]);
+			ok = false;
+			continue;
+		}
+		z->member[idx] = true;
+		if (!ip_addr_equal(&imp->nodes[idx].underlay, &a) && imp->nodes[idx].usable)
+			diag_warn(imp->d, where,
+				  "%s is node %s; fabricd carries the zone over its underlay %s",
+				  items[k], imp->nodes[idx].name,
+				  ip_addr_str(&imp->nodes[idx].underlay, ua, sizeof(ua)));
+	}
+	pve_strv_free(items);
+	return ok ? 0 : 1;
+}
+
+/* "nodes hv1,hv2" restricts the zone; absent = every node. */
+static int restrict_nodes(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z)
+{
+	const char *list = imp_get(imp, imp->in->zones, s, "nodes");
+	char where[PVE_WHERE_LEN], name[FABRICD_NAME_MAX + 1];
+	bool *in;
+	char **items;
+	int n;
+
+	if (!list)
+		return 0;
+	if ((n = pve_split_list(list, &items)) < 0)
+		return n;
+	in = calloc(imp->n_nodes + 1, sizeof(*in));
+	if (!in) {
+		pve_strv_free(items);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < n; k++) {
+		int idx = imp_name(name, sizeof(name), items[k]) ? imp_find_node(imp, name) : -1;
+
+		if (idx < 0)
+			diag_warn(imp->d, pve_where(where, imp->in->zones, s, "nodes"),
+				  "\"%s\" is not a cluster node; ignored, as Proxmox does",
+				  items[k]);
+		else
+			in[idx] = true;
+	}
+	for (size_t i = 0; i < imp->n_nodes; i++)
+		z->member[i] = z->member[i] && in[i];
+	free(in);
+	pve_strv_free(items);
+	return 0;
+}
+
+/* Secure over the WireGuard fabric; plain over OpenFabric/OSPF/BGP fabrics. 1 = unmappable. */
+static int transport_from_fabric(struct pve_import *imp, const struct pve_section *s,
+				 struct imp_zone *z, const char *fabric)
+{
+	const struct pve_file *ff = imp->in->fabrics;
+	char where[PVE_WHERE_LEN];
+
+	pve_where(where, imp->in->zones, s, "fabric");
+	if (imp->fabric && !strcmp(imp->fabric->id, fabric)) {
+		z->transport = TRANSPORT_SECURE;
+		for (size_t i = 0; i < imp->n_nodes; i++)
+			z->member[i] = imp->nodes[i].in_fabric;
+		return 0;
+	}
+	for (size_t i = 0; i < ff->n; i++) {
+		const char *type = ff->sections[i].type;
+		size_t tl = strlen(type);
+
+		if (strcmp(ff->sections[i].id, fabric) || tl < 7 ||
+		    strcmp(type + tl - 7, "_fabric"))
+			continue;
+		if (!strcmp(type, "wireguard_fabric"))
+			return 1; /* a second WireGuard fabric: reported by choose_fabric */
+		diag_warn(imp->d, where,
+			  "zone runs over %.*s fabric \"%s\"; fabricd carries it plain between the "
+			  "nodes' underlay addresses instead of the fabric's router IPs",
+			  (int)(tl - 7), type, fabric);
+		z->transport = TRANSPORT_PLAIN;
+		for (size_t n = 0; n < imp->n_nodes; n++)
+			z->member[n] = true;
+		return 0;
+	}
+	diag_add(imp->d, where, "fabric \"%s\" is not in fabrics.cfg", fabric);
+	return 1;
+}
+
+/* Proxmox's mtu carries over only where it does not exceed fabricd's. */
+static void zone_mtu(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z)
+{
+	const char *text = imp_get(imp, imp->in->zones, s, "mtu");
+	unsigned int underlay =
+	    imp->opts->underlay_mtu ? imp->opts->underlay_mtu : ASSUMED_UNDERLAY;
+	struct zone model = {.transport = z->transport, .mtu_policy = MTU_POLICY_STABLE};
+	char where[PVE_WHERE_LEN], assumed[64] = "";
+	unsigned int computed, pve;
+	struct mtu_plan plan;
+	int family = 0;
+	char *end;
+
+	for (size_t i = 0; i < imp->n_nodes && !family; i++)
+		family = imp->nodes[i].usable ? imp->nodes[i].underlay.family : 0;
+	if (!family || mtu_plan_compute(underlay, family, family, imp->prefix.addr.family, &plan))
+		return;
+	mtu_zone(&plan, &model, &computed);
+	if (!imp->opts->underlay_mtu)
+		snprintf(assumed, sizeof(assumed), " (assuming a %u underlay; see --underlay-mtu)",
+			 ASSUMED_UNDERLAY);
+	pve_where(where, imp->in->zones, s, text ? "mtu" : NULL);
+	pve = text ? (unsigned int)strtoul(text, &end, 10) : PROXMOX_DEFAULT_MTU;
+	if (text && (*end || pve < MTU_MIN || pve > MTU_MAX)) {
+		diag_warn(imp->d, where, "\"%s\" is not an MTU; dropped, fabricd gives %u%s", text,
+			  computed, assumed);
+	} else if (pve > computed) {
+		diag_warn(imp->d, where,
+			  "guests had MTU %u under Proxmox%s; fabricd gives the zone %u%s: lower "
+			  "the guests' MTU or raise the underlay's",
+			  pve, text ? "" : " (its default)", computed, assumed);
+	} else if (text) {
+		z->mtu = pve;
+		if (pve < computed)
+			diag_warn(imp->d, where, "%u kept: it lowers fabricd's %u%s", pve, computed,
+				  assumed);
+	}
+}
+
+static void note_unused_keys(struct pve_import *imp, const struct pve_section *s)
+{
+	char where[PVE_WHERE_LEN];
+
+	for (size_t i = 0; i < s->n_kv; i++) {
+		const char *k = s->kv[i].key;
+
+		pve_where(where, imp->in->zones, s, k);
+		if (!known(zone_keys, k))
+			diag_warn(imp->d, where, "unknown key; dropped, as Proxmox does");
+		else if (!strcmp(k, "dns") || !strcmp(k, "reversedns") || !strcmp(k, "dnszone") ||
+			 (!strcmp(k, "ipam") && s->kv[i].value && strcmp(s->kv[i].value, "pve")))
+			diag_warn(imp->d, where, "not imported: Proxmox keeps doing IPAM and DNS");
+		else if (!strcmp(k, "vxlan-port") && s->kv[i].value &&
+			 strcmp(s->kv[i].value, "4789"))
+			diag_warn(imp->d, where,
+				  "%s not imported: fabricd's plain VXLAN uses port 4789 (secure "
+				  "uses fabric.secure_port)",
+				  s->kv[i].value);
+	}
+}
+
+static struct imp_zone *new_zone(struct pve_import *imp, const struct pve_section *s)
+{
+	struct imp_zone *grown = realloc(imp->zones, (imp->n_zones + 1) * sizeof(*grown));
+	struct imp_zone *z;
+
+	if (!grown)
+		return NULL;
+	imp->zones = grown;
+	z = &grown[imp->n_zones];
+	memset(z, 0, sizeof(*z));
+	z->sec = s;
+	z->member = calloc(imp->n_nodes + 1, sizeof(*z->member));
+	z->vnets = json_array();
+	if (!z->member || !z->vnets) {
+		free(z->member);
+		json_decref(z->vnets);
+		return NULL;
+	}
+	imp->n_zones++;
+	return z;
+}
+
+static void drop_last_zone(struct pve_import *imp)
+{
+	struct imp_zone *z = &imp->zones[--imp->n_zones];
+
+	free(z->member);
+	json_decref(z->vnets);
+}
+
+static int vxlan_zone(struct pve_import *imp, const struct pve_section *s)
+{
+	const struct pve_file *zf = imp->in->zones;
+	const char *peers = imp_get(imp, zf, s, "peers"), *fabric = imp_get(imp, zf, s, "fabric");
+	char where[PVE_WHERE_LEN], name[FABRICD_NAME_MAX + 1];
+	struct imp_zone *z;
+	int ret;
+
+	pve_where(where, zf, s, NULL);
+	if (!imp_name(name, sizeof(name), s->id)) {
+		diag_add(imp->d, where, "zone id is not a fabricd zone name; rename the zone");
+		return 0;
+	}
+	for (size_t i = 0; i < imp->n_zones; i++) {
+		if (!strcmp(imp->zones[i].name, name)) {
+			diag_add(imp->d, where,
+				 "zones \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
+				 "lowercase); rename one",
+				 imp->zones[i].sec->id, s->id, name);
+			return 0;
+		}
+	}
+	if (!(z = new_zone(imp, s)))
+		return -ENOMEM;
+	memcpy(z->name, name, sizeof(name));
+	if (peers && fabric)
+		diag_warn(imp->d, pve_where(where, zf, s, "fabric"),
+			  "both peers and fabric are set (the API forbids it); peers wins, as in "
+			  "Proxmox");
+	if (peers) {
+		z->transport = TRANSPORT_PLAIN;
+		ret = members_from_peers(imp, s, z, peers);
+	} else if (fabric) {
+		ret = transport_from_fabric(imp, s, z, fabric);
+	} else {
+		diag_add(imp->d, where, "VXLAN zone has neither peers nor fabric; give one");
+		ret = 1;
+	}
+	if (ret == 0)
+		ret = restrict_nodes(imp, s, z);
+	if (ret != 0) {
+		drop_last_zone(imp);
+		return ret < 0 ? ret : 0;
+	}
+	zone_mtu(imp, s, z);
+	note_unused_keys(imp, s);
+	z->all_nodes = true;
+	for (size_t i = 0; i < imp->n_nodes; i++)
+		z->all_nodes = z->all_nodes && (z->member[i] || !imp->nodes[i].usable);
+	return 0;
+}
+
+static int read_zones(struct pve_import *imp)
+{
+	const struct pve_file *zf = imp->in->zones;
+	char where[PVE_WHERE_LEN];
+	int ret = 0;
+
+	for (size_t i = 0; i < zf->n && ret == 0; i++) {
+		const struct pve_section *s = &zf->sections[i];
+
+		pve_where(where, zf, s, NULL);
+		if (!strcasecmp(s->type, "vxlan"))
+			ret = vxlan_zone(imp, s);
+		else if (!strcasecmp(s->type, "evpn"))
+			diag_add(imp->d, where,
+				 "EVPN zone not imported: fabricd builds static VXLAN (plain or "
+				 "secure); keep it in Proxmox or turn it into a VXLAN zone");
+		else if (!strcasecmp(s->type, "simple") || !strcasecmp(s->type, "vlan") ||
+			 !strcasecmp(s->type, "qinq"))
+			diag_warn(
+			    imp->d, where,
+			    "not a VXLAN zone: Proxmox keeps building it (see README, Proxmox "
+			    "VE, front end)");
+		else
+			diag_warn(imp->d, where, "unknown zone type; dropped, as Proxmox does");
+	}
+	return ret;
+}
+
+static const char *const vnet_keys[] = {"zone",		 "tag",	   "alias", "vlanaware",
+					"isolate-ports", "digest", NULL};
+
+/* 1 = the vnet does not map (reported) */
+static int vnet_checks(struct pve_import *imp, const struct pve_section *s, uint32_t *vni)
+{
+	const struct pve_file *vf = imp->in->vnets;
+	const char *tag = imp_get(imp, vf, s, "tag"), *va = imp_get(imp, vf, s, "vlanaware");
+	char where[PVE_WHERE_LEN];
+	unsigned long v;
+	bool aware = false;
+	char *end;
+
+	if (va && pve_parse_bool(vf->dialect, va, &aware) < 0) {
+		diag_warn(imp->d, pve_where(where, vf, s, "vlanaware"),
+			  "\"%s\" is not 1 or 0; dropped, as Proxmox does", va);
+		aware = false;
+	}
+	if (aware) {
+		diag_add(imp->d, pve_where(where, vf, s, "vlanaware"),
+			 "vlan-aware vnets are not imported: fabricd's bridges carry one "
+			 "untagged segment; make it a vnet per VLAN");
+		return 1;
+	}
+	v = tag ? strtoul(tag, &end, 10) : 0;
+	if (!tag || *end || v < 1 || v > 16777215) {
+		diag_add(imp->d, pve_where(where, vf, s, "tag"),
+			 "a VXLAN vnet needs a tag (VNI) 1..16777215");
+		return 1;
+	}
+	for (size_t i = 0; i < imp->n_vnis; i++) {
+		if (imp->vnis[i] == v) {
+			diag_add(imp->d, pve_where(where, vf, s, "tag"),
+				 "VNI %lu is also vnet %s's; VNIs are unique in the cluster", v,
+				 imp->vnet_names[i]);
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < s->n_kv; i++) {
+		const char *k = s->kv[i].key;
+
+		pve_where(where, vf, s, k);
+		if (!known(vnet_keys, k))
+			diag_warn(imp->d, where, "unknown key; dropped, as Proxmox does");
+		else if (!strcmp(k, "alias") || !strcmp(k, "isolate-ports"))
+			diag_warn(imp->d, where, "not imported: fabricd has no counterpart");
+	}
+	*vni = (uint32_t)v;
+	return 0;
+}
+
+static int remember_vnet(struct pve_import *imp, const char *name, uint32_t vni)
+{
+	uint32_t *vnis = realloc(imp->vnis, (imp->n_vnis + 1) * sizeof(*vnis));
+	char **names;
+
+	if (!vnis)
+		return -ENOMEM;
+	imp->vnis = vnis;
+	names = realloc(imp->vnet_names, (imp->n_vnis + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	imp->vnet_names = names;
+	if (!(names[imp->n_vnis] = strdup(name)))
+		return -ENOMEM;
+	vnis[imp->n_vnis++] = vni;
+	return 0;
+}
+
+static struct imp_zone *zone_of(struct pve_import *imp, const char *pve_id)
+{
+	for (size_t i = 0; i < imp->n_zones; i++)
+		if (!strcmp(imp->zones[i].sec->id, pve_id))
+			return &imp->zones[i];
+	return NULL;
+}
+
+static int read_vnet(struct pve_import *imp, const struct pve_section *s)
+{
+	const struct pve_file *vf = imp->in->vnets;
+	const char *zone = imp_get(imp, vf, s, "zone");
+	char where[PVE_WHERE_LEN], name[FABRICD_IFNAME_MAX + 1];
+	struct imp_zone *z = zone ? zone_of(imp, zone) : NULL;
+	uint32_t vni;
+
+	pve_where(where, vf, s, NULL);
+	if (strcmp(s->type, "vnet")) {
+		diag_warn(imp->d, where, "unknown section type; dropped, as Proxmox does");
+		return 0;
+	}
+	if (!zone) {
+		diag_warn(imp->d, where, "no zone; dropped, as Proxmox does");
+		return 0;
+	}
+	if (!z) {
+		diag_warn(imp->d, where, "not imported: its zone \"%s\" is not", zone);
+		return 0;
+	}
+	if (!imp_name(name, sizeof(name), s->id)) {
+		diag_add(imp->d, where,
+			 "vnet id is not a fabricd vnet name (letters, digits, '-', at most 15); "
+			 "rename the vnet");
+		return 0;
+	}
+	for (size_t i = 0; i < vf->n; i++) {
+		const char *other = vf->sections[i].id;
+
+		if (&vf->sections[i] < s && !strcasecmp(other, s->id) && strcmp(other, s->id)) {
+			diag_add(imp->d, where,
+				 "vnets \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
+				 "lowercase); rename one",
+				 other, s->id, name);
+			return 0;
+		}
+	}
+	if (vnet_checks(imp, s, &vni))
+		return 0;
+	if (remember_vnet(imp, name, vni) < 0 ||
+	    json_array_append_new(
+		z->vnets, json_pack("{s:s, s:I}", "name", name, "vni", (json_int_t)vni)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void note_others(struct pve_import *imp)
+{
+	const struct pve_file *sf = imp->in->subnets, *cf = imp->in->controllers;
+	char where[PVE_WHERE_LEN];
+
+	for (size_t i = 0; i < sf->n; i++)
+		diag_warn(imp->d, pve_where(where, sf, &sf->sections[i], NULL),
+			  "not imported: fabricd builds layer 2 only; Proxmox keeps the gateway, "
+			  "SNAT and DHCP of Simple zones, a pure VXLAN zone ignores subnets");
+	for (size_t i = 0; i < cf->n; i++)
+		diag_warn(imp->d, pve_where(where, cf, &cf->sections[i], NULL),
+			  "controller not imported (fabricd has no BGP/EVPN controller here)");
+}
+
+int imp_zones(struct pve_import *imp)
+{
+	const struct pve_file *vf = imp->in->vnets;
+	int ret = read_zones(imp);
+
+	for (size_t i = 0; i < vf->n && ret == 0; i++)
+		ret = read_vnet(imp, &vf->sections[i]);
+	if (ret == 0)
+		note_others(imp);
+	return ret;
+}
+
+void imp_zones_free(struct pve_import *imp)
+{
+	for (size_t i = 0; i < imp->n_zones; i++) {
+		free(imp->zones[i].member);
+		json_decref(imp->zones[i].vnets);
+	}
+	free(imp->zones);
+	for (size_t i = 0; i < imp->n_vnis; i++)
+		free(imp->vnet_names[i]);
+	free(imp->vnet_names);
+	free(imp->vnis);
+}

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`fabricd import-pve` end to end on the fixtures in tests/fixtures/pve/ (files
+only, no root): exit status, nothing written while something does not map
+(unless --partial), the result passes `fabricd check`, --key-out writes this
+node's private key to a 0600 file and never prints it."""
+import json
+import os
+import pathlib
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+FABRICD = REPO / "fabricd" / "fabricd"
+PVE = REPO / "tests" / "fixtures" / "pve"
+HV3_PRIVATE = "qG5JpQzeCt45Sabvpq5HSu7xCuJn7s0N9GYOgHGe7EY="
+
+
+def run(*args):
+    return subprocess.run([str(FABRICD), *map(str, args)], capture_output=True, text=True,
+                          timeout=30)
+
+
+def pve_args(set_name):
+    return ["--sdn-dir", PVE / set_name / "sdn", "--corosync", PVE / set_name / "corosync.conf"]
+
+
+@pytest.fixture
+def clean92(tmp_path):
+    """Set B without its external node: a cluster that maps completely."""
+    root = tmp_path / "pve"
+    shutil.copytree(PVE / "pve92", root)
+    fabrics = root / "sdn" / "fabrics.cfg"
+    text = fabrics.read_text()
+    text = text.replace('\tpeers type=external,node=backup,iface=wg0,'
+                        'allowed_ips="10.251.0.0/24,10.252.0.0/24"\n', "")
+    text = text[:text.index("wireguard_node: wgf_backup")]
+    fabrics.write_text(text)
+    return root
+
+
+def test_unmappable_writes_nothing(tmp_path):
+    out = tmp_path / "cluster.json"
+    r = run("import-pve", *pve_args("pve92"), "-o", out)
+    assert r.returncode == 1
+    assert "[wireguard_node: wgf_backup] role" in r.stderr
+    assert "nothing written" in r.stderr
+    assert not out.exists() and r.stdout == ""
+
+
+def test_partial_passes_check(tmp_path):
+    out = tmp_path / "cluster.json"
+    r = run("import-pve", *pve_args("pve92"), "--partial", "-o", out)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(out.read_text())
+    assert [n["name"] for n in d["nodes"]] == ["hv1", "hv2", "hv3"]
+    assert {z["name"]: z["transport"] for z in d["zones"]} == {"pub": "plain", "sec": "secure"}
+    c = run("check", "-c", out)
+    assert c.returncode == 0, c.stderr
+
+
+def test_pending_equals_running(clean92, tmp_path):
+    a = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending")
+    assert a.returncode == 0, a.stderr
+    b = run("import-pve", *pve_args("pve92"), "--partial")
+    assert a.stdout == b.stdout
+
+
+def test_key_out(clean92, tmp_path):
+    key = tmp_path / "private.key"
+    out = tmp_path / "cluster.json"
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending", "-o", out, "--key-out", key, "-n", "hv3")
+    assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert key.read_text() == HV3_PRIVATE + "\n"
+    for private in ("EF4ev8Wylwg", "ADsowbXfbWe", "qG5JpQzeCt4"):
+        assert private not in r.stdout + r.stderr + out.read_text()
+    # the key file is what `fabricd` reads: its public key is hv3's in the definition
+    pub = subprocess.run([str(FABRICD), "pubkey"], input=key.read_text(), capture_output=True,
+                         text=True).stdout.strip()
+    nodes = {n["name"]: n for n in json.loads(out.read_text())["nodes"]}
+    assert nodes["hv3"]["public_key"] == pub
+
+
+def test_key_out_mismatch(clean92, tmp_path):
+    keys = clean92 / "priv" / "wg-keys.cfg"
+    text = keys.read_text()
+    keys.write_text(text.replace("qG5JpQzeCt45Sabvpq5HSu7xCuJn7s0N9GYOgHGe7EY=",
+                                 "EF4ev8WylwgqZwYpJgmi+7UAjbyzS3kmPjgvGGkGHHY="))
+    key, out = tmp_path / "k", tmp_path / "c.json"
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending", "-o", out, "--key-out", key, "-n", "hv3")
+    assert r.returncode == 1
+    assert "does not match its public_key" in r.stderr
+    assert not key.exists() and not out.exists()
+    assert "EF4ev8Wylwg" not in r.stderr
+
+
+def test_key_out_unknown_node(clean92, tmp_path):
+    r = run("import-pve", *pve_args("pve92"), "--partial", "--key-out", tmp_path / "k", "-n",
+            "backup")
+    assert r.returncode == 1 and "has no WireGuard key" in r.stderr
+
+
+def test_generate_keys_stable(tmp_path):
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    args = ["import-pve", *pve_args("pve8"), "--partial", "--generate-keys", keys]
+    a, b = run(*args), run(*args)
+    assert a.returncode == 0 and b.returncode == 0, a.stderr
+    assert a.stdout == b.stdout, "a re-import reuses the generated keys"
+    for k in ("hv1", "hv2", "hv3"):
+        assert stat.S_IMODE((keys / f"{k}.key").stat().st_mode) == 0o600
+
+
+def test_missing_running_config(tmp_path):
+    r = run("import-pve", "--sdn-dir", tmp_path, "--corosync", PVE / "pve8" / "corosync.conf")
+    assert r.returncode == 1 and "--pending" in r.stderr
+
+
+def test_bad_option():
+    r = run("import-pve", "--underlay-mtu", "12")
+    assert r.returncode == 1 and "576..65535" in r.stderr
