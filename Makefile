@@ -19,12 +19,14 @@ PKG_CONFIG ?= pkg-config
 PYTEST ?= /usr/bin/python3 -m pytest
 FUZZ_SECONDS ?= 30
 
-PKGS := jansson libmnl libsodium libnftables
+# libmicrohttpd: the --metrics HTTP server (Debian runtime package: libmicrohttpd12)
+PKGS := jansson libmnl libsodium libnftables libmicrohttpd
+FABRICD_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -I.
-CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS))
-LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS))
+CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS)) -pthread -DFABRICD_VERSION='"$(FABRICD_VERSION)"'
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -pthread
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build/san

@@ -32,7 +32,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		"                       [--grace SECONDS]\n\nCommands:\n");
+		"                       [--grace SECONDS]\n"
+		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH] [--probe-interval SECONDS]\n"
+		"          [--probe-file PATH]\n"
+		"  status: [--dot | --svg] [--probe-file PATH]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -43,7 +46,27 @@ enum {
 	OPT_WG_BACKEND,
 	OPT_JSON,
 	OPT_GRACE,
+	OPT_METRICS,
+	OPT_METRICS_FILE,
+	OPT_PROBE_INTERVAL,
+	OPT_PROBE_FILE,
+	OPT_DOT,
+	OPT_SVG,
 };
+
+/* Seconds, fractions allowed (tests probe faster); 0 turns the probe rounds off. */
+static int parse_probe_interval(const char *text, unsigned int *ms)
+{
+	char *end;
+	double s = strtod(text, &end);
+
+	if (*end || !*text || !(s == 0 || (s >= 0.1 && s <= 3600))) {
+		log_error("--probe-interval \"%s\": give seconds, 0.1..3600 (0: no probes)", text);
+		return -1;
+	}
+	*ms = (unsigned int)(s * 1000 + 0.5);
+	return 0;
+}
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -56,6 +79,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"grace", required_argument, NULL, OPT_GRACE},
+	    {"metrics", required_argument, NULL, OPT_METRICS},
+	    {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+	    {"probe-interval", required_argument, NULL, OPT_PROBE_INTERVAL},
+	    {"probe-file", required_argument, NULL, OPT_PROBE_FILE},
+	    {"dot", no_argument, NULL, OPT_DOT},
+	    {"svg", no_argument, NULL, OPT_SVG},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -104,6 +133,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
+		case OPT_METRICS:
+			o->metrics_listen = optarg;
+			break;
+		case OPT_METRICS_FILE:
+			o->metrics_file = optarg;
+			break;
+		case OPT_PROBE_INTERVAL:
+			if (parse_probe_interval(optarg, &o->probe_interval_ms) < 0)
+				return -1;
+			break;
+		case OPT_PROBE_FILE:
+			o->probe_file = optarg;
+			break;
+		case OPT_DOT:
+			o->dot = true;
+			break;
+		case OPT_SVG:
+			o->svg = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -122,6 +170,8 @@ int main(int argc, char **argv)
 	    .key_file = FABRICD_DEFAULT_KEY_FILE,
 	    .wg_backend = WG_CHOICE_AUTO,
 	    .grace = 30,
+	    .probe_interval_ms = 10000,
+	    .probe_file = FABRICD_DEFAULT_PROBE_FILE,
 	};
 	const char *name;
 	int first;
