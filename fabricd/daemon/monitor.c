@@ -424,7 +424,8 @@ static void write_file(const char *path, const char *text, size_t len)
 	char tmp[4096];
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* per process: two daemons given one path must not rename each other's file away */
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0 && write_all(fd, text, len) < 0) {
 		close(fd);

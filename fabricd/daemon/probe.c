@@ -76,6 +76,7 @@ struct probe {
 	char t_cluster[FABRICD_NAME_MAX + 1], t_node[FABRICD_NAME_MAX + 1];
 	uint32_t seq, nonce;
 	unsigned int seed;
+	unsigned int write_failed; /* rounds whose state file could not be written */
 	uint8_t buf[PROBE_MAX_LEN];
 };
 
@@ -341,7 +342,7 @@ static json_t *results_json(const struct probe *p, const struct entry *es, size_
 }
 
 /* For `fabricd status`: written whole, then renamed, so a reader never sees half of it. */
-static void write_state(const struct probe *p, const struct entry *es, size_t n)
+static void write_state(struct probe *p, const struct entry *es, size_t n)
 {
 	char tmp[4096];
 	json_t *j;
@@ -349,15 +350,21 @@ static void write_state(const struct probe *p, const struct entry *es, size_t n)
 
 	if (!p->state_file)
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", p->state_file);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", p->state_file, (int)getpid());
 	j = results_json(p, es, n);
 	ret = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	if (ret < 0 || chmod(tmp, 0644) < 0 || rename(tmp, p->state_file) < 0) {
+		if (p->write_failed++) { /* logged once until it works again */
+			unlink(tmp);
+			return;
+		}
 		log_warn("probe: cannot write %s: %s; `fabricd status` will not show the probes",
 			 p->state_file, strerror(errno));
 		unlink(tmp);
+		return;
 	}
+	p->write_failed = 0;
 }
 
 /* One round: copy the targets, measure without the lock, merge back and report. */
