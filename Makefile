@@ -25,12 +25,13 @@ PKG_CONFIG ?= pkg-config
 PYTEST ?= /usr/bin/python3 -m pytest
 FUZZ_SECONDS ?= 30
 
-PKGS := jansson libmnl libsodium libnftables
+# libmicrohttpd: the --metrics HTTP server (Debian runtime package: libmicrohttpd12)
+PKGS := jansson libmnl libsodium libnftables libmicrohttpd
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -I.
-CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS))
-LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS))
+CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS)) -pthread
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -pthread
 
 # The version has one source, the first line of debian/changelog; the binary
 # gets it through the generated $(BUILD)/version.h.
@@ -82,7 +83,7 @@ $(BUILD)/version.h: debian/changelog
 	@mkdir -p $(dir $@)
 	$(Q)printf '#define FABRICD_VERSION "%s"\n' '$(VERSION)' > $@
 
-$(BUILD)/fabricd/cli/main.o: $(BUILD)/version.h
+$(BUILD)/fabricd/cli/main.o $(BUILD)/fabricd/daemon/monitor.o: $(BUILD)/version.h
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Installs every build, test and demo dependency from Debian's archive.
 # Both README commands call this first; it is quick when all is present.
+# Runtime (for the package): libmicrohttpd12 (fabricd run --metrics), plus the
+# shared libraries of jansson, libmnl, libsodium, libnftables and libsystemd.
 set -eu
 
 PKGS="build-essential pkg-config clang libclang-rt-14-dev

@@ -46,7 +46,10 @@ static void usage(FILE *f)
 		"       fabricd join -c FILE [-n NODE] [--underlay ADDR] [--key-file FILE] "
 		"[--rotate-key]\n"
 		"       fabricd leave -c FILE [-n NODE]\n"
-		"       fabricd --version\n\nCommands:\n");
+		"       fabricd --version\n"
+		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH] [--probe-interval SECONDS]\n"
+		"          [--probe-file PATH]\n"
+		"  status: [--dot | --svg] [--probe-file PATH]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -58,6 +61,12 @@ enum {
 	OPT_JSON,
 	OPT_GRACE,
 	OPT_LOCK_WAIT,
+	OPT_METRICS,
+	OPT_METRICS_FILE,
+	OPT_PROBE_INTERVAL,
+	OPT_PROBE_FILE,
+	OPT_DOT,
+	OPT_SVG,
 	OPT_VALUE_BASE = 512, /* + index into value_options[] */
 };
 
@@ -88,6 +97,20 @@ static void set_value_option(struct options *o, const struct value_option *v, ch
 		*(const char **)field = arg;
 }
 
+/* Seconds, fractions allowed (tests probe faster); 0 turns the probe rounds off. */
+static int parse_probe_interval(const char *text, unsigned int *ms)
+{
+	char *end;
+	double s = strtod(text, &end);
+
+	if (*end || !*text || !(s == 0 || (s >= 0.1 && s <= 3600))) {
+		log_error("--probe-interval \"%s\": give seconds, 0.1..3600 (0: no probes)", text);
+		return -1;
+	}
+	*ms = (unsigned int)(s * 1000 + 0.5);
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option fixed_opts[] = {
@@ -100,6 +123,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"grace", required_argument, NULL, OPT_GRACE},
 	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
+	    {"metrics", required_argument, NULL, OPT_METRICS},
+	    {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+	    {"probe-interval", required_argument, NULL, OPT_PROBE_INTERVAL},
+	    {"probe-file", required_argument, NULL, OPT_PROBE_FILE},
+	    {"dot", no_argument, NULL, OPT_DOT},
+	    {"svg", no_argument, NULL, OPT_SVG},
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
@@ -163,6 +192,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
+		case OPT_METRICS:
+			o->metrics_listen = optarg;
+			break;
+		case OPT_METRICS_FILE:
+			o->metrics_file = optarg;
+			break;
+		case OPT_PROBE_INTERVAL:
+			if (parse_probe_interval(optarg, &o->probe_interval_ms) < 0)
+				return -1;
+			break;
+		case OPT_PROBE_FILE:
+			o->probe_file = optarg;
+			break;
+		case OPT_DOT:
+			o->dot = true;
+			break;
+		case OPT_SVG:
+			o->svg = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -186,6 +234,8 @@ int main(int argc, char **argv)
 	    .wg_backend = WG_CHOICE_AUTO,
 	    .grace = 30,
 	    .lock_wait = NODE_LOCK_WAIT_S,
+	    .probe_interval_ms = 10000,
+	    .probe_file = FABRICD_DEFAULT_PROBE_FILE,
 	};
 	const char *name;
 	int first;

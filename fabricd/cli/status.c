@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/status_probe.h"
+#include "cli/status_dot.h"
 #include "base/log.h"
 #include "engine/session.h"
 #include "definition/wgkey.h"
@@ -248,6 +250,8 @@ static void print_text(json_t *j)
 		}
 	}
 	print_guard(json_object_get(j, "guard"));
+	status_probes_print(json_object_get(j, "probes"),
+			    json_string_value(json_object_get(j, "node")));
 	json_array_foreach(json_object_get(j, "drift"), i, v)
 	    printf("drift: %s %s: %s\n", json_string_value(json_object_get(v, "change")),
 		   json_string_value(json_object_get(v, "object")),
@@ -263,6 +267,13 @@ int cmd_status(const struct options *o)
 	if (session_open(&s, o) < 0 || session_plan(&s) < 0)
 		goto out;
 	j = status_json(&s);
+	json_object_set_new(j, "probes",
+			    status_probes_json(o, s.cluster->name, s.cluster->nodes[s.self].name));
+	if (o->dot || o->svg) {
+		ret = status_dot(j, s.cluster, o->svg);
+		json_decref(j);
+		goto out;
+	}
 	if (o->json) {
 		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

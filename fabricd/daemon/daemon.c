@@ -48,6 +48,7 @@
 #include "daemon/notify.h"
 #include "engine/resolve.h"
 #include "engine/lock.h"
+#include "daemon/monitor.h"
 #include "engine/session.h"
 
 #define DEBOUNCE_MS  30
@@ -85,6 +86,7 @@ struct daemon {
 	size_t n_mtus;
 	struct zone_mtu *mtus;
 	char status[256];
+	struct monitor *monitor; /* metrics and data-path probes (daemon/monitor.h) */
 };
 
 static long long clock_ms(clockid_t id)
@@ -233,6 +235,7 @@ static void pass_failed(struct daemon *d, unsigned int reasons)
 	if (delay > RETRY_MAX_MS)
 		delay = RETRY_MAX_MS;
 	d->failures++;
+	monitor_pass_end(d->monitor, false);
 	log_error("%s: not converged; trying again in %.1f s", d->node, delay / 1000.0);
 	schedule(d, reasons | REASON_RETRY, delay);
 	set_status(d, "not converged, retrying (see the log)");
@@ -324,6 +327,7 @@ static int run_pass_locked(struct daemon *d)
 	int ret;
 
 	d->reasons = 0;
+	monitor_pass_begin(d->monitor);
 	if (log_is_verbose()) {
 		char why[96];
 
@@ -371,6 +375,7 @@ static int run_pass_locked(struct daemon *d)
 			return -1;
 		}
 		report_applied(&s.plan, d->node, reasons);
+		monitor_applied(d->monitor, &s.plan, reasons);
 		/* read back what was applied: the next, empty pass records it */
 		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
 		d->wg_known = false;
@@ -388,8 +393,10 @@ static int run_pass_locked(struct daemon *d)
 	wake = plan_next_due(&s.plan);
 	d->wake_at = wake ? wake_from_boottime(wake) : 0;
 	converged_status(d, &s);
+	monitor_converged(d->monitor, &s);
 	session_free(&s);
 	d->failures = 0;
+	monitor_pass_end(d->monitor, true);
 	return 0;
 }
 
@@ -507,6 +514,7 @@ static void close_all(struct daemon *d)
 	if (d->nft)
 		mnl_socket_close(d->nft);
 	file_watch_close(&d->watch);
+	monitor_close(d->monitor);
 	notify_close(&d->notify);
 	cluster_free(d->cluster);
 	free(d->mtus);
@@ -572,7 +580,7 @@ int daemon_run(const struct options *o)
 	int ret = 0;
 
 	notify_open(&d.notify);
-	if (open_all(&d) < 0) {
+	if (open_all(&d) < 0 || monitor_open(o, &d.monitor) < 0) {
 		log_error("run: cannot set up the event loop: %s", strerror(errno));
 		close_all(&d);
 		return 1;
@@ -607,6 +615,7 @@ int daemon_run(const struct options *o)
 		now = now_ms();
 		if (now >= d.check_at)
 			check(&d);
+		monitor_tick(d.monitor);
 		if (d.wake_at && now >= d.wake_at) {
 			d.wake_at = 0;
 			schedule(&d, REASON_RETIRE, 0);

@@ -13,6 +13,9 @@
 #define FABRICD_DEFAULT_CONFIG	 "/etc/fabricd/cluster.json"
 #define FABRICD_DEFAULT_KEY_FILE "/etc/fabricd/private.key"
 
+/* run writes its probe results here, status reads them */
+#define FABRICD_DEFAULT_PROBE_FILE "/run/fabricd/probe.json"
+
 struct options {
 	const char *config;   /* -c FILE */
 	const char *node;     /* -n NODE, default: hostname */
@@ -31,6 +34,13 @@ struct options {
 	bool rotate_key;	  /* --rotate-key */
 	int argc;		  /* positional arguments after the subcommand */
 	char **argv;
+
+	/* monitoring (daemon/monitor.h) */
+	const char *metrics_listen;	/* run --metrics ADDR:PORT */
+	const char *metrics_file;	/* run --metrics-file PATH */
+	const char *probe_file;		/* --probe-file: run writes it, status reads it */
+	unsigned int probe_interval_ms; /* run --probe-interval; 0 = no probe rounds */
+	bool dot, svg;			/* status --dot, --svg */
 };
 
 #endif

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cli/status_dot.c - the status as a Graphviz graph. A node sees its own
+ * links only: those are coloured by what it measured, the links between
+ * other nodes are drawn dashed and grey ("not seen from here").
+ */
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "cli/status_dot.h"
+
+#define HANDSHAKE_EXPIRED_S 180 /* WireGuard's reject-after-time: the session is gone */
+
+extern char **environ;
+
+enum health { H_UNKNOWN, H_OK, H_WARN, H_BAD };
+static const char *const colours[] = {"gray50", "forestgreen", "darkorange", "red3"};
+
+static enum health worse(enum health a, enum health b)
+{
+	return a > b ? a : b;
+}
+
+/* The peer entry of `name` in status.fabric.peers, or NULL. */
+static json_t *find_peer(json_t *status, const char *name)
+{
+	json_t *peer;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(status, "fabric"), "peers"), i, peer)
+	{
+		if (!strcmp(json_string_value(json_object_get(peer, "node")) ?: "", name))
+			return peer;
+	}
+	return NULL;
+}
+
+static enum health handshake(json_t *peer, char *label, size_t len)
+{
+	json_t *age = json_object_get(peer, "latest_handshake_age");
+
+	if (!peer) {
+		snprintf(label, len, "no WireGuard peer");
+		return H_BAD;
+	}
+	if (!json_is_integer(age)) {
+		snprintf(label, len, "no handshake yet");
+		return H_BAD;
+	}
+	snprintf(label, len, "handshake %llds ago", (long long)json_integer_value(age));
+	/* an expired session on an idle link is renewed by the next packet: a warning */
+	return json_integer_value(age) > HANDSHAKE_EXPIRED_S ? H_WARN : H_OK;
+}
+
+/* The probe lines of one peer ("red plain 1390: ok") and their worst health. */
+static enum health probes(json_t *status, const char *peer, char *label, size_t len)
+{
+	json_t *probe = json_object_get(status, "probes"), *r;
+	enum health h = H_UNKNOWN;
+	size_t i, used = 0;
+
+	label[0] = '\0';
+	json_array_foreach(json_object_get(probe, "results"), i, r)
+	{
+		const char *state = "ok";
+		enum health one = H_OK;
+		char what[64];
+
+		if (strcmp(json_string_value(json_object_get(r, "peer")) ?: "", peer))
+			continue;
+		if (!json_is_true(json_object_get(r, "reachable"))) {
+			state = "UNREACHABLE";
+			one = H_BAD;
+		} else if (json_is_true(json_object_get(r, "black_hole"))) {
+			snprintf(what, sizeof(what), "BLACK HOLE, %lld pass",
+				 (long long)json_integer_value(json_object_get(r, "largest")));
+			state = what;
+			one = H_WARN;
+		}
+		if (json_is_true(json_object_get(probe, "stale")))
+			one = H_UNKNOWN;
+		h = worse(h, one);
+		if (used < len)
+			used += (size_t)snprintf(
+			    label + used, len - used, "\\n%s %s %lld: %s",
+			    json_string_value(json_object_get(r, "zone")),
+			    json_string_value(json_object_get(r, "transport")),
+			    (long long)json_integer_value(json_object_get(r, "mtu")), state);
+	}
+	return h;
+}
+
+static void write_nodes(json_t *status, const struct cluster *c, const char *self, FILE *f)
+{
+	char a[IP_ADDR_STRLEN], b[IP_ADDR_STRLEN];
+
+	(void)status;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = &c->nodes[i];
+
+		fprintf(f, "  \"%s\" [id=\"node-%s\", label=\"%s\\nunderlay %s\\nfabric %s\"%s];\n",
+			n->name, n->name, n->name, ip_addr_str(&n->underlay, a, sizeof(a)),
+			ip_addr_str(&n->fabric_address, b, sizeof(b)),
+			strcmp(n->name, self) ? ""
+					      : ", penwidth=2.5, style=\"bold,filled\", "
+						"fillcolor=\"#eef3ff\"");
+	}
+}
+
+static void write_links(json_t *status, const struct cluster *c, const char *self, FILE *f)
+{
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		for (size_t k = i + 1; k < c->n_nodes; k++) {
+			const char *x = c->nodes[i].name, *y = c->nodes[k].name;
+			const char *peer = !strcmp(x, self) ? y : !strcmp(y, self) ? x : NULL;
+			char hs[64], pr[512];
+			enum health h;
+
+			if (!peer) {
+				fprintf(f,
+					"  \"%s\" -- \"%s\" [id=\"link-%s-%s\", style=dashed, "
+					"color=gray70, fontcolor=gray50, label=\"not seen from "
+					"%s\"];\n",
+					x, y, x, y, self);
+				continue;
+			}
+			h = worse(handshake(find_peer(status, peer), hs, sizeof(hs)),
+				  probes(status, peer, pr, sizeof(pr)));
+			fprintf(f,
+				"  \"%s\" -- \"%s\" [id=\"link-%s-%s\", color=%s, fontcolor=%s, "
+				"penwidth=2, label=\"%s%s\"];\n",
+				x, y, x, y, colours[h], colours[h], hs, pr);
+		}
+	}
+}
+
+static void write_zones(json_t *status, FILE *f)
+{
+	json_t *z, *v;
+	size_t i, k;
+
+	fputs("  \"zones\" [id=\"zones\", shape=note, fontsize=10, label=\"zones\\l", f);
+	json_array_foreach(json_object_get(status, "zones"), i, z)
+	{
+		fprintf(f, "%s: %s, MTU %lld, vnets", json_string_value(json_object_get(z, "name")),
+			json_string_value(json_object_get(z, "transport")),
+			(long long)json_integer_value(json_object_get(z, "mtu")));
+		json_array_foreach(json_object_get(z, "vnets"), k, v)
+		    fprintf(f, " %s", json_string_value(json_object_get(v, "name")));
+		fputs("\\l", f);
+	}
+	fputs("\"];\n", f);
+}
+
+void status_dot_write(json_t *status, const struct cluster *c, FILE *f)
+{
+	const char *self = json_string_value(json_object_get(status, "node"));
+
+	fprintf(f, "graph \"%s\" {\n", c->name);
+	fprintf(f,
+		"  label=\"cluster %s, seen from %s (green: handshake fresh and probes pass, "
+		"orange: MTU black hole or expired session, red: unreachable)\";\n",
+		c->name, self);
+	fputs("  labelloc=t; fontname=\"sans-serif\"; layout=circo;\n"
+	      "  node [shape=box, style=rounded, fontname=\"sans-serif\"];\n"
+	      "  edge [fontname=\"sans-serif\", fontsize=9];\n",
+	      f);
+	write_nodes(status, c, self, f);
+	write_links(status, c, self, f);
+	write_zones(status, f);
+	fputs("}\n", f);
+}
+
+/* `dot -Tsvg` with the DOT text on its stdin and our stdout as its own. */
+static int render_svg(const char *text, size_t len)
+{
+	char *argv[] = {"dot", "-Tsvg", NULL};
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], status = 0, ret;
+	pid_t pid;
+
+	if (pipe(pipefd) < 0)
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[0], STDIN_FILENO);
+	posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+	fflush(stdout);
+	ret = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[0]);
+	if (ret) {
+		close(pipefd[1]);
+		return -ret;
+	}
+	ret = write_all(pipefd[1], text, len);
+	close(pipefd[1]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (ret < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -EPROTO;
+	return 0;
+}
+
+int status_dot(json_t *status, const struct cluster *c, bool svg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f)
+		return 1;
+	status_dot_write(status, c, f);
+	fclose(f);
+	if (!svg) {
+		fwrite(text, 1, len, stdout);
+		free(text);
+		return 0;
+	}
+	ret = render_svg(text, len);
+	free(text);
+	if (ret == -ENOENT) {
+		log_error("status --svg: Graphviz's dot is not installed: install graphviz, or "
+			  "use --dot and render it elsewhere");
+		return 1;
+	}
+	if (ret < 0) {
+		log_error("status --svg: dot -Tsvg failed (%s); see its message above",
+			  strerror(-ret));
+		return 1;
+	}
+	return 0;
+}

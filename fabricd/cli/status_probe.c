@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cli/status_probe.c - the probe results of `fabricd run`, read back for `status`. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/status_probe.h"
+
+/* Results older than this many rounds (and a minute) are the last words of a stopped daemon. */
+#define STALE_ROUNDS 3
+#define STALE_MIN_S  60
+
+json_t *status_probes_json(const struct options *o, const char *cluster, const char *node)
+{
+	json_t *j = o->probe_file ? json_load_file(o->probe_file, 0, NULL) : NULL;
+	json_t *results = json_object_get(j, "probes");
+	json_int_t updated = json_integer_value(json_object_get(j, "updated"));
+	double interval = json_number_value(json_object_get(j, "interval"));
+	long long age = (long long)time(NULL) - (long long)updated;
+	double stale_after =
+	    interval * STALE_ROUNDS > STALE_MIN_S ? interval * STALE_ROUNDS : STALE_MIN_S;
+	json_t *out;
+
+	if (!json_is_array(results) ||
+	    strcmp(json_string_value(json_object_get(j, "cluster")) ?: "", cluster) ||
+	    strcmp(json_string_value(json_object_get(j, "node")) ?: "", node)) {
+		json_decref(j);
+		return json_null();
+	}
+	out = json_pack("{s:s, s:I, s:I, s:b, s:O}", "file", o->probe_file, "updated", updated,
+			"age", (json_int_t)age, "stale", age > stale_after, "results", results);
+	json_decref(j);
+	return out ? out : json_null();
+}
+
+void status_probes_print(json_t *probes, const char *node)
+{
+	json_t *r;
+	size_t i;
+
+	if (!json_is_object(probes)) {
+		printf("probes: none (fabricd run is not running here, or has another "
+		       "--probe-file)\n");
+		return;
+	}
+	printf("probes (by fabricd run, %llds ago%s):\n",
+	       (long long)json_integer_value(json_object_get(probes, "age")),
+	       json_is_true(json_object_get(probes, "stale")) ? ", STALE: is it still running?"
+							      : "");
+	json_array_foreach(json_object_get(probes, "results"), i, r)
+	{
+		const char *peer = json_string_value(json_object_get(r, "peer"));
+		long long mtu = json_integer_value(json_object_get(r, "mtu"));
+		long long largest = json_integer_value(json_object_get(r, "largest"));
+
+		printf("  %s -> %s, zone %s (%s): ", node, peer,
+		       json_string_value(json_object_get(r, "zone")),
+		       json_string_value(json_object_get(r, "transport")));
+		if (!json_is_true(json_object_get(r, "reachable")))
+			printf("UNREACHABLE: no probe comes back\n");
+		else if (json_is_true(json_object_get(r, "black_hole")))
+			printf("MTU BLACK HOLE: %lld-byte frames are lost, %lld bytes pass "
+			       "(rtt %.2f ms)\n",
+			       mtu, largest, json_number_value(json_object_get(r, "rtt_ms")));
+		else
+			printf("ok, %lld-byte frames pass, rtt %.2f ms\n", mtu,
+			       json_number_value(json_object_get(r, "rtt_ms")));
+	}
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon/metrics_http.c - GET /metrics with libmicrohttpd.
+ *
+ * Why a thread of its own (MHD_USE_INTERNAL_POLLING_THREAD) rather than
+ * MHD's descriptors in the daemon's epoll loop: a scrape must never delay a
+ * repair, and a pass may take a while (netlink, nftables, wireguard-go). In
+ * the loop, a pass would also stall every scrape. With the thread, the loop
+ * renders the text itself (it owns every kernel handle) and hands it over
+ * under a mutex; the thread only copies those bytes into a response, so a
+ * slow or stuck client costs one connection slot and never the loop. The
+ * critical section is a memcpy on either side.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "daemon/metrics_http.h"
+
+#define CONTENT_TYPE	   "text/plain; version=0.0.4; charset=utf-8"
+#define CONNECTION_LIMIT   16
+#define CONNECTION_TIMEOUT 10 /* seconds: a client that stalls loses its slot */
+
+struct metrics_http {
+	struct MHD_Daemon *mhd;
+	pthread_mutex_t lock;
+	char *text; /* the last published snapshot, under lock */
+	size_t len;
+	unsigned int port;
+};
+
+int metrics_parse_listen(const char *text, struct sockaddr_storage *ss, char *err, size_t len)
+{
+	char host[64] = "127.0.0.1";
+	const char *colon = strrchr(text, ':'), *port_text = colon ? colon + 1 : text;
+	size_t hlen = colon ? (size_t)(colon - text) : 0;
+	char *end;
+	unsigned long port = strtoul(port_text, &end, 10);
+
+	memset(ss, 0, sizeof(*ss));
+	if (!*port_text || *end || port > 65535) {
+		snprintf(err, len, "--metrics \"%s\": give ADDR:PORT, [V6ADDR]:PORT or PORT", text);
+		return -EINVAL;
+	}
+	if (hlen && text[0] == '[' && text[hlen - 1] == ']') {
+		text++;
+		hlen -= 2;
+	}
+	if (hlen >= sizeof(host)) {
+		snprintf(err, len, "--metrics \"%s\": the address is too long", text);
+		return -EINVAL;
+	}
+	if (hlen) {
+		memcpy(host, text, hlen);
+		host[hlen] = '\0';
+	}
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+	} else {
+		snprintf(err, len, "--metrics: \"%s\" is not an IPv4 or IPv6 address", host);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned int code, const char *text,
+				 size_t len)
+{
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **state)
+{
+	static const char not_found[] = "fabricd: the metrics are at /metrics\n";
+	static const char not_allowed[] = "fabricd: only GET and HEAD\n";
+	struct metrics_http *h = cls;
+	enum MHD_Result ret;
+
+	(void)version, (void)upload, (void)upload_size, (void)state;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed,
+				 sizeof(not_allowed) - 1);
+	if (strcmp(url, "/metrics"))
+		return send_text(c, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1);
+	pthread_mutex_lock(&h->lock);
+	ret = send_text(c, MHD_HTTP_OK, h->text ? h->text : "", h->text ? h->len : 0);
+	pthread_mutex_unlock(&h->lock);
+	return ret;
+}
+
+int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **out)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	struct metrics_http *h = calloc(1, sizeof(*h));
+	char addr[INET6_ADDRSTRLEN] = "?";
+	uint16_t port;
+
+	if (!h)
+		return -ENOMEM;
+	if (ss->ss_family == AF_INET6) {
+		flags |= MHD_USE_IPv6;
+		port = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, addr,
+			  sizeof(addr));
+	} else {
+		port = ntohs(((const struct sockaddr_in *)ss)->sin_port);
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, addr, sizeof(addr));
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	h->mhd = MHD_start_daemon(flags, port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, ss,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONNECTION_LIMIT,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONNECTION_TIMEOUT,
+				  MHD_OPTION_END);
+	if (!h->mhd) {
+		int err = errno ? errno : EADDRINUSE;
+
+		log_error("metrics: cannot listen on %s port %u: %s; choose another --metrics "
+			  "ADDR:PORT",
+			  addr, port, strerror(err));
+		pthread_mutex_destroy(&h->lock);
+		free(h);
+		return -err;
+	}
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : port;
+	log_info("metrics: serving http://%s%s%s:%u/metrics", ss->ss_family == AF_INET6 ? "[" : "",
+		 addr, ss->ss_family == AF_INET6 ? "]" : "", h->port);
+	*out = h;
+	return 0;
+}
+
+void metrics_http_publish(struct metrics_http *h, const char *text, size_t len)
+{
+	char *copy = malloc(len + 1);
+
+	if (!copy)
+		return; /* the previous snapshot stays */
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	pthread_mutex_lock(&h->lock);
+	free(h->text);
+	h->text = copy;
+	h->len = len;
+	pthread_mutex_unlock(&h->lock);
+}
+
+unsigned int metrics_http_port(const struct metrics_http *h)
+{
+	return h->port;
+}
+
+void metrics_http_stop(struct metrics_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->mhd);
+	pthread_mutex_destroy(&h->lock);
+	free(h->text);
+	free(h);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * daemon/metrics_http.h - serves the metrics text on GET /metrics
+ * (libmicrohttpd). The daemon's loop publishes a finished text; requests are
+ * answered from the last one published.
+ */
+#ifndef FABRICD_DAEMON_METRICS_HTTP_H
+#define FABRICD_DAEMON_METRICS_HTTP_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+struct metrics_http;
+
+/*
+ * Parses "PORT", ":PORT" (both loopback: 127.0.0.1), "ADDR:PORT" or
+ * "[V6ADDR]:PORT" into ss. 0, or -EINVAL with a message in err.
+ */
+int metrics_parse_listen(const char *text, struct sockaddr_storage *ss, char *err, size_t len);
+
+/* Starts serving on ss. 0, or -errno (logged). */
+int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **out);
+/* Replaces the text served (copied). */
+void metrics_http_publish(struct metrics_http *h, const char *text, size_t len);
+/* The port bound (useful with port 0). */
+unsigned int metrics_http_port(const struct metrics_http *h);
+void metrics_http_stop(struct metrics_http *h);
+
+#endif

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon/monitor.c - the daemon's metrics: collected in its loop, rendered
+ * there (metrics_text.c), served by a thread (metrics_http.c) or written to a
+ * file for node_exporter's textfile collector.
+ *
+ * What a converged pass knew (zones, vnets, peers) is copied here; the
+ * counters that move between passes (WireGuard bytes and handshakes, the
+ * VXLAN devices' link statistics, the guard's drop counters, the probes) are
+ * read again once a second, so a scrape is at most that old and costs the
+ * loop nothing. Nothing is read when neither --metrics nor --metrics-file is
+ * given.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "daemon/metrics.h"
+#include "daemon/metrics_http.h"
+#include "daemon/monitor.h"
+#include "daemon/probe.h"
+#include "daemon/report.h"
+#include "netlink/link_stats.h"
+#include "engine/guard_io.h"
+#include "version.h"
+
+#define REFRESH_MS 1000
+
+struct peer_state {
+	uint8_t key[WG_KEY_LEN];
+	struct sockaddr_storage endpoint; /* last seen; ss_family 0 = none yet */
+};
+
+struct monitor {
+	const char *metrics_file;
+	struct metrics_http *http;
+	bool metrics; /* --metrics or --metrics-file */
+	struct nl_sock rtnl;
+	bool rtnl_open;
+	bool converged; /* monitor_converged() came at least once */
+	enum wg_backend backend;
+	struct metrics_data d;
+	struct peer_state *peers; /* parallel to d.peers */
+	struct timespec pass_start;
+	long long refresh_at;
+	struct probe *probe;
+};
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int monitor_open(const struct options *o, struct monitor **out)
+{
+	struct monitor *m = calloc(1, sizeof(*m));
+	struct sockaddr_storage ss;
+	char err[160];
+
+	*out = NULL;
+	if (!m)
+		return -1;
+	m->d.version = FABRICD_VERSION;
+	m->metrics_file = o->metrics_file;
+	m->metrics = o->metrics_listen || o->metrics_file;
+	if (o->metrics_listen) {
+		if (metrics_parse_listen(o->metrics_listen, &ss, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			goto fail;
+		}
+		if (metrics_http_start(&ss, &m->http) < 0)
+			goto fail;
+	}
+	if (m->metrics) {
+		if (nl_open(&m->rtnl, NETLINK_ROUTE) < 0) {
+			log_error("metrics: cannot open a netlink socket: %s", strerror(errno));
+			goto fail;
+		}
+		m->rtnl_open = true;
+	}
+	/* even with rounds off (interval 0) this node answers its peers' probes */
+	probe_start(o->probe_interval_ms, o->probe_file, &m->probe);
+	*out = m;
+	return 0;
+fail:
+	monitor_close(m);
+	return -1;
+}
+
+static void free_data(struct metrics_data *d)
+{
+	free(d->peers);
+	free(d->probes);
+	free(d->zones);
+	free(d->vnets);
+	d->peers = NULL;
+	d->probes = NULL;
+	d->zones = NULL;
+	d->vnets = NULL;
+	d->n_peers = d->n_probes = d->n_zones = d->n_vnets = 0;
+}
+
+void monitor_close(struct monitor *m)
+{
+	if (!m)
+		return;
+	probe_stop(m->probe);
+	metrics_http_stop(m->http);
+	if (m->rtnl_open)
+		nl_close(&m->rtnl);
+	free_data(&m->d);
+	free(m->d.repairs);
+	free(m->peers);
+	free(m);
+}
+
+void monitor_pass_begin(struct monitor *m)
+{
+	if (m)
+		clock_gettime(CLOCK_MONOTONIC, &m->pass_start);
+}
+
+void monitor_pass_end(struct monitor *m, bool ok)
+{
+	struct timespec now;
+	double seconds;
+
+	if (!m)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	seconds = (double)(now.tv_sec - m->pass_start.tv_sec) +
+		  (double)(now.tv_nsec - m->pass_start.tv_nsec) / 1e9;
+	m->d.passes++;
+	m->d.pass_errors += !ok;
+	m->d.duration_sum += seconds;
+	for (int i = 0; i < METRICS_N_BUCKETS; i++)
+		m->d.duration_buckets[i] += seconds <= metrics_duration_buckets[i];
+}
+
+static void count_repair(struct metrics_data *d, const char *object)
+{
+	size_t len = strcspn(object, " ");
+	struct metrics_repair *grown;
+
+	for (size_t i = 0; i < d->n_repairs; i++) {
+		if (strlen(d->repairs[i].kind) == len &&
+		    !strncmp(d->repairs[i].kind, object, len)) {
+			d->repairs[i].count++;
+			return;
+		}
+	}
+	grown = realloc(d->repairs, (d->n_repairs + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	d->repairs = grown;
+	snprintf(grown[d->n_repairs].kind, sizeof(grown[0].kind), "%.*s", (int)len, object);
+	grown[d->n_repairs++].count = 1;
+}
+
+/* Whether op only comes with the re-creation of its link by another op of the plan. */
+static bool comes_with_link(const struct plan *p, const struct op *op)
+{
+	for (size_t i = 0; op->ifname[0] && i < p->n; i++) {
+		const struct op *c = &p->ops[i];
+
+		if (c != op && !strcmp(c->ifname, op->ifname) &&
+		    (c->type == OP_WG_CREATE || c->type == OP_BRIDGE_CREATE ||
+		     c->type == OP_VXLAN_CREATE))
+			return true;
+	}
+	return false;
+}
+
+void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reasons)
+{
+	/*
+	 * As report_plan() logs them: changes not asked for by a definition, a
+	 * start or a retry are drift, and a re-created link is one repair with
+	 * its settings.
+	 */
+	if (!m || (reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY)))
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].phase != PHASE_RETIRE && !comes_with_link(p, &p->ops[i]))
+			count_repair(&m->d, p->ops[i].object);
+	}
+}
+
+/* The endpoint-change count of a peer known before, by key (0 for a new one). */
+static uint64_t old_changes(const struct monitor *m, const uint8_t *key)
+{
+	for (size_t i = 0; i < m->d.n_peers; i++) {
+		if (!memcmp(m->peers[i].key, key, WG_KEY_LEN))
+			return m->d.peers[i].endpoint_changes;
+	}
+	return 0;
+}
+
+static int copy_peers(struct monitor *m, const struct session *s)
+{
+	const struct desired_fabric *f = &s->want.fabric;
+	struct metrics_peer *peers = calloc(f->n_peers + 1, sizeof(*peers));
+	struct peer_state *state = calloc(f->n_peers + 1, sizeof(*state));
+
+	if (!peers || !state) {
+		free(peers);
+		free(state);
+		return -1;
+	}
+	for (size_t i = 0; i < f->n_peers; i++) {
+		const uint8_t *key = f->peers[i].public_key;
+
+		snprintf(peers[i].name, sizeof(peers[i].name), "%s",
+			 s->cluster->nodes[f->peers[i].node].name);
+		peers[i].endpoint_changes = old_changes(m, key);
+		memcpy(state[i].key, key, WG_KEY_LEN);
+		for (size_t j = 0; j < m->d.n_peers; j++) {
+			if (!memcmp(m->peers[j].key, key, WG_KEY_LEN))
+				state[i].endpoint = m->peers[j].endpoint;
+		}
+	}
+	free(m->d.peers);
+	free(m->peers);
+	m->d.peers = peers;
+	m->peers = state;
+	m->d.n_peers = f->n_peers;
+	return 0;
+}
+
+static int copy_zones(struct monitor *m, const struct session *s)
+{
+	const struct node_state *w = &s->want;
+	struct metrics_zone *zones = calloc(w->n_zones + 1, sizeof(*zones));
+	struct metrics_vnet *vnets = calloc(w->n_vnets + 1, sizeof(*vnets));
+
+	if (!zones || !vnets) {
+		free(zones);
+		free(vnets);
+		return -1;
+	}
+	for (size_t i = 0; i < w->n_zones; i++) {
+		const struct zone *z = &s->cluster->zones[w->zones[i].zone];
+
+		snprintf(zones[i].name, sizeof(zones[i].name), "%s", z->name);
+		zones[i].transport = transport_name(z->transport);
+		zones[i].mtu_policy = mtu_policy_name(z->mtu_policy);
+		zones[i].mtu = w->zones[i].mtu;
+		for (size_t v = 0; v < w->n_vnets; v++)
+			zones[i].n_vnets += w->vnets[v].zone == w->zones[i].zone;
+	}
+	for (size_t v = 0; v < w->n_vnets; v++) {
+		const struct desired_vnet *dv = &w->vnets[v];
+
+		snprintf(vnets[v].name, sizeof(vnets[v].name), "%s", dv->name);
+		snprintf(vnets[v].device, sizeof(vnets[v].device), "%s", dv->vxlan);
+		snprintf(vnets[v].zone, sizeof(vnets[v].zone), "%s",
+			 s->cluster->zones[dv->zone].name);
+		vnets[v].vni = dv->vni;
+	}
+	free(m->d.zones);
+	free(m->d.vnets);
+	m->d.zones = zones;
+	m->d.n_zones = w->n_zones;
+	m->d.vnets = vnets;
+	m->d.n_vnets = w->n_vnets;
+	return 0;
+}
+
+/* One probe target per zone and member peer: the zone's first vnet carries its transport. */
+static void configure_probes(struct monitor *m, const struct session *s)
+{
+	const struct node_state *w = &s->want;
+	const struct cluster *c = s->cluster;
+	struct probe_target *t;
+	size_t n = 0, max = 0;
+
+	for (size_t i = 0; i < w->n_zones; i++)
+		max += c->zones[w->zones[i].zone].n_members;
+	t = calloc(max + 1, sizeof(*t));
+	if (!t)
+		return;
+	for (size_t i = 0; i < w->n_zones; i++) {
+		const struct zone *z = &c->zones[w->zones[i].zone];
+		const struct desired_vnet *first = NULL;
+
+		for (size_t v = 0; v < w->n_vnets && !first; v++) {
+			if (w->vnets[v].zone == w->zones[i].zone)
+				first = &w->vnets[v];
+		}
+		for (size_t k = 0; first && w->zones[i].mtu && k < z->n_members; k++) {
+			if (z->members[k] == s->self)
+				continue;
+			snprintf(t[n].peer, sizeof(t[n].peer), "%s", c->nodes[z->members[k]].name);
+			snprintf(t[n].zone, sizeof(t[n].zone), "%s", z->name);
+			snprintf(t[n].bridge, sizeof(t[n].bridge), "%s", first->name);
+			t[n].transport = transport_name(z->transport);
+			t[n].mtu = w->zones[i].mtu;
+			n++;
+		}
+	}
+	probe_configure(m->probe, c->name, c->nodes[s->self].name, t, n);
+	free(t);
+}
+
+void monitor_converged(struct monitor *m, const struct session *s)
+{
+	if (!m)
+		return;
+	m->converged = true;
+	m->backend = s->r.backend;
+	snprintf(m->d.cluster, sizeof(m->d.cluster), "%s", s->cluster->name);
+	snprintf(m->d.node, sizeof(m->d.node), "%s", s->cluster->nodes[s->self].name);
+	m->d.fabric_mtu = s->want.fabric.mtu;
+	if (m->probe)
+		configure_probes(m, s);
+	if (m->metrics && (copy_peers(m, s) < 0 || copy_zones(m, s) < 0))
+		log_warn("metrics: out of memory; the last metrics stay");
+}
+
+static void read_peers(struct monitor *m)
+{
+	struct wg_device *dev = NULL;
+
+	m->d.fabric_present = wg_get(m->backend, FABRIC_IFNAME, &dev) == 0 && dev;
+	for (size_t i = 0; i < m->d.n_peers; i++) {
+		struct metrics_peer *mp = &m->d.peers[i];
+		const struct wg_peer *p = NULL;
+
+		for (size_t j = 0; dev && j < dev->n_peers && !p; j++) {
+			if (!memcmp(dev->peers[j].public_key, m->peers[i].key, WG_KEY_LEN))
+				p = &dev->peers[j];
+		}
+		mp->present = p != NULL;
+		if (!p)
+			continue;
+		mp->latest_handshake = p->last_handshake_sec;
+		mp->rx_bytes = p->rx_bytes;
+		mp->tx_bytes = p->tx_bytes;
+		if (p->endpoint.ss_family &&
+		    memcmp(&p->endpoint, &m->peers[i].endpoint, sizeof(p->endpoint))) {
+			mp->endpoint_changes += m->peers[i].endpoint.ss_family != 0;
+			m->peers[i].endpoint = p->endpoint;
+		}
+	}
+	wg_device_free(dev);
+}
+
+static void read_vnets(struct monitor *m)
+{
+	struct link_stats_table t = {0};
+
+	if (link_stats_dump(&m->rtnl, &t) < 0)
+		log_debug("metrics: cannot read link statistics: %s", strerror(errno));
+	for (size_t i = 0; i < m->d.n_vnets; i++) {
+		struct metrics_vnet *v = &m->d.vnets[i];
+		const struct link_stats *l = link_stats_find(&t, v->device);
+
+		v->present = l != NULL;
+		if (!l)
+			continue;
+		v->rx_packets = l->stats.rx_packets;
+		v->tx_packets = l->stats.tx_packets;
+		v->rx_bytes = l->stats.rx_bytes;
+		v->tx_bytes = l->stats.tx_bytes;
+		v->rx_errors = l->stats.rx_errors;
+		v->tx_errors = l->stats.tx_errors;
+		v->rx_dropped = l->stats.rx_dropped;
+		v->tx_dropped = l->stats.tx_dropped;
+	}
+	link_stats_free(&t);
+}
+
+static void read_guard(struct monitor *m)
+{
+	struct firewall_obs *fw = NULL;
+
+	m->d.guard_present = firewall_observe(&fw) == 0 && fw;
+	for (int i = 0; i < FW_N_COUNTERS; i++)
+		m->d.guard_counter_present[i] =
+		    fw && firewall_obs_counter(fw, (enum firewall_counter_id)i, &m->d.guard[i]);
+	firewall_obs_free(fw);
+}
+
+static void read_probes(struct monitor *m)
+{
+	struct probe_result *r = NULL;
+	size_t n = probe_results(m->probe, &r);
+
+	free(m->d.probes);
+	m->d.probes = calloc(n + 1, sizeof(*m->d.probes));
+	m->d.n_probes = 0;
+	for (size_t i = 0; m->d.probes && i < n; i++) {
+		struct metrics_probe *p = &m->d.probes[m->d.n_probes];
+
+		if (!r[i].measured)
+			continue;
+		snprintf(p->peer, sizeof(p->peer), "%s", r[i].target.peer);
+		snprintf(p->zone, sizeof(p->zone), "%s", r[i].target.zone);
+		p->transport = r[i].target.transport;
+		p->reachable = r[i].reachable;
+		p->black_hole = r[i].black_hole;
+		p->rtt_seconds = r[i].rtt_seconds;
+		p->mtu = r[i].target.mtu;
+		p->largest = r[i].largest;
+		m->d.n_probes++;
+	}
+	free(r);
+}
+
+/* Writes text to path atomically: the textfile collector never reads half a file. */
+static void write_file(const char *path, const char *text, size_t len)
+{
+	char tmp[4096];
+	int fd;
+
+	/* per process: two daemons given one path must not rename each other's file away */
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0 && write_all(fd, text, len) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+		log_warn("metrics: cannot write %s: %s; check that the directory exists and is "
+			 "writable",
+			 path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+void monitor_tick(struct monitor *m)
+{
+	struct timespec now;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!m || !m->metrics || !m->converged || mono_ms() < m->refresh_at)
+		return;
+	m->refresh_at = mono_ms() + REFRESH_MS;
+	read_peers(m);
+	read_vnets(m);
+	read_guard(m);
+	read_probes(m);
+	clock_gettime(CLOCK_REALTIME, &now);
+	m->d.scrape_timestamp = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	if (metrics_render(&m->d, &text, &len) < 0)
+		return;
+	if (m->http)
+		metrics_http_publish(m->http, text, len);
+	if (m->metrics_file)
+		write_file(m->metrics_file, text, len);
+	free(text);
+}

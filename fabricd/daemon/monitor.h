@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * daemon/monitor.h - what `fabricd run` tells the outside about itself:
+ * Prometheus metrics (--metrics ADDR:PORT, --metrics-file PATH) and the
+ * data-path probes (daemon/probe.h). The daemon calls these hooks; each is
+ * NULL-safe and cheap when nothing is enabled.
+ */
+#ifndef FABRICD_DAEMON_MONITOR_H
+#define FABRICD_DAEMON_MONITOR_H
+
+#include <stdbool.h>
+
+#include "engine/options.h"
+#include "engine/plan.h"
+#include "engine/session.h"
+
+struct monitor;
+
+/* Starts the HTTP server and the probes as o asks. 0, or -1 (logged: the daemon cannot start). */
+int monitor_open(const struct options *o, struct monitor **out);
+void monitor_close(struct monitor *m);
+
+/* Around every pass of the loop: counts it and its duration. */
+void monitor_pass_begin(struct monitor *m);
+void monitor_pass_end(struct monitor *m, bool ok);
+/* A plan was applied for reasons (enum pass_reason): drift repairs are counted by kind. */
+void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reasons);
+/* A pass converged: the zones, vnets and peers to report on and to probe. */
+void monitor_converged(struct monitor *m, const struct session *s);
+/* From the loop, at least every 500 ms: refreshes the metrics when due. */
+void monitor_tick(struct monitor *m);
+
+#endif

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon/probe.c - the data-path probes (see probe.h) and the answers to the
+ * peers' probes.
+ *
+ * Why a thread and not the daemon's epoll loop: a round waits for replies
+ * (up to a second per lost probe, and a binary search after a loss), and
+ * answering a peer must not wait for a pass either. One AF_PACKET socket,
+ * bound to no device, receives the probe ethertype on every vnet bridge;
+ * its ifindex tells which. The loop hands over targets and reads results
+ * under a mutex; the thread owns the socket.
+ *
+ * Why a frame from the bridge itself and not an ICMP ping: the bridges carry
+ * no address (the host stays out of its tenants' networks), and a frame sent
+ * on the bridge device takes the path of a guest's frame through the bridge,
+ * the VXLAN device, WireGuard for a secure zone, the underlay, and the same
+ * devices at the peer, at the zone MTU. Any guest of the vnet can see a probe
+ * broadcast and could forge an answer; a probe is a diagnostic, not a control.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "daemon/probe.h"
+#include "daemon/probe_frame.h"
+
+#define FULL_TIMEOUT_US 1000000 /* a first probe's reply may take this long */
+#define STEP_MIN_US	50000	/* the binary search waits 4 RTT + 20 ms, within these */
+#define STEP_MAX_US	1000000
+#define SMALL_SIZE	256 /* a probe that passes where the MTU is the problem */
+#define IDLE_POLL_MS	200
+
+enum reported { REP_NONE, REP_OK, REP_BLACK_HOLE, REP_UNREACHABLE };
+
+struct entry {
+	struct probe_result r;
+	uint8_t mac[ETH_ALEN]; /* the peer bridge's, learned from its replies */
+	bool mac_known;
+	enum reported reported;
+	unsigned int reported_size;
+	/* during a round */
+	bool got;
+	double got_rtt;
+};
+
+struct probe {
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	int wake; /* eventfd: stop */
+	int sock;
+	bool stop;			    /* under lock */
+	bool configured;		    /* under lock */
+	char cluster[FABRICD_NAME_MAX + 1]; /* under lock; the thread keeps copies */
+	char node[FABRICD_NAME_MAX + 1];
+	size_t n;
+	struct entry *entries; /* under lock */
+	unsigned int interval_ms;
+	char *state_file;
+	/* the thread's own */
+	char t_cluster[FABRICD_NAME_MAX + 1], t_node[FABRICD_NAME_MAX + 1];
+	uint32_t seq, nonce;
+	unsigned int seed;
+	unsigned int write_failed; /* rounds whose state file could not be written */
+	uint8_t buf[PROBE_MAX_LEN];
+};
+
+/* The replies one request waits for. */
+struct round {
+	uint32_t seq;
+	int ifindex;
+	long long sent_us;
+	struct entry *e;
+	size_t n, remaining;
+};
+
+static const uint8_t broadcast[ETH_ALEN] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static int send_frame(struct probe *p, int ifindex, const uint8_t *mac, enum probe_type type,
+		      uint16_t size, uint32_t seq, uint32_t nonce, const char *target)
+{
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET,
+				  .sll_protocol = htons(PROBE_ETHERTYPE),
+				  .sll_ifindex = ifindex,
+				  .sll_halen = ETH_ALEN};
+	struct probe_frame f = {.type = type, .size = size, .seq = seq, .nonce = nonce};
+	uint8_t frame[PROBE_MAX_LEN];
+	size_t len;
+
+	snprintf(f.cluster, sizeof(f.cluster), "%s", p->t_cluster);
+	snprintf(f.sender, sizeof(f.sender), "%s", p->t_node);
+	snprintf(f.target, sizeof(f.target), "%s", target);
+	len = probe_frame_encode(&f, frame, sizeof(frame));
+	if (!len)
+		return -EINVAL;
+	memcpy(sll.sll_addr, mac, ETH_ALEN);
+	if (sendto(p->sock, frame, len, 0, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		return -errno; /* EMSGSIZE: bigger than the bridge's MTU, lost like a guest's */
+	return 0;
+}
+
+static void take_reply(struct round *r, const struct probe_frame *f, const struct sockaddr_ll *from)
+{
+	if (!r || f->seq != r->seq || from->sll_ifindex != r->ifindex)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		struct entry *e = &r->e[i];
+
+		if (e->got || strcmp(e->r.target.peer, f->sender))
+			continue;
+		e->got = true;
+		e->got_rtt = (double)(now_us() - r->sent_us) / 1e6;
+		memcpy(e->mac, from->sll_addr, ETH_ALEN);
+		e->mac_known = true;
+		r->remaining--;
+	}
+}
+
+/* Reads every pending frame: answers requests, records replies to r. */
+static void receive(struct probe *p, struct round *r)
+{
+	struct sockaddr_ll from;
+	struct probe_frame f;
+
+	for (;;) {
+		socklen_t flen = sizeof(from);
+		ssize_t n =
+		    recvfrom(p->sock, p->buf, sizeof(p->buf), 0, (struct sockaddr *)&from, &flen);
+
+		if (n < 0)
+			return;
+		if (from.sll_pkttype == PACKET_OUTGOING || from.sll_pkttype == PACKET_OTHERHOST ||
+		    probe_frame_decode(p->buf, (size_t)n, &f) < 0 ||
+		    strcmp(f.cluster, p->t_cluster) || !strcmp(f.sender, p->t_node))
+			continue;
+		if (f.type == PROBE_REQUEST && (!f.target[0] || !strcmp(f.target, p->t_node)))
+			send_frame(p, from.sll_ifindex, from.sll_addr, PROBE_REPLY, f.size, f.seq,
+				   f.nonce, f.sender);
+		else if (f.type == PROBE_REPLY && !strcmp(f.target, p->t_node) &&
+			 f.nonce == p->nonce)
+			take_reply(r, &f, &from);
+	}
+}
+
+static bool stopping(struct probe *p)
+{
+	bool stop;
+
+	pthread_mutex_lock(&p->lock);
+	stop = p->stop;
+	pthread_mutex_unlock(&p->lock);
+	return stop;
+}
+
+/* Answers and collects until deadline, r is complete, or the daemon stops. */
+static void pump(struct probe *p, struct round *r, long long deadline)
+{
+	struct pollfd fds[2] = {{.fd = p->sock, .events = POLLIN},
+				{.fd = p->wake, .events = POLLIN}};
+
+	for (;;) {
+		long long left = deadline - now_us();
+
+		if ((r && !r->remaining) || left <= 0 || stopping(p))
+			return;
+		if (poll(fds, 2, (int)((left + 999) / 1000)) > 0 && (fds[0].revents & POLLIN))
+			receive(p, r);
+	}
+}
+
+/* One request, to e's peer (unicast once its MAC is known) or to all of es; waits for replies. */
+static void ask(struct probe *p, int ifindex, struct entry *es, size_t n, struct entry *e,
+		unsigned int size, long long timeout_us)
+{
+	struct round r = {.seq = ++p->seq, .ifindex = ifindex, .e = e ? e : es, .n = e ? 1 : n};
+
+	for (size_t i = 0; i < r.n; i++) {
+		r.e[i].got = false;
+		r.remaining++;
+	}
+	r.sent_us = now_us();
+	if (send_frame(p, ifindex, e && e->mac_known ? e->mac : broadcast, PROBE_REQUEST,
+		       (uint16_t)size, r.seq, p->nonce, e ? e->r.target.peer : "") < 0)
+		return;
+	pump(p, &r, r.sent_us + timeout_us);
+}
+
+/* Twice at most: one lost probe is not yet a lost path. */
+static bool passes(struct probe *p, int ifindex, struct entry *e, unsigned int size,
+		   long long timeout_us)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		ask(p, ifindex, NULL, 0, e, size, timeout_us);
+		if (e->got) {
+			e->r.rtt_seconds = e->got_rtt;
+			return true;
+		}
+	}
+	return false;
+}
+
+static long long step_timeout(double rtt_seconds)
+{
+	long long t = (long long)(rtt_seconds * 4e6) + 20000;
+
+	return t < STEP_MIN_US ? STEP_MIN_US : t > STEP_MAX_US ? STEP_MAX_US : t;
+}
+
+/* The peer did not answer at the zone MTU: unreachable, or the largest size that passes. */
+static void search(struct probe *p, int ifindex, struct entry *e)
+{
+	unsigned int mtu = e->r.target.mtu, lo = mtu < SMALL_SIZE ? mtu : SMALL_SIZE, hi = mtu;
+	long long step;
+
+	if (!ifindex || !passes(p, ifindex, e, lo, FULL_TIMEOUT_US)) {
+		e->r.reachable = e->r.black_hole = false;
+		e->r.largest = 0;
+		return;
+	}
+	step = step_timeout(e->r.rtt_seconds);
+	while (hi - lo > 1 && !stopping(p)) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (passes(p, ifindex, e, mid, step))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	e->r.reachable = true;
+	e->r.largest = lo;
+	e->r.black_hole = lo < mtu;
+}
+
+/* Every peer of one zone: one broadcast at the zone MTU (twice at most), then a search each. */
+static void measure_zone(struct probe *p, struct entry *es, size_t n)
+{
+	int ifindex = (int)if_nametoindex(es[0].r.target.bridge);
+	unsigned int mtu = es[0].r.target.mtu;
+	bool *full = calloc(n, sizeof(*full));
+	bool all = false;
+
+	if (!full)
+		return;
+	for (int attempt = 0; ifindex && attempt < 2 && !all; attempt++) {
+		ask(p, ifindex, es, n, NULL, mtu, FULL_TIMEOUT_US);
+		all = true;
+		for (size_t i = 0; i < n; i++) {
+			if (es[i].got && !full[i]) {
+				full[i] = true;
+				es[i].r.rtt_seconds = es[i].got_rtt;
+			}
+			all = all && full[i];
+		}
+	}
+	for (size_t i = 0; i < n && !stopping(p); i++) {
+		es[i].r.measured = true;
+		es[i].r.checked_at = (long long)time(NULL);
+		if (full[i]) {
+			es[i].r.reachable = true;
+			es[i].r.black_hole = false;
+			es[i].r.largest = mtu;
+		} else {
+			search(p, ifindex, &es[i]);
+		}
+	}
+	free(full);
+}
+
+/* Logs a result once per change; a healthy path is quiet. */
+static void report(const char *node, struct entry *e)
+{
+	const struct probe_result *r = &e->r;
+	enum reported now = !r->reachable   ? REP_UNREACHABLE
+			    : r->black_hole ? REP_BLACK_HOLE
+					    : REP_OK;
+	const char *peer = r->target.peer, *zone = r->target.zone, *tr = r->target.transport;
+
+	if (now == e->reported && (now != REP_BLACK_HOLE || r->largest == e->reported_size))
+		return;
+	if (now == REP_BLACK_HOLE)
+		log_warn("probe %s -> %s, zone %s (%s): MTU black hole: %u-byte frames are lost, "
+			 "%u bytes pass; guests at MTU %u lose large packets: check the underlay "
+			 "MTU between the two nodes",
+			 node, peer, zone, tr, r->target.mtu, r->largest, r->target.mtu);
+	else if (now == REP_UNREACHABLE)
+		log_warn("probe %s -> %s, zone %s (%s): no reply, not even at %u bytes: the "
+			 "VXLAN path is cut (or fabricd run is not running on %s)",
+			 node, peer, zone, tr,
+			 r->target.mtu < SMALL_SIZE ? r->target.mtu : SMALL_SIZE, peer);
+	else if (e->reported != REP_NONE)
+		log_info("probe %s -> %s, zone %s (%s): frames of %u bytes pass again", node, peer,
+			 zone, tr, r->target.mtu);
+	e->reported = now;
+	e->reported_size = r->largest;
+}
+
+static json_t *results_json(const struct probe *p, const struct entry *es, size_t n)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const struct probe_result *r = &es[i].r;
+
+		if (!r->measured)
+			continue;
+		json_array_append_new(
+		    list,
+		    json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:I, s:o, s:I}", "peer",
+			      r->target.peer, "zone", r->target.zone, "transport",
+			      r->target.transport, "bridge", r->target.bridge, "mtu",
+			      (json_int_t)r->target.mtu, "reachable", r->reachable, "black_hole",
+			      r->black_hole, "largest", (json_int_t)r->largest, "rtt_ms",
+			      r->reachable ? json_real(r->rtt_seconds * 1000.0) : json_null(),
+			      "checked_at", (json_int_t)r->checked_at));
+	}
+	return json_pack("{s:s, s:s, s:I, s:f, s:o}", "cluster", p->t_cluster, "node", p->t_node,
+			 "updated", (json_int_t)time(NULL), "interval", p->interval_ms / 1000.0,
+			 "probes", list);
+}
+
+/* For `fabricd status`: written whole, then renamed, so a reader never sees half of it. */
+static void write_state(struct probe *p, const struct entry *es, size_t n)
+{
+	char tmp[4096];
+	json_t *j;
+	int ret;
+
+	if (!p->state_file)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", p->state_file, (int)getpid());
+	j = results_json(p, es, n);
+	ret = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (ret < 0 || chmod(tmp, 0644) < 0 || rename(tmp, p->state_file) < 0) {
+		if (p->write_failed++) { /* logged once until it works again */
+			unlink(tmp);
+			return;
+		}
+		log_warn("probe: cannot write %s: %s; `fabricd status` will not show the probes",
+			 p->state_file, strerror(errno));
+		unlink(tmp);
+		return;
+	}
+	p->write_failed = 0;
+}
+
+/* One round: copy the targets, measure without the lock, merge back and report. */
+static void run_round(struct probe *p)
+{
+	struct entry *es;
+	size_t n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->n;
+	es = calloc(n + 1, sizeof(*es));
+	if (es && n)
+		memcpy(es, p->entries, n * sizeof(*es));
+	pthread_mutex_unlock(&p->lock);
+	if (!es)
+		return;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(es[j].r.target.zone, es[i].r.target.zone); j++)
+			;
+		measure_zone(p, &es[i], j - i);
+	}
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < n && !p->stop; i++) {
+		for (size_t k = 0; k < p->n; k++) {
+			struct entry *e = &p->entries[k];
+
+			if (strcmp(e->r.target.peer, es[i].r.target.peer) ||
+			    strcmp(e->r.target.zone, es[i].r.target.zone) || !es[i].r.measured)
+				continue;
+			struct probe_target t = e->r.target; /* configure may have changed it */
+
+			e->r = es[i].r;
+			e->r.target = t;
+			memcpy(e->mac, es[i].mac, ETH_ALEN);
+			e->mac_known = es[i].mac_known;
+			report(p->t_node, e);
+		}
+	}
+	free(es);
+	n = p->n;
+	es = calloc(n + 1, sizeof(*es));
+	if (es && n)
+		memcpy(es, p->entries, n * sizeof(*es));
+	pthread_mutex_unlock(&p->lock);
+	if (es)
+		write_state(p, es, n);
+	free(es);
+}
+
+/* interval +- 20 % */
+static long long jittered(struct probe *p)
+{
+	long long ms = p->interval_ms;
+
+	return (ms * 8 / 10 + (long long)(rand_r(&p->seed) % (ms * 4 / 10 + 1))) * 1000;
+}
+
+static void *probe_thread(void *arg)
+{
+	struct probe *p = arg;
+	long long next = 0;
+
+	for (;;) {
+		bool configured;
+
+		pthread_mutex_lock(&p->lock);
+		configured = p->configured;
+		snprintf(p->t_cluster, sizeof(p->t_cluster), "%s", p->cluster);
+		snprintf(p->t_node, sizeof(p->t_node), "%s", p->node);
+		pthread_mutex_unlock(&p->lock);
+		if (stopping(p))
+			break;
+		if (!configured) {
+			poll(&(struct pollfd){.fd = p->wake, .events = POLLIN}, 1, IDLE_POLL_MS);
+			continue;
+		}
+		if (!next) /* the first round soon, but not on every node at once */
+			next = now_us() + 200000 + (p->interval_ms ? jittered(p) / 4 : 0);
+		if (p->interval_ms && now_us() >= next) {
+			run_round(p);
+			next = now_us() + jittered(p);
+		}
+		/* answer the peers meanwhile */
+		pump(p, NULL,
+		     p->interval_ms && next < now_us() + IDLE_POLL_MS * 1000LL
+			 ? next
+			 : now_us() + IDLE_POLL_MS * 1000LL);
+	}
+	return NULL;
+}
+
+int probe_start(unsigned int interval_ms, const char *state_file, struct probe **out)
+{
+	struct probe *p = calloc(1, sizeof(*p));
+	uint32_t nonce = 0;
+	int fd;
+
+	*out = NULL;
+	if (!p)
+		return -1;
+	p->wake = p->sock = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	p->interval_ms = interval_ms;
+	p->state_file = state_file ? strdup(state_file) : NULL;
+	p->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	p->sock =
+	    socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(PROBE_ETHERTYPE));
+	if (p->wake < 0 || p->sock < 0) {
+		log_warn("probe: cannot open a packet socket: %s (fabricd needs CAP_NET_RAW); "
+			 "running without data-path probes",
+			 strerror(errno));
+		goto fail;
+	}
+	/* tells this run's replies from a previous run's, which may still be in flight */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &nonce, sizeof(nonce)) != sizeof(nonce))
+			nonce = 0;
+		close(fd);
+	}
+	p->nonce = nonce ^ (uint32_t)getpid() ^ (uint32_t)now_us();
+	p->seed = p->nonce;
+	if (p->state_file && strncmp(p->state_file, "/run/fabricd/", 13) == 0)
+		mkdir("/run/fabricd", 0755); /* the default's directory; EEXIST is fine */
+	if (pthread_create(&p->thread, NULL, probe_thread, p) != 0) {
+		log_warn("probe: cannot start its thread; running without data-path probes");
+		goto fail;
+	}
+	p->thread_started = true;
+	*out = p;
+	return 0;
+fail:
+	probe_stop(p);
+	return -1;
+}
+
+void probe_configure(struct probe *p, const char *cluster, const char *node,
+		     const struct probe_target *t, size_t n)
+{
+	struct entry *es;
+
+	if (!p)
+		return;
+	es = calloc(n + 1, sizeof(*es));
+	if (!es)
+		return;
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < n; i++) {
+		es[i].r.target = t[i];
+		for (size_t k = 0; k < p->n; k++) {
+			const struct entry *old = &p->entries[k];
+
+			if (strcmp(old->r.target.peer, t[i].peer) ||
+			    strcmp(old->r.target.zone, t[i].zone))
+				continue;
+			es[i] = *old; /* results, MAC and what was logged carry over */
+			es[i].r.target = t[i];
+		}
+	}
+	free(p->entries);
+	p->entries = es;
+	p->n = n;
+	snprintf(p->cluster, sizeof(p->cluster), "%s", cluster);
+	snprintf(p->node, sizeof(p->node), "%s", node);
+	p->configured = true;
+	pthread_mutex_unlock(&p->lock);
+}
+
+size_t probe_results(struct probe *p, struct probe_result **out)
+{
+	size_t n;
+
+	*out = NULL;
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	n = p->n;
+	*out = calloc(n + 1, sizeof(**out));
+	for (size_t i = 0; *out && i < n; i++)
+		(*out)[i] = p->entries[i].r;
+	pthread_mutex_unlock(&p->lock);
+	return *out ? n : 0;
+}
+
+void probe_stop(struct probe *p)
+{
+	uint64_t one = 1;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_mutex_unlock(&p->lock);
+	if (p->wake >= 0 && write(p->wake, &one, sizeof(one)) < 0)
+		log_debug("probe: eventfd: %s", strerror(errno));
+	if (p->thread_started)
+		pthread_join(p->thread, NULL);
+	if (p->sock >= 0)
+		close(p->sock);
+	if (p->wake >= 0)
+		close(p->wake);
+	pthread_mutex_destroy(&p->lock);
+	free(p->entries);
+	free(p->state_file);
+	free(p);
+}

@@ -1,0 +1,253 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: `fabricd run --metrics` and `--metrics-file`, read by a real Prometheus parser.
+
+                 sw: br0
+          +---------+---------+
+        pve1                 pve2        fabricd run on both, keepalive off
+   red  vnet100  vx100 (plain)           pve1: --metrics 127.0.0.1:PORT --metrics-file F
+   blue vnet200  vs200 (secure)          pve2: --metrics PORT (loopback by default)
+        wgfab0 10.255.0.1, peer pve2
+
+The scrape is parsed with Debian's python3-prometheus-client
+(text_string_to_metric_families) and its values are compared with the
+kernel's own: `ip -s link` for the VXLAN devices, `wg show dump` for the
+peers, `nft` for the guard. Guests ping first; afterwards the fabric is quiet
+(keepalive off, probe rounds off), so the counters must match exactly, and
+the test polls until the daemon's snapshot (at most a second old) does. A
+drift repair shows up by kind; a client that stalls mid-request blocks
+neither other scrapes nor a repair.
+"""
+
+import json
+import socket
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from fabtest import SimCluster, wait_until, zone
+from fabtest.daemon import Daemon, start_daemons, stop_daemons
+
+prometheus_parser = pytest.importorskip("prometheus_client.parser")
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+PORT = 9464
+SCRAPE = ("import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("
+          "'http://{addr}:{port}{path}', timeout=5).read().decode())")
+
+
+@pytest.fixture(scope="module")
+def fabric(cluster_options):
+    cluster = SimCluster(2, **cluster_options)
+    try:
+        definition = cluster.definition(
+            keepalive=0, zones=[zone("red", "plain", [("vnet100", 100)]),
+                                zone("blue", "secure", [("vnet200", 200)])])
+        metrics_file = f"{cluster.tmpdir}/pve1/fabricd.prom"
+        args = {
+            "pve1": ["--metrics", f"127.0.0.1:{PORT}", "--metrics-file", metrics_file,
+                     "--probe-interval", "0", "--probe-file", f"{cluster.tmpdir}/pve1/probe.json"],
+            "pve2": ["--metrics", str(PORT), "--probe-interval", "0",
+                     "--probe-file", f"{cluster.tmpdir}/pve2/probe.json"],
+        }
+        daemons = {}
+        for node in cluster.nodes:
+            d = Daemon(cluster, node, grace=3, extra_args=args[node.name])
+            d.write(definition)
+            daemons[node.name] = d.start()
+        guests = {}
+        for bridge, prefix in (("vnet100", "10.1.0"), ("vnet200", "10.2.0")):
+            guests[bridge] = [cluster.add_guest(n, bridge, f"{prefix}.{n.index}/24")
+                              for n in cluster.nodes]
+        for a, b in guests.values():
+            wait_until(lambda: a.ping(b, count=3), timeout=15, what=f"{a.name} -> {b.name}")
+        yield SimpleNamespace(cluster=cluster, definition=definition, daemons=daemons,
+                              metrics_file=metrics_file)
+        stop_daemons(daemons)
+    finally:
+        cluster.close()
+
+
+def scrape_text(node, addr="127.0.0.1", path="/metrics"):
+    res = node.run(["/usr/bin/python3", "-c", SCRAPE.format(addr=addr, port=PORT, path=path)],
+                   check=False, timeout=15)
+    assert res.returncode == 0, f"scrape of {node.name} failed: {res.stderr}"
+    return res.stdout
+
+
+def parse(text):
+    """{(name, frozenset(labels)): value} of every sample, and the families by name."""
+    samples, families = {}, {}
+    for fam in prometheus_parser.text_string_to_metric_families(text):
+        families[fam.name] = fam
+        for s in fam.samples:
+            samples[(s.name, frozenset(s.labels.items()))] = s.value
+    return samples, families
+
+
+def value(samples, name, **labels):
+    key = (name, frozenset(labels.items()))
+    assert key in samples, f"no sample {name}{labels}; have {sorted(k[0] for k in samples)}"
+    return samples[key]
+
+
+def kernel_link_stats(node, dev):
+    stats = node.ip_json("-s", "link", "show", "dev", dev)[0]["stats64"]
+    return {"receive_packets": stats["rx"]["packets"], "transmit_packets": stats["tx"]["packets"],
+            "receive_bytes": stats["rx"]["bytes"], "transmit_bytes": stats["tx"]["bytes"],
+            "receive_errors": stats["rx"]["errors"], "transmit_errors": stats["tx"]["errors"]}
+
+
+def test_scrape_parses_and_names_the_node(fabric):
+    pve1 = fabric.cluster.node("pve1")
+    samples, families = parse(scrape_text(pve1))
+    info = [s for s in families["fabricd_build_info"].samples]
+    assert len(info) == 1 and info[0].labels["node"] == "pve1", info
+    assert info[0].labels["cluster"] == "fabtest"
+    assert families["fabricd_reconcile_duration_seconds"].type == "histogram"
+    assert families["fabricd_reconcile_passes"].type == "counter"  # the parser drops _total
+    assert value(samples, "fabricd_fabric_up") == 1
+    assert value(samples, "fabricd_fabric_mtu_bytes") == pve1.link("wgfab0")["mtu"]
+
+
+def test_zones_match_the_kernel(fabric):
+    pve1 = fabric.cluster.node("pve1")
+    samples, _ = parse(scrape_text(pve1))
+    for name, transport, bridge in (("red", "plain", "vnet100"), ("blue", "secure", "vnet200")):
+        assert value(samples, "fabricd_zone_info", zone=name, transport=transport,
+                     mtu_policy="stable") == 1
+        assert value(samples, "fabricd_zone_mtu_bytes", zone=name) == pve1.link(bridge)["mtu"]
+        assert value(samples, "fabricd_zone_vnets", zone=name) == 1
+
+
+def test_vnet_counters_match_ip_s_link(fabric):
+    pve1 = fabric.cluster.node("pve1")
+
+    def matches():
+        want = {("vnet100", "vx100", "red", "100"): kernel_link_stats(pve1, "vx100"),
+                ("vnet200", "vs200", "blue", "200"): kernel_link_stats(pve1, "vs200")}
+        samples, _ = parse(scrape_text(pve1))
+        for (vnet, dev, zone_name, vni), stats in want.items():
+            for field, kernel in stats.items():
+                got = value(samples, f"fabricd_vnet_{field}_total", vnet=vnet, zone=zone_name,
+                            vni=vni, device=dev)
+                assert got == kernel, f"{dev} {field}: metrics {got}, kernel {kernel}"
+            assert stats["receive_packets"] >= 3 and stats["transmit_packets"] >= 3, stats
+        return True
+    wait_until(matches, timeout=10, interval=0.3, what="vnet counters = ip -s link")
+
+
+def test_peer_counters_match_wg_show(fabric):
+    pve1, pve2 = fabric.cluster.node("pve1"), fabric.cluster.node("pve2")
+
+    def matches():
+        peer = pve1.wg_dump().peers[pve2.public_key]
+        samples, _ = parse(scrape_text(pve1))
+        assert peer.latest_handshake > 0
+        assert value(samples, "fabricd_peer_latest_handshake_timestamp_seconds",
+                     peer="pve2") == peer.latest_handshake
+        age = value(samples, "fabricd_peer_latest_handshake_age_seconds", peer="pve2")
+        assert abs(age - (time.time() - peer.latest_handshake)) <= 3, age
+        assert value(samples, "fabricd_peer_receive_bytes_total", peer="pve2") == peer.rx_bytes
+        assert value(samples, "fabricd_peer_transmit_bytes_total", peer="pve2") == peer.tx_bytes
+        assert peer.rx_bytes > 0 and peer.tx_bytes > 0
+        assert value(samples, "fabricd_peer_endpoint_changes_total", peer="pve2") == 0
+        return True
+    wait_until(matches, timeout=10, interval=0.3, what="peer counters = wg show dump")
+
+
+def test_guard_counters_match_nft(fabric):
+    pve1 = fabric.cluster.node("pve1")
+    table = json.loads(pve1.run(["nft", "-j", "list", "table", "inet", "fabricd"]).stdout)
+    counters = {o["counter"]["name"]: o["counter"] for o in table["nftables"] if "counter" in o}
+    samples, _ = parse(scrape_text(pve1))
+    assert value(samples, "fabricd_guard_present") == 1
+    for name in ("plain", "secure", "wireguard", "leak"):
+        kernel = counters[f"drop_{name}"]
+        assert value(samples, "fabricd_guard_dropped_packets_total", counter=name) == \
+            kernel["packets"]
+        assert value(samples, "fabricd_guard_dropped_bytes_total", counter=name) == kernel["bytes"]
+
+
+def test_metrics_file_is_the_same_text_written_atomically(fabric):
+    path = fabric.metrics_file
+    wait_until(lambda: open(path).read().startswith("# HELP"), timeout=5, what=path)
+    samples, families = parse(open(path).read())
+    assert "fabricd_vnet_receive_packets" in families
+    assert value(samples, "fabricd_zone_mtu_bytes", zone="red") == 1390
+    import os
+    assert not [f for f in os.listdir(os.path.dirname(path)) if f.endswith(".tmp")]
+    assert oct(os.stat(path).st_mode & 0o777) == "0o644"
+
+
+def test_loopback_by_default_and_404_elsewhere(fabric):
+    pve2 = fabric.cluster.node("pve2")
+    listen = pve2.run(["ss", "-Hltn", f"sport = :{PORT}"]).stdout.split()
+    assert f"127.0.0.1:{PORT}" in listen, listen
+    res = pve2.run(["/usr/bin/python3", "-c", SCRAPE.format(addr=pve2.underlay, port=PORT,
+                                                              path="/metrics")], check=False)
+    assert res.returncode != 0, "metrics answered on the underlay address"
+    res = pve2.run(["/usr/bin/python3", "-c", SCRAPE.format(addr="127.0.0.1", port=PORT,
+                                                              path="/")], check=False)
+    assert "404" in res.stderr, res.stderr
+
+
+def test_drift_repair_counted_by_kind(fabric):
+    pve1 = fabric.cluster.node("pve1")
+    d = fabric.daemons["pve1"]
+    before, _ = parse(scrape_text(pve1))
+    passes = value(before, "fabricd_reconcile_passes_total")
+    repairs = before.get(("fabricd_drift_repairs_total", frozenset({("kind", "vxlan")})), 0)
+    mark = d.mark()
+    pve1.run(["ip", "link", "del", "vx100"])
+    d.wait_log("vxlan vx100: recreated", since=mark, timeout=5)
+
+    def counted():
+        samples, _ = parse(scrape_text(pve1))
+        assert value(samples, "fabricd_drift_repairs_total", kind="vxlan") == repairs + 1
+        n = value(samples, "fabricd_reconcile_passes_total")
+        assert n > passes
+        assert value(samples, "fabricd_reconcile_duration_seconds_count") == n
+        assert value(samples, "fabricd_reconcile_duration_seconds_bucket", le="+Inf") == n
+        assert value(samples, "fabricd_reconcile_errors_total") == 0
+        return True
+    wait_until(counted, timeout=5, interval=0.2, what="drift repair in the metrics")
+
+
+def test_a_stalled_client_blocks_nothing(fabric):
+    """A client that sends half a request and waits: scrapes and repairs go on."""
+    pve1 = fabric.cluster.node("pve1")
+    d = fabric.daemons["pve1"]
+    stall = ("import socket, time; s = socket.create_connection(('127.0.0.1', %d)); "
+             "s.send(b'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n'); time.sleep(8)" % PORT)
+    staller = pve1.run_bg(["/usr/bin/python3", "-c", stall])
+    try:
+        time.sleep(0.5)  # the stalled connection is open (input of the test, not a guess)
+        t0 = time.monotonic()
+        assert "fabricd_build_info" in scrape_text(pve1)
+        assert time.monotonic() - t0 < 3
+        mark = d.mark()
+        pve1.run(["ip", "link", "del", "vx100"])
+        t0 = time.monotonic()
+        wait_until(lambda: pve1.link("vx100") is not None, timeout=2, interval=0.02,
+                   what="vx100 back while a client stalls")
+        assert time.monotonic() - t0 < 1.5
+        d.wait_log("vxlan vx100: recreated", since=mark, timeout=3)
+    finally:
+        staller.kill()
+        staller.wait()
+
+
+def test_bad_listen_address_and_busy_port_refuse_to_start(fabric):
+    pve1 = fabric.cluster.node("pve1")
+    path = fabric.daemons["pve1"].path
+    for arg, message in (("not-an-address:80", "is not an IPv4 or IPv6 address"),
+                         ("127.0.0.1:99999", "give ADDR:PORT"),
+                         (f"127.0.0.1:{PORT}", "cannot listen on 127.0.0.1 port")):
+        res = pve1.fabricd("run", "-c", path, "--metrics", arg, "--probe-interval", "0",
+                           timeout=20)
+        assert res.rc == 1, f"--metrics {arg}: {res}"
+        assert message in res.stderr, res.stderr
+    res = pve1.fabricd("run", "-c", path, "--probe-interval", "abc")
+    assert res.rc == 1 and "--probe-interval" in res.stderr, res
