@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "base/log.h"
+#include "engine/frr.h"
 
 static const struct {
 	const char *name;
@@ -32,7 +33,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		"                       [--grace SECONDS]\n\nCommands:\n");
+		"                       [--grace SECONDS] [--frr-pathspace NAME]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -43,6 +44,7 @@ enum {
 	OPT_WG_BACKEND,
 	OPT_JSON,
 	OPT_GRACE,
+	OPT_FRR_PATHSPACE,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -56,6 +58,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"grace", required_argument, NULL, OPT_GRACE},
+	    {"frr-pathspace", required_argument, NULL, OPT_FRR_PATHSPACE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -103,6 +106,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 				log_error("--grace \"%s\": give whole seconds, 0..86400", optarg);
 				return -1;
 			}
+			break;
+		case OPT_FRR_PATHSPACE:
+			if (frr_pathspace_check(optarg) < 0)
+				return -1;
+			o->frr_pathspace = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/status_evpn.h"
 #include "cli/commands.h"
 #include "base/log.h"
 #include "engine/session.h"
@@ -263,11 +264,13 @@ int cmd_status(const struct options *o)
 	if (session_open(&s, o) < 0 || session_plan(&s) < 0)
 		goto out;
 	j = status_json(&s);
+	status_evpn_add(o, s.cluster, s.self, j);
 	if (o->json) {
 		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 	} else {
 		print_text(j);
+		status_evpn_print(j);
 	}
 	json_decref(j);
 	ret = 0;

@@ -22,6 +22,7 @@ struct options {
 	bool json;
 	bool verbose;
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
+	const char *frr_pathspace; /* --frr-pathspace: FRR started with -N NAME; NULL = host's */
 	int argc;	    /* positional arguments after the subcommand */
 	char **argv;
 };

@@ -11,6 +11,7 @@
 
 #include "kinds/bridge.h"
 #include "kinds/fabric.h"
+#include "kinds/frr.h"
 #include "base/log.h"
 #include "engine/reconcile.h"
 #include "kinds/vxlan.h"
@@ -42,6 +43,7 @@ void observed_free(struct observed *o)
 	ifaddr_table_free(&o->fabric_addrs);
 	wg_device_free(o->wg);
 	firewall_obs_free(o->firewall);
+	frr_obs_free(&o->frr);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -62,6 +64,9 @@ int observe(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		goto fail;
 	ret = firewall_observe(&o->firewall);
+	if (ret < 0)
+		goto fail;
+	ret = frr_observe(r->frr_pathspace, r->owner, &o->frr);
 	if (ret < 0)
 		goto fail;
 	wg = link_find(&o->links, FABRIC_IFNAME);
@@ -285,6 +290,8 @@ static int plan_fdb(const struct desired_vnet *v, const struct link_obs *vx, boo
 	char a[IP_ADDR_STRLEN];
 	struct op *op;
 
+	if (v->evpn)
+		return 0; /* FRR's zebra owns an EVPN vnet's flood list and MACs: leave them */
 	for (size_t r = 0; r < v->n_remotes; r++) {
 		if (!recreated && fdb_has(&have->fdb, vx->ifindex, &v->remotes[r]))
 			continue;
@@ -357,13 +364,15 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 		ret = plan_vnet(want, &want->vnets[i], have, p);
 	if (!ret)
 		ret = plan_removals(r, want, have, p);
-	return ret;
+	if (!ret)
+		ret = frr_plan(want, have->frr.conf, have->frr.block, p, diag);
+	return ret ? ret : diag->n > errors ? -EEXIST : 0;
 }
 
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
 {
 	p->down = true;
-	if (firewall_plan_down(have->firewall, p) < 0)
+	if (firewall_plan_down(have->firewall, p) < 0 || frr_plan_down(have->frr.block, p) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
@@ -581,6 +590,12 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					  verb_action(op->verb), op->detail[0] ? " (" : "",
 					  op->detail, op->detail[0] ? ")" : "");
 				ret = firewall_apply(op);
+				if (ret < 0)
+					report_failure(op, ret, "");
+				continue;
+			}
+			if (op->type == OP_FRR_CONFIG) {
+				ret = frr_write_and_reload(r->frr_pathspace, r->owner, op->text);
 				if (ret < 0)
 					report_failure(op, ret, "");
 				continue;

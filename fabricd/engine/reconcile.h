@@ -18,6 +18,7 @@
 #include "netlink/nl.h"
 #include "engine/plan.h"
 #include "wireguard/wg.h"
+#include "engine/frr.h"
 
 struct observed {
 	struct link_table links;
@@ -27,6 +28,7 @@ struct observed {
 	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
 	bool wg_error;			  /* present but not readable */
 	bool wg_adopt; /* unmarked, but started by fabricd (killed before marking it) */
+	struct frr_obs frr; /* frr.conf and fabricd's block in it */
 };
 
 struct reconcile {
@@ -45,6 +47,7 @@ struct reconcile {
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
 	long long now;	    /* wall clock of this pass (retire deadlines are wall clock) */
+	const char *frr_pathspace; /* --frr-pathspace: FRR daemons started with -N NAME */
 };
 
 /* Opens the netlink socket. 0 or -errno. */

@@ -56,6 +56,10 @@ static void parse_vxlan_data(const struct nlattr *nest, struct link_obs *l)
 				memcpy(l->local.bytes, mnl_attr_get_payload(attr), 16);
 			}
 			break;
+		case IFLA_VXLAN_LEARNING:
+			if (len >= 1)
+				l->vxlan_nolearning = !mnl_attr_get_u8(attr);
+			break;
 		case IFLA_VXLAN_LINK:
 			if (len == 4)
 				l->vxlan_link = (int)mnl_attr_get_u32(attr);
@@ -73,6 +77,9 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 		if (mnl_attr_get_type(attr) == IFLA_BRPORT_ISOLATED &&
 		    mnl_attr_get_payload_len(attr) >= 1)
 			l->isolated = mnl_attr_get_u8(attr) != 0;
+		if (mnl_attr_get_type(attr) == IFLA_BRPORT_LEARNING &&
+		    mnl_attr_get_payload_len(attr) >= 1)
+			l->port_learning = mnl_attr_get_u8(attr) != 0;
 	}
 }
 
@@ -272,6 +279,8 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, "bridge");
 		data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_ISOLATED, c->isolated ? 1 : 0);
+		if (c->mask & LINK_SET_LEARNING)
+			mnl_attr_put_u8(nlh, IFLA_BRPORT_LEARNING, c->learning ? 1 : 0);
 		mnl_attr_nest_end(nlh, data);
 		mnl_attr_nest_end(nlh, info);
 	}

@@ -25,6 +25,8 @@ struct link_obs {
 	int master;	    /* ifindex, 0 = none */
 	unsigned int flags; /* IFF_* */
 	bool isolated;	    /* bridge port option */
+	bool port_learning; /* bridge port option, as reported */
+	bool vxlan_nolearning; /* VXLAN: reported with learning off */
 	/* VXLAN only */
 	uint32_t vni;
 	uint16_t port;
@@ -65,6 +67,7 @@ enum link_change_mask {
 	LINK_SET_ISOLATED = 1U << 4,
 	/* no IPv6 link-local address: a vnet's own bridge and VXLAN port stay silent in it */
 	LINK_SET_NO_ADDRGEN = 1U << 5,
+	LINK_SET_LEARNING = 1U << 6, /* bridge port learning, sent with LINK_SET_ISOLATED */
 };
 
 struct link_change {
@@ -72,6 +75,7 @@ struct link_change {
 	unsigned int mtu;
 	int master; /* ifindex */
 	bool isolated;
+	bool learning;
 	char alias[LINK_ALIAS_MAX];
 };
 
