@@ -198,7 +198,9 @@ size_t frr_block_neighbors(const char *block)
 	size_t n = 0;
 
 	for (const char *p = block; p && *p; p = next_line(p)) {
-		if (!strncmp(p, " neighbor ", 10) && strstr(p, " peer-group " FRR_PEER_GROUP))
+		const char *hit = strstr(p, " peer-group " FRR_PEER_GROUP "\n");
+
+		if (!strncmp(p, " neighbor ", 10) && hit && hit < next_line(p))
 			n++;
 	}
 	return n;
