@@ -287,6 +287,17 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 		goto out;
 	}
 	ret = reload(pathspace, path);
+	/*
+	 * frr-reload.py (8.4) takes a file other than /etc/frr/frr.conf for a
+	 * copy to persist and runs vtysh `write`, which replaces a pathspace's
+	 * frr.conf with the running config and drops fabricd's markers: put the
+	 * file back as written (its content is what FRR now runs).
+	 */
+	if (!ret && pathspace) {
+		ret = write_conf(path, *text ? text : "!\n");
+		if (ret < 0)
+			log_error("frr: cannot write %s: %s", path, strerror(-ret));
+	}
 out:
 	free(text);
 	frr_obs_free(&o);

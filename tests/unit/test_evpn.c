@@ -253,7 +253,7 @@ static void test_desired_and_plan(void)
 	CHECK_INT(desired_build(c, 0, 1500, &s, &d), 0, "desired");
 	ev = desired_find_vnet(&s, "vnet100");
 	st = desired_find_vnet(&s, "vnet200");
-	CHECK(ev && ev->evpn && ev->n_remotes == 0, "evpn vnet: no static remotes");
+	CHECK(ev && ev->evpn && ev->n_remotes == 2, "evpn vnet: members known (for the guard)");
 	CHECK(st && !st->evpn && st->n_remotes == 1, "static vnet keeps its remote");
 	plan_init(&p, s.owner);
 	CHECK_INT(frr_plan(&s, "", NULL, &p, &d), 0, "plan frr");
