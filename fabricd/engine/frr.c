@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "engine/frr.h"
+#include "engine/plan.h"
 #include "kinds/frr.h"
 
 #define FRR_CONF_DIR   "/etc/frr"
@@ -260,7 +261,10 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	char *text = NULL;
 	int ret;
 
-	if (!frr_running(pathspace, why, sizeof(why))) {
+	bool running = frr_running(pathspace, why, sizeof(why));
+
+	/* removing needs no FRR: the file is what it reads when it starts */
+	if (!running && block) {
 		log_error("frr: %s", why);
 		return -ESRCH;
 	}
@@ -286,6 +290,10 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 		log_error("frr: cannot write %s: %s", path, strerror(-ret));
 		goto out;
 	}
+	if (!running) {
+		log_warn("frr: not running: fabricd's part removed from %s only", path);
+		goto out;
+	}
 	ret = reload(pathspace, path);
 	/*
 	 * frr-reload.py (8.4) takes a file other than /etc/frr/frr.conf for a
@@ -302,6 +310,21 @@ out:
 	free(text);
 	frr_obs_free(&o);
 	return ret;
+}
+
+int frr_check_plan(const char *pathspace, const struct plan *p)
+{
+	char why[512];
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type != OP_FRR_CONFIG || !p->ops[i].text)
+			continue;
+		if (frr_running(pathspace, why, sizeof(why)))
+			return 0;
+		log_error("frr: %s; nothing was changed", why);
+		return -ESRCH;
+	}
+	return 0;
 }
 
 json_t *frr_show_json(const char *pathspace, const char *cmd)

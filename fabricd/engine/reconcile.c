@@ -573,7 +573,10 @@ static bool wireguard_go_survived(void)
 
 int plan_apply(struct reconcile *r, struct plan *p)
 {
-	int first_err = 0;
+	int first_err = frr_check_plan(r->frr_pathspace, p);
+
+	if (first_err)
+		return first_err;
 
 	for (int phase = 0; phase < PHASE_COUNT; phase++) {
 		struct nl_batch *b = NULL;

@@ -14,6 +14,8 @@ status, a MAC move, a daemon restart, a node leaving, down.
 """
 
 import ipaddress
+import os
+import subprocess
 import json
 import time
 
@@ -147,3 +149,125 @@ def test_foreign_frr_config_survives_apply(evpn):
             assert line in running, f"{name}: {line!r} lost from FRR:\n{running}"
         assert frr.read_conf().startswith(frr.initial), f"{name}: foreign part of frr.conf changed"
         assert f"router bgp {ASN}\n" in running
+
+
+def fdb_dst(node, dev, mac):
+    for e in node.fdb(dev):
+        if e.get("mac") == mac and "dst" in e:
+            return e["dst"]
+    return None
+
+
+def test_mac_move_converges_fast(evpn):
+    """A guest's MAC leaves pve2 and appears on pve3 (a migrated VM): pve1 follows via BGP."""
+    cluster, frrs = evpn
+    pve1, pve2, pve3 = cluster.nodes
+    mac = "02:00:00:15:00:01"
+    s1 = next(g for g in cluster.guests if g.name == "s1")
+    old = cluster.add_guest(pve2, "vnet100", "10.100.0.50/24", name="vm-old")
+    run_ip = ["ip", "-n"]
+    from fabtest import run
+    run(run_ip + [old.ns, "link", "set", "eth0", "address", mac])
+    wait_until(lambda: s1.ping("10.100.0.50"), timeout=10, what="guest before the move")
+    wait_until(lambda: fdb_dst(pve1, "vs100", mac) == pve2.fabric_address, timeout=5,
+               what="pve1 learnt the MAC at pve2 over BGP")
+    # the VM stops on pve2 and starts on pve3 with the same MAC
+    run(["ip", "-n", pve2.ns, "link", "del", old.tap])
+    new = cluster.add_guest(pve3, "vnet100", "10.100.0.50/24", name="vm-new")
+    run(["ip", "-n", new.ns, "link", "set", "eth0", "down"])
+    run(["ip", "-n", new.ns, "link", "set", "eth0", "address", mac])
+    run(["ip", "-n", new.ns, "link", "set", "eth0", "up"])
+    # its first frame: the ARP request of a ping (a migrated VM announces itself alike)
+    t0 = time.monotonic()
+    pinger = subprocess.Popen(["ip", "netns", "exec", new.ns, "ping", "-c", "1", "-W", "2",
+                               "10.100.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until(lambda: fdb_dst(pve1, "vs100", mac) == pve3.fabric_address, timeout=5,
+               interval=0.01, what="pve1 follows the MAC to pve3")
+    moved = time.monotonic() - t0
+    pinger.wait(timeout=5)
+    print(f"evpn: MAC move seen on pve1 {moved * 1000:.0f} ms after the first frame on pve3")
+    assert moved < 0.5, f"MAC move took {moved:.3f} s"
+    assert s1.ping("10.100.0.50"), "the moved guest answers"
+
+
+def test_daemon_restart_changes_nothing_in_frr(evpn):
+    cluster, frrs = evpn
+    path = f"{cluster.tmpdir}/cluster.json"
+    definition = json.load(open(path))
+
+    def frr_state():
+        state = {}
+        for name, frr in frrs.items():
+            peers = frr.json("show bgp l2vpn evpn summary json")["peers"]
+            st = os.stat(frr.conf)
+            state[name] = (frr.running_config(), st.st_ino, st.st_mtime_ns,
+                           {a: (p["connectionsEstablished"], p["state"]) for a, p in peers.items()})
+        return state
+
+    before = frr_state()
+    daemons = {n.name: Daemon(cluster, n, extra_args=["--frr-pathspace", frrs[n.name].pathspace])
+               for n in cluster.nodes}
+    try:
+        for d in daemons.values():
+            d.write(definition)
+            d.start()
+        assert frr_state() == before, "a daemon start touched FRR"
+        for d in daemons.values():
+            d.stop()
+            d.start()
+        assert frr_state() == before, "a daemon restart touched FRR (file, config or sessions)"
+    finally:
+        for d in daemons.values():
+            if d.running():
+                d.stop()
+            d.check_log()
+
+
+def test_node_leaving_is_withdrawn_everywhere(evpn):
+    cluster, frrs = evpn
+    pve1, pve2, pve3 = cluster.nodes
+    path = cluster.write_definition(evpn_definition(cluster, nodes=["pve1", "pve2"]),
+                                    f"{cluster.tmpdir}/two.json")
+    apply(cluster, frrs, path, nodes=[pve1, pve2])
+    res = fabricd(cluster, frrs, pve3, "down", "-c", f"{cluster.tmpdir}/cluster.json")
+    assert res.rc == 0, res
+    for node, other in ((pve1, pve2), (pve2, pve1)):
+        frr = frrs[node.name]
+        assert f"neighbor {pve3.fabric_address} " not in frr.running_config()
+        wait_until(lambda: frr.remote_vteps(100) == [other.fabric_address], timeout=10,
+                   what=f"{node.name}: pve3's VTEP withdrawn from VNI 100")
+        wait_until(lambda: frr.remote_vteps(200) == [other.underlay], timeout=10,
+                   what=f"{node.name}: pve3's VTEP withdrawn from VNI 200")
+        wait_until(lambda: node.fdb_remotes("vs100") == [other.fabric_address], timeout=10,
+                   what=f"{node.name}: vs100 floods to {other.name} only")
+        wait_until(lambda: node.fdb_remotes("vx200") == [other.underlay], timeout=10,
+                   what=f"{node.name}: vx200 floods to {other.name} only")
+        assert fdb_dst(node, "vs100", "02:00:00:15:00:01") is None, "the moved MAC is withdrawn"
+
+
+def test_down_leaves_foreign_frr_config(evpn):
+    """pve3 went down in the test before: only fabricd's part of FRR is gone."""
+    cluster, frrs = evpn
+    frr = frrs["pve3"]
+    running = frr.running_config()
+    assert f"router bgp {ASN}\n" not in running + "\n", running
+    for line in FOREIGN_LINES:
+        assert line in running, f"{line!r} lost by down:\n{running}"
+    conf = frr.read_conf()
+    assert "fabricd:" not in conf and f"router bgp {ASN}\n" not in conf, conf
+    for line in FOREIGN_LINES:
+        assert line in conf, f"{line!r} lost from frr.conf by down:\n{conf}"
+
+
+def test_frr_not_running_is_said_and_nothing_changes(evpn):
+    cluster, frrs = evpn
+    pve3 = cluster.node("pve3")
+    frrs["pve3"].stop_daemons()
+    links = sorted(pve3.links())
+    res = fabricd(cluster, frrs, pve3, "apply", "-c", f"{cluster.tmpdir}/cluster.json")
+    assert res.rc == 1, res
+    assert "FRR's zebra is not running in pathspace" in res.stderr, res
+    assert "fabricd never starts FRR" in res.stderr, res
+    assert sorted(pve3.links()) == links, "apply changed the kernel"
+    res = fabricd(cluster, frrs, pve3, "status", "-c", f"{cluster.tmpdir}/cluster.json", "--json")
+    assert res.rc == 0 and json.loads(res.stdout)["evpn"]["frr_running"] is False, res
