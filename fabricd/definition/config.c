@@ -30,14 +30,14 @@ struct loader {
 };
 
 static const char *const top_keys[] = {"version", "cluster", "fabric", "nodes", "zones", NULL};
-static const char *const fabric_keys[] = {"prefix",	    "listen_port",   "secure_port",
-					  "keepalive",	    "underlay_mtu",  "control_plane",
-					  "evpn",	    NULL};
+static const char *const fabric_keys[] = {
+    "prefix",	    "listen_port",   "secure_port", "keepalive",
+    "underlay_mtu", "control_plane", "evpn",	    NULL};
 static const char *const evpn_keys[] = {"asn", "route_reflectors", NULL};
 static const char *const control_planes[] = {"static", "evpn", NULL};
 static const char *const node_keys[] = {
     "name", "underlay", "fabric_address", "public_key", "listen_port", "endpoint", NULL};
-static const char *const zone_keys[] = {"name",  "transport", "mtu_policy",    "mtu",
+static const char *const zone_keys[] = {"name",	 "transport", "mtu_policy",    "mtu",
 					"nodes", "vnets",     "control_plane", NULL};
 static const char *const vnet_keys[] = {"name", "vni", NULL};
 static const char *const transports[] = {"plain", "secure", NULL};

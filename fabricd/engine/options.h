@@ -22,9 +22,11 @@ struct options {
 	bool json;
 	bool verbose;
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
-	const char *frr_pathspace; /* --frr-pathspace: FRR started with -N NAME; NULL = host's */
+
 	int argc;	    /* positional arguments after the subcommand */
 	char **argv;
+	/* --frr-pathspace: FRR started with -N NAME; NULL = the host's */
+	const char *frr_pathspace;
 };
 
 #endif

@@ -69,7 +69,9 @@ struct op {
 	uint16_t port;
 	struct ip_addr local;
 	char master[16]; /* bridge to enslave a new VXLAN device to */
-	bool no_learning; /* VXLAN of an EVPN vnet: FRR installs what it would learn */
+
+	/* VXLAN of an EVPN vnet: FRR installs what it would learn */
+	bool no_learning;
 	/* OP_LINK_CHANGE */
 	struct link_change change;
 	/* OP_FDB_*: remote; OP_ADDR_*: address */

@@ -28,7 +28,9 @@ struct observed {
 	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
 	bool wg_error;			  /* present but not readable */
 	bool wg_adopt; /* unmarked, but started by fabricd (killed before marking it) */
-	struct frr_obs frr; /* frr.conf and fabricd's block in it */
+
+	/* frr.conf and fabricd's block in it */
+	struct frr_obs frr;
 };
 
 struct reconcile {
@@ -47,7 +49,9 @@ struct reconcile {
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
 	long long now;	    /* wall clock of this pass (retire deadlines are wall clock) */
-	const char *frr_pathspace; /* --frr-pathspace: FRR daemons started with -N NAME */
+
+	/* --frr-pathspace: FRR daemons started with -N NAME; NULL = the host's */
+	const char *frr_pathspace;
 };
 
 /* Opens the netlink socket. 0 or -errno. */

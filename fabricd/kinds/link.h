@@ -25,8 +25,10 @@ struct link_obs {
 	int master;	    /* ifindex, 0 = none */
 	unsigned int flags; /* IFF_* */
 	bool isolated;	    /* bridge port option */
-	bool port_learning; /* bridge port option, as reported */
-	bool vxlan_nolearning; /* VXLAN: reported with learning off */
+
+	/* bridge port learning, and a VXLAN device reported with learning off */
+	bool port_learning;
+	bool vxlan_nolearning;
 	/* VXLAN only */
 	uint32_t vni;
 	uint16_t port;

@@ -99,8 +99,8 @@ static bool immutable_differs(const struct desired_vnet *v, const struct link_ob
 		return true;
 	}
 	if (have->vxlan_nolearning != v->evpn) {
-		snprintf(why, len, "learning %s (control plane %s)", v->evpn ? "on -> off" : "off -> on",
-			 v->evpn ? "evpn" : "static");
+		snprintf(why, len, "learning %s (control plane %s)",
+			 v->evpn ? "on -> off" : "off -> on", v->evpn ? "evpn" : "static");
 		return true;
 	}
 	if (have->vxlan_link) {
