@@ -22,7 +22,6 @@ struct options {
 	bool json;
 	bool verbose;
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
-
 	int argc;	    /* positional arguments after the subcommand */
 	char **argv;
 	/* --frr-pathspace: FRR started with -N NAME; NULL = the host's */
