@@ -271,3 +271,17 @@ def test_frr_not_running_is_said_and_nothing_changes(evpn):
     assert sorted(pve3.links()) == links, "apply changed the kernel"
     res = fabricd(cluster, frrs, pve3, "status", "-c", f"{cluster.tmpdir}/cluster.json", "--json")
     assert res.rc == 0 and json.loads(res.stdout)["evpn"]["frr_running"] is False, res
+
+    # a default-VRF BGP instance of the operator's: FRR allows one, fabricd refuses
+    frr = frrs["pve3"]
+    frr.write_conf(frr.read_conf() + "router bgp 64999\n bgp router-id 192.0.2.98\nexit\n")
+    res = fabricd(cluster, frrs, pve3, "plan", "-c", f"{cluster.tmpdir}/cluster.json")
+    assert res.rc == 1 and 'frr.conf: has "router bgp 64999" outside fabricd\'s part' in res.stderr, res
+    assert "nothing was changed" in res.stderr, res
+
+
+def test_bad_pathspace_name_is_refused(evpn):
+    cluster, frrs = evpn
+    res = cluster.node("pve1").fabricd("plan", "-c", f"{cluster.tmpdir}/cluster.json",
+                                       "--frr-pathspace", "../etc")
+    assert res.rc == 1 and '--frr-pathspace "../etc": give the NAME' in res.stderr, res

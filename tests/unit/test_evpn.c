@@ -13,6 +13,7 @@
 #include "definition/config.h"
 #include "definition/desired.h"
 #include "definition/evpn.h"
+#include "engine/frr.h"
 #include "engine/plan.h"
 #include "kinds/frr.h"
 #include "unit.h"
@@ -281,8 +282,19 @@ static void test_desired_and_plan(void)
 	diag_free(&d);
 }
 
+static void test_pathspace_names(void)
+{
+	CHECK_INT(frr_pathspace_check("pve1-fd1234"), 0, "a plain name");
+	CHECK_INT(frr_pathspace_check("a_b.c"), 0, "underscore and dot");
+	CHECK_INT(frr_pathspace_check(""), -1, "empty");
+	CHECK_INT(frr_pathspace_check("../etc"), -1, "a path");
+	CHECK_INT(frr_pathspace_check(".hidden"), -1, "leading dot");
+	CHECK_INT(frr_pathspace_check("a b"), -1, "a space");
+}
+
 int main(void)
 {
+	test_pathspace_names();
 	test_errors();
 	test_roles();
 	test_render_and_splice();
