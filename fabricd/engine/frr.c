@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/diag.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "engine/frr.h"
@@ -312,19 +313,32 @@ out:
 	return ret;
 }
 
+/* Whether p writes fabricd's part (and so needs FRR running); why it cannot, in why. */
+static bool plan_blocked(const char *pathspace, const struct plan *p, char *why, size_t len)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type == OP_FRR_CONFIG && p->ops[i].text)
+			return !frr_running(pathspace, why, len);
+	}
+	return false;
+}
+
 int frr_check_plan(const char *pathspace, const struct plan *p)
 {
 	char why[512];
 
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->ops[i].type != OP_FRR_CONFIG || !p->ops[i].text)
-			continue;
-		if (frr_running(pathspace, why, sizeof(why)))
-			return 0;
-		log_error("frr: %s; nothing was changed", why);
-		return -ESRCH;
-	}
-	return 0;
+	if (!plan_blocked(pathspace, p, why, sizeof(why)))
+		return 0;
+	log_error("frr: %s; nothing was changed", why);
+	return -ESRCH;
+}
+
+void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *diag)
+{
+	char why[512];
+
+	if (plan_blocked(pathspace, p, why, sizeof(why)))
+		diag_warn(diag, "frr", "%s; apply will refuse until it runs", why);
 }
 
 json_t *frr_show_json(const char *pathspace, const char *cmd)

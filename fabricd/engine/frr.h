@@ -42,11 +42,15 @@ bool frr_running(const char *pathspace, char *why, size_t len);
 int frr_write_and_reload(const char *pathspace, const char *owner, const char *block);
 
 struct plan;
+struct diag;
 /*
  * Before apply touches anything: a plan that writes fabricd's part needs FRR
  * running. 0, or -ESRCH (logged: what to start).
  */
 int frr_check_plan(const char *pathspace, const struct plan *p);
+
+/* The same for plan: a warning, so that plan and status still show everything. */
+void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *diag);
 
 /* The JSON output of `vtysh [-N NAME] -c CMD`, or NULL (logged at debug level). */
 json_t *frr_show_json(const char *pathspace, const char *cmd);

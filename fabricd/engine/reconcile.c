@@ -366,6 +366,8 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 		ret = plan_removals(r, want, have, p);
 	if (!ret)
 		ret = frr_plan(want, have->frr.conf, have->frr.block, p, diag);
+	if (!ret)
+		frr_warn_plan(r->frr_pathspace, p, diag);
 	return ret ? ret : diag->n > errors ? -EEXIST : 0;
 }
 

@@ -269,6 +269,9 @@ def test_frr_not_running_is_said_and_nothing_changes(evpn):
     assert "FRR's zebra is not running in pathspace" in res.stderr, res
     assert "fabricd never starts FRR" in res.stderr, res
     assert sorted(pve3.links()) == links, "apply changed the kernel"
+    res = fabricd(cluster, frrs, pve3, "plan", "-c", f"{cluster.tmpdir}/cluster.json")
+    assert res.rc == 2 and "apply will refuse until it runs" in res.stderr, res
+    assert "+ frr bgp evpn" in res.stdout, res
     res = fabricd(cluster, frrs, pve3, "status", "-c", f"{cluster.tmpdir}/cluster.json", "--json")
     assert res.rc == 0 and json.loads(res.stdout)["evpn"]["frr_running"] is False, res
 
