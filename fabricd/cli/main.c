@@ -12,6 +12,7 @@
 #include "engine/lock.h"
 #include "engine/resolve.h"
 #include "version.h"
+#include "engine/frr.h"
 
 static const struct {
 	const char *name;
@@ -40,7 +41,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		"                       [--grace SECONDS] [--lock-wait SECONDS]\n"
+		"                       [--grace SECONDS] [--lock-wait SECONDS] [--frr-pathspace "
+		"NAME]\n"
 		"       fabricd init -c FILE --cluster NAME --prefix CIDR [--listen-port N]\n"
 		"                    [-n NODE] [--underlay ADDR] [--key-file FILE]\n"
 		"       fabricd join -c FILE [-n NODE] [--underlay ADDR] [--key-file FILE] "
@@ -67,6 +69,7 @@ enum {
 	OPT_PROBE_FILE,
 	OPT_DOT,
 	OPT_SVG,
+	OPT_FRR_PATHSPACE,
 	OPT_VALUE_BASE = 512, /* + index into value_options[] */
 };
 
@@ -129,6 +132,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"probe-file", required_argument, NULL, OPT_PROBE_FILE},
 	    {"dot", no_argument, NULL, OPT_DOT},
 	    {"svg", no_argument, NULL, OPT_SVG},
+	    {"frr-pathspace", required_argument, NULL, OPT_FRR_PATHSPACE},
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
@@ -210,6 +214,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_SVG:
 			o->svg = true;
+			break;
+		case OPT_FRR_PATHSPACE:
+			if (frr_pathspace_check(optarg) < 0)
+				return -1;
+			o->frr_pathspace = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "kinds/frr.h"
 #include "cli/commands.h"
 #include "engine/session.h"
 #include "definition/desired.h"
@@ -63,8 +64,10 @@ static void render_text(const struct node_state *s)
 			       v->vni, v->port, ip_addr_str(&v->local, a, sizeof(a)),
 			       mtu_text(v->mtu, b, sizeof(b)));
 			for (size_t r = 0; r < v->n_remotes; r++)
-				printf("      remote %s\n",
-				       ip_addr_str(&v->remotes[r], a, sizeof(a)));
+				printf("      remote %s%s\n",
+				       ip_addr_str(&v->remotes[r], a, sizeof(a)),
+				       v->evpn ? " (evpn: announced over BGP, installed by FRR)"
+					       : "");
 		}
 	}
 }
@@ -141,6 +144,16 @@ static json_t *render_json(const struct node_state *s)
 	}
 }
 
+/* The node's part of frr.conf, for EVPN zones (what apply hands to frr-reload.py). */
+static void render_frr(const struct node_state *s)
+{
+	char *block = NULL;
+
+	if (frr_render(s->cluster, s->self, s->owner, &block) == 0 && block)
+		printf("frr.conf (fabricd's part, control plane evpn):\n%s", block);
+	free(block);
+}
+
 int cmd_render(const struct options *o)
 {
 	struct cluster *c = NULL;
@@ -167,6 +180,7 @@ int cmd_render(const struct options *o)
 		json_decref(j);
 	} else {
 		render_text(&s);
+		render_frr(&s);
 	}
 	desired_free(&s);
 	ret = 0;

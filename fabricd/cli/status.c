@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/status_evpn.h"
 #include "cli/commands.h"
 #include "cli/status_probe.h"
 #include "cli/status_dot.h"
@@ -267,6 +268,7 @@ int cmd_status(const struct options *o)
 	if (session_open(&s, o) < 0 || session_plan(&s) < 0)
 		goto out;
 	j = status_json(&s);
+	status_evpn_add(o, s.cluster, s.self, j);
 	json_object_set_new(j, "probes",
 			    status_probes_json(o, s.cluster->name, s.cluster->nodes[s.self].name));
 	if (o->dot || o->svg) {
@@ -279,6 +281,7 @@ int cmd_status(const struct options *o)
 		fputc('\n', stdout);
 	} else {
 		print_text(j);
+		status_evpn_print(j);
 	}
 	json_decref(j);
 	ret = 0;

@@ -30,12 +30,15 @@ struct loader {
 };
 
 static const char *const top_keys[] = {"version", "cluster", "fabric", "nodes", "zones", NULL};
-static const char *const fabric_keys[] = {"prefix",    "listen_port",  "secure_port",
-					  "keepalive", "underlay_mtu", NULL};
+static const char *const fabric_keys[] = {
+    "prefix",	    "listen_port",   "secure_port", "keepalive",
+    "underlay_mtu", "control_plane", "evpn",	    NULL};
+static const char *const evpn_keys[] = {"asn", "route_reflectors", NULL};
+static const char *const control_planes[] = {"static", "evpn", NULL};
 static const char *const node_keys[] = {
     "name", "underlay", "fabric_address", "public_key", "listen_port", "endpoint", NULL};
-static const char *const zone_keys[] = {"name",	 "transport", "mtu_policy", "mtu",
-					"nodes", "vnets",     NULL};
+static const char *const zone_keys[] = {"name",	 "transport", "mtu_policy",    "mtu",
+					"nodes", "vnets",     "control_plane", NULL};
 static const char *const vnet_keys[] = {"name", "vni", NULL};
 static const char *const transports[] = {"plain", "secure", NULL};
 static const char *const mtu_policies[] = {"stable", "max", NULL};
@@ -302,8 +305,41 @@ static int get_container(struct loader *l, json_t *obj, const char *parent, cons
 	return 1;
 }
 
+static void *alloc_array(struct loader *l, size_t n, size_t size);
+
+/* fabric.evpn: names are kept as given; definition/evpn.c checks them against nodes[]. */
+static void load_evpn(struct loader *l, json_t *obj, const char *path, struct evpn *e)
+{
+	char p[CONFIG_PATH_LEN], ep[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
+	json_t *arr, *v;
+	long long n;
+	size_t i;
+
+	check_keys(l, obj, path, evpn_keys);
+	if (get_int(l, obj, path, "asn", "the cluster's BGP AS number, e.g. \"asn\": 65000", 1,
+		    4294967295LL, p, &n) > 0)
+		e->asn = (uint32_t)n;
+	if (get_container(l, obj, path, "route_reflectors", NULL, true, p, &arr) <= 0)
+		return;
+	if (!(e->reflectors = alloc_array(l, json_array_size(arr), sizeof(*e->reflectors))))
+		return;
+	json_array_foreach(arr, i, v)
+	{
+		path_index(ep, p, i);
+		if (!json_is_string(v))
+			config_error(&l->r, ep, "%s is %s; give a node name as a string",
+				     jtext(v, t, sizeof(t)), jtype(v));
+		else
+			snprintf(e->reflectors[i], sizeof(e->reflectors[i]), "%s",
+				 json_string_value(v));
+	}
+	e->n_reflectors = json_array_size(arr);
+}
+
 static void load_fabric(struct loader *l, json_t *obj, const char *path, struct fabric *f)
 {
+	json_t *evpn;
+	int cp;
 	char p[CONFIG_PATH_LEN];
 	const char *s;
 	long long n;
@@ -328,6 +364,12 @@ static void load_fabric(struct loader *l, json_t *obj, const char *path, struct 
 	if (get_int(l, obj, path, "underlay_mtu", NULL, MTU_IPV6_MIN, 65535, p, &n) > 0) {
 		f->underlay_mtu = (unsigned int)n;
 		f->flags |= FABRIC_HAS_UNDERLAY_MTU;
+	}
+	if (get_enum(l, obj, path, "control_plane", NULL, control_planes, p, &cp) > 0)
+		f->control_plane = cp ? CONTROL_PLANE_EVPN : CONTROL_PLANE_STATIC;
+	if (get_container(l, obj, path, "evpn", NULL, false, p, &evpn) > 0) {
+		f->flags |= FABRIC_HAS_EVPN;
+		load_evpn(l, evpn, p, &f->evpn);
 	}
 }
 
@@ -464,6 +506,11 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 	if (get_int(l, obj, path, "mtu", NULL, MTU_MIN, MTU_MAX, p, &n) > 0) {
 		z->mtu = (unsigned int)n;
 		z->flags |= ZONE_HAS_MTU;
+	}
+	z->control_plane = l->c->fabric.control_plane;
+	if (get_enum(l, obj, path, "control_plane", NULL, control_planes, p, &e) > 0) {
+		z->control_plane = e ? CONTROL_PLANE_EVPN : CONTROL_PLANE_STATIC;
+		z->flags |= ZONE_HAS_CONTROL_PLANE;
 	}
 	load_members(l, obj, path, z);
 	if (get_container(l, obj, path, "vnets", "\"vnets\": [] with {\"name\", \"vni\"} objects",

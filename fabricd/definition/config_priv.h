@@ -56,4 +56,7 @@ void config_parse_endpoint(struct config_report *r, const char *path, const char
 /* Uniqueness, prefix membership, address families, ports and MTU across the definition. */
 void config_verify(const struct cluster *c, struct config_report *r);
 
+/* The EVPN control plane: fabric.evpn present where used, reflectors are nodes (evpn.c). */
+void evpn_verify(const struct cluster *c, struct config_report *r);
+
 #endif

@@ -103,6 +103,8 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	v->port = secure ? c->fabric.secure_port : PLAIN_VXLAN_PORT;
 	v->local = secure ? me->fabric_address : me->underlay;
 	v->mtu = dz->mtu;
+	/* remotes stay the members (the guard admits them); FRR installs the flood list */
+	v->evpn = z->control_plane == CONTROL_PLANE_EVPN;
 	if (z->n_members > 1) {
 		v->remotes = calloc(z->n_members - 1, sizeof(*v->remotes));
 		if (!v->remotes)

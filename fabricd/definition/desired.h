@@ -51,6 +51,11 @@ struct desired_vnet {
 	uint16_t port;
 	struct ip_addr local;
 	unsigned int mtu; /* zone MTU, 0 while unknown */
+	/*
+	 * EVPN zone: FRR's zebra installs the flood list and MACs, the device does
+	 * not learn; remotes then lists the members for the guard, not FDB entries.
+	 */
+	bool evpn;
 	size_t n_remotes;
 	struct ip_addr *remotes; /* other members' underlay (plain) or fabric (secure) addresses */
 	/*

@@ -15,6 +15,7 @@ void cluster_free(struct cluster *c)
 	}
 	free(c->zones);
 	free(c->nodes);
+	free(c->fabric.evpn.reflectors);
 	free(c);
 }
 
@@ -49,4 +50,9 @@ const char *transport_name(enum transport t)
 const char *mtu_policy_name(enum mtu_policy p)
 {
 	return p == MTU_POLICY_MAX ? "max" : "stable";
+}
+
+const char *control_plane_name(enum control_plane cp)
+{
+	return cp == CONTROL_PLANE_EVPN ? "evpn" : "static";
 }

@@ -38,6 +38,21 @@ enum mtu_policy {
 
 enum fabric_flags {
 	FABRIC_HAS_UNDERLAY_MTU = 1U << 0,
+	FABRIC_HAS_EVPN = 1U << 1,
+};
+
+/* Who programs a zone's flood lists and MACs: fabricd (static) or FRR's BGP EVPN. */
+enum control_plane {
+	CONTROL_PLANE_STATIC,
+	CONTROL_PLANE_EVPN,
+};
+
+/* fabric.evpn: the BGP side of the EVPN control plane (definition/evpn.c). */
+struct evpn {
+	uint32_t asn; /* 1..4294967295, one iBGP AS for the cluster */
+	size_t n_reflectors;
+	/* route_reflectors: node names as given (checked by the verifier) */
+	char (*reflectors)[FABRICD_NAME_MAX + 1];
 };
 
 struct fabric {
@@ -47,6 +62,8 @@ struct fabric {
 	unsigned int keepalive;	   /* seconds, 0 = off, default 25 */
 	unsigned int underlay_mtu; /* valid with FABRIC_HAS_UNDERLAY_MTU */
 	unsigned int flags;
+	enum control_plane control_plane; /* default of every zone */
+	struct evpn evpn;		  /* valid with FABRIC_HAS_EVPN */
 };
 
 enum node_flags {
@@ -74,6 +91,7 @@ struct vnet {
 enum zone_flags {
 	ZONE_HAS_MTU = 1U << 0,
 	ZONE_HAS_NODES = 1U << 1,
+	ZONE_HAS_CONTROL_PLANE = 1U << 2,
 };
 
 struct zone {
@@ -82,6 +100,7 @@ struct zone {
 	enum mtu_policy mtu_policy;
 	unsigned int mtu; /* with ZONE_HAS_MTU: may only lower the computed MTU */
 	unsigned int flags;
+	enum control_plane control_plane; /* its own or fabric.control_plane */
 	size_t n_members;
 	size_t *members; /* indices into cluster.nodes, in definition order */
 	size_t n_vnets;
@@ -112,5 +131,6 @@ int zone_has_member(const struct zone *z, size_t idx);
 
 const char *transport_name(enum transport t);
 const char *mtu_policy_name(enum mtu_policy p);
+const char *control_plane_name(enum control_plane cp);
 
 #endif

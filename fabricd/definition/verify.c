@@ -385,4 +385,5 @@ void config_verify(const struct cluster *c, struct config_report *r)
 	verify_ports(c, r);
 	verify_zones(c, r);
 	verify_mtu(c, r);
+	evpn_verify(c, r);
 }

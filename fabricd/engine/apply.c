@@ -243,7 +243,10 @@ static bool wireguard_go_survived(void)
 
 int plan_apply(struct reconcile *r, struct plan *p)
 {
-	int first_err = 0;
+	int first_err = frr_check_plan(r->frr_pathspace, p);
+
+	if (first_err)
+		return first_err;
 
 	for (int phase = 0; phase < PHASE_COUNT; phase++) {
 		struct nl_batch *b = NULL;
@@ -258,6 +261,12 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			if (is_firewall_op(op)) {
 				log_op(op);
 				ret = firewall_apply(op);
+				if (ret < 0)
+					report_failure(op, ret, "");
+				continue;
+			}
+			if (op->type == OP_FRR_CONFIG) {
+				ret = frr_write_and_reload(r->frr_pathspace, r->owner, op->text);
 				if (ret < 0)
 					report_failure(op, ret, "");
 				continue;

@@ -145,6 +145,7 @@ void observed_free(struct observed *o)
 	ifaddr_table_free(&o->fabric_addrs);
 	wg_device_free(o->wg);
 	firewall_obs_free(o->firewall);
+	frr_obs_free(&o->frr);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -165,6 +166,9 @@ int observe(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		goto fail;
 	ret = firewall_observe(&o->firewall);
+	if (ret < 0)
+		goto fail;
+	ret = frr_observe(r->frr_pathspace, r->owner, &o->frr);
 	if (ret < 0)
 		goto fail;
 	wg = link_find(&o->links, FABRIC_IFNAME);

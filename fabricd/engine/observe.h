@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "engine/frr.h"
 #include "kinds/fdb.h"
 #include "kinds/guard.h"
 #include "kinds/ifaddr.h"
@@ -25,6 +26,9 @@ struct observed {
 	struct firewall_obs *firewall;	  /* the `inet fabricd` table; NULL when absent */
 	bool wg_error;			  /* present but not readable */
 	bool wg_adopt; /* unmarked, but started by fabricd (killed before marking it) */
+
+	/* frr.conf and fabricd's block in it */
+	struct frr_obs frr;
 };
 /* Dumps every link of this network namespace into t (replacing its contents). */
 int link_dump(struct nl_sock *s, struct link_table *t);

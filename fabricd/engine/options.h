@@ -41,6 +41,8 @@ struct options {
 	const char *probe_file;		/* --probe-file: run writes it, status reads it */
 	unsigned int probe_interval_ms; /* run --probe-interval; 0 = no probe rounds */
 	bool dot, svg;			/* status --dot, --svg */
+	/* --frr-pathspace: FRR started with -N NAME; NULL = the host's */
+	const char *frr_pathspace;
 };
 
 #endif

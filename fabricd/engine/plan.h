@@ -30,6 +30,7 @@ enum op_type {
 	OP_ADDR_DEL,
 	OP_FIREWALL_SET,    /* replace the `inet fabricd` table in one transaction */
 	OP_FIREWALL_DELETE, /* remove it (down) */
+	OP_FRR_CONFIG,	    /* fabricd's part of frr.conf: text = new block, NULL = remove */
 };
 
 /* Execution order; within a phase, the order of the plan. */
@@ -41,6 +42,7 @@ enum op_phase {
 	PHASE_VXLAN,	 /* VXLAN devices, enslaved to their bridges */
 	PHASE_NEIGH,	 /* FDB remotes and addresses */
 	PHASE_WG_CONFIG, /* keys, port, peers */
+	PHASE_FRR,	 /* fabricd's part of FRR's configuration (EVPN), once the fabric is up */
 	PHASE_RETIRE,	 /* VXLAN devices of the transport a vnet left */
 	PHASE_WG_DESTROY,
 	PHASE_UNGUARD, /* the guard goes last on down */
@@ -67,6 +69,9 @@ struct op {
 	uint16_t port;
 	struct ip_addr local;
 	char master[16]; /* bridge to enslave a new VXLAN device to */
+
+	/* VXLAN of an EVPN vnet: FRR installs what it would learn */
+	bool no_learning;
 	/* OP_LINK_CHANGE */
 	struct link_change change;
 	/* OP_FDB_*: remote; OP_ADDR_*: address */

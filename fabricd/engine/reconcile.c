@@ -11,6 +11,7 @@
 
 #include "kinds/bridge.h"
 #include "kinds/fabric.h"
+#include "kinds/frr.h"
 #include "base/log.h"
 #include "engine/guard_io.h"
 #include "engine/reconcile.h"
@@ -323,13 +324,17 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 		ret = plan_vnet(want, &want->vnets[i], have, p);
 	if (!ret)
 		ret = plan_removals(r, want, have, p);
-	return ret;
+	if (!ret)
+		ret = frr_plan(want, have->frr.conf, have->frr.block, p, diag);
+	if (!ret)
+		frr_warn_plan(r->frr_pathspace, p, diag);
+	return ret ? ret : diag->n > errors ? -EEXIST : 0;
 }
 
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
 {
 	p->down = true;
-	if (firewall_plan_down(have->firewall, p) < 0)
+	if (firewall_plan_down(have->firewall, p) < 0 || frr_plan_down(have->frr.block, p) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];

@@ -19,6 +19,7 @@
 #include "engine/plan.h"
 #include "wireguard/wg.h"
 #include "engine/observe.h"
+#include "engine/frr.h"
 
 struct reconcile {
 	struct nl_sock rtnl;
@@ -38,6 +39,9 @@ struct reconcile {
 	long long now;	    /* wall clock of this pass (the retire note's deadline for people) */
 	long long
 	    boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
+
+	/* --frr-pathspace: FRR daemons started with -N NAME; NULL = the host's */
+	const char *frr_pathspace;
 };
 
 /* Opens the netlink socket. 0 or -errno. */

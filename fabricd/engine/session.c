@@ -157,6 +157,7 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 		return -1;
 	}
 	s->r.grace = o->grace;
+	s->r.frr_pathspace = o->frr_pathspace;
 	memcpy(s->r.public_key, s->cluster->nodes[s->self].public_key, WG_KEY_LEN);
 	plan_init(&s->plan, owner);
 	return 0;

@@ -98,6 +98,8 @@ int fdb_plan(const struct desired_vnet *v, const struct link_obs *vx, bool recre
 	char a[IP_ADDR_STRLEN];
 	struct op *op;
 
+	if (v->evpn)
+		return 0; /* FRR's zebra owns an EVPN vnet's flood list and MACs: leave them */
 	for (size_t r = 0; r < v->n_remotes; r++) {
 		if (!recreated && fdb_has(fdb, vx->ifindex, &v->remotes[r]))
 			continue;

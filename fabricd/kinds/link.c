@@ -56,6 +56,10 @@ static void parse_vxlan_data(const struct nlattr *nest, struct link_obs *l)
 				memcpy(l->local.bytes, mnl_attr_get_payload(attr), 16);
 			}
 			break;
+		case IFLA_VXLAN_LEARNING:
+			if (len >= 1)
+				l->vxlan_nolearning = !mnl_attr_get_u8(attr);
+			break;
 		case IFLA_VXLAN_LINK:
 			if (len == 4)
 				l->vxlan_link = (int)mnl_attr_get_u32(attr);
@@ -81,6 +85,9 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 			l->isolated = on;
 			break;
 		case IFLA_BRPORT_LEARNING:
+			l->port_learning = on;
+			open = open || on;
+			break;
 		case IFLA_BRPORT_UNICAST_FLOOD:
 		case IFLA_BRPORT_MCAST_FLOOD:
 		case IFLA_BRPORT_BCAST_FLOOD:
@@ -253,6 +260,8 @@ static void put_brport(struct nlmsghdr *nlh, const struct link_change *c)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_BCAST_FLOOD, on);
 		if (!on)
 			mnl_attr_put(nlh, IFLA_BRPORT_FLUSH, 0, NULL);
+	} else if (c->mask & LINK_SET_LEARNING) {
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_LEARNING, c->learning ? 1 : 0);
 	}
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
@@ -283,7 +292,7 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_nest_end(nlh, inet6);
 		mnl_attr_nest_end(nlh, spec);
 	}
-	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_RECEIVE_ONLY))
+	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_RECEIVE_ONLY | LINK_SET_LEARNING))
 		put_brport(nlh, c);
 }
 

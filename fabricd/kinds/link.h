@@ -27,6 +27,10 @@ struct link_obs {
 	bool isolated;	    /* bridge port option */
 	/* bridge port with learning and all flooding off (the retire stage's receive-only) */
 	bool receive_only;
+
+	/* bridge port learning, and a VXLAN device reported with learning off */
+	bool port_learning;
+	bool vxlan_nolearning;
 	/* VXLAN only */
 	uint32_t vni;
 	uint16_t port;
@@ -78,6 +82,7 @@ enum link_change_mask {
 	LINK_SET_NO_ADDRGEN = 1U << 5,
 	/* bridge port receive-only (learning and flooding off, learned entries flushed) or back */
 	LINK_SET_RECEIVE_ONLY = 1U << 6,
+	LINK_SET_LEARNING = 1U << 7, /* bridge port learning on or off */
 };
 
 struct link_change {
@@ -86,6 +91,7 @@ struct link_change {
 	int master; /* ifindex */
 	bool isolated;
 	bool receive_only;
+	bool learning;
 	char alias[LINK_ALIAS_MAX];
 };
 

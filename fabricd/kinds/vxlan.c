@@ -29,8 +29,20 @@ void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, op->local.bytes);
 	else
 		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, op->local.bytes);
+	if (op->no_learning)
+		mnl_attr_put_u8(nlh, IFLA_VXLAN_LEARNING, 0);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
+}
+
+/* The bridge must not learn remote MACs on an EVPN port either: zebra installs them. */
+static void evpn_port_learning_off(const struct desired_vnet *v, struct op *op)
+{
+	if (!v->evpn)
+		return;
+	op->change.mask |= LINK_SET_LEARNING;
+	op->change.learning = false;
+	op_detail(op, "learning off (evpn)");
 }
 
 static int plan_create(const struct desired_vnet *v, struct plan *p)
@@ -47,8 +59,10 @@ static int plan_create(const struct desired_vnet *v, struct plan *p)
 	op->vni = v->vni;
 	op->port = v->port;
 	op->local = v->local;
-	op_detail(op, "vni %u, port %u, local %s, mtu %u, bridge %s", v->vni, v->port,
-		  ip_addr_str(&v->local, a, sizeof(a)), v->mtu, v->name);
+	op->no_learning = v->evpn;
+	op_detail(op, "vni %u, port %u, local %s, mtu %u, bridge %s%s", v->vni, v->port,
+		  ip_addr_str(&v->local, a, sizeof(a)), v->mtu, v->name,
+		  v->evpn ? ", evpn: no learning" : "");
 	/* the second port's isolation is set once it is in the bridge */
 	op = plan_add(p, OP_LINK_CHANGE, PHASE_VXLAN, VERB_CHANGE, "vxlan %s", v->vxlan);
 	if (!op)
@@ -57,6 +71,7 @@ static int plan_create(const struct desired_vnet *v, struct plan *p)
 	op->change.mask = LINK_SET_ISOLATED;
 	op->change.isolated = true;
 	op_detail(op, "bridge port isolated");
+	evpn_port_learning_off(v, op);
 	return 0;
 }
 
@@ -81,6 +96,11 @@ static bool immutable_differs(const struct desired_vnet *v, const struct link_ob
 	if (!ip_addr_equal(&have->local, &v->local)) {
 		snprintf(why, len, "local %s -> %s", ip_addr_str(&have->local, a, sizeof(a)),
 			 ip_addr_str(&v->local, b, sizeof(b)));
+		return true;
+	}
+	if (have->vxlan_nolearning != v->evpn) {
+		snprintf(why, len, "learning %s (control plane %s)",
+			 v->evpn ? "on -> off" : "off -> on", v->evpn ? "evpn" : "static");
 		return true;
 	}
 	if (have->vxlan_link) {
@@ -126,7 +146,7 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 		c.mask |= LINK_SET_ALIAS;
 		snprintf(c.alias, sizeof(c.alias), "%s", owner);
 	}
-	if (!c.mask && have->isolated)
+	if (!c.mask && have->isolated && !(v->evpn && have->port_learning))
 		return 0;
 	if (c.mask) {
 		op = plan_add(p, OP_LINK_CHANGE, PHASE_VXLAN, VERB_CHANGE, "vxlan %s", v->vxlan);
@@ -146,7 +166,7 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 			op_detail(op, "back in use, no longer retiring");
 	}
 	/* isolation is a port option: set it after (re)joining the bridge */
-	if (!have->isolated || (c.mask & LINK_SET_MASTER)) {
+	if (!have->isolated || (c.mask & LINK_SET_MASTER) || (v->evpn && have->port_learning)) {
 		op = plan_add(p, OP_LINK_CHANGE, PHASE_VXLAN, VERB_CHANGE, "vxlan %s", v->vxlan);
 		if (!op)
 			return -ENOMEM;
@@ -155,6 +175,7 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 		op->change.mask = LINK_SET_ISOLATED;
 		op->change.isolated = true;
 		op_detail(op, "bridge port isolated");
+		evpn_port_learning_off(v, op);
 	}
 	return 0;
 }

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* engine/frr.c - frr.conf, frr-reload.py and vtysh for the EVPN control plane. */
+#define _GNU_SOURCE /* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/diag.h"
+#include "base/log.h"
+#include "base/util.h"
+#include "engine/frr.h"
+#include "engine/plan.h"
+#include "kinds/frr.h"
+
+#define FRR_CONF_DIR   "/etc/frr"
+#define FRR_RUN_DIR    "/var/run/frr"
+#define FRR_RELOAD     "/usr/lib/frr/frr-reload.py"
+#define VTYSH	       "/usr/bin/vtysh"
+#define FRR_OUTPUT_MAX (4U << 20) /* a show command's JSON for a few thousand routes */
+
+extern char **environ;
+
+int frr_pathspace_check(const char *name)
+{
+	size_t n =
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
+
+	if (*name && !name[n] && strlen(name) <= 64 && name[0] != '.')
+		return 0;
+	log_error("--frr-pathspace \"%s\": give the NAME FRR's daemons were started with (-N "
+		  "NAME): up to 64 letters, digits, \"-\", \"_\" or \".\", not starting with \".\"",
+		  name);
+	return -1;
+}
+
+void frr_conf_path(const char *pathspace, char *buf, size_t len)
+{
+	if (pathspace)
+		snprintf(buf, len, FRR_CONF_DIR "/%s/frr.conf", pathspace);
+	else
+		snprintf(buf, len, FRR_CONF_DIR "/frr.conf");
+}
+
+static int read_text(const char *path, char **out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "re"), *m;
+	char chunk[4096];
+	size_t n;
+
+	*out = NULL;
+	if (!f)
+		return errno == ENOENT ? (*out = strdup("")) ? 0 : -ENOMEM : -errno;
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	n = (size_t)ferror(f);
+	fclose(f);
+	if (fclose(m) != 0 || n) {
+		free(buf);
+		return n ? -EIO : -ENOMEM;
+	}
+	*out = buf;
+	return 0;
+}
+
+int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	frr_conf_path(pathspace, path, sizeof(path));
+	ret = read_text(path, &o->conf);
+	if (ret < 0) {
+		o->read_error = true;
+		return ret;
+	}
+	return frr_extract(o->conf, owner, &o->block);
+}
+
+void frr_obs_free(struct frr_obs *o)
+{
+	free(o->conf);
+	free(o->block);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool daemon_alive(const char *pathspace, const char *daemon)
+{
+	char path[PATH_MAX], *text = NULL;
+	long pid;
+	bool alive;
+
+	if (pathspace)
+		snprintf(path, sizeof(path), FRR_RUN_DIR "/%s/%s.pid", pathspace, daemon);
+	else
+		snprintf(path, sizeof(path), FRR_RUN_DIR "/%s.pid", daemon);
+	if (read_text(path, &text) < 0)
+		return false;
+	pid = strtol(text, NULL, 10);
+	alive = pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+	free(text);
+	return alive;
+}
+
+bool frr_running(const char *pathspace, char *why, size_t len)
+{
+	static const char *const daemons[] = {"zebra", "bgpd"};
+
+	for (size_t i = 0; i < 2; i++) {
+		if (daemon_alive(pathspace, daemons[i]))
+			continue;
+		snprintf(why, len,
+			 "FRR's %s is not running%s%s (no live PID in " FRR_RUN_DIR "%s%s/%s.pid); "
+			 "start FRR's zebra and bgpd first (systemctl start frr, or zebra and "
+			 "bgpd with -N NAME for a pathspace): fabricd never starts FRR",
+			 daemons[i], pathspace ? " in pathspace " : "", pathspace ? pathspace : "",
+			 pathspace ? "/" : "", pathspace ? pathspace : "", daemons[i]);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Runs argv (posix_spawn, no shell), its stdout into *out when out is
+ * given (else to /dev/null), stderr kept for errors. The exit status, or -errno.
+ */
+static int run(char *const argv[], char **out, char **err_text)
+{
+	posix_spawn_file_actions_t fa;
+	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, status, ret;
+	char *bufs[2] = {NULL, NULL};
+	size_t lens[2] = {0, 0};
+	FILE *ms[2] = {NULL, NULL};
+	pid_t pid;
+
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		ret = -errno;
+		goto close;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+	ret = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(outp[1]);
+	close(errp[1]);
+	outp[1] = errp[1] = -1;
+	if (ret) {
+		ret = -ret;
+		goto close;
+	}
+	ms[0] = open_memstream(&bufs[0], &lens[0]);
+	ms[1] = open_memstream(&bufs[1], &lens[1]);
+	for (int k = 0; k < 2; k++) {
+		char chunk[4096];
+		ssize_t n;
+		int fd = k ? errp[0] : outp[0];
+
+		/* stdout first: FRR writes little to stderr, so its pipe never fills meanwhile */
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR)) {
+			if (n > 0 && ms[k] && lens[k] < FRR_OUTPUT_MAX)
+				fwrite(chunk, 1, (size_t)n, ms[k]);
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+close:
+	for (int k = 0; k < 2; k++) {
+		if (ms[k])
+			fclose(ms[k]);
+	}
+	if (out)
+		*out = bufs[0];
+	else
+		free(bufs[0]);
+	if (err_text)
+		*err_text = bufs[1];
+	else
+		free(bufs[1]);
+	for (int k = 0; k < 2; k++) {
+		if (outp[k] >= 0)
+			close(outp[k]);
+		if (errp[k] >= 0)
+			close(errp[k]);
+	}
+	return ret;
+}
+
+/* frr.conf replaced in one rename, with the mode and owner of the file it replaces. */
+static int write_conf(const char *path, const char *text)
+{
+	char tmp[PATH_MAX + 16];
+	struct stat st;
+	bool have = stat(path, &st) == 0;
+	int fd, ret = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.fabricd.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, have ? st.st_mode & 07777 : 0640);
+	if (fd < 0)
+		return -errno;
+	if (have && fchown(fd, st.st_uid, st.st_gid) < 0)
+		ret = -errno;
+	if (!ret)
+		ret = write_all(fd, text, strlen(text));
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static int reload(const char *pathspace, const char *path)
+{
+	char *argv[8], *err = NULL;
+	int n = 0, ret;
+
+	argv[n++] = (char *)"/usr/bin/python3";
+	argv[n++] = (char *)FRR_RELOAD;
+	argv[n++] = (char *)"--reload";
+	argv[n++] = (char *)"--stdout";
+	if (pathspace) {
+		argv[n++] = (char *)"--pathspace";
+		argv[n++] = (char *)pathspace;
+	}
+	argv[n++] = (char *)path;
+	argv[n] = NULL;
+	ret = run(argv, NULL, &err);
+	if (ret < 0)
+		log_error("frr: cannot run " FRR_RELOAD ": %s (install frr-pythontools)",
+			  strerror(-ret));
+	else if (ret)
+		log_error("frr: " FRR_RELOAD " %s failed (exit %d): %s", path, ret,
+			  err && *err ? err : "no message");
+	free(err);
+	return ret < 0 ? ret : ret ? -EIO : 0;
+}
+
+int frr_write_and_reload(const char *pathspace, const char *owner, const char *block)
+{
+	char path[PATH_MAX], why[512], line[128];
+	struct frr_obs o;
+	char *text = NULL;
+	int ret;
+
+	bool running = frr_running(pathspace, why, sizeof(why));
+
+	/* removing needs no FRR: the file is what it reads when it starts */
+	if (!running && block) {
+		log_error("frr: %s", why);
+		return -ESRCH;
+	}
+	frr_conf_path(pathspace, path, sizeof(path));
+	ret = frr_observe(pathspace, owner, &o);
+	if (ret < 0) {
+		log_error("frr: cannot read %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (block && frr_foreign_bgp(o.conf, owner, line, sizeof(line))) {
+		log_error("frr: %s already has \"%s\" outside fabricd's part; FRR allows one "
+			  "default-VRF BGP instance: remove it, or move it into a VRF",
+			  path, line);
+		ret = -EEXIST;
+		goto out;
+	}
+	ret = frr_splice(o.conf, owner, block, &text);
+	if (ret < 0)
+		goto out;
+	/* frr-reload.py refuses an empty file; a lone comment removes everything it held */
+	ret = write_conf(path, *text ? text : "!\n");
+	if (ret < 0) {
+		log_error("frr: cannot write %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (!running) {
+		log_warn("frr: not running: fabricd's part removed from %s only", path);
+		goto out;
+	}
+	ret = reload(pathspace, path);
+	/*
+	 * frr-reload.py (8.4) takes a file other than /etc/frr/frr.conf for a
+	 * copy to persist and runs vtysh `write`, which replaces a pathspace's
+	 * frr.conf with the running config and drops fabricd's markers: put the
+	 * file back as written (its content is what FRR now runs).
+	 */
+	if (!ret && pathspace) {
+		ret = write_conf(path, *text ? text : "!\n");
+		if (ret < 0)
+			log_error("frr: cannot write %s: %s", path, strerror(-ret));
+	}
+out:
+	free(text);
+	frr_obs_free(&o);
+	return ret;
+}
+
+/* Whether p writes fabricd's part (and so needs FRR running); why it cannot, in why. */
+static bool plan_blocked(const char *pathspace, const struct plan *p, char *why, size_t len)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type == OP_FRR_CONFIG && p->ops[i].text)
+			return !frr_running(pathspace, why, len);
+	}
+	return false;
+}
+
+int frr_check_plan(const char *pathspace, const struct plan *p)
+{
+	char why[512];
+
+	if (!plan_blocked(pathspace, p, why, sizeof(why)))
+		return 0;
+	log_error("frr: %s; nothing was changed", why);
+	return -ESRCH;
+}
+
+void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *diag)
+{
+	char why[512];
+
+	if (plan_blocked(pathspace, p, why, sizeof(why)))
+		diag_warn(diag, "frr", "%s; apply will refuse until it runs", why);
+}
+
+json_t *frr_show_json(const char *pathspace, const char *cmd)
+{
+	char *argv[8], *out = NULL, *err = NULL;
+	json_error_t jerr;
+	json_t *j = NULL;
+	int n = 0, ret;
+
+	argv[n++] = (char *)VTYSH;
+	if (pathspace) {
+		argv[n++] = (char *)"-N";
+		argv[n++] = (char *)pathspace;
+	}
+	argv[n++] = (char *)"-c";
+	argv[n++] = (char *)cmd;
+	argv[n] = NULL;
+	ret = run(argv, &out, &err);
+	if (ret == 0 && out)
+		j = json_loads(out, 0, &jerr);
+	if (!j)
+		log_debug("frr: vtysh -c '%s': exit %d, %s", cmd, ret, err ? err : "");
+	free(out);
+	free(err);
+	return j;
+}

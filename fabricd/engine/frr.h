@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/frr.h - talking to FRR for the EVPN control plane: read and write
+ * frr.conf, apply it with frr-reload.py (a diff, never a restart of zebra
+ * alone), and read state with vtysh's JSON show commands. fabricd never
+ * starts or stops FRR's daemons.
+ *
+ * pathspace NULL: the host's FRR (/etc/frr/frr.conf, /var/run/frr/);
+ * "NAME": daemons started with -N NAME (/etc/frr/NAME/frr.conf,
+ * /var/run/frr/NAME/), as `vtysh -N NAME` reaches them.
+ */
+#ifndef FABRICD_ENGINE_FRR_H
+#define FABRICD_ENGINE_FRR_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+struct frr_obs {
+	char *conf;  /* frr.conf as read; "" when absent */
+	char *block; /* fabricd's marked block in it, or NULL */
+	bool read_error;
+};
+
+/* A pathspace name is a path component: letters, digits, "-", "_", ".". 0 or -1 (logged). */
+int frr_pathspace_check(const char *name);
+
+/* The frr.conf of a pathspace (buf of PATH_MAX). */
+void frr_conf_path(const char *pathspace, char *buf, size_t len);
+
+/* Reads frr.conf and fabricd's block in it. 0 or -errno (a missing file is no error). */
+int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o);
+void frr_obs_free(struct frr_obs *o);
+
+/* Whether zebra and bgpd run in the pathspace (their PID files name live processes). */
+bool frr_running(const char *pathspace, char *why, size_t len);
+
+/*
+ * Writes frr.conf with owner's block replaced by block (NULL: removed) and
+ * applies it with frr-reload.py. 0 or -errno (logged with what to do).
+ */
+int frr_write_and_reload(const char *pathspace, const char *owner, const char *block);
+
+struct plan;
+struct diag;
+/*
+ * Before apply touches anything: a plan that writes fabricd's part needs FRR
+ * running. 0, or -ESRCH (logged: what to start).
+ */
+int frr_check_plan(const char *pathspace, const struct plan *p);
+
+/* The same for plan: a warning, so that plan and status still show everything. */
+void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *diag);
+
+/* The JSON output of `vtysh [-N NAME] -c CMD`, or NULL (logged at debug level). */
+json_t *frr_show_json(const char *pathspace, const char *cmd);
+
+#endif

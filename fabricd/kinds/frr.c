@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* kinds/frr.c - render fabricd's FRR fragment and splice it into frr.conf. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "definition/desired.h"
+#include "definition/evpn.h"
+#include "engine/plan.h"
+#include "kinds/frr.h"
+
+/*
+ * A BGP router ID is an IPv4 address: the fabric address, else the
+ * underlay, else one derived from the node's index (unique in the cluster).
+ */
+static void router_id(const struct cluster *c, size_t self, char *buf, size_t len)
+{
+	const struct node *n = &c->nodes[self];
+	uint32_t id = (uint32_t)self + 1;
+
+	if (n->fabric_address.family == AF_INET)
+		ip_addr_str(&n->fabric_address, buf, len);
+	else if (n->underlay.family == AF_INET)
+		ip_addr_str(&n->underlay, buf, len);
+	else
+		snprintf(buf, len, "0.%u.%u.%u", (id >> 16) & 255, (id >> 8) & 255, id & 255);
+}
+
+static void marker(FILE *f, const char *owner, const char *what)
+{
+	fprintf(f, "! %s %s\n", owner, what);
+}
+
+static void render_router(FILE *f, const struct cluster *c, size_t self)
+{
+	const char *g = FRR_PEER_GROUP;
+	char id[IP_ADDR_STRLEN], src[IP_ADDR_STRLEN], a[IP_ADDR_STRLEN];
+
+	router_id(c, self, id, sizeof(id));
+	ip_addr_str(&c->nodes[self].fabric_address, src, sizeof(src));
+	fprintf(f, "router bgp %u\n", c->fabric.evpn.asn);
+	fprintf(f, " bgp router-id %s\n", id);
+	fprintf(f, " no bgp default ipv4-unicast\n");
+	fprintf(f, " neighbor %s peer-group\n", g);
+	fprintf(f, " neighbor %s remote-as internal\n", g);
+	fprintf(f, " neighbor %s update-source %s\n", g, src);
+	/* the datacenter profile's values, whatever profile the operator's FRR runs */
+	fprintf(f, " neighbor %s timers 3 9\n", g);
+	fprintf(f, " neighbor %s timers connect 2\n", g);
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		if (evpn_peers(c, self, i))
+			fprintf(f, " neighbor %s peer-group %s\n",
+				ip_addr_str(&c->nodes[i].fabric_address, a, sizeof(a)), g);
+	}
+	fprintf(f, " !\n address-family l2vpn evpn\n");
+	fprintf(f, "  neighbor %s activate\n", g);
+	if (evpn_is_reflector(c, self))
+		fprintf(f, "  neighbor %s route-reflector-client\n", g);
+	fprintf(f, "  advertise-all-vni\n exit-address-family\nexit\n");
+}
+
+int frr_render(const struct cluster *c, size_t self, const char *owner, char **out)
+{
+	size_t len;
+	FILE *f;
+
+	*out = NULL;
+	if (self >= c->n_nodes || !evpn_node_speaks(c, self))
+		return 0;
+	f = open_memstream(out, &len);
+	if (!f)
+		return -ENOMEM;
+	marker(f, owner, "begin (written by fabricd from the cluster definition; edits are lost)");
+	render_router(f, c, self);
+	marker(f, owner, "end");
+	if (fclose(f) != 0) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether the line at p (up to a newline) is owner's marker what ("begin" or "end"). */
+static bool is_marker(const char *p, const char *owner, const char *what)
+{
+	size_t lo = strlen(owner), lw = strlen(what);
+
+	if (strncmp(p, "! ", 2) || strncmp(p + 2, owner, lo) || p[2 + lo] != ' ')
+		return false;
+	p += 3 + lo;
+	return !strncmp(p, what, lw) && (p[lw] == ' ' || p[lw] == '\n' || !p[lw]);
+}
+
+static const char *next_line(const char *p)
+{
+	const char *nl = strchr(p, '\n');
+
+	return nl ? nl + 1 : p + strlen(p);
+}
+
+/* The span [*start, *end) of owner's block; false when conf has none. */
+static bool find_block(const char *conf, const char *owner, const char **start, const char **end)
+{
+	const char *p = conf;
+
+	*start = NULL;
+	for (; *p; p = next_line(p)) {
+		if (!*start && is_marker(p, owner, "begin")) {
+			*start = p;
+		} else if (*start && is_marker(p, owner, "end")) {
+			*end = next_line(p);
+			return true;
+		}
+	}
+	if (*start) {
+		*end = p; /* an unterminated block (a file cut short) runs to the end */
+		return true;
+	}
+	return false;
+}
+
+int frr_extract(const char *conf, const char *owner, char **block)
+{
+	const char *start, *end;
+
+	*block = NULL;
+	if (!find_block(conf, owner, &start, &end))
+		return 0;
+	*block = strndup(start, (size_t)(end - start));
+	return *block ? 0 : -ENOMEM;
+}
+
+int frr_splice(const char *conf, const char *owner, const char *block, char **out)
+{
+	const char *start, *end;
+	size_t len;
+	FILE *f;
+
+	*out = NULL;
+	f = open_memstream(out, &len);
+	if (!f)
+		return -ENOMEM;
+	if (find_block(conf, owner, &start, &end)) {
+		fwrite(conf, 1, (size_t)(start - conf), f);
+		if (block)
+			fputs(block, f);
+		fputs(end, f);
+	} else {
+		fputs(conf, f);
+		if (*conf && conf[strlen(conf) - 1] != '\n')
+			fputc('\n', f);
+		if (block)
+			fputs(block, f);
+	}
+	if (fclose(f) != 0) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int frr_foreign_bgp(const char *conf, const char *owner, char *line, size_t len)
+{
+	const char *start = NULL, *end = NULL, *p;
+	int no = 1;
+
+	find_block(conf, owner, &start, &end);
+	for (p = conf; *p; p = next_line(p), no++) {
+		const char *nl = next_line(p);
+		size_t n = (size_t)(nl - p);
+		unsigned long asn;
+		char rest[2];
+
+		if (start && p >= start && p < end)
+			continue;
+		if (n && p[n - 1] == '\n')
+			n--;
+		if (n >= len)
+			continue; /* longer than any "router bgp N" */
+		memcpy(line, p, n);
+		line[n] = '\0';
+		/* "router bgp N" alone; "router bgp N vrf X" is another instance and fine */
+		if (sscanf(line, "router bgp %lu %1s", &asn, rest) == 1)
+			return no;
+	}
+	if (len)
+		line[0] = '\0';
+	return 0;
+}
+
+size_t frr_block_neighbors(const char *block)
+{
+	size_t n = 0;
+
+	for (const char *p = block; p && *p; p = next_line(p)) {
+		const char *hit = strstr(p, " peer-group " FRR_PEER_GROUP "\n");
+
+		if (!strncmp(p, " neighbor ", 10) && hit && hit < next_line(p))
+			n++;
+	}
+	return n;
+}
+
+int frr_plan(const struct node_state *want, const char *conf, const char *block, struct plan *p,
+	     struct diag *diag)
+{
+	const struct cluster *c = want->cluster;
+	char *text = NULL, line[128];
+	struct op *op;
+	int ret = frr_render(c, want->self, want->owner, &text);
+
+	if (ret < 0)
+		return ret;
+	if (!conf)
+		conf = ""; /* no frr.conf read (unit tests of the planner) */
+	if ((!text && !block) || (text && block && !strcmp(text, block))) {
+		free(text);
+		return 0;
+	}
+	if (text && frr_foreign_bgp(conf, want->owner, line, sizeof(line))) {
+		diag_add(
+		    diag, "frr.conf",
+		    "has \"%s\" outside fabricd's part; FRR allows one default-VRF BGP "
+		    "instance, so the evpn control plane cannot be added: remove it, or move it "
+		    "into a VRF (router bgp N vrf NAME)",
+		    line);
+		free(text);
+		return 0;
+	}
+	op = plan_add(p, OP_FRR_CONFIG, PHASE_FRR,
+		      text ? (block ? VERB_CHANGE : VERB_CREATE) : VERB_DELETE, "frr bgp evpn");
+	if (!op) {
+		free(text);
+		return -ENOMEM;
+	}
+	op->text = text;
+	if (text)
+		op_detail(
+		    op, "router bgp %u, %zu evpn neighbors%s, advertise-all-vni, via frr-reload.py",
+		    c->fabric.evpn.asn, frr_block_neighbors(text),
+		    evpn_is_reflector(c, want->self) ? " (route-reflector clients)" : "");
+	else
+		op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
+	return 0;
+}
+
+int frr_plan_down(const char *block, struct plan *p)
+{
+	struct op *op;
+
+	if (!block)
+		return 0;
+	op = plan_add(p, OP_FRR_CONFIG, PHASE_FRR, VERB_DELETE, "frr bgp evpn");
+	if (!op)
+		return -ENOMEM;
+	op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
+	return 0;
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_evpn.c - the EVPN control plane without FRR: the definition's keys and
+ * their errors, roles (full mesh, route reflectors), the rendered FRR
+ * fragment (golden text), splicing into a foreign frr.conf, and the planner's
+ * hooks (no static FDB remotes, VXLAN learning off, one FRR op).
+ */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "definition/config.h"
+#include "definition/desired.h"
+#include "definition/evpn.h"
+#include "engine/frr.h"
+#include "engine/plan.h"
+#include "kinds/frr.h"
+#include "unit.h"
+
+#define K1 "t4trv5Xh2YF5ozt+bXxYVHI2m7/vbmEufLZk1+4J31Q="
+#define K2 "CXmRQWxEZ/Ip0OBIkUEY9l845AwSoxglz2nf2WfBQgs="
+#define K3 "oT0zKXEx4tThGhDsMxXEouarKAUC9pxhPmhTWncTW2k="
+
+#define NODES                                                                                      \
+	" \"nodes\": [\n"                                                                          \
+	"  {\"name\": \"pve1\", \"underlay\": \"192.0.2.11\", \"fabric_address\": \"10.255.0.1\"," \
+	" \"public_key\": \"" K1 "\"},\n"                                                          \
+	"  {\"name\": \"pve2\", \"underlay\": \"192.0.2.12\", \"fabric_address\": \"10.255.0.2\"," \
+	" \"public_key\": \"" K2 "\"},\n"                                                          \
+	"  {\"name\": \"pve3\", \"underlay\": \"192.0.2.13\", \"fabric_address\": \"10.255.0.3\"," \
+	" \"public_key\": \"" K3 "\"}],\n"
+
+/* fabric extra keys, zone extra keys */
+static char *definition(const char *fabric_extra, const char *zone_extra)
+{
+	char *s = NULL;
+
+	if (asprintf(
+		&s,
+		"{\"version\": 1, \"cluster\": \"lab\",\n"
+		" \"fabric\": {\"prefix\": \"10.255.0.0/24\", \"listen_port\": 51820%s},\n" NODES
+		" \"zones\": [\n"
+		"  {\"name\": \"ev\", \"transport\": \"secure\"%s,"
+		" \"vnets\": [{\"name\": \"vnet100\", \"vni\": 100}]},\n"
+		"  {\"name\": \"st\", \"transport\": \"plain\", \"nodes\": [\"pve1\", \"pve2\"],"
+		" \"vnets\": [{\"name\": \"vnet200\", \"vni\": 200}]}]}\n",
+		fabric_extra, zone_extra) < 0)
+		return NULL;
+	return s;
+}
+
+static struct cluster *load(const char *fabric_extra, const char *zone_extra, struct diag *d)
+{
+	struct cluster *c = NULL;
+	char *text = definition(fabric_extra, zone_extra);
+
+	diag_init(d);
+	if (text)
+		config_load_buffer(text, strlen(text), &c, d);
+	free(text);
+	return c;
+}
+
+static int has(const struct diag *d, const char *path, const char *msg)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (!strncmp(d->msgs[i], path, strlen(path)) && strstr(d->msgs[i], msg))
+			return 1;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		fprintf(stderr, "  got: %s\n", d->msgs[i]);
+	return 0;
+}
+
+static const struct {
+	const char *name, *fabric, *zone, *path, *msg;
+} errors[] = {
+    {"evpn zone without fabric.evpn", "", ", \"control_plane\": \"evpn\"", "fabric.evpn: missing",
+     "add \"evpn\": {\"asn\": 65000}"},
+    {"fabric evpn without fabric.evpn", ", \"control_plane\": \"evpn\"", "", "fabric.evpn: missing",
+     "uses the evpn control plane"},
+    {"evpn without asn", ", \"evpn\": {}", ", \"control_plane\": \"evpn\"",
+     "fabric.evpn.asn: missing", "AS number"},
+    {"asn zero", ", \"evpn\": {\"asn\": 0}", ", \"control_plane\": \"evpn\"", "fabric.evpn.asn: 0",
+     "1..4294967295"},
+    {"asn too big", ", \"evpn\": {\"asn\": 4294967296}", ", \"control_plane\": \"evpn\"",
+     "fabric.evpn.asn: 4294967296", "out of range"},
+    {"asn a string", ", \"evpn\": {\"asn\": \"65000\"}", ", \"control_plane\": \"evpn\"",
+     "fabric.evpn.asn:", "give an integer"},
+    {"unknown evpn key", ", \"evpn\": {\"asn\": 65000, \"as\": 1}", ", \"control_plane\": \"evpn\"",
+     "fabric.evpn.as:", "unknown key"},
+    {"unknown reflector", ", \"evpn\": {\"asn\": 65000, \"route_reflectors\": [\"pve9\"]}",
+     ", \"control_plane\": \"evpn\"", "fabric.evpn.route_reflectors[0]:", "not a node"},
+    {"reflector twice", ", \"evpn\": {\"asn\": 65000, \"route_reflectors\": [\"pve1\", \"pve1\"]}",
+     ", \"control_plane\": \"evpn\"", "fabric.evpn.route_reflectors[1]:", "listed twice"},
+    {"reflector not a string", ", \"evpn\": {\"asn\": 65000, \"route_reflectors\": [1]}",
+     ", \"control_plane\": \"evpn\"", "fabric.evpn.route_reflectors[0]:", "node name as a string"},
+    {"reflector in no evpn zone",
+     ", \"control_plane\": \"evpn\", \"evpn\": {\"asn\": 65000, \"route_reflectors\": [\"pve3\"]}",
+     ", \"control_plane\": \"static\"", "fabric.evpn.route_reflectors[0]:", "in no EVPN zone"},
+    {"bad control plane", "", ", \"control_plane\": \"bgp\"",
+     "zones[0].control_plane:", "use \"static\" or \"evpn\""},
+    {"bad fabric control plane", ", \"control_plane\": 1", "",
+     "fabric.control_plane:", "give a string"},
+};
+
+static void test_errors(void)
+{
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+		struct diag d;
+		struct cluster *c = load(errors[i].fabric, errors[i].zone, &d);
+
+		CHECK(!c, "%s: must not load", errors[i].name);
+		CHECK(has(&d, errors[i].path, errors[i].msg), "%s: want \"%s ...%s\"",
+		      errors[i].name, errors[i].path, errors[i].msg);
+		cluster_free(c);
+		diag_free(&d);
+	}
+}
+
+static void test_roles(void)
+{
+	struct diag d;
+	struct cluster *c =
+	    load(", \"evpn\": {\"asn\": 65000}", ", \"control_plane\": \"evpn\"", &d);
+
+	CHECK(c && d.n == 0, "zone override loads");
+	if (!c)
+		return;
+	CHECK_INT(c->zones[0].control_plane, CONTROL_PLANE_EVPN, "zone evpn");
+	CHECK_INT(c->zones[1].control_plane, CONTROL_PLANE_STATIC, "default static");
+	CHECK_INT(c->fabric.evpn.asn, 65000, "asn");
+	CHECK(evpn_peers(c, 0, 1) && evpn_peers(c, 1, 2) && evpn_peers(c, 0, 2), "full mesh");
+	CHECK(!evpn_peers(c, 1, 1), "no session with itself");
+	cluster_free(c);
+	diag_free(&d);
+
+	c = load(", \"control_plane\": \"evpn\", \"evpn\": {\"asn\": 4200000000, "
+		 "\"route_reflectors\": [\"pve1\"]}",
+		 "", &d);
+	CHECK(c && d.n == 0, "fabric evpn with a reflector loads");
+	if (!c)
+		return;
+	CHECK_INT(c->zones[1].control_plane, CONTROL_PLANE_EVPN, "fabric default inherited");
+	CHECK_INT(c->fabric.evpn.asn, 4200000000U, "4-byte asn");
+	CHECK(evpn_is_reflector(c, 0) && !evpn_is_reflector(c, 1), "reflector role");
+	CHECK(evpn_peers(c, 0, 1) && evpn_peers(c, 2, 0), "clients peer with the reflector");
+	CHECK(!evpn_peers(c, 1, 2), "clients do not peer with each other");
+	cluster_free(c);
+	diag_free(&d);
+}
+
+static const char golden_pve2[] =
+    "! fabricd:lab begin (written by fabricd from the cluster definition; edits are lost)\n"
+    "router bgp 65000\n"
+    " bgp router-id 10.255.0.2\n"
+    " no bgp default ipv4-unicast\n"
+    " neighbor fabricd peer-group\n"
+    " neighbor fabricd remote-as internal\n"
+    " neighbor fabricd update-source 10.255.0.2\n"
+    " neighbor fabricd timers 3 9\n"
+    " neighbor fabricd timers connect 2\n"
+    " neighbor 10.255.0.1 peer-group fabricd\n"
+    " neighbor 10.255.0.3 peer-group fabricd\n"
+    " !\n"
+    " address-family l2vpn evpn\n"
+    "  neighbor fabricd activate\n"
+    "  advertise-all-vni\n"
+    " exit-address-family\n"
+    "exit\n"
+    "! fabricd:lab end\n";
+
+static const char foreign[] = "frr defaults datacenter\n"
+			      "hostname pve2\n"
+			      "!\n"
+			      "router bgp 65099 vrf blue\n"
+			      " bgp router-id 1.1.1.1\n"
+			      "exit\n"
+			      "!\n"
+			      "router ospf\n"
+			      "exit\n";
+
+static void test_render_and_splice(void)
+{
+	struct diag d;
+	struct cluster *c =
+	    load(", \"evpn\": {\"asn\": 65000}", ", \"control_plane\": \"evpn\"", &d);
+	char *block = NULL, *conf = NULL, *again = NULL, *back = NULL, *got = NULL, line[128];
+
+	if (!c)
+		return;
+	CHECK_INT(frr_render(c, 1, "fabricd:lab", &block), 0, "render");
+	CHECK_STR(block, golden_pve2, "pve2's fragment");
+	CHECK_INT(frr_block_neighbors(block), 2, "two neighbors");
+	CHECK_INT(frr_splice(foreign, "fabricd:lab", block, &conf), 0, "splice in");
+	CHECK(conf && !strncmp(conf, foreign, strlen(foreign)), "foreign part first, unchanged");
+	CHECK_INT(frr_extract(conf, "fabricd:lab", &got), 0, "extract");
+	CHECK_STR(got, block, "the block comes back as written");
+	CHECK_INT(frr_extract(conf, "fabricd:other", &back), 0, "another cluster's block");
+	CHECK(!back, "is not ours");
+	CHECK_INT(frr_splice(conf, "fabricd:lab", block, &again), 0, "splice again");
+	CHECK_STR(again, conf, "splicing the same block changes nothing");
+	CHECK_INT(frr_foreign_bgp(conf, "fabricd:lab", line, sizeof(line)), 0,
+		  "a VRF instance and our own are no conflict");
+	free(back);
+	CHECK_INT(frr_splice(conf, "fabricd:lab", NULL, &back), 0, "splice out");
+	CHECK_STR(back, foreign, "down leaves exactly the foreign file");
+	CHECK_INT(
+	    frr_foreign_bgp("hostname x\nrouter bgp 64512\n", "fabricd:lab", line, sizeof(line)), 2,
+	    "a default-VRF instance is found");
+	CHECK_STR(line, "router bgp 64512", "and quoted");
+	free(block);
+	CHECK_INT(frr_render(c, 2, "fabricd:lab", &block), 0, "pve3 renders");
+	CHECK(block && strstr(block, "neighbor 10.255.0.1 peer-group") &&
+		  !strstr(block, "neighbor 10.255.0.3 peer-group"),
+	      "pve3 peers with the others, not itself");
+	free(block);
+	free(conf);
+	free(again);
+	free(back);
+	free(got);
+	cluster_free(c);
+	diag_free(&d);
+
+	c = load(", \"evpn\": {\"asn\": 65000, \"route_reflectors\": [\"pve1\"]}",
+		 ", \"control_plane\": \"evpn\"", &d);
+	if (!c)
+		return;
+	frr_render(c, 0, "fabricd:lab", &block);
+	CHECK(block && strstr(block, "route-reflector-client") && frr_block_neighbors(block) == 2,
+	      "the reflector has every other node as client");
+	free(block);
+	frr_render(c, 1, "fabricd:lab", &block);
+	CHECK(block && !strstr(block, "route-reflector-client") && frr_block_neighbors(block) == 1,
+	      "a client peers with the reflector only");
+	free(block);
+	cluster_free(c);
+	diag_free(&d);
+}
+
+static void test_desired_and_plan(void)
+{
+	struct node_state s;
+	struct diag d;
+	struct cluster *c =
+	    load(", \"evpn\": {\"asn\": 65000}", ", \"control_plane\": \"evpn\"", &d);
+	const struct desired_vnet *ev, *st;
+	struct plan p;
+	char *block = NULL;
+
+	if (!c)
+		return;
+	CHECK_INT(desired_build(c, 0, 1500, &s, &d), 0, "desired");
+	ev = desired_find_vnet(&s, "vnet100");
+	st = desired_find_vnet(&s, "vnet200");
+	CHECK(ev && ev->evpn && ev->n_remotes == 2, "evpn vnet: members known (for the guard)");
+	CHECK(st && !st->evpn && st->n_remotes == 1, "static vnet keeps its remote");
+	plan_init(&p, s.owner);
+	CHECK_INT(frr_plan(&s, "", NULL, &p, &d), 0, "plan frr");
+	CHECK(p.n == 1 && p.ops[0].type == OP_FRR_CONFIG && p.ops[0].verb == VERB_CREATE &&
+		  p.ops[0].text,
+	      "one op creates fabricd's part");
+	block = p.n ? strdup(p.ops[0].text) : NULL;
+	plan_free(&p);
+	plan_init(&p, s.owner);
+	CHECK_INT(frr_plan(&s, block ? block : "", block, &p, &d), 0, "plan again");
+	CHECK_INT(p.n, 0, "the same block: nothing to do");
+	plan_free(&p);
+	plan_init(&p, s.owner);
+	frr_plan(&s, "router bgp 1\n", NULL, &p, &d);
+	CHECK(p.n == 0 && d.n == 1 && strstr(d.msgs[0], "frr.conf: has \"router bgp 1\""),
+	      "a foreign default-VRF instance is a conflict");
+	plan_free(&p);
+	plan_init(&p, s.owner);
+	CHECK_INT(frr_plan_down(block, &p), 0, "down");
+	CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text, "down removes it");
+	plan_free(&p);
+	free(block);
+	desired_free(&s);
+	cluster_free(c);
+	diag_free(&d);
+}
+
+static void test_pathspace_names(void)
+{
+	CHECK_INT(frr_pathspace_check("pve1-fd1234"), 0, "a plain name");
+	CHECK_INT(frr_pathspace_check("a_b.c"), 0, "underscore and dot");
+	CHECK_INT(frr_pathspace_check(""), -1, "empty");
+	CHECK_INT(frr_pathspace_check("../etc"), -1, "a path");
+	CHECK_INT(frr_pathspace_check(".hidden"), -1, "leading dot");
+	CHECK_INT(frr_pathspace_check("a b"), -1, "a space");
+}
+
+int main(void)
+{
+	test_pathspace_names();
+	test_errors();
+	test_roles();
+	test_render_and_splice();
+	test_desired_and_plan();
+	return unit_summary("test_evpn");
+}
