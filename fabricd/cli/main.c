@@ -68,6 +68,31 @@ static int parse_probe_interval(const char *text, unsigned int *ms)
 	return 0;
 }
 
+/* The monitoring options of run and status: 1 when c was one (and valid), else 0. */
+static int parse_monitor_option(int c, struct options *o)
+{
+	switch (c) {
+	case OPT_METRICS:
+		o->metrics_listen = optarg;
+		return 1;
+	case OPT_METRICS_FILE:
+		o->metrics_file = optarg;
+		return 1;
+	case OPT_PROBE_INTERVAL:
+		return parse_probe_interval(optarg, &o->probe_interval_ms) < 0 ? 0 : 1;
+	case OPT_PROBE_FILE:
+		o->probe_file = optarg;
+		return 1;
+	case OPT_DOT:
+		o->dot = true;
+		return 1;
+	case OPT_SVG:
+		o->svg = true;
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option long_opts[] = {
@@ -133,29 +158,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
-		case OPT_METRICS:
-			o->metrics_listen = optarg;
-			break;
-		case OPT_METRICS_FILE:
-			o->metrics_file = optarg;
-			break;
-		case OPT_PROBE_INTERVAL:
-			if (parse_probe_interval(optarg, &o->probe_interval_ms) < 0)
-				return -1;
-			break;
-		case OPT_PROBE_FILE:
-			o->probe_file = optarg;
-			break;
-		case OPT_DOT:
-			o->dot = true;
-			break;
-		case OPT_SVG:
-			o->svg = true;
-			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
 		default:
+			if (parse_monitor_option(c, o) > 0)
+				break;
 			usage(stderr);
 			return -1;
 		}
