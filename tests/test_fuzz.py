@@ -3,7 +3,8 @@
 
 fuzz_config fuzzes the definition loader, fuzz_nldump the parsers of kernel
 and wireguard-go replies (seeded with the recorded dumps of
-tests/fixtures/nl/). `make fuzz FUZZ_SECONDS=600` runs both for longer.
+tests/fixtures/nl/), fuzz_probe the data-path probe's frame parser.
+`make fuzz FUZZ_SECONDS=600` runs each for longer.
 """
 import pathlib
 import shutil
@@ -36,3 +37,8 @@ def test_fuzz_config_30s():
 @pytest.mark.slow
 def test_fuzz_nldump_30s():
     run_harness("run-nldump")
+
+
+@pytest.mark.slow
+def test_fuzz_probe_30s():
+    run_harness("run-probe")

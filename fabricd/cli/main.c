@@ -57,18 +57,10 @@ static void usage(FILE *f)
 }
 
 enum {
-	OPT_KEY_FILE = 256,
-	OPT_PSK_DIR,
-	OPT_WG_BACKEND,
-	OPT_JSON,
+	OPT_WG_BACKEND = 256,
 	OPT_GRACE,
 	OPT_LOCK_WAIT,
-	OPT_METRICS,
-	OPT_METRICS_FILE,
 	OPT_PROBE_INTERVAL,
-	OPT_PROBE_FILE,
-	OPT_DOT,
-	OPT_SVG,
 	OPT_FRR_PATHSPACE,
 	OPT_VALUE_BASE = 512, /* + index into value_options[] */
 };
@@ -82,6 +74,14 @@ static const struct value_option {
 	int has_arg; /* required_argument: a const char * field; no_argument: a bool */
 	size_t offset;
 } value_options[] = {
+    {"key-file", required_argument, offsetof(struct options, key_file)},
+    {"psk-dir", required_argument, offsetof(struct options, psk_dir)},
+    {"json", no_argument, offsetof(struct options, json)},
+    {"metrics", required_argument, offsetof(struct options, metrics_listen)},
+    {"metrics-file", required_argument, offsetof(struct options, metrics_file)},
+    {"probe-file", required_argument, offsetof(struct options, probe_file)},
+    {"dot", no_argument, offsetof(struct options, dot)},
+    {"svg", no_argument, offsetof(struct options, svg)},
     {"cluster", required_argument, offsetof(struct options, cluster_name)},
     {"prefix", required_argument, offsetof(struct options, prefix)},
     {"listen-port", required_argument, offsetof(struct options, listen_port)},
@@ -114,31 +114,51 @@ static int parse_probe_interval(const char *text, unsigned int *ms)
 	return 0;
 }
 
+/* Whole seconds 0..max for option name; -1 (logged) otherwise. */
+static int parse_seconds(const char *name, const char *text, unsigned int max, unsigned int *out)
+{
+	char *end;
+	unsigned long v = strtoul(text, &end, 10);
+
+	if (*end || !*text || v > max) {
+		log_error("--%s \"%s\": give whole seconds, 0..%u", name, text, max);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int parse_wg_backend(const char *text, enum wg_backend_choice *out)
+{
+	if (!strcmp(text, "auto"))
+		*out = WG_CHOICE_AUTO;
+	else if (!strcmp(text, "kernel"))
+		*out = WG_CHOICE_KERNEL;
+	else if (!strcmp(text, "userspace"))
+		*out = WG_CHOICE_USERSPACE;
+	else {
+		log_error("--wg-backend \"%s\": use auto, kernel or userspace", text);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option fixed_opts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"node", required_argument, NULL, 'n'},
-	    {"key-file", required_argument, NULL, OPT_KEY_FILE},
-	    {"psk-dir", required_argument, NULL, OPT_PSK_DIR},
 	    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
-	    {"json", no_argument, NULL, OPT_JSON},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"grace", required_argument, NULL, OPT_GRACE},
 	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
-	    {"metrics", required_argument, NULL, OPT_METRICS},
-	    {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
 	    {"probe-interval", required_argument, NULL, OPT_PROBE_INTERVAL},
-	    {"probe-file", required_argument, NULL, OPT_PROBE_FILE},
-	    {"dot", no_argument, NULL, OPT_DOT},
-	    {"svg", no_argument, NULL, OPT_SVG},
 	    {"frr-pathspace", required_argument, NULL, OPT_FRR_PATHSPACE},
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
 	size_t n = sizeof(fixed_opts) / sizeof(fixed_opts[0]);
 	int c;
-	char *end;
 
 	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
 	for (size_t i = 0; i < N_VALUE_OPTIONS; i++)
@@ -155,65 +175,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'n':
 			o->node = optarg;
 			break;
-		case OPT_KEY_FILE:
-			o->key_file = optarg;
-			break;
-		case OPT_PSK_DIR:
-			o->psk_dir = optarg;
-			break;
 		case OPT_WG_BACKEND:
-			if (!strcmp(optarg, "auto")) {
-				o->wg_backend = WG_CHOICE_AUTO;
-			} else if (!strcmp(optarg, "kernel")) {
-				o->wg_backend = WG_CHOICE_KERNEL;
-			} else if (!strcmp(optarg, "userspace")) {
-				o->wg_backend = WG_CHOICE_USERSPACE;
-			} else {
-				log_error("--wg-backend \"%s\": use auto, kernel or userspace",
-					  optarg);
+			if (parse_wg_backend(optarg, &o->wg_backend) < 0)
 				return -1;
-			}
-			break;
-		case OPT_JSON:
-			o->json = true;
 			break;
 		case 'v':
 			o->verbose = true;
 			log_set_verbose(true);
 			break;
 		case OPT_GRACE:
-			o->grace = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || o->grace > 86400) {
-				log_error("--grace \"%s\": give whole seconds, 0..86400", optarg);
+			if (parse_seconds("grace", optarg, 86400, &o->grace) < 0)
 				return -1;
-			}
 			break;
 		case OPT_LOCK_WAIT:
-			o->lock_wait = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || o->lock_wait > 3600) {
-				log_error("--lock-wait \"%s\": give whole seconds, 0..3600",
-					  optarg);
+			if (parse_seconds("lock-wait", optarg, 3600, &o->lock_wait) < 0)
 				return -1;
-			}
-			break;
-		case OPT_METRICS:
-			o->metrics_listen = optarg;
-			break;
-		case OPT_METRICS_FILE:
-			o->metrics_file = optarg;
 			break;
 		case OPT_PROBE_INTERVAL:
 			if (parse_probe_interval(optarg, &o->probe_interval_ms) < 0)
 				return -1;
-			break;
-		case OPT_PROBE_FILE:
-			o->probe_file = optarg;
-			break;
-		case OPT_DOT:
-			o->dot = true;
-			break;
-		case OPT_SVG:
-			o->svg = true;
 			break;
 		case OPT_FRR_PATHSPACE:
 			if (frr_pathspace_check(optarg) < 0)

@@ -164,8 +164,8 @@ void status_dot_write(json_t *status, const struct cluster *c, FILE *f)
 
 	fprintf(f, "graph \"%s\" {\n", c->name);
 	fprintf(f,
-		"  label=\"cluster %s, seen from %s (green: handshake fresh and probes pass, "
-		"orange: MTU black hole or expired session, red: unreachable)\";\n",
+		"  label=\"cluster %s, seen from %s\\ngreen: fresh handshake, probes pass; orange: "
+		"MTU black hole or expired session; red: unreachable\";\n",
 		c->name, self);
 	fputs("  labelloc=t; fontname=\"sans-serif\"; layout=circo;\n"
 	      "  node [shape=box, style=rounded, fontname=\"sans-serif\"];\n"

@@ -235,7 +235,6 @@ static void pass_failed(struct daemon *d, unsigned int reasons)
 	if (delay > RETRY_MAX_MS)
 		delay = RETRY_MAX_MS;
 	d->failures++;
-	monitor_pass_end(d->monitor, false);
 	log_error("%s: not converged; trying again in %.1f s", d->node, delay / 1000.0);
 	schedule(d, reasons | REASON_RETRY, delay);
 	set_status(d, "not converged, retrying (see the log)");
@@ -327,7 +326,6 @@ static int run_pass_locked(struct daemon *d)
 	int ret;
 
 	d->reasons = 0;
-	monitor_pass_begin(d->monitor);
 	if (log_is_verbose()) {
 		char why[96];
 
@@ -396,8 +394,18 @@ static int run_pass_locked(struct daemon *d)
 	monitor_converged(d->monitor, &s);
 	session_free(&s);
 	d->failures = 0;
-	monitor_pass_end(d->monitor, true);
 	return 0;
+}
+
+/* A pass, counted and timed for the metrics. */
+static int timed_pass(struct daemon *d)
+{
+	int ret;
+
+	monitor_pass_begin(d->monitor);
+	ret = run_pass(d);
+	monitor_pass_end(d->monitor, ret == 0);
+	return ret;
 }
 
 static void handle_signal(struct daemon *d)
@@ -564,7 +572,7 @@ static int start(struct daemon *d)
 	snprintf(d->node, sizeof(d->node), "%s", d->cluster->nodes[self].name);
 	log_info("%s: fabricd run: definition %s, grace %u s", d->node, d->o->config, d->o->grace);
 	d->reasons = REASON_STARTUP;
-	if (run_pass(d) < 0) {
+	if (timed_pass(d) < 0) {
 		log_error("%s: the first convergence failed; fix the errors above and start "
 			  "fabricd again",
 			  d->node);
@@ -622,7 +630,7 @@ int daemon_run(const struct options *o)
 		}
 		if (d.pass_at && now_ms() >= d.pass_at) {
 			d.pass_at = 0;
-			run_pass(&d);
+			timed_pass(&d);
 			if (d.reloading) {
 				d.reloading = false;
 				notify_send(&d.notify, "READY=1\nSTATUS=%s", d.status);

@@ -49,6 +49,7 @@ struct monitor {
 	struct peer_state *peers; /* parallel to d.peers */
 	struct timespec pass_start;
 	long long refresh_at;
+	unsigned int file_failed; /* refreshes whose --metrics-file could not be written */
 	struct probe *probe;
 };
 
@@ -417,7 +418,7 @@ static void read_probes(struct monitor *m)
 }
 
 /* Writes text to path atomically: the textfile collector never reads half a file. */
-static void write_file(const char *path, const char *text, size_t len)
+static void write_file(struct monitor *m, const char *path, const char *text, size_t len)
 {
 	char tmp[4096];
 	int fd;
@@ -430,11 +431,17 @@ static void write_file(const char *path, const char *text, size_t len)
 		fd = -1;
 	}
 	if (fd < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+		if (m->file_failed++) { /* logged once until it works again */
+			unlink(tmp);
+			return;
+		}
 		log_warn("metrics: cannot write %s: %s; check that the directory exists and is "
 			 "writable",
 			 path, strerror(errno));
 		unlink(tmp);
+		return;
 	}
+	m->file_failed = 0;
 }
 
 void monitor_tick(struct monitor *m)
@@ -457,6 +464,6 @@ void monitor_tick(struct monitor *m)
 	if (m->http)
 		metrics_http_publish(m->http, text, len);
 	if (m->metrics_file)
-		write_file(m->metrics_file, text, len);
+		write_file(m, m->metrics_file, text, len);
 	free(text);
 }

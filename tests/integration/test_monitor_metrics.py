@@ -251,3 +251,18 @@ def test_bad_listen_address_and_busy_port_refuse_to_start(fabric):
         assert message in res.stderr, res.stderr
     res = pve1.fabricd("run", "-c", path, "--probe-interval", "abc")
     assert res.rc == 1 and "--probe-interval" in res.stderr, res
+
+
+def test_metrics_cost_little_cpu(fabric):
+    """Reading the counters once a second and serving scrapes stays cheap."""
+    pve1 = fabric.cluster.node("pve1")
+    d = fabric.daemons["pve1"]
+    cpu = d.cpu_seconds()
+    t0 = time.monotonic()
+    for _ in range(5):
+        scrape_text(pve1)
+        time.sleep(0.5)  # a scrape every half second: far more often than Prometheus
+    used = d.cpu_seconds() - cpu
+    elapsed = time.monotonic() - t0
+    print(f"\nfabricd run with --metrics: {used:.2f} s CPU in {elapsed:.1f} s")
+    assert used < 0.1 * elapsed, f"{used:.2f} s of CPU in {elapsed:.1f} s"

@@ -18,6 +18,8 @@ when the fault goes. `status --svg` draws every node and link.
 """
 
 import json
+import os
+import shutil
 import time
 import xml.etree.ElementTree as ET
 from types import SimpleNamespace
@@ -34,6 +36,7 @@ pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 ZONE_MTU = 1390
 LOWERED = 1400
 PORT = 9464
+UNWRITABLE = "/nonexistent-fabtest-dir/fabricd.prom"
 REPORT_LIMIT = 30  # seconds, the issue's bound for a report to appear or clear
 SCRAPE = ("import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("
           "'http://127.0.0.1:%d/metrics', timeout=5).read().decode())" % PORT)
@@ -56,6 +59,8 @@ def fabric(cluster_options):
             args = ["--probe-interval", "1", "--probe-file", f"{cluster.tmpdir}/{node.name}/probe.json"]
             if node.name == "pve1":
                 args += ["--metrics", f"127.0.0.1:{PORT}"]
+            if node.name == "pve2":  # an error path: the daemon warns once and goes on
+                args += ["--metrics-file", UNWRITABLE]
             daemons[node.name] = Daemon(cluster, node, grace=3, extra_args=args)
             daemons[node.name].write(definition)
         for d in daemons.values():
@@ -153,6 +158,27 @@ def test_svg_names_every_node_and_link(fabric):
     text = "".join(root.itertext())
     assert "red: plain, MTU 1390, vnets vnet100" in text, text
     assert "blue: secure, MTU 1390, vnets vnet200" in text, text
+
+
+def test_svg_without_graphviz_says_what_to_do(fabric):
+    pve1, d = fabric.cluster.node("pve1"), fabric.daemons["pve1"]
+    bin_dir = f"{fabric.cluster.tmpdir}/no-graphviz"  # wireguard-go only, no dot
+    os.makedirs(bin_dir, exist_ok=True)
+    if shutil.which("wireguard-go") and not os.path.exists(f"{bin_dir}/wireguard-go"):
+        os.symlink(shutil.which("wireguard-go"), f"{bin_dir}/wireguard-go")
+    res = pve1.run(["env", f"PATH={bin_dir}", fabric.cluster.fabricd_bin, "status", "-c",
+                    d.path, "-n", "pve1", "--wg-backend", fabric.cluster.wg_backend, "--svg"],
+                   check=False)
+    assert res.returncode == 1, res
+    assert "Graphviz's dot is not installed: install graphviz, or use --dot" in res.stderr, res
+
+
+def test_unwritable_metrics_file_is_reported_once(fabric):
+    d2 = fabric.daemons["pve2"]
+    wait_until(lambda: f"metrics: cannot write {UNWRITABLE}" in d2.log(), timeout=5)
+    time.sleep(2.5)  # two more refreshes (input of the test): they must not log again
+    assert d2.log().count("metrics: cannot write") == 1, d2.log()
+    assert d2.running()
 
 
 def set_port_mtu(fabric, mtu):
