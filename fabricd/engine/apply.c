@@ -15,8 +15,7 @@
 #include "base/log.h"
 #include "engine/guard_io.h"
 #include "engine/reconcile.h"
-#include "kinds/bridge.h"
-#include "kinds/vxlan.h"
+#include "kinds/kind.h"
 
 int fabric_apply(struct reconcile *r, struct op *op)
 {
@@ -71,21 +70,6 @@ static void batch_error(void *cookie, int err, const char *extack, void *data)
 		report_failure(cookie, err, extack);
 }
 
-/* The ifindex of an op's link: known from the dump, or looked up now (made in this run). */
-static int resolve(struct op *op, const char *name)
-{
-	unsigned int idx;
-
-	if (op->ifindex)
-		return op->ifindex;
-	idx = if_nametoindex(name);
-	if (!idx) {
-		report_failure(op, -ENODEV, "");
-		return 0;
-	}
-	return (int)idx;
-}
-
 /* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings. */
 static bool ipv6_enabled(void)
 {
@@ -97,107 +81,58 @@ static bool ipv6_enabled(void)
 #define USERSPACE_PACE_US   2000
 #define WG_SETTLE_US	    50000
 
-/* Far above what one link message takes; keeps a create and its alias together. */
-#define NL_LINK_MSG_MAX 1024
+/* The kinds' encoders write into the phase's batch through this. */
+struct batch_encoder {
+	struct kind_encoder e;
+	struct nl_batch *b;
+	struct op *op;
+};
 
-/*
- * A link change as the kernel needs it: do_setlink applies the up flag before
- * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
- * address gets that setting in one message and goes up in the next. Returns
- * the last message (the caller commits it).
- */
-static struct nlmsghdr *put_link_change(struct nl_batch *b, struct op *op, int ifindex,
-					struct link_change *c)
+static struct nlmsghdr *enc_msg(struct kind_encoder *e, uint16_t type, uint16_t flags)
 {
-	struct nlmsghdr *nlh;
+	return nl_batch_msg(((struct batch_encoder *)e)->b, type, flags);
+}
 
-	if (!ipv6_enabled())
-		c->mask &= ~LINK_SET_NO_ADDRGEN;
-	if ((c->mask & LINK_SET_NO_ADDRGEN) && (c->mask & LINK_SET_UP)) {
-		struct link_change first = *c;
+static void enc_commit(struct kind_encoder *e, struct nlmsghdr *nlh)
+{
+	struct batch_encoder *be = (struct batch_encoder *)e;
 
-		first.mask &= ~LINK_SET_UP;
-		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
-		link_put_change(nlh, ifindex, op->ifname, &first);
-		nl_batch_commit(b, nlh, op);
-		c->mask = LINK_SET_UP;
-	}
-	nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
-	link_put_change(nlh, ifindex, op->ifname, c);
-	return nlh;
+	nl_batch_commit(be->b, nlh, be->op);
+}
+
+static void enc_reserve(struct kind_encoder *e, size_t n, size_t bytes)
+{
+	nl_batch_reserve(((struct batch_encoder *)e)->b, n, bytes);
+}
+
+/* names made in an earlier phase resolve: that batch has been sent */
+static int enc_ifindex(struct kind_encoder *e, const char *name)
+{
+	(void)e;
+	return (int)if_nametoindex(name);
 }
 
 static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 {
-	struct nlmsghdr *nlh;
-	struct link_change c;
-	int idx, master;
+	const struct kind *k = kind_for_op(op->type);
+	struct batch_encoder be = {
+	    .e = {.msg = enc_msg,
+		  .commit = enc_commit,
+		  .reserve = enc_reserve,
+		  .ifindex = enc_ifindex,
+		  .owner = r->owner,
+		  .ipv6 = ipv6_enabled()},
+	    .b = b,
+	    .op = op,
+	};
+	int ret;
 
-	switch (op->type) {
-	case OP_BRIDGE_CREATE:
-	case OP_VXLAN_CREATE:
-		/*
-		 * The kernel ignores IFLA_IFALIAS when it creates a link, so the
-		 * owner mark follows in the same sendmsg: a fabricd killed in
-		 * between cannot leave an unmarked link.
-		 */
-		nl_batch_reserve(b, 3, 3 * NL_LINK_MSG_MAX);
-		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-		if (op->type == OP_BRIDGE_CREATE) {
-			bridge_put_create(nlh, op->ifname, op->mtu);
-		} else {
-			master = (int)if_nametoindex(op->master);
-			vxlan_put_create(nlh, op, master);
-		}
-		nl_batch_commit(b, nlh, op);
-		memset(&c, 0, sizeof(c));
-		c.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP;
-		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
-		nlh = put_link_change(b, op, 0, &c);
-		break;
-	case OP_LINK_CHANGE:
-		c = op->change;
-		if ((c.mask & LINK_SET_MASTER) && !c.master) {
-			c.master = (int)if_nametoindex(op->master);
-			if (!c.master) {
-				report_failure(op, -ENODEV, "bridge not found");
-				return;
-			}
-		}
-		nl_batch_reserve(b, 2, 2 * NL_LINK_MSG_MAX);
-		nlh = put_link_change(b, op, op->ifindex, &c);
-		break;
-	case OP_LINK_DELETE:
-		nlh = nl_batch_msg(b, RTM_DELLINK, 0);
-		link_put_delete(nlh, op->ifindex, op->ifname);
-		break;
-	case OP_FDB_ADD:
-	case OP_FDB_DEL:
-		idx = resolve(op, op->ifname);
-		if (!idx)
-			return;
-		if (op->type == OP_FDB_ADD)
-			nlh = nl_batch_msg(b, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_APPEND);
-		else
-			nlh = nl_batch_msg(b, RTM_DELNEIGH, 0);
-		fdb_put(nlh, idx, &op->dst);
-		break;
-	case OP_ADDR_ADD:
-	case OP_ADDR_DEL:
-		idx = resolve(op, op->ifname);
-		if (!idx)
-			return;
-		if (op->type == OP_ADDR_ADD)
-			nlh = nl_batch_msg(b, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
-		else
-			nlh = nl_batch_msg(b, RTM_DELADDR, 0);
-		ifaddr_put(nlh, idx, &op->prefix);
-		break;
-	default:
+	if (!k)
 		return;
-	}
 	log_op(op);
-	nl_batch_commit(b, nlh, op);
+	ret = k->encode(&be.e, op);
+	if (ret < 0)
+		report_failure(op, ret, be.e.why);
 }
 
 static bool is_wg_op(const struct op *op)
@@ -260,7 +195,6 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			 */
 			if (r->backend == WG_BACKEND_USERSPACE && phase != PHASE_NEIGH)
 				nl_batch_set_pacing(b, USERSPACE_PACE_MSGS, USERSPACE_PACE_US);
-			/* names made in an earlier phase resolve: that batch has been sent */
 			encode_op(r, b, op);
 		}
 		if (b)
