@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "base/log.h"
 #include "engine/resolve.h"
+#include "wireguard/genl.h"
 
 static const struct {
 	const char *name;
@@ -149,6 +150,7 @@ int main(int argc, char **argv)
 			int ret = subcommands[i].fn(&o);
 
 			resolve_cache_free();
+			wg_genl_close();
 			return ret;
 		}
 	}
