@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,14 +34,6 @@ int fabric_apply(struct reconcile *r, struct op *op)
 		ret = wg_set(r->backend, &dev);
 		explicit_bzero(&dev, sizeof(dev));
 		return ret;
-	case OP_WG_PEER:
-		memset(&dev, 0, sizeof(dev));
-		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
-		/* pointers are set here: the plan's array may have moved since it was built */
-		op->peer.allowed_ips = op->peer.n_allowed_ips ? &op->allowed_ip : NULL;
-		dev.peers = &op->peer;
-		dev.n_peers = 1;
-		return wg_set(r->backend, &dev);
 	default:
 		return -EINVAL;
 	}
@@ -75,11 +68,6 @@ static bool ipv6_enabled(void)
 {
 	return access("/proc/sys/net/ipv6", F_OK) == 0;
 }
-
-/* Messages per send and pause between sends with wireguard-go (see plan_apply). */
-#define USERSPACE_PACE_MSGS 8
-#define USERSPACE_PACE_US   2000
-#define WG_SETTLE_US	    50000
 
 /* The kinds' encoders write into the phase's batch through this. */
 struct batch_encoder {
@@ -146,16 +134,60 @@ static bool is_firewall_op(const struct op *op)
 	return op->type == OP_FIREWALL_SET || op->type == OP_FIREWALL_DELETE;
 }
 
-/*
- * wireguard-go closes its device when its link-event socket overflows, and
- * does so a moment after the burst that caused it: look twice.
- */
-static bool wireguard_go_survived(void)
+/* A batch for one phase's netlink ops, paced when the WireGuard backend needs it. */
+static struct nl_batch *new_batch(struct reconcile *r, int phase)
 {
-	if (!wg_exists(WG_BACKEND_USERSPACE, FABRIC_IFNAME))
-		return false;
-	usleep(WG_SETTLE_US);
-	return wg_exists(WG_BACKEND_USERSPACE, FABRIC_IFNAME);
+	struct nl_batch *b = nl_batch_new(&r->rtnl, batch_error, NULL);
+	unsigned int pause_us;
+	size_t max_msgs;
+
+	/* FDB entries and addresses raise no link events */
+	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us))
+		nl_batch_set_pacing(b, max_msgs, pause_us);
+	return b;
+}
+
+/*
+ * Every peer op of a phase in one change: the backend sends them in as few
+ * messages as fit (each peer by itself, never by replacing the list, so live
+ * sessions survive). When the change fails, each of its ops has failed.
+ */
+static void apply_peer_ops(struct reconcile *r, struct plan *p, int phase)
+{
+	struct wg_device dev = {0};
+	size_t n = 0;
+	int ret;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += (int)p->ops[i].phase == phase && p->ops[i].type == OP_WG_PEER;
+	if (!n)
+		return;
+	dev.peers = calloc(n, sizeof(*dev.peers));
+	if (!dev.peers) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		struct op *op = &p->ops[i];
+
+		if ((int)op->phase != phase || op->type != OP_WG_PEER)
+			continue;
+		log_op(op);
+		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
+		/* pointers are set here: the plan's array may have moved since it was built */
+		op->peer.allowed_ips = op->peer.n_allowed_ips ? &op->allowed_ip : NULL;
+		dev.peers[dev.n_peers++] = op->peer;
+	}
+	ret = wg_set(r->backend, &dev);
+	explicit_bzero(dev.peers, n * sizeof(*dev.peers)); /* preshared keys */
+	free(dev.peers);
+	if (!ret)
+		return;
+fail:
+	for (size_t i = 0; i < p->n; i++) {
+		if ((int)p->ops[i].phase == phase && p->ops[i].type == OP_WG_PEER)
+			report_failure(&p->ops[i], ret, wg_last_error());
+	}
 }
 
 int plan_apply(struct reconcile *r, struct plan *p)
@@ -179,6 +211,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, "");
 				continue;
 			}
+			if (op->type == OP_WG_PEER)
+				continue; /* all together, below */
 			if (is_wg_op(op)) {
 				log_op(op);
 				ret = fabric_apply(r, op);
@@ -186,19 +220,13 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, wg_last_error());
 				continue;
 			}
-			if (!b && !(b = nl_batch_new(&r->rtnl, batch_error, NULL)))
+			if (!b && !(b = new_batch(r, phase)))
 				return -ENOMEM;
-			/*
-			 * wireguard-go closes its device when its link-event socket
-			 * overflows (ENOBUFS), which a burst of link changes can
-			 * cause: give it time to read. Kernel WireGuard needs none.
-			 */
-			if (r->backend == WG_BACKEND_USERSPACE && phase != PHASE_NEIGH)
-				nl_batch_set_pacing(b, USERSPACE_PACE_MSGS, USERSPACE_PACE_US);
 			encode_op(r, b, op);
 		}
 		if (b)
 			nl_batch_finish(b);
+		apply_peer_ops(r, p, phase);
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
 				failed = true;
@@ -210,8 +238,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		}
 	}
 	/* wireguard-go may have closed its device under a burst of link events */
-	if (!first_err && r->backend == WG_BACKEND_USERSPACE && p->n && !p->down &&
-	    !wireguard_go_survived())
+	if (!first_err && p->n && !p->down && !wg_survived_link_burst(r->backend, FABRIC_IFNAME))
 		first_err = -ECHILD;
 	return first_err;
 }

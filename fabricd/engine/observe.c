@@ -148,10 +148,6 @@ void observed_free(struct observed *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* How long observe() waits for a wireguard-go that is still starting. */
-#define WG_START_WAIT_STEPS 50
-#define WG_START_WAIT_US    20000
-
 int observe(struct reconcile *r, struct observed *o)
 {
 	const struct link_obs *wg;
@@ -168,11 +164,9 @@ int observe(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		goto fail;
 	wg = link_find(&o->links, FABRIC_IFNAME);
-	if (!wg && r->backend == WG_BACKEND_USERSPACE &&
-	    wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+	if (!wg && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
 		/* a fabricd killed while starting it: let it finish, then adopt it */
-		for (int i = 0; i < WG_START_WAIT_STEPS && !if_nametoindex(FABRIC_IFNAME); i++)
-			usleep(WG_START_WAIT_US);
+		wg_wait_started(r->backend, FABRIC_IFNAME);
 		ret = link_dump(&r->rtnl, &o->links);
 		if (ret < 0)
 			goto fail;
@@ -184,10 +178,7 @@ int observe(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		goto fail;
 	/* an existing device decides the backend: a TUN is wireguard-go's */
-	if (!strcmp(wg->kind, "wireguard"))
-		r->backend = WG_BACKEND_KERNEL;
-	else if (!strcmp(wg->kind, "tun"))
-		r->backend = WG_BACKEND_USERSPACE;
+	wg_backend_of_link_kind(wg->kind, &r->backend);
 	o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
 		      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
 	if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
@@ -200,7 +191,3 @@ fail:
 	observed_free(o);
 	return ret;
 }
-
-#define WG_START_WAIT_STEPS 50
-
-#define WG_START_WAIT_US 20000
