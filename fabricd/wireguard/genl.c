@@ -573,12 +573,7 @@ static void dump_reset(void *data)
 	char ifname[sizeof(dev->ifname)];
 
 	memcpy(ifname, dev->ifname, sizeof(ifname));
-	for (size_t i = 0; i < dev->n_peers; i++)
-		free(dev->peers[i].allowed_ips);
-	if (dev->peers)
-		explicit_bzero(dev->peers, dev->n_peers * sizeof(*dev->peers));
-	free(dev->peers);
-	explicit_bzero(dev, sizeof(*dev));
+	wg_device_clear(dev);
 	memcpy(dev->ifname, ifname, sizeof(ifname));
 }
 

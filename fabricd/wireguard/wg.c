@@ -58,16 +58,21 @@ bool wg_ifname_valid(const char *ifname)
 	return true;
 }
 
-void wg_device_free(struct wg_device *dev)
+void wg_device_clear(struct wg_device *dev)
 {
-	if (!dev)
-		return;
 	for (size_t i = 0; i < dev->n_peers; i++)
 		free(dev->peers[i].allowed_ips);
 	if (dev->peers)
 		explicit_bzero(dev->peers, dev->n_peers * sizeof(*dev->peers));
 	free(dev->peers);
 	explicit_bzero(dev, sizeof(*dev));
+}
+
+void wg_device_free(struct wg_device *dev)
+{
+	if (!dev)
+		return;
+	wg_device_clear(dev);
 	free(dev);
 }
 

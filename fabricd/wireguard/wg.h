@@ -71,6 +71,8 @@ struct wg_device {
  * its peers array and each peer's allowed_ips array (all from malloc).
  */
 void wg_device_free(struct wg_device *dev);
+/* The same for a device not allocated on its own: frees its peers, wipes it. */
+void wg_device_clear(struct wg_device *dev);
 
 /*
  * Appends a zeroed peer to dev->peers (the array is exactly n_peers long; the
