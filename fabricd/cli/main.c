@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "base/log.h"
 #include "engine/resolve.h"
+#include "netlink/nl.h"
 #include "wireguard/genl.h"
 
 static const struct {
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
 
 			resolve_cache_free();
 			wg_genl_close();
+			nl_route_shared_close();
 			return ret;
 		}
 	}

@@ -137,7 +137,7 @@ static bool is_firewall_op(const struct op *op)
 /* A batch for one phase's netlink ops, paced when the WireGuard backend needs it. */
 static struct nl_batch *new_batch(struct reconcile *r, int phase)
 {
-	struct nl_batch *b = nl_batch_new(&r->rtnl, batch_error, NULL);
+	struct nl_batch *b = nl_batch_new(r->rtnl, batch_error, NULL);
 	unsigned int pause_us;
 	size_t max_msgs;
 

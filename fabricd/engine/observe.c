@@ -154,10 +154,10 @@ int observe(struct reconcile *r, struct observed *o)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	ret = link_dump(&r->rtnl, &o->links);
+	ret = link_dump(r->rtnl, &o->links);
 	if (ret < 0)
 		goto fail;
-	ret = fdb_dump(&r->rtnl, &o->fdb);
+	ret = fdb_dump(r->rtnl, &o->fdb);
 	if (ret < 0)
 		goto fail;
 	ret = firewall_observe(&o->firewall);
@@ -167,14 +167,14 @@ int observe(struct reconcile *r, struct observed *o)
 	if (!wg && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
 		/* a fabricd killed while starting it: let it finish, then adopt it */
 		wg_wait_started(r->backend, FABRIC_IFNAME);
-		ret = link_dump(&r->rtnl, &o->links);
+		ret = link_dump(r->rtnl, &o->links);
 		if (ret < 0)
 			goto fail;
 		wg = link_find(&o->links, FABRIC_IFNAME);
 	}
 	if (!wg)
 		return 0;
-	ret = ifaddr_dump(&r->rtnl, wg->ifindex, &o->fabric_addrs);
+	ret = ifaddr_dump(r->rtnl, wg->ifindex, &o->fabric_addrs);
 	if (ret < 0)
 		goto fail;
 	/* an existing device decides the backend: a TUN is wireguard-go's */

@@ -20,9 +20,8 @@
 #include "wireguard/wg.h"
 #include "engine/observe.h"
 
-
 struct reconcile {
-	struct nl_sock rtnl;
+	struct nl_sock *rtnl; /* the process's rtnetlink socket (nl_route_shared) */
 	enum wg_backend backend;
 	bool have_key;
 	uint8_t private_key[WG_KEY_LEN];
@@ -37,10 +36,11 @@ struct reconcile {
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
 	long long now;	    /* wall clock of this pass (the retire note's deadline for people) */
-	long long boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
+	long long
+	    boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
 };
 
-/* Opens the netlink socket. 0 or -errno. */
+/* Takes the process's rtnetlink socket (opened on first use, kept). 0 or -errno. */
 int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend);
 /* Wipes the key. */
 void reconcile_close(struct reconcile *r);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "netlink/nl.h"
@@ -43,6 +44,44 @@ void nl_close(struct nl_sock *s)
 	if (s->mnl)
 		mnl_socket_close(s->mnl);
 	s->mnl = NULL;
+}
+
+static struct {
+	bool open;
+	struct nl_sock s;
+	ino_t netns;
+} route_shared;
+
+static ino_t current_netns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) == 0 ? st.st_ino : 0;
+}
+
+void nl_route_shared_close(void)
+{
+	if (route_shared.open)
+		nl_close(&route_shared.s);
+	memset(&route_shared, 0, sizeof(route_shared));
+}
+
+struct nl_sock *nl_route_shared(void)
+{
+	ino_t netns = current_netns();
+	int ret;
+
+	if (route_shared.open && route_shared.netns == netns)
+		return &route_shared.s;
+	nl_route_shared_close();
+	ret = nl_open(&route_shared.s, NETLINK_ROUTE);
+	if (ret < 0) {
+		errno = -ret;
+		return NULL;
+	}
+	route_shared.open = true;
+	route_shared.netns = netns;
+	return &route_shared.s;
 }
 
 struct nlmsghdr *nl_msg_start(struct nl_sock *s, void *buf, uint16_t type, uint16_t flags)
