@@ -16,7 +16,7 @@ PURE_LAYERS = ["base", "definition", "kinds"]
 FORBIDDEN = {
     "socket", "connect", "bind", "send", "sendmsg", "sendto", "recv", "recvmsg", "recvfrom",
     "getaddrinfo", "getaddrinfo_a", "gethostbyname", "nanosleep", "clock_nanosleep", "usleep",
-    "sleep", "poll", "select", "nl_open", "nl_request", "nl_dump", "nl_genl_family",
+    "sleep", "poll", "select", "if_nametoindex", "if_indextoname", "nl_open", "nl_request", "nl_dump", "nl_genl_family",
 }
 FORBIDDEN_PREFIXES = ("mnl_socket_", "nft_run_cmd_", "nft_ctx_", "nl_batch_")
 # Layers whose functions may do I/O; a pure layer calls none of them, except the op list

@@ -19,3 +19,12 @@ int write_all(int fd, const char *buf, size_t len)
 	}
 	return 0;
 }
+
+uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}

@@ -13,6 +13,8 @@
 #include "engine/resolve.h"
 #include "version.h"
 #include "engine/frr.h"
+#include "netlink/nl.h"
+#include "wireguard/genl.h"
 
 static const struct {
 	const char *name;
@@ -261,6 +263,8 @@ int main(int argc, char **argv)
 			int ret = subcommands[i].fn(&o);
 
 			resolve_cache_free();
+			wg_genl_close();
+			nl_route_shared_close();
 			return ret;
 		}
 	}

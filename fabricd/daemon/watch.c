@@ -268,11 +268,7 @@ unsigned int kernel_watch_read(struct mnl_socket *mon)
 
 uint64_t digest(uint64_t h, const void *data, size_t len)
 {
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
+	return fnv1a(h, data, len);
 }
 
 /* Field by field: structs have padding, and IPv4 leaves bytes[4..15] unspecified. */

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "wireguard/wg.h"
 
 /* The definition file as last read: a difference means read it again. */
@@ -62,7 +63,7 @@ enum kernel_event {
 unsigned int kernel_watch_read(struct mnl_socket *mon);
 
 /* FNV-1a, 64 bit: digest(DIGEST_INIT, data, len), chained for more data. */
-#define DIGEST_INIT 0xcbf29ce484222325ULL
+#define DIGEST_INIT FNV1A_INIT
 uint64_t digest(uint64_t h, const void *data, size_t len);
 
 /* A digest of the device's keys, port and peers (order-free; counters and handshakes left out). */

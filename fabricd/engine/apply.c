@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,8 +17,7 @@
 #include "engine/guard_io.h"
 #include "engine/ifindex.h"
 #include "engine/reconcile.h"
-#include "kinds/bridge.h"
-#include "kinds/vxlan.h"
+#include "kinds/kind.h"
 
 int fabric_apply(struct reconcile *r, struct op *op)
 {
@@ -35,14 +35,6 @@ int fabric_apply(struct reconcile *r, struct op *op)
 		ret = wg_set(r->backend, &dev);
 		explicit_bzero(&dev, sizeof(dev));
 		return ret;
-	case OP_WG_PEER:
-		memset(&dev, 0, sizeof(dev));
-		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
-		/* pointers are set here: the plan's array may have moved since it was built */
-		op->peer.allowed_ips = op->peer.n_allowed_ips ? &op->allowed_ip : NULL;
-		dev.peers = &op->peer;
-		dev.n_peers = 1;
-		return wg_set(r->backend, &dev);
 	default:
 		return -EINVAL;
 	}
@@ -72,150 +64,71 @@ static void batch_error(void *cookie, int err, const char *extack, void *data)
 		report_failure(cookie, err, extack);
 }
 
-/* The ifindex of an op's link: known from the dump, or looked up now (made in this run). */
-static int resolve(struct op *op, const char *name)
-{
-	unsigned int idx;
-
-	if (op->ifindex)
-		return op->ifindex;
-	idx = if_nametoindex(name);
-	if (!idx) {
-		report_failure(op, -ENODEV, "");
-		return 0;
-	}
-	return (int)idx;
-}
-
 /* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings. */
 static bool ipv6_enabled(void)
 {
 	return access("/proc/sys/net/ipv6", F_OK) == 0;
 }
 
-/* Messages per send and pause between sends with wireguard-go (see plan_apply). */
-#define USERSPACE_PACE_MSGS 8
-#define USERSPACE_PACE_US   2000
-#define WG_SETTLE_US	    50000
+/* The kinds' encoders write into the phase's batch through this. */
+struct batch_encoder {
+	struct kind_encoder e;
+	struct nl_batch *b;
+	struct op *op;
+};
 
-/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
-#define IPV6_MIN_MTU 1280
-
-/* Far above what one link message takes; keeps a create and its alias together. */
-#define NL_LINK_MSG_MAX 1024
-
-/*
- * A link change as the kernel needs it: do_setlink applies the up flag before
- * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
- * address gets that setting in one message and goes up in the next. Returns
- * the last message (the caller commits it).
- */
-static struct nlmsghdr *put_link_change(struct nl_batch *b, struct op *op, int ifindex,
-					struct link_change *c)
+static struct nlmsghdr *enc_msg(struct kind_encoder *e, uint16_t type, uint16_t flags)
 {
-	struct nlmsghdr *nlh;
+	return nl_batch_msg(((struct batch_encoder *)e)->b, type, flags);
+}
 
-	if (!ipv6_enabled())
-		c->mask &= ~LINK_SET_NO_ADDRGEN;
-	if ((c->mask & LINK_SET_NO_ADDRGEN) && (c->mask & LINK_SET_UP)) {
-		struct link_change first = *c;
+static void enc_commit(struct kind_encoder *e, struct nlmsghdr *nlh)
+{
+	struct batch_encoder *be = (struct batch_encoder *)e;
 
-		first.mask &= ~LINK_SET_UP;
-		nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
-		link_put_change(nlh, ifindex, op->ifname, &first);
-		nl_batch_commit(b, nlh, op);
-		c->mask = LINK_SET_UP;
-	}
-	nlh = nl_batch_msg(b, RTM_NEWLINK, 0);
-	link_put_change(nlh, ifindex, op->ifname, c);
-	return nlh;
+	nl_batch_commit(be->b, nlh, be->op);
+}
+
+static void enc_reserve(struct kind_encoder *e, size_t n, size_t bytes)
+{
+	nl_batch_reserve(((struct batch_encoder *)e)->b, n, bytes);
+}
+
+/* names made in an earlier phase resolve: that batch has been sent */
+static int enc_ifindex(struct kind_encoder *e, const char *name)
+{
+	(void)e;
+	return (int)if_nametoindex(name);
+}
+
+static int enc_fresh_ifindex(struct kind_encoder *e)
+{
+	(void)e;
+	return ifindex_fresh();
 }
 
 static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 {
-	struct nlmsghdr *nlh;
-	struct link_change c;
-	int idx, master;
+	const struct kind *k = kind_for_op(op->type);
+	struct batch_encoder be = {
+	    .e = {.msg = enc_msg,
+		  .commit = enc_commit,
+		  .reserve = enc_reserve,
+		  .ifindex = enc_ifindex,
+		  .fresh_ifindex = enc_fresh_ifindex,
+		  .owner = r->owner,
+		  .ipv6 = ipv6_enabled()},
+	    .b = b,
+	    .op = op,
+	};
+	int ret;
 
-	switch (op->type) {
-	case OP_BRIDGE_CREATE:
-	case OP_VXLAN_CREATE:
-		/*
-		 * The kernel ignores IFLA_IFALIAS when it creates a link, so the
-		 * owner mark follows in the same sendmsg: a fabricd killed in
-		 * between cannot leave an unmarked link.
-		 */
-		nl_batch_reserve(b, 3, 3 * NL_LINK_MSG_MAX);
-		nlh = nl_batch_msg(b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-		if (op->type == OP_BRIDGE_CREATE) {
-			bridge_put_create(nlh, op->ifname, op->mtu);
-		} else {
-			master = (int)if_nametoindex(op->master);
-			if (!master) {
-				report_failure(op, -ENODEV, "bridge not found");
-				return;
-			}
-			vxlan_put_create(nlh, op, master);
-		}
-		/* the mark goes by index: it can only reach the link this create makes */
-		idx = ifindex_fresh();
-		if (!idx) {
-			report_failure(op, -EAGAIN, "no free interface index found");
-			return;
-		}
-		((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index = idx;
-		nl_batch_commit(b, nlh, op);
-		memset(&c, 0, sizeof(c));
-		c.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP;
-		/* under 1280 bytes a link has no IPv6 state, and the kernel refuses the setting */
-		if (op->mtu && op->mtu < IPV6_MIN_MTU)
-			c.mask &= ~LINK_SET_NO_ADDRGEN;
-		snprintf(c.alias, sizeof(c.alias), "%s", r->owner);
-		nlh = put_link_change(b, op, idx, &c);
-		break;
-	case OP_LINK_CHANGE:
-		c = op->change;
-		if ((c.mask & LINK_SET_MASTER) && !c.master) {
-			c.master = (int)if_nametoindex(op->master);
-			if (!c.master) {
-				report_failure(op, -ENODEV, "bridge not found");
-				return;
-			}
-		}
-		nl_batch_reserve(b, 2, 2 * NL_LINK_MSG_MAX);
-		nlh = put_link_change(b, op, op->ifindex, &c);
-		break;
-	case OP_LINK_DELETE:
-		nlh = nl_batch_msg(b, RTM_DELLINK, 0);
-		link_put_delete(nlh, op->ifindex, op->ifname);
-		break;
-	case OP_FDB_ADD:
-	case OP_FDB_DEL:
-		idx = resolve(op, op->ifname);
-		if (!idx)
-			return;
-		if (op->type == OP_FDB_ADD)
-			nlh = nl_batch_msg(b, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_APPEND);
-		else
-			nlh = nl_batch_msg(b, RTM_DELNEIGH, 0);
-		fdb_put(nlh, idx, &op->dst);
-		break;
-	case OP_ADDR_ADD:
-	case OP_ADDR_DEL:
-		idx = resolve(op, op->ifname);
-		if (!idx)
-			return;
-		if (op->type == OP_ADDR_ADD)
-			nlh = nl_batch_msg(b, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
-		else
-			nlh = nl_batch_msg(b, RTM_DELADDR, 0);
-		ifaddr_put(nlh, idx, &op->prefix);
-		break;
-	default:
+	if (!k)
 		return;
-	}
 	log_op(op);
-	nl_batch_commit(b, nlh, op);
+	ret = k->encode(&be.e, op);
+	if (ret < 0)
+		report_failure(op, ret, be.e.why);
 }
 
 static bool is_wg_op(const struct op *op)
@@ -229,16 +142,60 @@ static bool is_firewall_op(const struct op *op)
 	return op->type == OP_FIREWALL_SET || op->type == OP_FIREWALL_DELETE;
 }
 
-/*
- * wireguard-go closes its device when its link-event socket overflows, and
- * does so a moment after the burst that caused it: look twice.
- */
-static bool wireguard_go_survived(void)
+/* A batch for one phase's netlink ops, paced when the WireGuard backend needs it. */
+static struct nl_batch *new_batch(struct reconcile *r, int phase)
 {
-	if (!wg_exists(WG_BACKEND_USERSPACE, FABRIC_IFNAME))
-		return false;
-	usleep(WG_SETTLE_US);
-	return wg_exists(WG_BACKEND_USERSPACE, FABRIC_IFNAME);
+	struct nl_batch *b = nl_batch_new(r->rtnl, batch_error, NULL);
+	unsigned int pause_us;
+	size_t max_msgs;
+
+	/* FDB entries and addresses raise no link events */
+	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us))
+		nl_batch_set_pacing(b, max_msgs, pause_us);
+	return b;
+}
+
+/*
+ * Every peer op of a phase in one change: the backend sends them in as few
+ * messages as fit (each peer by itself, never by replacing the list, so live
+ * sessions survive). When the change fails, each of its ops has failed.
+ */
+static void apply_peer_ops(struct reconcile *r, struct plan *p, int phase)
+{
+	struct wg_device dev = {0};
+	size_t n = 0;
+	int ret;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += (int)p->ops[i].phase == phase && p->ops[i].type == OP_WG_PEER;
+	if (!n)
+		return;
+	dev.peers = calloc(n, sizeof(*dev.peers));
+	if (!dev.peers) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		struct op *op = &p->ops[i];
+
+		if ((int)op->phase != phase || op->type != OP_WG_PEER)
+			continue;
+		log_op(op);
+		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
+		/* pointers are set here: the plan's array may have moved since it was built */
+		op->peer.allowed_ips = op->peer.n_allowed_ips ? &op->allowed_ip : NULL;
+		dev.peers[dev.n_peers++] = op->peer;
+	}
+	ret = wg_set(r->backend, &dev);
+	explicit_bzero(dev.peers, n * sizeof(*dev.peers)); /* preshared keys */
+	free(dev.peers);
+	if (!ret)
+		return;
+fail:
+	for (size_t i = 0; i < p->n; i++) {
+		if ((int)p->ops[i].phase == phase && p->ops[i].type == OP_WG_PEER)
+			report_failure(&p->ops[i], ret, wg_last_error());
+	}
 }
 
 int plan_apply(struct reconcile *r, struct plan *p)
@@ -271,6 +228,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, "");
 				continue;
 			}
+			if (op->type == OP_WG_PEER)
+				continue; /* all together, below */
 			if (is_wg_op(op)) {
 				log_op(op);
 				ret = fabric_apply(r, op);
@@ -278,20 +237,13 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, wg_last_error());
 				continue;
 			}
-			if (!b && !(b = nl_batch_new(&r->rtnl, batch_error, NULL)))
+			if (!b && !(b = new_batch(r, phase)))
 				return -ENOMEM;
-			/*
-			 * wireguard-go closes its device when its link-event socket
-			 * overflows (ENOBUFS), which a burst of link changes can
-			 * cause: give it time to read. Kernel WireGuard needs none.
-			 */
-			if (r->backend == WG_BACKEND_USERSPACE && phase != PHASE_NEIGH)
-				nl_batch_set_pacing(b, USERSPACE_PACE_MSGS, USERSPACE_PACE_US);
-			/* names made in an earlier phase resolve: that batch has been sent */
 			encode_op(r, b, op);
 		}
 		if (b && nl_batch_finish(b) < 0)
 			failed = true; /* each failed op was reported by batch_error */
+		apply_peer_ops(r, p, phase);
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
 				failed = true;
@@ -303,8 +255,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		}
 	}
 	/* wireguard-go may have closed its device under a burst of link events */
-	if (!first_err && r->backend == WG_BACKEND_USERSPACE && p->n && !p->down &&
-	    !wireguard_go_survived())
+	if (!first_err && p->n && !p->down && !wg_survived_link_burst(r->backend, FABRIC_IFNAME))
 		first_err = -ECHILD;
 	return first_err;
 }

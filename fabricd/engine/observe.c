@@ -149,20 +149,16 @@ void observed_free(struct observed *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* How long observe() waits for a wireguard-go that is still starting. */
-#define WG_START_WAIT_STEPS 50
-#define WG_START_WAIT_US    20000
-
 int observe(struct reconcile *r, struct observed *o)
 {
 	const struct link_obs *wg;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	ret = link_dump(&r->rtnl, &o->links);
+	ret = link_dump(r->rtnl, &o->links);
 	if (ret < 0)
 		goto fail;
-	ret = fdb_dump(&r->rtnl, &o->fdb);
+	ret = fdb_dump(r->rtnl, &o->fdb);
 	if (ret < 0)
 		goto fail;
 	ret = firewall_observe(&o->firewall);
@@ -172,26 +168,21 @@ int observe(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		goto fail;
 	wg = link_find(&o->links, FABRIC_IFNAME);
-	if (!wg && r->backend == WG_BACKEND_USERSPACE &&
-	    wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+	if (!wg && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
 		/* a fabricd killed while starting it: let it finish, then adopt it */
-		for (int i = 0; i < WG_START_WAIT_STEPS && !if_nametoindex(FABRIC_IFNAME); i++)
-			usleep(WG_START_WAIT_US);
-		ret = link_dump(&r->rtnl, &o->links);
+		wg_wait_started(r->backend, FABRIC_IFNAME);
+		ret = link_dump(r->rtnl, &o->links);
 		if (ret < 0)
 			goto fail;
 		wg = link_find(&o->links, FABRIC_IFNAME);
 	}
 	if (!wg)
 		return 0;
-	ret = ifaddr_dump(&r->rtnl, wg->ifindex, &o->fabric_addrs);
+	ret = ifaddr_dump(r->rtnl, wg->ifindex, &o->fabric_addrs);
 	if (ret < 0)
 		goto fail;
 	/* an existing device decides the backend: a TUN is wireguard-go's */
-	if (!strcmp(wg->kind, "wireguard"))
-		r->backend = WG_BACKEND_KERNEL;
-	else if (!strcmp(wg->kind, "tun"))
-		r->backend = WG_BACKEND_USERSPACE;
+	wg_backend_of_link_kind(wg->kind, &r->backend);
 	o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
 		      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
 	if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
@@ -204,7 +195,3 @@ fail:
 	observed_free(o);
 	return ret;
 }
-
-#define WG_START_WAIT_STEPS 50
-
-#define WG_START_WAIT_US 20000

@@ -22,12 +22,13 @@ int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backe
 	memset(r, 0, sizeof(*r));
 	snprintf(r->owner, sizeof(r->owner), "%s", owner);
 	r->backend = backend;
-	return nl_open(&r->rtnl, NETLINK_ROUTE);
+	r->rtnl = nl_route_shared();
+	return r->rtnl ? 0 : -errno;
 }
 
 void reconcile_close(struct reconcile *r)
 {
-	nl_close(&r->rtnl);
+	r->rtnl = NULL; /* the process keeps the socket for the next pass */
 	explicit_bzero(r->private_key, sizeof(r->private_key));
 	if (r->psk) {
 		explicit_bzero(r->psk, r->n_psk * sizeof(*r->psk));

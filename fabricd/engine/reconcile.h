@@ -22,7 +22,7 @@
 #include "engine/frr.h"
 
 struct reconcile {
-	struct nl_sock rtnl;
+	struct nl_sock *rtnl; /* the process's rtnetlink socket (nl_route_shared) */
 	enum wg_backend backend;
 	bool have_key;
 	uint8_t private_key[WG_KEY_LEN];
@@ -44,7 +44,7 @@ struct reconcile {
 	const char *frr_pathspace;
 };
 
-/* Opens the netlink socket. 0 or -errno. */
+/* Takes the process's rtnetlink socket (opened on first use, kept). 0 or -errno. */
 int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend);
 /* Wipes the key. */
 void reconcile_close(struct reconcile *r);

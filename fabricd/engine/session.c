@@ -79,7 +79,7 @@ static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c
 
 		if (i == self)
 			continue;
-		ret = route_path_mtu(&r->rtnl, links, &c->nodes[i].underlay, &m);
+		ret = route_path_mtu(r->rtnl, links, &c->nodes[i].underlay, &m);
 		if (ret < 0) {
 			log_error("node %s: no route to its underlay address %s (%s): fix the "
 				  "underlay routing, or set fabric.underlay_mtu",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kinds/bridge.h"
+#include "kinds/kind.h"
 
 void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu)
 {
@@ -74,3 +75,17 @@ int bridge_plan(const struct desired_vnet *v, const struct link_obs *have, struc
 		op_detail(op, "down -> up");
 	return 0;
 }
+
+static int bridge_encode(struct kind_encoder *e, struct op *op)
+{
+	struct nlmsghdr *nlh;
+
+	e->reserve(e, 3, 3 * KIND_LINK_MSG_MAX);
+	nlh = e->msg(e, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	if (!nlh)
+		return -ENOBUFS;
+	bridge_put_create(nlh, op->ifname, op->mtu);
+	return link_encode_create(e, op, nlh);
+}
+
+const struct kind bridge_kind = {.name = "bridge", .encode = bridge_encode};

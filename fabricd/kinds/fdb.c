@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kinds/fdb.h"
+#include "kinds/kind.h"
 #include "base/addr.h"
 
 static const uint8_t zero_mac[6];
@@ -132,3 +133,24 @@ int fdb_plan(const struct desired_vnet *v, const struct link_obs *vx, bool recre
 	}
 	return 0;
 }
+
+static int fdb_encode(struct kind_encoder *e, struct op *op)
+{
+	/* known from the dump, or made earlier in this run */
+	int idx = op->ifindex ? op->ifindex : e->ifindex(e, op->ifname);
+	struct nlmsghdr *nlh;
+
+	if (!idx)
+		return -ENODEV;
+	if (op->type == OP_FDB_ADD)
+		nlh = e->msg(e, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_APPEND);
+	else
+		nlh = e->msg(e, RTM_DELNEIGH, 0);
+	if (!nlh)
+		return -ENOBUFS;
+	fdb_put(nlh, idx, &op->dst);
+	e->commit(e, nlh);
+	return 0;
+}
+
+const struct kind fdb_kind = {.name = "fdb", .encode = fdb_encode};

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "kinds/guard.h"
 #include "kinds/guard_priv.h"
 
@@ -356,18 +357,6 @@ static int spec_summary(const struct spec *s, char **out)
 	return ret;
 }
 
-/* FNV-1a, 64 bits: a stable name for one rendering, not a security measure. */
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
 		    struct firewall_ruleset *out)
 {
@@ -386,7 +375,7 @@ int firewall_render(const struct node_state *want, const struct firewall_counter
 		spec_free(&s);
 		return -ENOMEM;
 	}
-	out->hash = fnv1a(plain);
+	out->hash = fnv1a(FNV1A_INIT, plain, strlen(plain));
 	free(plain);
 	snprintf(out->comment, sizeof(out->comment), "%s %016llx", want->owner,
 		 (unsigned long long)out->hash);

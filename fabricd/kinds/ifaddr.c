@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kinds/ifaddr.h"
+#include "kinds/kind.h"
 
 int ifaddr_parse(const struct nlmsghdr *nlh, struct ifaddr_entry *e)
 {
@@ -100,3 +101,24 @@ int ifaddr_plan(const struct node_state *want, const struct link_obs *l,
 	op->prefix = *pfx;
 	return 0;
 }
+
+static int ifaddr_encode(struct kind_encoder *e, struct op *op)
+{
+	/* known from the dump, or made earlier in this run */
+	int idx = op->ifindex ? op->ifindex : e->ifindex(e, op->ifname);
+	struct nlmsghdr *nlh;
+
+	if (!idx)
+		return -ENODEV;
+	if (op->type == OP_ADDR_ADD)
+		nlh = e->msg(e, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
+	else
+		nlh = e->msg(e, RTM_DELADDR, 0);
+	if (!nlh)
+		return -ENOBUFS;
+	ifaddr_put(nlh, idx, &op->prefix);
+	e->commit(e, nlh);
+	return 0;
+}
+
+const struct kind ifaddr_kind = {.name = "address", .encode = ifaddr_encode};

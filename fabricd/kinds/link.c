@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kinds/link.h"
+#include "kinds/kind.h"
 
 static void copy_str_attr(const struct nlattr *attr, char *dst, size_t len)
 {
@@ -300,3 +301,80 @@ void link_put_delete(struct nlmsghdr *nlh, int ifindex, const char *name)
 {
 	put_link_header(nlh, ifindex, name);
 }
+
+/*
+ * A link change as the kernel needs it: do_setlink applies the up flag before
+ * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
+ * address gets that setting in one message and goes up in the next.
+ */
+static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, struct link_change *c)
+{
+	struct nlmsghdr *nlh;
+
+	if (!e->ipv6)
+		c->mask &= ~LINK_SET_NO_ADDRGEN; /* the kernel refuses AF_INET6 settings */
+	if ((c->mask & LINK_SET_NO_ADDRGEN) && (c->mask & LINK_SET_UP)) {
+		struct link_change first = *c;
+
+		first.mask &= ~LINK_SET_UP;
+		nlh = e->msg(e, RTM_NEWLINK, 0);
+		if (!nlh)
+			return -ENOBUFS;
+		link_put_change(nlh, ifindex, op->ifname, &first);
+		e->commit(e, nlh);
+		c->mask = LINK_SET_UP;
+	}
+	nlh = e->msg(e, RTM_NEWLINK, 0);
+	if (!nlh)
+		return -ENOBUFS;
+	link_put_change(nlh, ifindex, op->ifname, c);
+	e->commit(e, nlh);
+	return 0;
+}
+
+/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
+#define IPV6_MIN_MTU 1280
+
+int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh)
+{
+	struct link_change c = {.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP};
+	int idx = e->fresh_ifindex(e);
+
+	if (!idx) {
+		snprintf(e->why, sizeof(e->why), "no free interface index found");
+		return -EAGAIN;
+	}
+	((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index = idx;
+	e->commit(e, nlh);
+	/* under 1280 bytes a link has no IPv6 state, and the kernel refuses the setting */
+	if (op->mtu && op->mtu < IPV6_MIN_MTU)
+		c.mask &= ~LINK_SET_NO_ADDRGEN;
+	snprintf(c.alias, sizeof(c.alias), "%s", e->owner);
+	return encode_change(e, op, idx, &c);
+}
+
+static int link_encode(struct kind_encoder *e, struct op *op)
+{
+	struct link_change c = op->change;
+	struct nlmsghdr *nlh;
+
+	if (op->type == OP_LINK_CHANGE) {
+		if ((c.mask & LINK_SET_MASTER) && !c.master) {
+			c.master = e->ifindex(e, op->master);
+			if (!c.master) {
+				snprintf(e->why, sizeof(e->why), "bridge not found");
+				return -ENODEV;
+			}
+		}
+		e->reserve(e, 2, 2 * KIND_LINK_MSG_MAX);
+		return encode_change(e, op, op->ifindex, &c);
+	}
+	nlh = e->msg(e, RTM_DELLINK, 0);
+	if (!nlh)
+		return -ENOBUFS;
+	link_put_delete(nlh, op->ifindex, op->ifname);
+	e->commit(e, nlh);
+	return 0;
+}
+
+const struct kind link_kind = {.name = "link", .encode = link_encode};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kinds/vxlan.h"
+#include "kinds/kind.h"
 
 void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 {
@@ -179,3 +180,22 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 	}
 	return 0;
 }
+
+static int vxlan_encode(struct kind_encoder *e, struct op *op)
+{
+	int master = e->ifindex(e, op->master);
+	struct nlmsghdr *nlh;
+
+	if (!master) {
+		snprintf(e->why, sizeof(e->why), "bridge not found");
+		return -ENODEV;
+	}
+	e->reserve(e, 3, 3 * KIND_LINK_MSG_MAX);
+	nlh = e->msg(e, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	if (!nlh)
+		return -ENOBUFS;
+	vxlan_put_create(nlh, op, master);
+	return link_encode_create(e, op, nlh);
+}
+
+const struct kind vxlan_kind = {.name = "vxlan", .encode = vxlan_encode};

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "netlink/nl.h"
@@ -43,6 +44,44 @@ void nl_close(struct nl_sock *s)
 	if (s->mnl)
 		mnl_socket_close(s->mnl);
 	s->mnl = NULL;
+}
+
+static struct {
+	bool open;
+	struct nl_sock s;
+	ino_t netns;
+} route_shared;
+
+static ino_t current_netns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) == 0 ? st.st_ino : 0;
+}
+
+void nl_route_shared_close(void)
+{
+	if (route_shared.open)
+		nl_close(&route_shared.s);
+	memset(&route_shared, 0, sizeof(route_shared));
+}
+
+struct nl_sock *nl_route_shared(void)
+{
+	ino_t netns = current_netns();
+	int ret;
+
+	if (route_shared.open && route_shared.netns == netns)
+		return &route_shared.s;
+	nl_route_shared_close();
+	ret = nl_open(&route_shared.s, NETLINK_ROUTE);
+	if (ret < 0) {
+		errno = -ret;
+		return NULL;
+	}
+	route_shared.open = true;
+	route_shared.netns = netns;
+	return &route_shared.s;
 }
 
 struct nlmsghdr *nl_msg_start(struct nl_sock *s, void *buf, uint16_t type, uint16_t flags)
@@ -101,19 +140,16 @@ static int send_msg(struct nl_sock *s, const void *buf, size_t len)
 	return 0;
 }
 
-int nl_request(struct nl_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+/*
+ * The one receive loop: reads replies into buf and passes each message to
+ * fn(msg, ctx) until fn returns non-zero (> 0: done, < 0: that error).
+ * A receive error is returned as -errno.
+ */
+static int recv_until(struct nl_sock *s, char *buf, size_t size,
+		      int (*fn)(const struct nlmsghdr *r, void *ctx), void *ctx)
 {
-	char buf[NL_MSG_BUF];
-	uint32_t seq = nlh->nlmsg_seq;
-	int cb_err = 0;
-	int ret;
-
-	s->extack[0] = '\0';
-	ret = send_msg(s, nlh, nlh->nlmsg_len);
-	if (ret < 0)
-		return ret;
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(s->mnl, buf, sizeof(buf));
+		ssize_t n = mnl_socket_recvfrom(s->mnl, buf, size);
 		const struct nlmsghdr *r;
 		int left;
 
@@ -122,29 +158,97 @@ int nl_request(struct nl_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 		left = (int)n;
 		for (r = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(r, left);
 		     r = mnl_nlmsg_next(r, &left)) {
-			if (r->nlmsg_seq != seq)
-				continue; /* a stale reply of an earlier, failed request */
-			if (r->nlmsg_type == NLMSG_ERROR) {
-				ret = nl_parse_error(r, s->extack, sizeof(s->extack));
-				return ret ? ret : cb_err;
-			}
-			if (r->nlmsg_type == NLMSG_DONE)
-				return cb_err;
-			if (cb && cb(r, data) == MNL_CB_ERROR && !cb_err)
-				cb_err = errno ? -errno : -EINVAL;
+			int ret = fn(r, ctx);
+
+			if (ret)
+				return ret;
 		}
 	}
+}
+
+struct request_ctx {
+	struct nl_sock *s;
+	uint32_t seq;
+	mnl_cb_t cb;
+	void *data;
+	int cb_err, ret;
+};
+
+static int request_msg(const struct nlmsghdr *r, void *ctx)
+{
+	struct request_ctx *c = ctx;
+
+	if (r->nlmsg_seq != c->seq)
+		return 0; /* a stale reply of an earlier, failed request */
+	if (r->nlmsg_type == NLMSG_ERROR) {
+		int err = nl_parse_error(r, c->s->extack, sizeof(c->s->extack));
+
+		c->ret = err ? err : c->cb_err;
+		return 1;
+	}
+	if (r->nlmsg_type == NLMSG_DONE) {
+		c->ret = c->cb_err;
+		return 1;
+	}
+	if (c->cb && c->cb(r, c->data) == MNL_CB_ERROR && !c->cb_err)
+		c->cb_err = errno ? -errno : -EINVAL;
+	return 0;
+}
+
+int nl_request(struct nl_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[NL_MSG_BUF];
+	struct request_ctx c = {.s = s, .seq = nlh->nlmsg_seq, .cb = cb, .data = data};
+	int ret;
+
+	s->extack[0] = '\0';
+	ret = send_msg(s, nlh, nlh->nlmsg_len);
+	if (ret < 0)
+		return ret;
+	ret = recv_until(s, buf, sizeof(buf), request_msg, &c);
+	return ret < 0 ? ret : c.ret;
+}
+
+struct dump_ctx {
+	struct nl_sock *s;
+	const struct nlmsghdr *req;
+	mnl_cb_t cb;
+	void *data;
+	bool interrupted;
+	int cb_err, ret;
+};
+
+static int dump_msg(const struct nlmsghdr *r, void *ctx)
+{
+	struct dump_ctx *c = ctx;
+
+	if (r->nlmsg_seq != c->req->nlmsg_seq)
+		return 0;
+	if (r->nlmsg_flags & NLM_F_DUMP_INTR)
+		c->interrupted = true;
+	if (r->nlmsg_type == NLMSG_ERROR) {
+		c->ret = nl_parse_error(r, c->s->extack, sizeof(c->s->extack));
+		return 1;
+	}
+	if (r->nlmsg_type == NLMSG_DONE) {
+		const int *err = mnl_nlmsg_get_payload(r);
+
+		c->ret = r->nlmsg_len >= mnl_nlmsg_size(sizeof(int)) && *err < 0 ? *err : 0;
+		return 1;
+	}
+	if (!c->interrupted && !c->cb_err && c->cb(r, c->data) == MNL_CB_ERROR)
+		c->cb_err = errno ? -errno : -EINVAL;
+	return 0;
 }
 
 int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(void *data),
 	    void *data)
 {
 	char buf[NL_MSG_BUF * 4];
+	struct dump_ctx c = {.s = s, .req = req, .cb = cb, .data = data};
 
 	req->nlmsg_flags = (uint16_t)((req->nlmsg_flags & ~NLM_F_ACK) | NLM_F_DUMP);
 	for (int attempt = 0; attempt < NL_DUMP_RETRIES; attempt++) {
-		bool interrupted = false, done = false;
-		int cb_err = 0;
 		int ret;
 
 		if (attempt) {
@@ -156,41 +260,15 @@ int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(
 		ret = send_msg(s, req, req->nlmsg_len);
 		if (ret < 0)
 			return ret;
-		while (!done) {
-			ssize_t n = mnl_socket_recvfrom(s->mnl, buf, sizeof(buf));
-			const struct nlmsghdr *r;
-			int left;
-
-			if (n < 0)
-				return -errno;
-			left = (int)n;
-			for (r = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(r, left);
-			     r = mnl_nlmsg_next(r, &left)) {
-				if (r->nlmsg_seq != req->nlmsg_seq)
-					continue;
-				if (r->nlmsg_flags & NLM_F_DUMP_INTR)
-					interrupted = true;
-				if (r->nlmsg_type == NLMSG_ERROR) {
-					ret = nl_parse_error(r, s->extack, sizeof(s->extack));
-					if (ret)
-						return ret;
-					done = true;
-					break;
-				}
-				if (r->nlmsg_type == NLMSG_DONE) {
-					const int *err = mnl_nlmsg_get_payload(r);
-
-					if (r->nlmsg_len >= mnl_nlmsg_size(sizeof(int)) && *err < 0)
-						return *err;
-					done = true;
-					break;
-				}
-				if (!interrupted && !cb_err && cb(r, data) == MNL_CB_ERROR)
-					cb_err = errno ? -errno : -EINVAL;
-			}
-		}
-		if (!interrupted)
-			return cb_err;
+		c.interrupted = false;
+		c.cb_err = 0;
+		ret = recv_until(s, buf, sizeof(buf), dump_msg, &c);
+		if (ret < 0)
+			return ret;
+		if (c.ret < 0)
+			return c.ret;
+		if (!c.interrupted)
+			return c.cb_err;
 	}
 	return -EAGAIN;
 }
@@ -243,10 +321,32 @@ static void batch_report(struct nl_batch *b, uint32_t seq, int err, const char *
 		b->on_error(cookie, err, extack, b->data);
 }
 
+struct ack_ctx {
+	struct nl_batch *b;
+	size_t acked;
+};
+
+static int batch_ack(const struct nlmsghdr *r, void *ctx)
+{
+	struct ack_ctx *c = ctx;
+	struct nl_batch *b = c->b;
+	char extack[NL_EXTACK_MAX];
+	int err;
+
+	if (r->nlmsg_type != NLMSG_ERROR || r->nlmsg_seq < b->first_seq ||
+	    r->nlmsg_seq - b->first_seq >= b->n_msgs)
+		return 0;
+	err = nl_parse_error(r, extack, sizeof(extack));
+	c->acked++;
+	if (err)
+		batch_report(b, r->nlmsg_seq, err, extack);
+	return c->acked >= b->n_msgs;
+}
+
 int nl_batch_flush(struct nl_batch *b)
 {
 	char buf[NL_MSG_BUF];
-	size_t acked = 0;
+	struct ack_ctx c = {0};
 	int ret;
 
 	if (!b->n_msgs)
@@ -260,30 +360,10 @@ int nl_batch_flush(struct nl_batch *b)
 		goto out;
 	}
 	/* every message asked for an ACK: wait until each has one */
-	while (acked < b->n_msgs) {
-		ssize_t n = mnl_socket_recvfrom(b->s->mnl, buf, sizeof(buf));
-		const struct nlmsghdr *r;
-		int left;
-
-		if (n < 0) {
-			batch_report(b, b->first_seq + (uint32_t)acked, -errno, "");
-			break;
-		}
-		left = (int)n;
-		for (r = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(r, left);
-		     r = mnl_nlmsg_next(r, &left)) {
-			char extack[NL_EXTACK_MAX];
-			int err;
-
-			if (r->nlmsg_type != NLMSG_ERROR || r->nlmsg_seq < b->first_seq ||
-			    r->nlmsg_seq - b->first_seq >= b->n_msgs)
-				continue;
-			err = nl_parse_error(r, extack, sizeof(extack));
-			acked++;
-			if (err)
-				batch_report(b, r->nlmsg_seq, err, extack);
-		}
-	}
+	c.b = b;
+	ret = recv_until(b->s, buf, sizeof(buf), batch_ack, &c);
+	if (ret < 0)
+		batch_report(b, b->first_seq + (uint32_t)c.acked, ret, "");
 out:
 	b->used = 0;
 	b->n_msgs = 0;

@@ -30,6 +30,16 @@ int nl_open(struct nl_sock *s, int bus);
 void nl_close(struct nl_sock *s);
 
 /*
+ * The process's rtnetlink socket, opened on first use and kept (the daemon's
+ * passes share it; a one-shot command has one pass). A socket stays in the
+ * namespace it was opened in, so a process that moved gets a new one. NULL
+ * with errno set when it cannot be opened.
+ */
+struct nl_sock *nl_route_shared(void);
+/* Closes it (at exit, or after an error that may have left replies unread). */
+void nl_route_shared_close(void);
+
+/*
  * Starts a message in buf (at least NL_MSG_BUF bytes, zeroed here): type, flags (NLM_F_REQUEST and
  * NLM_F_ACK are added), the next sequence number of s.
  */

@@ -8,6 +8,7 @@
 #include <linux/wireguard.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "netlink/nl.h"
 #include "wireguard/genl.h"
@@ -490,40 +491,80 @@ int wg_genl_parse_device(const struct nlmsghdr *nlh, struct wg_device *dev)
 
 /* ---- I/O: sockets, the family id; the link itself is in wireguard/genl_link.c ---- */
 
-static int open_genl(struct nl_sock *s, uint16_t *family_id, const char *ifname)
+/*
+ * One generic netlink socket per process and network namespace, with the
+ * family id resolved once: the daemon keeps it across passes, a peer change
+ * costs no socket and no family lookup. A socket stays in the namespace it
+ * was opened in, so a process that moved (the unit tests unshare) opens anew.
+ */
+static struct {
+	bool open;
+	struct nl_sock s;
+	uint16_t family_id;
+	ino_t netns;
+} genl;
+
+static ino_t current_netns(void)
 {
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) == 0 ? st.st_ino : 0;
+}
+
+void wg_genl_close(void)
+{
+	if (genl.open)
+		nl_close(&genl.s);
+	memset(&genl, 0, sizeof(genl));
+}
+
+static int open_genl(struct nl_sock **s, uint16_t *family_id, const char *ifname)
+{
+	ino_t netns = current_netns();
 	char err[128];
 	int ret;
 
-	ret = nl_open(s, NETLINK_GENERIC);
+	if (genl.open && genl.netns == netns)
+		goto done;
+	wg_genl_close();
+	ret = nl_open(&genl.s, NETLINK_GENERIC);
 	if (ret < 0) {
 		wg_set_last_error("%s: cannot open a generic netlink socket: %s", ifname,
 				  nl_strerror(NULL, ret, err, sizeof(err)));
 		return ret;
 	}
-	ret = nl_genl_family(s, WG_GENL_NAME, family_id);
+	ret = nl_genl_family(&genl.s, WG_GENL_NAME, &genl.family_id);
 	if (ret < 0) {
 		if (ret == -EPROTONOSUPPORT)
 			wg_set_last_error("%s: %s", ifname, WG_GENL_NO_KERNEL);
 		else
 			wg_set_last_error("%s: cannot resolve the wireguard netlink family: %s",
-					  ifname, nl_strerror(s, ret, err, sizeof(err)));
-		nl_close(s);
+					  ifname, nl_strerror(&genl.s, ret, err, sizeof(err)));
+		nl_close(&genl.s);
+		return ret;
 	}
-	return ret;
+	genl.open = true;
+	genl.netns = netns;
+done:
+	*s = &genl.s;
+	*family_id = genl.family_id;
+	return 0;
+}
+
+/* After a failure that may have left replies unread: the next call opens anew. */
+static void genl_failed(int err)
+{
+	if (err != -ENODEV && err != -EINVAL && err != -ENOENT && err != -EPERM)
+		wg_genl_close();
 }
 
 bool wg_genl_available(void)
 {
-	struct nl_sock s;
+	struct nl_sock *s;
 	uint16_t id;
-	int ret;
 
-	if (nl_open(&s, NETLINK_GENERIC) < 0)
-		return false;
-	ret = nl_genl_family(&s, WG_GENL_NAME, &id);
-	nl_close(&s);
-	return ret == 0;
+	/* the probe of every pass: an open socket answers at once */
+	return open_genl(&s, &id, WG_GENL_NAME) == 0;
 }
 
 static void dump_reset(void *data)
@@ -532,12 +573,7 @@ static void dump_reset(void *data)
 	char ifname[sizeof(dev->ifname)];
 
 	memcpy(ifname, dev->ifname, sizeof(ifname));
-	for (size_t i = 0; i < dev->n_peers; i++)
-		free(dev->peers[i].allowed_ips);
-	if (dev->peers)
-		explicit_bzero(dev->peers, dev->n_peers * sizeof(*dev->peers));
-	free(dev->peers);
-	explicit_bzero(dev, sizeof(*dev));
+	wg_device_clear(dev);
 	memcpy(dev->ifname, ifname, sizeof(ifname));
 }
 
@@ -556,7 +592,7 @@ int wg_genl_get(const char *ifname, struct wg_device **out)
 {
 	struct wg_device *dev = NULL;
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
-	struct nl_sock s = {0};
+	struct nl_sock *s;
 	uint16_t family_id;
 	int ret;
 
@@ -572,14 +608,15 @@ int wg_genl_get(const char *ifname, struct wg_device **out)
 		goto out;
 	}
 	snprintf(dev->ifname, sizeof(dev->ifname), "%s", ifname);
-	if (!wg_genl_encode_get(ifname, family_id, s.seq++, 0, buf, sizeof(buf))) {
+	if (!wg_genl_encode_get(ifname, family_id, s->seq++, 0, buf, sizeof(buf))) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
-	ret = nl_dump(&s, (struct nlmsghdr *)buf, dump_cb, dump_reset, dev);
+	ret = nl_dump(s, (struct nlmsghdr *)buf, dump_cb, dump_reset, dev);
 	if (ret < 0) {
 		wg_set_last_error("%s: reading the WireGuard device failed: %s", ifname,
-				  nl_strerror(&s, ret, err, sizeof(err)));
+				  nl_strerror(s, ret, err, sizeof(err)));
+		genl_failed(ret);
 		goto out;
 	}
 	/* the kernel always reports both; absent means 0 */
@@ -588,7 +625,6 @@ int wg_genl_get(const char *ifname, struct wg_device **out)
 	dev = NULL;
 out:
 	wg_device_free(dev);
-	nl_close(&s);
 	return ret;
 }
 
@@ -596,7 +632,7 @@ int wg_genl_set(const struct wg_device *change)
 {
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
 	struct wg_genl_cursor cursor = {0};
-	struct nl_sock s = {0};
+	struct nl_sock *s;
 	uint16_t family_id;
 	int ret;
 
@@ -607,7 +643,7 @@ int wg_genl_set(const struct wg_device *change)
 		return ret;
 	while (!cursor.done) {
 		size_t len =
-		    wg_genl_encode_set(change, family_id, s.seq++, 0, buf, sizeof(buf), &cursor);
+		    wg_genl_encode_set(change, family_id, s->seq++, 0, buf, sizeof(buf), &cursor);
 
 		if (!len) {
 			ret = cursor.error ? cursor.error : -EINVAL;
@@ -615,18 +651,18 @@ int wg_genl_set(const struct wg_device *change)
 					  change->ifname, strerror(-ret));
 			goto out;
 		}
-		ret = nl_request(&s, (struct nlmsghdr *)buf, NULL, NULL);
+		ret = nl_request(s, (struct nlmsghdr *)buf, NULL, NULL);
 		if (ret < 0) {
 			wg_set_last_error("%s: setting the WireGuard device failed%s: %s",
 					  change->ifname,
 					  cursor.messages > 1 ? " (partly applied)" : "",
-					  nl_strerror(&s, ret, err, sizeof(err)));
+					  nl_strerror(s, ret, err, sizeof(err)));
+			genl_failed(ret);
 			goto out;
 		}
 	}
 	ret = 0;
 out:
 	explicit_bzero(buf, sizeof(buf)); /* held the private key */
-	nl_close(&s);
 	return ret;
 }

@@ -84,6 +84,8 @@ size_t wg_genl_encode_create(const char *ifname, const char *alias, uint32_t seq
 
 /* Whether the "wireguard" generic netlink family resolves (the module is loaded). */
 bool wg_genl_available(void);
+/* Closes the process's generic netlink socket (it opens again when needed). */
+void wg_genl_close(void);
 
 /* The backend itself; wireguard/wg.c dispatches here. Errors go to wg_last_error(). */
 int wg_genl_create(const char *ifname, const char *alias);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "kinds/link.h"
 #include "netlink/nl.h"
 #include "wireguard/genl.h"
 
@@ -64,37 +65,18 @@ size_t wg_genl_encode_create(const char *ifname, const char *alias, uint32_t seq
 
 /* ---- I/O ---- */
 
-struct link_info {
-	int ifindex;
-	char kind[32];
-};
-
+/* The reply, parsed as every link is (kinds/link.c). */
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	struct link_info *info = data;
-	const struct nlattr *attr, *li;
+	struct link_obs l;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
-		return MNL_CB_OK;
-	info->ifindex = ifi->ifi_index;
-	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
-	{
-		if (mnl_attr_get_type(attr) != IFLA_LINKINFO)
-			continue;
-		mnl_attr_for_each_nested(li, attr)
-		{
-			if (mnl_attr_get_type(li) == IFLA_INFO_KIND &&
-			    mnl_attr_validate(li, MNL_TYPE_NUL_STRING) == 0)
-				snprintf(info->kind, sizeof(info->kind), "%s",
-					 mnl_attr_get_str(li));
-		}
-	}
+	if (link_parse(nlh, &l) == 0)
+		*(struct link_obs *)data = l;
 	return MNL_CB_OK;
 }
 
 /* RTM_GETLINK by name: ifindex and kind ("" for links without one). 0, -ENODEV. */
-static int link_lookup(struct nl_sock *s, const char *ifname, struct link_info *info)
+static int link_lookup(struct nl_sock *s, const char *ifname, struct link_obs *info)
 {
 	char buf[NL_MSG_BUF] = {0}; /* libmnl before 1.0.5 leaves attribute padding as it was */
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
@@ -160,7 +142,7 @@ int wg_genl_create(const char *ifname, const char *alias)
 	const struct nlmsghdr *create = (const struct nlmsghdr *)buf, *mark;
 	struct ack acks[2] = {0}; /* create, mark */
 	struct nl_sock s = {0};
-	struct link_info info;
+	struct link_obs info;
 	struct nl_batch *b;
 	size_t len;
 	int ret, sent;
@@ -233,7 +215,7 @@ int wg_genl_destroy(const char *ifname)
 {
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
 	struct nl_sock s = {0};
-	struct link_info info;
+	struct link_obs info;
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
 	int ret;
@@ -278,7 +260,7 @@ out:
 bool wg_genl_exists(const char *ifname)
 {
 	struct nl_sock s = {0};
-	struct link_info info;
+	struct link_obs info;
 	bool found;
 
 	if (!wg_ifname_valid(ifname) || nl_open(&s, NETLINK_ROUTE) < 0)

@@ -2,10 +2,12 @@
 /* wireguard/wg.c - the WireGuard device model and the dispatch to the kernel or userspace backend.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wireguard/wg.h"
 #include "wireguard/genl.h"
@@ -56,16 +58,21 @@ bool wg_ifname_valid(const char *ifname)
 	return true;
 }
 
-void wg_device_free(struct wg_device *dev)
+void wg_device_clear(struct wg_device *dev)
 {
-	if (!dev)
-		return;
 	for (size_t i = 0; i < dev->n_peers; i++)
 		free(dev->peers[i].allowed_ips);
 	if (dev->peers)
 		explicit_bzero(dev->peers, dev->n_peers * sizeof(*dev->peers));
 	free(dev->peers);
 	explicit_bzero(dev, sizeof(*dev));
+}
+
+void wg_device_free(struct wg_device *dev)
+{
+	if (!dev)
+		return;
+	wg_device_clear(dev);
 	free(dev);
 }
 
@@ -235,4 +242,49 @@ int wg_set(enum wg_backend backend, const struct wg_device *change)
 		return wg_uapi_set(change);
 	}
 	return -EINVAL;
+}
+
+/* Measured with wireguard-go 0.0.20220316: see README, Notes and deviations. */
+#define USERSPACE_PACE_MSGS	   8
+#define USERSPACE_PACE_US	   2000
+#define USERSPACE_SETTLE_US	   50000
+#define USERSPACE_START_WAIT_STEPS 50
+#define USERSPACE_START_WAIT_US	   20000
+
+bool wg_link_pacing(enum wg_backend backend, size_t *max_msgs, unsigned int *pause_us)
+{
+	if (backend != WG_BACKEND_USERSPACE)
+		return false;
+	*max_msgs = USERSPACE_PACE_MSGS;
+	*pause_us = USERSPACE_PACE_US;
+	return true;
+}
+
+bool wg_survived_link_burst(enum wg_backend backend, const char *ifname)
+{
+	if (backend != WG_BACKEND_USERSPACE)
+		return true;
+	if (!wg_exists(backend, ifname))
+		return false;
+	usleep(USERSPACE_SETTLE_US);
+	return wg_exists(backend, ifname);
+}
+
+void wg_wait_started(enum wg_backend backend, const char *ifname)
+{
+	if (backend != WG_BACKEND_USERSPACE || !wg_started_by_fabricd(backend, ifname))
+		return;
+	for (int i = 0; i < USERSPACE_START_WAIT_STEPS && !if_nametoindex(ifname); i++)
+		usleep(USERSPACE_START_WAIT_US);
+}
+
+bool wg_backend_of_link_kind(const char *kind, enum wg_backend *out)
+{
+	if (!strcmp(kind, "wireguard"))
+		*out = WG_BACKEND_KERNEL;
+	else if (!strcmp(kind, "tun"))
+		*out = WG_BACKEND_USERSPACE;
+	else
+		return false;
+	return true;
 }

@@ -71,6 +71,8 @@ struct wg_device {
  * its peers array and each peer's allowed_ips array (all from malloc).
  */
 void wg_device_free(struct wg_device *dev);
+/* The same for a device not allocated on its own: frees its peers, wipes it. */
+void wg_device_clear(struct wg_device *dev);
 
 /*
  * Appends a zeroed peer to dev->peers (the array is exactly n_peers long; the
@@ -121,6 +123,21 @@ int wg_destroy(enum wg_backend backend, const char *ifname);
 
 /* Whether the device exists and answers for this backend. */
 bool wg_exists(enum wg_backend backend, const char *ifname);
+
+/*
+ * What is particular to wireguard-go, for the engine. It closes its device
+ * when its link-event netlink socket overflows (ENOBUFS), which a burst of
+ * link changes in its namespace causes, and does so a moment after the
+ * burst. Kernel WireGuard has none of this.
+ */
+/* True when link changes must be paced: at most *max_msgs per send, *pause_us between. */
+bool wg_link_pacing(enum wg_backend backend, size_t *max_msgs, unsigned int *pause_us);
+/* False when the device closed under a burst of link changes (looked at twice). */
+bool wg_survived_link_burst(enum wg_backend backend, const char *ifname);
+/* A wireguard-go that fabricd started (a fabricd killed meanwhile) may still be coming up. */
+void wg_wait_started(enum wg_backend backend, const char *ifname);
+/* The backend an existing device of link kind ("wireguard", "tun") runs; false if neither. */
+bool wg_backend_of_link_kind(const char *kind, enum wg_backend *out);
 
 /*
  * Reads the device and its peers into a new *out (free with wg_device_free).

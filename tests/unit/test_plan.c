@@ -253,6 +253,99 @@ static void test_switch_transport(unsigned int grace)
 	fixture_free(&f);
 }
 
+/* The ops of p (or p->later) on object, of a type; the first one, or NULL. */
+static const struct op *find_op(const struct op *ops, size_t n, enum op_type type,
+				const char *object)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].type == type && !strcmp(ops[i].object, object))
+			return &ops[i];
+	}
+	return NULL;
+}
+
+/*
+ * vs200 left by vnet200 (secure -> plain) with the note "retire-after=1030
+ * grace=10 at=110": receive-only from boottime 105, removed at 110, whatever
+ * --grace is now; steps not due yet are in plan.later with their due time.
+ */
+static void check_retire_at(struct fixture *f, long long boot_now, bool quiet_now, bool quiet_later,
+			    bool delete_now)
+{
+	const struct op *quiet, *later_quiet, *del, *later_del;
+	struct plan p;
+	struct diag d;
+
+	diag_init(&d);
+	f->r.boot_now = boot_now;
+	CHECK_INT(plan_for(f, &p, &d), 0, "plan at %lld", boot_now);
+	quiet = find_op(p.ops, p.n, OP_LINK_CHANGE, "vxlan vs200");
+	later_quiet = find_op(p.later, p.n_later, OP_LINK_CHANGE, "vxlan vs200");
+	del = find_op(p.ops, p.n, OP_LINK_DELETE, "vxlan vs200");
+	later_del = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vs200");
+	CHECK(!!quiet == quiet_now, "at %lld: receive-only due now: %d", boot_now, !!quiet);
+	CHECK(!!later_quiet == quiet_later, "at %lld: receive-only later", boot_now);
+	CHECK(!!del == delete_now && !!later_del == !delete_now, "at %lld: deletion", boot_now);
+	if (quiet)
+		CHECK(quiet->change.mask == LINK_SET_RECEIVE_ONLY && quiet->change.receive_only &&
+			  quiet->phase == PHASE_RETIRE,
+		      "receive-only op");
+	if (later_quiet)
+		CHECK(later_quiet->due == 105 && later_quiet->due_in == 105 - boot_now,
+		      "receive-only due at 105 (half the recorded grace), in %lld s",
+		      later_quiet->due_in);
+	if (later_del)
+		CHECK_INT(later_del->due, 110, "deletion due at the recorded deadline");
+	CHECK_INT(plan_next_due(&p), later_quiet ? 105 : later_del ? 110 : 0, "next wake-up");
+	plan_free(&p);
+	diag_free(&d);
+}
+
+static void test_retire_stage(void)
+{
+	struct fixture f;
+	struct link_obs *vs;
+
+	fixture_load(&f);
+	f.c->zones[1].transport = TRANSPORT_PLAIN; /* vnet200: secure -> plain */
+	vs = (struct link_obs *)link_find(&f.have.links, "vs200");
+	CHECK(vs != NULL && !strcmp(vs->slave_kind, "bridge") && !vs->receive_only,
+	      "recorded vs200, a learning bridge port");
+	if (!vs) {
+		fixture_free(&f);
+		return;
+	}
+	snprintf(vs->alias, sizeof(vs->alias), "%s retire-after=1030 grace=10 at=110", f.r.owner);
+	f.r.now = 1020;
+	f.r.grace = 60; /* asked now; the recorded 10 s decide */
+	check_retire_at(&f, 100, false, true, false);
+	check_retire_at(&f, 106, true, false, false);
+	vs->receive_only = true;
+	check_retire_at(&f, 107, false, false, false);
+	check_retire_at(&f, 111, false, false, true);
+	/* a note from before grace= and at=: its epoch deadline, the current grace */
+	vs->receive_only = false;
+	snprintf(vs->alias, sizeof(vs->alias), "%s retire-after=1030", f.r.owner);
+	f.r.grace = 30;
+	f.r.boot_now = 100;
+	{
+		struct plan p;
+		struct diag d;
+		const struct op *del;
+
+		diag_init(&d);
+		CHECK_INT(plan_for(&f, &p, &d), 0, "plan with an old note");
+		CHECK(find_op(p.ops, p.n, OP_LINK_CHANGE, "vxlan vs200") != NULL,
+		      "receive-only at once: 10 s left of a 30 s grace");
+		del = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vs200");
+		CHECK(del && del->due == 110,
+		      "deleted when the epoch deadline comes (boottime 110)");
+		plan_free(&p);
+		diag_free(&d);
+	}
+	fixture_free(&f);
+}
+
 static void test_remove_node(void)
 {
 	struct fixture f;
@@ -346,6 +439,7 @@ int main(void)
 	test_add_vnet();
 	test_switch_transport(30);
 	test_switch_transport(0);
+	test_retire_stage();
 	test_remove_node();
 	test_kernel_drift();
 	test_foreign_link();
