@@ -44,6 +44,7 @@
 #include "daemon/daemon.h"
 #include "daemon/report.h"
 #include "daemon/retry.h"
+#include "daemon/roam.h"
 #include "daemon/watch.h"
 #include "base/log.h"
 #include "daemon/notify.h"
@@ -345,7 +346,9 @@ static int run_pass_locked(struct daemon *d)
 	/* a failure that repeats is logged once (daemon/retry.h) */
 	captured = cand && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
-	      session_load_keys(&s, d->o, true) < 0 || session_plan(&s) < 0;
+	      session_load_keys(&s, d->o, true) < 0 ||
+	      roam_mark_moved(&s.r, cand ? d->cluster : NULL, cand ? cand : d->cluster) < 0 ||
+	      session_plan(&s) < 0;
 	log_text = captured ? log_capture_end() : NULL;
 	if (ret) {
 		session_free(&s);

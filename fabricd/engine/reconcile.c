@@ -34,6 +34,9 @@ void reconcile_close(struct reconcile *r)
 	}
 	r->psk = NULL;
 	r->n_psk = 0;
+	free(r->endpoint_moved);
+	r->endpoint_moved = NULL;
+	r->n_endpoint_moved = 0;
 }
 
 void observed_free(struct observed *o)

@@ -45,6 +45,15 @@ struct reconcile {
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
 	long long now;	    /* wall clock of this pass (retire deadlines are wall clock) */
+	/*
+	 * The daemon lets WireGuard roam: an existing peer's endpoint is set only
+	 * when the definition's endpoint for it changed (endpoint_moved[node
+	 * index]) or the peer has none, never because the kernel's differs (it
+	 * learned it from an authenticated packet). Off for a one-shot apply.
+	 */
+	bool roaming;
+	size_t n_endpoint_moved;
+	bool *endpoint_moved; /* owned; freed by reconcile_close */
 };
 
 /* Opens the netlink socket. 0 or -errno. */
