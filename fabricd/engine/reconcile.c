@@ -12,7 +12,7 @@
 #include "kinds/bridge.h"
 #include "kinds/fabric.h"
 #include "base/log.h"
-#include "engine/ifindex.h"
+#include "netlink/ifindex.h"
 #include "engine/reconcile.h"
 #include "kinds/vxlan.h"
 
