@@ -70,8 +70,9 @@ struct daemon {
 	int ep, sig, timer;
 	struct file_watch watch;
 	struct mnl_socket *mon, *nft;
-	struct cluster *cluster;  /* the last good definition */
-	struct def_retry pending; /* a valid newer one that failed here so far */
+	struct cluster *cluster;   /* the last good definition */
+	struct def_retry pending;  /* a valid newer one that failed here so far */
+	struct cluster *roam_base; /* the one before a change not yet applied in full */
 	char node[FABRICD_NAME_MAX + 1];
 	struct file_id file;
 	uint64_t rejected;   /* the problems last reported, so that each is logged once */
@@ -347,7 +348,11 @@ static int run_pass_locked(struct daemon *d)
 	captured = cand && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
 	      session_load_keys(&s, d->o, true) < 0 ||
-	      roam_mark_moved(&s.r, cand ? d->cluster : NULL, cand ? cand : d->cluster) < 0 ||
+	      roam_mark_moved(&s.r,
+			      d->roam_base ? d->roam_base
+			      : cand	   ? d->cluster
+					   : NULL,
+			      cand ? cand : d->cluster) < 0 ||
 	      session_plan(&s) < 0;
 	log_text = captured ? log_capture_end() : NULL;
 	if (ret) {
@@ -372,7 +377,11 @@ static int run_pass_locked(struct daemon *d)
 			reasons |= REASON_DEFINITION;
 		else if (forced)
 			log_info("%s: reloaded, no change", d->o->config);
-		cluster_free(d->cluster);
+		/* kept until a pass applies in full: it says which endpoints moved */
+		if (d->roam_base)
+			cluster_free(d->cluster);
+		else
+			d->roam_base = d->cluster;
 		d->cluster = cand; /* the session borrowed it: it stays valid */
 		d->def_invalid = false;
 		d->rejected = 0;
@@ -400,6 +409,8 @@ static int run_pass_locked(struct daemon *d)
 			    "%s: up to date, nothing to change (the running fabric is adopted)",
 			    d->node);
 	}
+	cluster_free(d->roam_base); /* applied: every moved endpoint is set */
+	d->roam_base = NULL;
 	ret = retire_ports(&s.r, &s.have, d->o->grace, &wake);
 	if (ret > 0)
 		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
@@ -526,6 +537,7 @@ static void close_all(struct daemon *d)
 	file_watch_close(&d->watch);
 	notify_close(&d->notify);
 	cluster_free(d->cluster);
+	cluster_free(d->roam_base);
 	def_retry_drop(&d->pending);
 	free(d->mtus);
 }
