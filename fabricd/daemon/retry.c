@@ -47,7 +47,7 @@ void def_retry_failed(struct def_retry *r, struct cluster *c, const char *log, c
 	}
 	r->reported = h;
 	if (log)
-		fputs(log, stderr);
+		fputs(log, log_stream());
 	log_error("%s: valid, but cannot be applied on this node yet (see above); the last good "
 		  "definition stays in force; trying again in %lld s, doubling to %d s, and at "
 		  "once when the kernel changes",
