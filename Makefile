@@ -5,7 +5,7 @@
 #   make check         every test: unit (plain and sanitized), fuzz smoke, pytest integration
 #   make unit          C unit tests only (no root)
 #   make fuzz FUZZ_SECONDS=600   run the libFuzzer harnesses
-#   make vmcheck       kernel-WireGuard tier under QEMU
+#   make vmcheck       kernel-WireGuard tier under QEMU (tests/vm/focused.txt)
 #   make demo          a three-node simulated cluster in network namespaces
 #   make install       /usr/sbin/fabricd, systemd unit, modules-load.d file, schemas,
 #                      examples, man pages, bash completion (what the .deb holds)
@@ -124,8 +124,15 @@ check:
 	$(Q)$(MAKE) -C tests/fuzz build
 	$(Q)$(PYTEST) -c tests/pytest.ini tests
 
+# The QEMU tier's focused selection (tests/vm/focused.txt, the same that make
+# check runs through tests/test_vm.py), with the same limit: about 13 minutes
+# of emulation on 2 cores, more while the machine is busy.
+VM_TIMEOUT ?= 2400
 vmcheck: all
-	$(Q)tests/vm/run-vm-tests.sh
+	$(Q)start=$$(date +%s); rc=0; \
+	VM_TIMEOUT=$(VM_TIMEOUT) tests/vm/run-vm-tests.sh $$(grep -v '^#' tests/vm/focused.txt) || rc=$$?; \
+	echo "make vmcheck: $$(( $$(date +%s) - start )) s (limit $(VM_TIMEOUT) s), exit $$rc"; \
+	exit $$rc
 
 demo: all
 	$(Q)scripts/demo.sh

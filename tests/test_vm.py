@@ -23,22 +23,11 @@ pytestmark = [pytest.mark.vm, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "tests" / "vm" / "run-vm-tests.sh"
 OUT = REPO / "tests" / "vm" / "work" / "out"
-# The inner selection: the scenarios that matter for WireGuard (issue: "three
-# nodes with a plain and a secure zone, guests pinging, a don't-fragment ping
-# at the zone MTU, a capture showing only WireGuard, re-apply changes nothing,
-# adding and removing a node, preshared keys, down leaves nothing"). Emulation
-# makes each process start cost ~65 ms, so the whole namespace suite would
-# take far longer; these files run against kernel WireGuard, the rest of the
-# suite runs here against wireguard-go.
-INNER_FILES = [
-    "tests/vm/test_guest_smoke.py",
-    "tests/integration/test_apply_basic.py",
-    "tests/integration/test_apply_capture.py",
-    "tests/integration/test_apply_changes.py",
-    "tests/integration/test_apply_mtu.py",
-    "tests/integration/test_psk.py",
-    "tests/integration/test_status.py",
-]
+# The inner selection, shared with `make vmcheck`: tests/vm/focused.txt says
+# what it holds and why.
+FOCUSED = REPO / "tests" / "vm" / "focused.txt"
+INNER_FILES = [line.strip() for line in FOCUSED.read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
 INNER_ARGS = INNER_FILES
 MAX_LINES = 12  # of each inner failure's message in this test's failure
 

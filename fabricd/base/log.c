@@ -2,10 +2,14 @@
 /* base/log.c - short log lines to stderr. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "base/log.h"
 
 static bool verbose_enabled;
+static FILE *capture; /* while set, lines go here instead of stderr */
+static char *capture_buf;
+static size_t capture_len;
 
 void log_set_verbose(bool verbose)
 {
@@ -17,11 +21,39 @@ bool log_is_verbose(void)
 	return verbose_enabled;
 }
 
+FILE *log_stream(void)
+{
+	return capture ? capture : stderr;
+}
+
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	FILE *f = log_stream();
+
+	fputs(prefix, f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+}
+
+int log_capture_begin(void)
+{
+	if (capture)
+		return -1;
+	capture = open_memstream(&capture_buf, &capture_len);
+	return capture ? 0 : -1;
+}
+
+char *log_capture_end(void)
+{
+	char *text;
+
+	if (!capture)
+		return NULL;
+	fclose(capture);
+	capture = NULL;
+	text = capture_buf;
+	capture_buf = NULL;
+	return text;
 }
 
 void log_error(const char *fmt, ...)

@@ -43,6 +43,8 @@
 #include "definition/config.h"
 #include "daemon/daemon.h"
 #include "daemon/report.h"
+#include "daemon/retry.h"
+#include "daemon/roam.h"
 #include "daemon/watch.h"
 #include "base/log.h"
 #include "daemon/notify.h"
@@ -69,7 +71,9 @@ struct daemon {
 	int ep, sig, timer;
 	struct file_watch watch;
 	struct mnl_socket *mon, *nft;
-	struct cluster *cluster; /* the last good definition */
+	struct cluster *cluster;   /* the last good definition */
+	struct def_retry pending;  /* a valid newer one that failed here so far */
+	struct cluster *roam_base; /* the one before a change not yet applied in full */
 	char node[FABRICD_NAME_MAX + 1];
 	struct file_id file;
 	uint64_t rejected;   /* the problems last reported, so that each is logged once */
@@ -313,6 +317,12 @@ static int run_pass(struct daemon *d)
 	}
 	ret = run_pass_locked(d);
 	node_lock_release(&lock);
+	if (def_retry_delay(&d->pending, now_ms()) >= 0) {
+		schedule(d, REASON_RETRY, def_retry_delay(&d->pending, now_ms()));
+		set_status(
+		    d, "%s: new definition not applied yet, retrying: %s; last good one in force",
+		    d->node, d->pending.first_error);
+	}
 	return ret;
 }
 
@@ -320,7 +330,8 @@ static int run_pass_locked(struct daemon *d)
 {
 	unsigned int reasons = d->reasons;
 	struct cluster *cand = NULL;
-	bool forced = d->forced;
+	bool forced = d->forced, captured;
+	char *log_text;
 	long long wake = 0;
 	struct session s;
 	int ret;
@@ -335,30 +346,49 @@ static int run_pass_locked(struct daemon *d)
 	}
 	if (d->reload) {
 		d->reload = d->forced = false;
+		def_retry_drop(&d->pending); /* the file changed: what it says now counts */
 		cand = load_candidate(d, forced);
+	} else {
+		cand = def_retry_take(&d->pending, reasons & REASON_KERNEL, now_ms());
 	}
-	if (session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
-	    session_load_keys(&s, d->o, true) < 0 || session_plan(&s) < 0) {
+	/* a failure that repeats is logged once (daemon/retry.h) */
+	captured = cand && log_capture_begin() == 0;
+	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
+	      session_load_keys(&s, d->o, true) < 0 ||
+	      roam_mark_moved(&s.r,
+			      d->roam_base ? d->roam_base
+			      : cand	   ? d->cluster
+					   : NULL,
+			      cand ? cand : d->cluster) < 0 ||
+	      session_plan(&s) < 0;
+	log_text = captured ? log_capture_end() : NULL;
+	if (ret) {
 		session_free(&s);
 		if (!cand) {
 			pass_failed(d, reasons);
 			return -1;
 		}
-		log_error("%s: cannot be applied on this node (see above); the last good "
-			  "definition stays in force",
-			  d->o->config);
-		d->def_invalid = true;
-		cluster_free(cand);
+		def_retry_failed(&d->pending, cand, log_text, d->o->config, now_ms());
+		free(log_text);
 		/* the last good definition, for whatever else this pass was for (and STATUS) */
-		schedule(d, reasons, 0);
+		schedule(d, reasons & ~REASON_KERNEL, 0);
 		return 0;
 	}
+	if (log_text)
+		fputs(log_text, stderr); /* warnings of a definition that did apply */
+	free(log_text);
+	if (cand)
+		def_retry_succeeded(&d->pending, d->o->config);
 	if (cand) {
 		if (report_definition(d->cluster, cand))
 			reasons |= REASON_DEFINITION;
 		else if (forced)
 			log_info("%s: reloaded, no change", d->o->config);
-		cluster_free(d->cluster);
+		/* kept until a pass applies in full: it says which endpoints moved */
+		if (d->roam_base)
+			cluster_free(d->cluster);
+		else
+			d->roam_base = d->cluster;
 		d->cluster = cand; /* the session borrowed it: it stays valid */
 		d->def_invalid = false;
 		d->rejected = 0;
@@ -387,6 +417,8 @@ static int run_pass_locked(struct daemon *d)
 			    "%s: up to date, nothing to change (the running fabric is adopted)",
 			    d->node);
 	}
+	cluster_free(d->roam_base); /* applied: every moved endpoint is set */
+	d->roam_base = NULL;
 	/* the retire stage's next step: an ordinary pass plans and applies it when due */
 	wake = plan_next_due(&s.plan);
 	d->wake_at = wake ? wake_from_boottime(wake) : 0;
@@ -525,6 +557,8 @@ static void close_all(struct daemon *d)
 	monitor_close(d->monitor);
 	notify_close(&d->notify);
 	cluster_free(d->cluster);
+	cluster_free(d->roam_base);
+	def_retry_drop(&d->pending);
 	free(d->mtus);
 }
 

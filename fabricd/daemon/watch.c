@@ -293,11 +293,10 @@ uint64_t wg_signature(const struct wg_device *dev)
 
 		ph = digest(ph, &p->keepalive, sizeof(p->keepalive));
 		ph = digest(ph, p->preshared_key, sizeof(p->preshared_key));
+		/* only whether it has one: a roamed endpoint is WireGuard working, not drift */
 		if (p->endpoint.ss_family &&
-		    ip_addr_from_sockaddr((const struct sockaddr *)&p->endpoint, &a, &port) == 0) {
-			ph = digest_addr(ph, &a);
-			ph = digest(ph, &port, sizeof(port));
-		}
+		    ip_addr_from_sockaddr((const struct sockaddr *)&p->endpoint, &a, &port) == 0)
+			ph = digest(ph, "endpoint", 8);
 		/* a sum: the order in which the backend lists them does not matter */
 		for (size_t j = 0; j < p->n_allowed_ips; j++)
 			ips += digest(digest_addr(DIGEST_INIT, &p->allowed_ips[j].addr),

@@ -66,7 +66,10 @@ unsigned int kernel_watch_read(struct mnl_socket *mon);
 #define DIGEST_INIT FNV1A_INIT
 uint64_t digest(uint64_t h, const void *data, size_t len);
 
-/* A digest of the device's keys, port and peers (order-free; counters and handshakes left out). */
+/*
+ * A digest of the device's keys, port and peers (order-free; counters, handshakes and
+ * the endpoints themselves left out: a peer roams, see engine/reconcile.h).
+ */
 uint64_t wg_signature(const struct wg_device *dev);
 
 #endif

@@ -15,7 +15,7 @@
 
 #include "base/log.h"
 #include "engine/guard_io.h"
-#include "engine/ifindex.h"
+#include "netlink/ifindex.h"
 #include "engine/reconcile.h"
 #include "kinds/kind.h"
 

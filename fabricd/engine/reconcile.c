@@ -14,6 +14,7 @@
 #include "kinds/frr.h"
 #include "base/log.h"
 #include "engine/guard_io.h"
+#include "netlink/ifindex.h"
 #include "engine/reconcile.h"
 #include "kinds/vxlan.h"
 
@@ -36,6 +37,9 @@ void reconcile_close(struct reconcile *r)
 	}
 	r->psk = NULL;
 	r->n_psk = 0;
+	free(r->endpoint_moved);
+	r->endpoint_moved = NULL;
+	r->n_endpoint_moved = 0;
 }
 
 static const struct link_obs *owned_link(const struct observed *have, const char *name,

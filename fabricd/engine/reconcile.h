@@ -42,6 +42,15 @@ struct reconcile {
 
 	/* --frr-pathspace: FRR daemons started with -N NAME; NULL = the host's */
 	const char *frr_pathspace;
+	/*
+	 * The daemon lets WireGuard roam: an existing peer's endpoint is set only
+	 * when the definition's endpoint for it changed (endpoint_moved[node
+	 * index]) or the peer has none, never because the kernel's differs (it
+	 * learned it from an authenticated packet). Off for a one-shot apply.
+	 */
+	bool roaming;
+	size_t n_endpoint_moved;
+	bool *endpoint_moved; /* owned; freed by reconcile_close */
 };
 
 /* Takes the process's rtnetlink socket (opened on first use, kept). 0 or -errno. */

@@ -192,7 +192,7 @@ int session_plan(struct session *s)
 		reconcile_mark_transitions(&s->r, &s->want, &s->have);
 		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
 	}
-	diag_print(&diag, stderr);
+	diag_print(&diag, log_stream());
 	diag_free(&diag);
 	if (ret < 0) {
 		if (ret == -EEXIST)

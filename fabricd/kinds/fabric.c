@@ -121,7 +121,9 @@ static int plan_peer(const struct reconcile *r, const struct node_state *want,
 		     ip_addr_equal(&have->allowed_ips[0].addr, &dp->allowed_ip.addr) &&
 		     have->allowed_ips[0].len == dp->allowed_ip.len;
 	op = NULL;
-	if (ep.ss_family && !sockaddr_equal(&ep, &have->endpoint)) {
+	if (ep.ss_family && !sockaddr_equal(&ep, &have->endpoint) &&
+	    (!r->roaming || !have->endpoint.ss_family ||
+	     (dp->node < r->n_endpoint_moved && r->endpoint_moved[dp->node]))) {
 		op = peer_op(p, VERB_CHANGE, name, dp->public_key);
 		if (!op)
 			return -ENOMEM;

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "kinds/link.h"
+#include "netlink/ifindex.h"
 #include "netlink/nl.h"
 #include "wireguard/genl.h"
 
@@ -145,12 +146,22 @@ int wg_genl_create(const char *ifname, const char *alias)
 	struct link_obs info;
 	struct nl_batch *b;
 	size_t len;
-	int ret, sent;
+	int ret, sent, idx;
 
 	len = wg_genl_encode_create(ifname, alias, 0, 0, buf, sizeof(buf));
 	if (!wg_ifname_valid(ifname) || !len)
 		return -EINVAL;
 	mark = (const struct nlmsghdr *)(buf + NLMSG_ALIGN(create->nlmsg_len));
+	/*
+	 * The mark goes to the index the create asks for (netlink/ifindex.h):
+	 * should someone take the name after the lookup below, the create fails
+	 * and the mark finds no link, instead of marking theirs.
+	 */
+	idx = ifindex_fresh();
+	if (!idx)
+		return -EAGAIN;
+	((struct ifinfomsg *)mnl_nlmsg_get_payload(create))->ifi_index = idx;
+	((struct ifinfomsg *)mnl_nlmsg_get_payload(mark))->ifi_index = idx;
 	ret = nl_open(&s, NETLINK_ROUTE);
 	if (ret < 0) {
 		wg_set_last_error("%s: cannot open an rtnetlink socket: %s", ifname,

@@ -82,15 +82,15 @@ def test_restart_with_sigterm_and_sigkill_loses_nothing(fabric):
                               all_pairs(fabric.guests["vnet200"]), seconds=7).start()
 
     d1, d2 = fabric.daemons["pve1"], fabric.daemons["pve2"]
-    time.sleep(0.5)  # the pings are under way
+    pingers.wait_replies()  # the pings are under way
     assert d1.stop(signal.SIGTERM) == 0
     assert "pve1: stopping on SIGTERM; the fabric stays up" in d1.log()
     assert "STOPPING=1" in d1.notifications()
-    time.sleep(1)  # stopped: the dataplane carries on alone
+    time.sleep(1)  # the scenario's input: stopped for a second, the dataplane carries on alone
     d1.start()
     assert ADOPTED in d1.log(), d1.log()
     assert d2.kill() == -signal.SIGKILL
-    time.sleep(1)
+    time.sleep(1)  # the scenario's input: dead for a second
     d2.start()
     assert ADOPTED in d2.log(), d2.log()
 
@@ -117,7 +117,7 @@ def test_restart_during_a_switch_adopts_the_retiring_device(fabric):
     pve1 = cluster["pve1"]
     d1 = fabric.daemons["pve1"]
     pingers = Pingers.between(cluster, all_pairs(fabric.guests["vnet200"]), seconds=8).start()
-    time.sleep(0.3)
+    pingers.wait_replies()
     for d in fabric.daemons.values():
         d.set_transport("blue", "plain")
     wait_until(lambda: "retire-after=" in (pve1.link("vs200") or {}).get("ifalias", ""),

@@ -22,6 +22,7 @@ while its transport is switched; `down` removes the table.
 """
 
 import json
+import os
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,7 +30,7 @@ from types import SimpleNamespace
 import jsonschema
 import pytest
 
-from fabtest import Capture, wait_until, zone
+from fabtest import Capture, wait_quiet, wait_until, zone
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
@@ -159,7 +160,10 @@ def delivered(fabric, guest, send):
     """Probes that reached guest while send() ran."""
     with guest_capture(fabric.cluster, guest) as cap:
         send()
-        time.sleep(0.5)  # a delivered probe is on the guest's wire within microseconds
+        # a delivered probe is on the guest's wire within microseconds: the
+        # capture file (written per packet) stops growing
+        wait_quiet(lambda: os.path.getsize(cap.path) if os.path.exists(cap.path) else 0,
+                   quiet=0.3, timeout=5, what="guest capture settles")
     return cap.count()
 
 

@@ -84,6 +84,11 @@ def test_psk_never_on_a_command_line(psk_cluster):
                 except OSError:
                     pass
     assert proc.returncode == 0
+    # a scan that never saw apply running proves nothing about its command line
+    binary = os.path.basename(cluster.fabricd_bin).encode()
+    saw_fabricd = [c for c in seen if c.split(b"\0")[0].endswith(binary) and b"apply" in c]
+    assert saw_fabricd, f"the /proc scan saw no fabricd apply among {len(seen)} command lines"
+
     for cmdline in seen:
         assert psk.encode() not in cmdline and private.encode() not in cmdline
     assert [p.preshared_key for p in pve1.wg_dump().peers.values()] == [psk]

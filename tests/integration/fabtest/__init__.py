@@ -42,7 +42,7 @@ Modules:
   jsoncmp     json_subset(): subset comparison for ``ip -j`` / ``status --json``
   proc        run(): subprocess with file-backed output (daemons cannot hang it)
   scenario    standard_zones() and multi-node checks (sessions kept, fabric pings)
-  wait        wait_until(): polling instead of sleeping
+  wait        wait_until(): polling instead of sleeping; stays_true(), wait_quiet()
 """
 
 from .capture import Capture
@@ -60,7 +60,7 @@ from .definition import (
 )
 from .jsoncmp import assert_json_subset, json_subset
 from .proc import CommandFailed, run
-from .wait import WaitTimeout, wait_until
+from .wait import WaitTimeout, stays_true, wait_quiet, wait_until
 
 __all__ = [
     "Capture",
@@ -85,5 +85,7 @@ __all__ = [
     "vnet",
     "vnet_expectations",
     "wait_until",
+    "stays_true",
+    "wait_quiet",
     "zone",
 ]

@@ -72,6 +72,14 @@ class Pinger:
                                         None, None)
         return self
 
+    def replies(self):
+        """Replies so far (the log is written as they come)."""
+        try:
+            with open(self.proc.log_path, errors="replace") as f:
+                return sum(1 for line in f if _REPLY.match(line))
+        except OSError:
+            return 0
+
     def wait(self, timeout=None):
         """Wait for ping to finish; return PingStats."""
         timeout = timeout if timeout is not None else self.seconds + 20
@@ -112,6 +120,13 @@ class Pingers:
     def start(self):
         for p in self.pingers:
             p.start()
+        return self
+
+    def wait_replies(self, timeout=10):
+        """Return once every pinger has had a reply: the pings are under way."""
+        from .wait import wait_until
+        wait_until(lambda: all(p.replies() for p in self.pingers), timeout=timeout,
+                   interval=0.02, what="every pinger has a reply")
         return self
 
     def wait(self):

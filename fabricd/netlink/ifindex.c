@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* engine/ifindex.c - a fresh interface index for a link about to be created (see ifindex.h). */
+/* netlink/ifindex.c - a fresh interface index for a link about to be created (see ifindex.h). */
 #include <errno.h>
 #include <net/if.h>
 #include <stdint.h>
 #include <sys/random.h>
 
-#include "engine/ifindex.h"
+#include "netlink/ifindex.h"
 
 #define IFINDEX_FLOOR 0x40000000U /* the kernel hands out small ones, counting up */
 #define IFINDEX_TRIES 16

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * engine/ifindex.h - an interface index for a link fabricd is about to create.
+ * netlink/ifindex.h - an interface index for a link fabricd is about to create.
  *
  * A create names the link, and the messages that follow it in the same
  * sendmsg (the owner mark, "up") must not name it too: when someone else

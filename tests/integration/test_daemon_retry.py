@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: the daemon keeps trying a valid definition that fails on its node.
+
+                 sw: br0
+          +---------+---------+
+        pve1                 pve2        fabricd run on both
+   red  vnet100  vx100 (plain)
+        vnet300  <- on pve1 a foreign veth holds the name first
+
+The new definition adds vnet300. It is valid, so pve2 applies it; on pve1 the
+name is taken, so the pass fails. The daemon must not drop the definition:
+it keeps the last good one in force, says so in its status line, logs the
+failure once however often it retries (back-off 1 s doubling to 30 s), and
+applies the new one as soon as the foreign link is gone.
+"""
+
+import time
+
+import pytest
+
+from fabtest import stays_true, wait_until, zone
+from fabtest.daemon import start_daemons, stop_daemons
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+
+def test_failed_definition_is_retried_until_it_applies(make_cluster):
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
+    daemons = start_daemons(cluster, definition, grace=3)
+    try:
+        pve1.run(["ip", "link", "add", "vnet300", "type", "veth", "peer", "name", "vnet300p"])
+        definition["zones"][0]["vnets"].append({"name": "vnet300", "vni": 300})
+        mark = daemons["pve1"].mark()
+        for d in daemons.values():
+            d.write(definition)
+        wait_until(lambda: cluster.node("pve2").link("vnet300"), timeout=5, what="pve2 applies")
+        daemons["pve1"].wait_log("exists that fabricd does not own", since=mark, timeout=5)
+        wait_until(lambda: "not applied yet" in (daemons["pve1"].status() or ""), timeout=3,
+                   what="status says the definition is pending")
+        # attempts at about 0, 1 and 3 s: the error is logged once
+        stays_true(lambda: daemons["pve1"].log_since(mark).count("exists that fabricd does not own")
+                   == 1, 3.5, what="the failure is logged once")
+        assert pve1.link("vnet300")["linkinfo"]["info_kind"] == "veth"
+        t0 = time.monotonic()
+        pve1.run(["ip", "link", "del", "vnet300"])
+        wait_until(lambda: (pve1.link("vnet300") or {}).get("ifalias", "").startswith("fabricd:"),
+                   timeout=8, interval=0.02, what="pve1 applies vnet300 once the name is free")
+        took = time.monotonic() - t0
+        assert took < 4.0, f"converged {took:.1f} s after the cause went away"
+        daemons["pve1"].wait_log("applied after", since=mark, timeout=3)
+        wait_until(lambda: "converged" in (daemons["pve1"].status() or ""), timeout=3,
+                   what="status converged")
+        assert pve1.fabricd("plan", "-c", daemons["pve1"].path).rc == 0
+    finally:
+        stop_daemons(daemons)
