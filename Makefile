@@ -139,9 +139,12 @@ install: all
 	install -D -m 0644 man/fabricd.json.5 $(DESTDIR)$(MANDIR)/man5/fabricd.json.5
 	install -D -m 0644 completion/fabricd.bash $(DESTDIR)$(BASHCOMPDIR)/fabricd
 
-# dpkg-buildpackage writes the package (and .buildinfo, .changes) to the parent directory.
+# dpkg-buildpackage writes the packages to the parent directory (as Debian's
+# tools do); its .buildinfo and .changes stay in build/, so nothing else
+# lands outside the tree.
 deb:
-	dpkg-buildpackage -us -uc -b
+	dpkg-buildpackage -us -uc -b --buildinfo-file=build/fabricd.buildinfo \
+		--changes-file=build/fabricd.changes
 
 format:
 	clang-format -i fabricd/*/*.[ch] kmod/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c

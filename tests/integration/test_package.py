@@ -3,7 +3,7 @@
 
 The committed tree is cloned into a temporary directory (so a file missing
 from git fails here, as it would on a new machine), built twice with
-`dpkg-buildpackage -us -uc -b` (as it is, and with a newer version in the
+`make deb` (`dpkg-buildpackage -us -uc -b`; as it is, and with a newer version in the
 clone's debian/changelog), and checked:
 
 - `make install DESTDIR=...` from the clone installs what the package holds;
@@ -51,14 +51,20 @@ def changelog_version(tree):
 
 
 def build(tree):
-    """dpkg-buildpackage in tree; the path of the fabricd .deb it wrote next to it."""
+    """`make deb` (dpkg-buildpackage -us -uc -b) in tree; the path of the .deb next to it."""
+    # nocheck: the unit tests run in their own tier; this one is about the package
     env = {**os.environ, "DEB_BUILD_OPTIONS": "nocheck parallel=2"}
-    res = subprocess.run(["nice", "dpkg-buildpackage", "-us", "-uc", "-b"], cwd=tree, env=env,
+    res = subprocess.run(["nice", "make", "deb"], cwd=tree, env=env,
                          capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, f"dpkg-buildpackage failed:\n{res.stdout[-4000:]}{res.stderr}"
-    deb = f"{os.path.dirname(tree)}/fabricd_{changelog_version(tree)}_amd64.deb"
-    assert os.path.isfile(deb), f"no {deb}: {os.listdir(os.path.dirname(tree))}"
-    return deb
+    assert res.returncode == 0, f"make deb failed:\n{res.stdout[-4000:]}{res.stderr}"
+    version = changelog_version(tree)
+    parent = os.path.dirname(tree)
+    # nothing but the packages outside the tree, and nothing untracked in it
+    assert sorted(os.listdir(parent)) == sorted(
+        ["fabricd", f"fabricd_{version}_amd64.deb", f"fabricd-dbgsym_{version}_amd64.deb"])
+    untracked = run(["git", "-C", tree, "status", "--porcelain"]).stdout
+    assert untracked == "" or untracked == " M debian/changelog\n", untracked
+    return f"{parent}/fabricd_{version}_amd64.deb"
 
 
 def bump_version(tree):
