@@ -140,11 +140,11 @@ install: all
 	install -D -m 0644 completion/fabricd.bash $(DESTDIR)$(BASHCOMPDIR)/fabricd
 
 # dpkg-buildpackage writes the packages to the parent directory (as Debian's
-# tools do); its .buildinfo and .changes stay in build/, so nothing else
-# lands outside the tree.
+# tools do); its .buildinfo and .changes, which must sit next to the .debs
+# while it runs, are moved into build/, so only the .debs stay outside the tree.
 deb:
-	dpkg-buildpackage -us -uc -b --buildinfo-file=build/fabricd.buildinfo \
-		--changes-file=build/fabricd.changes
+	dpkg-buildpackage -us -uc -b
+	mv ../fabricd_$(VERSION)_*.buildinfo ../fabricd_$(VERSION)_*.changes build/
 
 format:
 	clang-format -i fabricd/*/*.[ch] kmod/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
