@@ -278,7 +278,7 @@ def test_cluster_from_init_and_join(make_cluster):
     def start(node):
         d = Daemon(cluster, node)
         d.path = path  # every node reads the one shared file
-        daemons[node.name] = d.start()
+        daemons[node.name] = d.start(timeout=30)
 
     try:
         for node in (pve1, pve2):

@@ -263,7 +263,7 @@ def test_upgrade_while_running(packages, sysroot, make_cluster):
         daemons[node.name] = d.start(wait_ready=False)
     try:
         for d in daemons.values():
-            d.wait_notify("READY=1", timeout=20)
+            d.wait_notify("READY=1", timeout=30)
         warm_sessions(cluster.nodes)
         g1 = cluster.add_guest(pve1, "vnet100", "10.0.0.1/24")
         g2 = cluster.add_guest(pve2, "vnet100", "10.0.0.2/24")
@@ -280,10 +280,11 @@ def test_upgrade_while_running(packages, sysroot, make_cluster):
         # what `systemctl try-restart fabricd` does after the upgrade
         for d in daemons.values():
             assert d.stop() == 0, d.log()
-            d.start()
+            d.start(timeout=30)
             assert os.readlink(f"/proc/{d.pid}/exe") == installed  # the new file, not "(deleted)"
             # the log of this run: nothing created or changed, the fabric taken over as it is
-            d.wait_log("up to date, nothing to change (the running fabric is adopted)")
+            d.wait_log("up to date, nothing to change (the running fabric is adopted)",
+                       timeout=20)
         pingers.assert_no_loss("across the package upgrade")
         for node in cluster.nodes:
             ifindexes, sessions = before[node.name]
