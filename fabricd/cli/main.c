@@ -84,6 +84,16 @@ static void set_value_option(struct options *o, const struct value_option *v, ch
 		*(const char **)field = arg;
 }
 
+/* fixed, then value_options[], then the terminator, into out */
+static void join_options(struct option *out, const struct option *fixed, size_t n_fixed)
+{
+	memcpy(out, fixed, n_fixed * sizeof(*fixed));
+	for (size_t i = 0; i < N_VALUE_OPTIONS; i++)
+		out[n_fixed + i] = (struct option){value_options[i].name, value_options[i].has_arg,
+						   NULL, OPT_VALUE_BASE + (int)i};
+	out[n_fixed + N_VALUE_OPTIONS] = (struct option){NULL, 0, NULL, 0};
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option fixed_opts[] = {
@@ -98,15 +108,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
-	size_t n = sizeof(fixed_opts) / sizeof(fixed_opts[0]);
 	int c;
 	char *end;
 
-	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
-	for (size_t i = 0; i < N_VALUE_OPTIONS; i++)
-		long_opts[n++] = (struct option){value_options[i].name, value_options[i].has_arg,
-						 NULL, OPT_VALUE_BASE + (int)i};
-	long_opts[n] = (struct option){NULL, 0, NULL, 0};
+	join_options(long_opts, fixed_opts, sizeof(fixed_opts) / sizeof(fixed_opts[0]));
 
 	/* "+": stop at the first positional so subcommands may take their own */
 	while ((c = getopt_long(argc, argv, "+c:n:vh", long_opts, NULL)) != -1) {
