@@ -157,6 +157,11 @@ ERRORS = [
     ("leave last node", ["leave", "-c", "{single}", "-n", "pve1"],
      "the only node of the definition"),
     ("stray argument", ["join", "-c", "{path}", "extra"], "usage: fabricd join"),
+    ("name too long", ["join", "-c", "{path}", "-n", "n" * 64, "--underlay", "192.0.2.13"],
+     "longer than 63 characters: give a shorter one with -n NODE"),
+    ("no lock possible", ["join", "-c", "/proc/fabricd-test.json", "-n", "pve3", "--underlay",
+                          "192.0.2.13", "--key-file", "{tmp}/pve3.key"],
+     "cannot open the definition's lock file"),
 ]
 
 
