@@ -143,7 +143,7 @@ install: all
 # tools do); its .buildinfo and .changes, which must sit next to the .debs
 # while it runs, are moved into build/, so only the .debs stay outside the tree.
 deb:
-	dpkg-buildpackage -us -uc -b
+	dpkg-buildpackage -us -uc -b $(DPKG_BUILDPACKAGE_FLAGS)
 	mv ../fabricd_$(VERSION)_*.buildinfo ../fabricd_$(VERSION)_*.changes build/
 
 format:
