@@ -148,9 +148,12 @@ install: all
 	install -D -m 0644 man/fabricd.json.5 $(DESTDIR)$(MANDIR)/man5/fabricd.json.5
 	install -D -m 0644 completion/fabricd.bash $(DESTDIR)$(BASHCOMPDIR)/fabricd
 
-# dpkg-buildpackage writes the package (and .buildinfo, .changes) to the parent directory.
+# dpkg-buildpackage writes the packages to the parent directory (as Debian's
+# tools do); its .buildinfo and .changes, which must sit next to the .debs
+# while it runs, are moved into build/, so only the .debs stay outside the tree.
 deb:
-	dpkg-buildpackage -us -uc -b
+	dpkg-buildpackage -us -uc -b $(DPKG_BUILDPACKAGE_FLAGS)
+	mv ../fabricd_$(VERSION)_*.buildinfo ../fabricd_$(VERSION)_*.changes build/
 
 format:
 	clang-format -i fabricd/*/*.[ch] kmod/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c

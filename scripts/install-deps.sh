@@ -12,7 +12,7 @@ iproute2 iputils-ping wireguard-tools wireguard-go nftables tcpdump iperf3
 python3 python3-pytest python3-jsonschema valgrind util-linux procps kmod
 qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils zstd
 frr frr-pythontools ifupdown2 libmicrohttpd-dev python3-prometheus-client graphviz
-debhelper dpkg-dev fakeroot lintian bash-completion man-db"
+debhelper dpkg-dev fakeroot lintian bash-completion man-db git systemd"
 
 missing=""
 for p in $PKGS; do

@@ -145,6 +145,16 @@ static int parse_wg_backend(const char *text, enum wg_backend_choice *out)
 	return 0;
 }
 
+/* fixed, then value_options[], then the terminator, into out */
+static void join_options(struct option *out, const struct option *fixed, size_t n_fixed)
+{
+	memcpy(out, fixed, n_fixed * sizeof(*fixed));
+	for (size_t i = 0; i < N_VALUE_OPTIONS; i++)
+		out[n_fixed + i] = (struct option){value_options[i].name, value_options[i].has_arg,
+						   NULL, OPT_VALUE_BASE + (int)i};
+	out[n_fixed + N_VALUE_OPTIONS] = (struct option){NULL, 0, NULL, 0};
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option fixed_opts[] = {
@@ -159,14 +169,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
-	size_t n = sizeof(fixed_opts) / sizeof(fixed_opts[0]);
 	int c;
 
-	memcpy(long_opts, fixed_opts, sizeof(fixed_opts));
-	for (size_t i = 0; i < N_VALUE_OPTIONS; i++)
-		long_opts[n++] = (struct option){value_options[i].name, value_options[i].has_arg,
-						 NULL, OPT_VALUE_BASE + (int)i};
-	long_opts[n] = (struct option){NULL, 0, NULL, 0};
+	join_options(long_opts, fixed_opts, sizeof(fixed_opts) / sizeof(fixed_opts[0]));
 
 	/* "+": stop at the first positional so subcommands may take their own */
 	while ((c = getopt_long(argc, argv, "+c:n:vh", long_opts, NULL)) != -1) {

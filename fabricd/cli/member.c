@@ -119,12 +119,18 @@ void member_key_abandon(const struct options *o, struct member *m)
 	m->key_pending = false;
 }
 
-/* The source address towards dst into m; 0 or -errno. */
+/*
+ * The source address towards dst into m; 0 or -errno. A dst that is one of
+ * this host's own addresses (the kernel answers with dst itself) says
+ * nothing about the way to the other nodes: -EADDRINUSE.
+ */
 static int source_towards(const struct ip_addr *dst, struct member *m)
 {
 	struct ip_addr src;
 	int ret = nl_route_source(dst, &src);
 
+	if (ret == 0 && ip_addr_equal(&src, dst))
+		return -EADDRINUSE;
 	if (ret == 0)
 		ip_addr_str(&src, m->underlay, sizeof(m->underlay));
 	return ret;
@@ -169,8 +175,9 @@ int member_underlay(const struct options *o, const struct cluster *c, struct mem
 	}
 	if (ret < 0) {
 		log_error("cannot tell this node's underlay address: no route to the underlay "
-			  "addresses of the nodes in %s (%s); give it with --underlay ADDR",
-			  o->config, strerror(-ret));
+			  "addresses of the other nodes in %s (%s); give it with --underlay ADDR",
+			  o->config,
+			  ret == -EADDRINUSE ? "they are addresses of this host" : strerror(-ret));
 		return -1;
 	}
 	return 0;

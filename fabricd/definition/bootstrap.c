@@ -207,6 +207,19 @@ static int join_existing(const struct cluster *c, json_t *nodes, size_t idx,
 	}
 	same = !memcmp(key, c->nodes[idx].public_key, WGKEY_LEN);
 	if (same) {
+		struct ip_addr underlay;
+		char have[IP_ADDR_STRLEN];
+
+		/* join never moves a member: say so when its address looks different now */
+		if (ip_addr_parse(m->underlay, &underlay) == 0 &&
+		    !ip_addr_equal(&underlay, &c->nodes[idx].underlay)) {
+			snprintf(path, sizeof(path), "nodes[%zu].underlay", idx);
+			diag_warn(d, path,
+				  "node %s is listed with %s, but this node's underlay address is "
+				  "now %s: join left it as it is; edit %s if the node moved",
+				  m->name, ip_addr_str(&c->nodes[idx].underlay, have, sizeof(have)),
+				  m->underlay, path);
+		}
 		res->outcome = BOOTSTRAP_UNCHANGED;
 		return 0;
 	}

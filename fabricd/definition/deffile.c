@@ -204,10 +204,13 @@ static int write_temp(const struct deffile *f, const char *tmp, const char *text
 
 int deffile_replace(struct deffile *f, const char *text, size_t len, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX + 32], dir[PATH_MAX];
+	char tmp[PATH_MAX + 96], dir[PATH_MAX], host[64] = "";
 	int ret, dfd;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", f->path, (int)getpid());
+	/* the host name too: editors on other hosts of a shared directory may have our pid */
+	gethostname(host, sizeof(host) - 1);
+	host[strcspn(host, "/")] = '\0';
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%s.%d", f->path, host, (int)getpid());
 	ret = write_temp(f, tmp, text, len);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: cannot write it: %s; nothing was changed", tmp,

@@ -11,9 +11,10 @@
 - test_rotate_key, test_no_route: --rotate-key; the underlay address when no
   route tells it.
 - test_cluster_from_init_and_join: three namespace nodes; init on pve1 and
-  join on pve2/pve3 (names, underlay addresses from the routes, fabric
-  addresses and keys all chosen by fabricd), `fabricd run` on each reading
-  the one shared file: full-mesh handshakes, guests ping across all nodes;
+  join on pve2 (names, underlay addresses from the routes, fabric
+  addresses and keys all chosen by fabricd), `fabricd run` on both reading
+  the one shared file, then pve3 joins the running cluster and starts its
+  daemon: full-mesh handshakes, guests ping across all nodes;
   then pve3 leaves and the other daemons remove its peer and FDB entries.
 """
 
@@ -156,6 +157,11 @@ ERRORS = [
     ("leave last node", ["leave", "-c", "{single}", "-n", "pve1"],
      "the only node of the definition"),
     ("stray argument", ["join", "-c", "{path}", "extra"], "usage: fabricd join"),
+    ("name too long", ["join", "-c", "{path}", "-n", "n" * 64, "--underlay", "192.0.2.13"],
+     "longer than 63 characters: give a shorter one with -n NODE"),
+    ("no lock possible", ["join", "-c", "/proc/fabricd-test.json", "-n", "pve3", "--underlay",
+                          "192.0.2.13", "--key-file", "{tmp}/pve3.key"],
+     "cannot open the definition's lock file"),
 ]
 
 
@@ -237,6 +243,13 @@ def test_no_route(fabricd_bin, two_node_files, netns_env):
         assert res.returncode == 1, res.stdout
         assert "give it with --underlay ADDR" in res.stderr, res.stderr
     assert not os.path.exists(files["new"])
+    # the only other node's address is one of this host's: no way to tell
+    script = ("ip link set lo up && ip addr add 192.0.2.11/32 dev lo && "
+              f"exec {fabricd_bin} join -c {files['single']} -n pve5 --key-file {tmp}/pve5.key")
+    res = run(["unshare", "--net", "sh", "-c", script], check=False)
+    assert res.returncode == 1, res.stdout
+    assert "(they are addresses of this host); give it with --underlay ADDR" in res.stderr, \
+        res.stderr
 
 
 @pytest.mark.netns
@@ -261,26 +274,32 @@ def test_cluster_from_init_and_join(make_cluster):
     definition["zones"] = [zone("tenant", "secure", [("vnet100", 100)])]
     with open(path, "w") as f:
         json.dump(definition, f, indent=2)
-    # pve2 and pve3 find theirs from the route towards pve1
-    for node in (pve2, pve3):
-        res = node.fabricd("join", "-c", path)
-        assert res.rc == 0, res
-    with open(path) as f:
-        definition = json.load(f)
-    assert [(n["name"], n["underlay"], n["fabric_address"]) for n in definition["nodes"]] == [
-        (n.name, n.underlay, n.fabric_address) for n in cluster.nodes]
-    for node in cluster.nodes:
-        assert stat.S_IMODE(os.stat(node.key_file).st_mode) == 0o600
-        node.public_key = public_key_of(cluster.fabricd_bin, node.key_file)
+    # pve2 finds its underlay address from the route towards pve1
+    res = pve2.fabricd("join", "-c", path)
+    assert res.rc == 0, res
 
     daemons = {}
-    for node in cluster.nodes:
+
+    def start(node):
         d = Daemon(cluster, node)
         d.path = path  # every node reads the one shared file
-        daemons[node.name] = d.start(wait_ready=False)
-    for d in daemons.values():
-        d.wait_notify("READY=1", timeout=20)
+        daemons[node.name] = d.start(timeout=30)
+
     try:
+        for node in (pve1, pve2):
+            start(node)
+        # pve3 joins a running cluster: pve1 and pve2 add it on their own
+        res = pve3.fabricd("join", "-c", path)
+        assert res.rc == 0, res
+        start(pve3)
+        with open(path) as f:
+            definition = json.load(f)
+        assert [(n["name"], n["underlay"], n["fabric_address"])
+                for n in definition["nodes"]] == [
+            (n.name, n.underlay, n.fabric_address) for n in cluster.nodes]
+        for node in cluster.nodes:
+            assert stat.S_IMODE(os.stat(node.key_file).st_mode) == 0o600
+            node.public_key = public_key_of(cluster.fabricd_bin, node.key_file)
         warm_sessions(cluster.nodes)
         for node in cluster.nodes:
             peers = node.wg_dump().peers

@@ -3,7 +3,7 @@
 
 The committed tree is cloned into a temporary directory (so a file missing
 from git fails here, as it would on a new machine), built twice with
-`dpkg-buildpackage -us -uc -b` (as it is, and with a newer version in the
+`make deb` (`dpkg-buildpackage -us -uc -b`; as it is, and with a newer version in the
 clone's debian/changelog), and checked:
 
 - `make install DESTDIR=...` from the clone installs what the package holds;
@@ -50,15 +50,30 @@ def changelog_version(tree):
         return re.match(r"^\S+ \(([^)]+)\)", f.readline()).group(1)
 
 
-def build(tree):
-    """dpkg-buildpackage in tree; the path of the fabricd .deb it wrote next to it."""
+def build(tree, incremental=False):
+    """`make deb` (dpkg-buildpackage -us -uc -b) in tree; the path of the .deb next to it.
+
+    incremental: without the pre-build clean (dpkg-buildpackage -nc), so make
+    rebuilds only what the change needs (a version bump: version.h, main.o).
+    """
+    # nocheck: the unit tests run in their own tier; this one is about the package
     env = {**os.environ, "DEB_BUILD_OPTIONS": "nocheck parallel=2"}
-    res = subprocess.run(["nice", "dpkg-buildpackage", "-us", "-uc", "-b"], cwd=tree, env=env,
+    if incremental:
+        for stale in ("debian/debhelper-build-stamp", "debian/.debhelper"):
+            subprocess.run(["rm", "-rf", f"{tree}/{stale}"], check=True)
+    argv = ["make", "deb"] if not incremental else [
+        "make", "deb", "DPKG_BUILDPACKAGE_FLAGS=-nc"]
+    res = subprocess.run(["nice", *argv], cwd=tree, env=env,
                          capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, f"dpkg-buildpackage failed:\n{res.stdout[-4000:]}{res.stderr}"
-    deb = f"{os.path.dirname(tree)}/fabricd_{changelog_version(tree)}_amd64.deb"
-    assert os.path.isfile(deb), f"no {deb}: {os.listdir(os.path.dirname(tree))}"
-    return deb
+    assert res.returncode == 0, f"make deb failed:\n{res.stdout[-4000:]}{res.stderr}"
+    version = changelog_version(tree)
+    parent = os.path.dirname(tree)
+    # nothing but the packages outside the tree, and nothing untracked in it
+    assert sorted(os.listdir(parent)) == sorted(
+        ["fabricd", f"fabricd_{version}_amd64.deb", f"fabricd-dbgsym_{version}_amd64.deb"])
+    untracked = run(["git", "-C", tree, "status", "--porcelain"]).stdout
+    assert untracked == "" or untracked == " M debian/changelog\n", untracked
+    return f"{parent}/fabricd_{version}_amd64.deb"
 
 
 def bump_version(tree):
@@ -83,19 +98,20 @@ def packages():
         pytest.skip(f"missing tools: {', '.join(missing)} (scripts/install-deps.sh)")
     tmp = tempfile.mkdtemp(prefix="fabricd-pkg-")
     try:
-        trees = []
-        for name in ("v1", "v2"):
-            tree = f"{tmp}/{name}/fabricd"
-            os.makedirs(os.path.dirname(tree))
-            # the committed tree only: HEAD, even when it is not a branch
-            run(["git", "clone", "-q", "--no-checkout", REPO, tree])
-            run(["git", "-C", tree, "fetch", "-q", REPO, "HEAD"])
-            run(["git", "-C", tree, "checkout", "-q", "FETCH_HEAD"])
-            trees.append(tree)
-        version2 = bump_version(trees[1])
-        yield {"tmp": tmp, "tree": trees[0], "deb": build(trees[0]),
-               "version": changelog_version(trees[0]), "deb2": build(trees[1]),
-               "version2": version2}
+        tree = f"{tmp}/v1/fabricd"
+        os.makedirs(os.path.dirname(tree))
+        # the committed tree only: HEAD, even when it is not a branch
+        run(["git", "clone", "-q", "--no-checkout", REPO, tree])
+        run(["git", "-C", tree, "fetch", "-q", REPO, "HEAD"])
+        run(["git", "-C", tree, "checkout", "-q", "FETCH_HEAD"])
+        deb = build(tree)
+        # the newer build: a copy of the built clone with a newer version
+        tree2 = f"{tmp}/v2/fabricd"
+        os.makedirs(os.path.dirname(tree2))
+        run(["cp", "-a", tree, tree2])
+        version2 = bump_version(tree2)
+        yield {"tmp": tmp, "tree": tree, "deb": deb, "version": changelog_version(tree),
+               "deb2": build(tree2, incremental=True), "version2": version2}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -257,7 +273,7 @@ def test_upgrade_while_running(packages, sysroot, make_cluster):
         daemons[node.name] = d.start(wait_ready=False)
     try:
         for d in daemons.values():
-            d.wait_notify("READY=1", timeout=20)
+            d.wait_notify("READY=1", timeout=30)
         warm_sessions(cluster.nodes)
         g1 = cluster.add_guest(pve1, "vnet100", "10.0.0.1/24")
         g2 = cluster.add_guest(pve2, "vnet100", "10.0.0.2/24")
@@ -274,10 +290,11 @@ def test_upgrade_while_running(packages, sysroot, make_cluster):
         # what `systemctl try-restart fabricd` does after the upgrade
         for d in daemons.values():
             assert d.stop() == 0, d.log()
-            d.start()
+            d.start(timeout=30)
             assert os.readlink(f"/proc/{d.pid}/exe") == installed  # the new file, not "(deleted)"
             # the log of this run: nothing created or changed, the fabric taken over as it is
-            d.wait_log("up to date, nothing to change (the running fabric is adopted)")
+            d.wait_log("up to date, nothing to change (the running fabric is adopted)",
+                       timeout=20)
         pingers.assert_no_loss("across the package upgrade")
         for node in cluster.nodes:
             ifindexes, sessions = before[node.name]

@@ -198,7 +198,19 @@ static void test_join(void)
 	CHECK_INT(bootstrap_join(text, strlen(text), &m, false, &res, &d), 0, "same key");
 	CHECK(res.outcome == BOOTSTRAP_UNCHANGED && !res.text, "unchanged, no text");
 	CHECK_STR(res.fabric_address, "10.255.0.3", "its address");
+	CHECK(d.n_warnings == 0, "no warning when nothing differs");
 	diag_free(&d);
+
+	/* the same key from another underlay address: unchanged, with a warning */
+	m.underlay = "192.0.2.99";
+	diag_init(&d);
+	CHECK_INT(bootstrap_join(text, strlen(text), &m, false, &res, &d), 0, "moved node");
+	CHECK(res.outcome == BOOTSTRAP_UNCHANGED && !res.text, "still unchanged");
+	CHECK(d.n_warnings == 1 && strstr(d.warnings[0], "nodes[1].underlay") &&
+		  strstr(d.warnings[0], "192.0.2.99"),
+	      "a warning names the path and both addresses");
+	diag_free(&d);
+	m.underlay = "192.0.2.12";
 
 	/* with another key: an error naming its public_key, unless --rotate-key */
 	m.public_key = keys[3];
