@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		"                       [--grace SECONDS]\n\nCommands:\n");
+		"                       [--grace SECONDS] [--ifupdown-file FILE]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -44,6 +44,7 @@ enum {
 	OPT_WG_BACKEND,
 	OPT_JSON,
 	OPT_GRACE,
+	OPT_IFUPDOWN_FILE,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -57,6 +58,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"grace", required_argument, NULL, OPT_GRACE},
+	    {"ifupdown-file", required_argument, NULL, OPT_IFUPDOWN_FILE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -104,6 +106,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 				log_error("--grace \"%s\": give whole seconds, 0..86400", optarg);
 				return -1;
 			}
+			break;
+		case OPT_IFUPDOWN_FILE:
+			o->ifupdown_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);

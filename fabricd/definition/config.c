@@ -35,10 +35,11 @@ static const char *const fabric_keys[] = {"prefix",    "listen_port",  "secure_p
 static const char *const node_keys[] = {
     "name", "underlay", "fabric_address", "public_key", "listen_port", "endpoint", NULL};
 static const char *const zone_keys[] = {"name",	 "transport", "mtu_policy", "mtu",
-					"nodes", "vnets",     NULL};
+					"nodes", "vnets",     "bridges",    NULL};
 static const char *const vnet_keys[] = {"name", "vni", NULL};
 static const char *const transports[] = {"plain", "secure", NULL};
 static const char *const mtu_policies[] = {"stable", "max", NULL};
+static const char *const bridge_owners[] = {"own", "existing", NULL};
 
 static bool is_alnum(char ch)
 {
@@ -461,6 +462,8 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 	z->mtu_policy = MTU_POLICY_STABLE;
 	if (get_enum(l, obj, path, "mtu_policy", NULL, mtu_policies, p, &e) > 0)
 		z->mtu_policy = e ? MTU_POLICY_MAX : MTU_POLICY_STABLE;
+	if (get_enum(l, obj, path, "bridges", NULL, bridge_owners, p, &e) > 0 && e)
+		z->flags |= ZONE_EXISTING_BRIDGES;
 	if (get_int(l, obj, path, "mtu", NULL, MTU_MIN, MTU_MAX, p, &n) > 0) {
 		z->mtu = (unsigned int)n;
 		z->flags |= ZONE_HAS_MTU;

@@ -55,6 +55,8 @@ struct desired_vnet {
 	 * guard must still let that VNI's plain VXLAN in and out.
 	 */
 	bool plain_retiring;
+	/* the bridge is not fabricd's (zone "bridges": "existing"): only its port is */
+	bool existing_bridge;
 };
 
 struct desired_zone {

@@ -74,6 +74,8 @@ struct vnet {
 enum zone_flags {
 	ZONE_HAS_MTU = 1U << 0,
 	ZONE_HAS_NODES = 1U << 1,
+	/* "bridges": "existing": the vnet bridges are another manager's (Proxmox's) */
+	ZONE_EXISTING_BRIDGES = 1U << 2,
 };
 
 struct zone {

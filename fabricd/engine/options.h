@@ -22,6 +22,7 @@ struct options {
 	bool json;
 	bool verbose;
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
+	const char *ifupdown_file; /* --ifupdown-file, NULL: the default (engine/ifupdown.h) */
 	int argc;	    /* positional arguments after the subcommand */
 	char **argv;
 };

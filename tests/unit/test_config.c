@@ -329,6 +329,10 @@ static const struct tcase cases[] = {
     OK("mtu_policy max", ZONE0, ZONE0 " \"mtu_policy\": \"max\","),
     BAD("mtu_policy bad", "zones[0].mtu_policy", "use \"stable\" or \"max\"", ZONE0,
 	ZONE0 " \"mtu_policy\": \"min\","),
+    OK("bridges existing", ZONE0, ZONE0 " \"bridges\": \"existing\","),
+    OK("bridges own", ZONE0, ZONE0 " \"bridges\": \"own\","),
+    BAD("bridges bad", "zones[0].bridges", "\"own\" or \"existing\"", ZONE0,
+	ZONE0 " \"bridges\": \"proxmox\","),
     /* zone MTU */
     BAD("zone mtu 575", "zones[0].mtu", "576..65535", ZONE0, ZONE0 " \"mtu\": 575,"),
     WARN("zone mtu 576 warns", "zones[0].mtu: the zone MTU 576 is below 1280", ZONE0,
