@@ -57,6 +57,7 @@ struct desired_vnet {
 	bool plain_retiring;
 	/* the bridge is not fabricd's (zone "bridges": "existing"): only its port is */
 	bool existing_bridge;
+	const char *replaces; /* a foreign VXLAN port to take over (borrowed), or NULL */
 };
 
 struct desired_zone {

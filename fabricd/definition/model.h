@@ -69,6 +69,8 @@ struct node {
 struct vnet {
 	char name[FABRICD_IFNAME_MAX + 1];
 	uint32_t vni; /* 1..16777215 */
+	/* "" or the foreign VXLAN port (Proxmox's vxlan_<vnet>) fabricd takes over */
+	char replaces[FABRICD_IFNAME_MAX + 1];
 };
 
 enum zone_flags {

@@ -13,6 +13,7 @@
 #include "kinds/fabric.h"
 #include "base/log.h"
 #include "engine/reconcile.h"
+#include "engine/takeover.h"
 #include "kinds/vxlan.h"
 
 int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend)
@@ -131,7 +132,8 @@ static void check_conflicts(const struct node_state *want, const struct observed
 			const struct link_obs *l = &have->links.links[j];
 
 			if (strcmp(l->kind, "vxlan") || link_is_owned(l, want->owner) ||
-			    l->vni != v->vni || l->port != v->port || !strcmp(l->name, v->vxlan))
+			    l->vni != v->vni || l->port != v->port || !strcmp(l->name, v->vxlan) ||
+			    takeover_applies(v, l, have))
 				continue;
 			snprintf(path, sizeof(path), "vxlan %s", v->vxlan);
 			diag_add(diag, path,
@@ -331,6 +333,8 @@ static int plan_vnet(const struct node_state *want, const struct desired_vnet *v
 		/* never created, changed or deleted here: wait until its manager makes it */
 		if (!br || strcmp(br->kind, "bridge"))
 			return 0;
+		if ((ret = takeover_plan(v, have, p)) < 0)
+			return ret;
 	} else {
 		ret = bridge_plan(v, br, p);
 		if (ret < 0)

@@ -23,74 +23,22 @@ bridges keep their ifindex (never recreated) and carry no fabricd mark; the
 control (without fabricd's file) shows ifreload does remove the port.
 """
 import os
-import shutil
 import time
 
 import pytest
 
 from fabtest import zone
 from fabtest.pinger import Pingers
+from fabtest.proxmox import IFRELOAD, ifupdown, ports, proxmox_node, simple_vnet, write_sdn
 from fabtest.wait import wait_until
 
 pytestmark = [pytest.mark.netns, pytest.mark.vxlan]
 
-IFUPDOWN2 = "/usr/sbin/ifreload"
-PROXMOX_CONDONE = "^(tap|veth|fwpr)"  # what Proxmox's ifupdown2 uses by default
 MTU = 1390  # fabricd's stable MTU on a 1500 underlay; set as the Simple zone's mtu
 
-INTERFACES = """auto lo
-iface lo inet loopback
 
-source /etc/network/interfaces.d/*
-"""
-
-
-def sdn_file(vnets, version):
-    """/etc/network/interfaces.d/sdn as Proxmox renders a Simple zone (no subnets)."""
-    text = f"#version:{version}\n"
-    for name in vnets:
-        text += (f"\nauto {name}\niface {name}\n\tbridge_ports none\n\tbridge_stp off\n"
-                 f"\tbridge_fd 0\n\tmtu {MTU}\n"
-                 # Debian's ifupdown2 has no default: write Proxmox's, as its package does
-                 f"\tbridge-ports-condone-regex {PROXMOX_CONDONE}\n")
-    return text
-
-
-def ifupdown(node, command):
-    """ifup/ifreload -a inside the node (Debian's python, argv[0] picks the command)."""
-    started = time.monotonic()
-    res = node.run(["/usr/bin/python3", f"/usr/sbin/{command}", "-a"], check=False, timeout=60)
-    assert res.returncode == 0, f"{command} -a on {node.name}: {res.stdout}{res.stderr}"
-    return time.monotonic() - started
-
-
-def proxmox_node(cluster, node, vnets):
-    """Give node a private /etc/network of Proxmox's shape and run `ifup -a`."""
-    etc = os.path.join(cluster.tmpdir, f"{node.name}-etc-network")
-    os.makedirs(os.path.join(etc, "interfaces.d"))
-    shutil.copytree("/etc/network/ifupdown2", os.path.join(etc, "ifupdown2"))
-    with open(os.path.join(etc, "interfaces"), "w") as f:
-        f.write(INTERFACES)
-    write_sdn(etc, vnets, 1)
-    # inside the node's own mount namespace only: the host's files are never touched
-    node.run(["mount", "--bind", etc, "/etc/network"])
-    # ifupdown2 writes bridge settings under /sys/class/net: a sysfs of this netns
-    node.run(["mount", "-t", "sysfs", "fabtest-sysfs", "/sys"])
-    node.run(["mount", "-t", "tmpfs", "fabtest-run-network", "/run/network"])
-    node.run(["mount", "-t", "tmpfs", "fabtest-state-network", "/var/tmp/network"])
-    ifupdown(node, "ifup")
-    return etc
-
-
-def write_sdn(etc, vnets, version):
-    path = os.path.join(etc, "interfaces.d", "sdn")
-    with open(path + ".new", "w") as f:
-        f.write(sdn_file(vnets, version))
-    os.replace(path + ".new", path)
-
-
-def ports(node, bridge):
-    return sorted(name for name, link in node.links().items() if link.get("master") == bridge)
+def sdn_file(vnets):
+    return "".join(simple_vnet(name, MTU) for name in vnets)
 
 
 def bridge_ids(cluster, names):
@@ -99,10 +47,10 @@ def bridge_ids(cluster, names):
 
 @pytest.fixture
 def frontend(make_cluster):
-    if not os.path.exists(IFUPDOWN2):
+    if not os.path.exists(IFRELOAD):
         pytest.skip("Debian's ifupdown2 is not installed")
     cluster = make_cluster(3)
-    etcs = {n.name: proxmox_node(cluster, n, ["vnet1", "vnet2"]) for n in cluster.nodes}
+    etcs = {n.name: proxmox_node(cluster, n, sdn_file(["vnet1", "vnet2"])) for n in cluster.nodes}
     zones = [dict(zone("front", "secure", [("vnet1", 100)]), bridges="existing"),
              dict(zone("frontp", "plain", [("vnet2", 200)]), bridges="existing")]
     config = cluster.write_definition(cluster.definition(zones=zones))
@@ -136,7 +84,7 @@ def test_ifreload_keeps_fabricd_ports(frontend):
             reload_times.append(ifupdown(n, "ifreload"))
     # Proxmox adds a vnet (SDN "Apply" on every node), then fabricd carries it
     for n in cluster.nodes:
-        write_sdn(etcs[n.name], ["vnet1", "vnet2", "vnet3"], 4)
+        write_sdn(etcs[n.name], sdn_file(["vnet1", "vnet2", "vnet3"]), 4)
         reload_times.append(ifupdown(n, "ifreload"))
     zones[0]["vnets"].append({"name": "vnet3", "vni": 101})
     config = cluster.write_definition(cluster.definition(zones=zones))
