@@ -28,6 +28,7 @@ import time
 import pytest
 
 from fabtest import zone
+from fabtest.daemon import run_at, start_daemons, stop_daemons
 from fabtest.pinger import Pingers
 from fabtest.proxmox import IFRELOAD, ifupdown, ports, proxmox_node, simple_vnet, write_sdn
 from fabtest.wait import wait_until
@@ -131,3 +132,30 @@ def test_control_ifreload_removes_unlisted_port(frontend):
     res = pve1.fabricd("plan", "-c", cluster.write_definition(cluster.definition(zones=[
         dict(zone("later", "secure", [("vnet7", 700)]), bridges="existing")])))
     assert "bridge vnet7" not in res.stdout and pve1.link("vnet7") is None, res
+
+
+def test_daemon_toggles_a_zone_under_ifreload(frontend):
+    """The per-zone toggle: `set-transport` on each node's copy, `fabricd run` switches
+    plain -> secure make-before-break while Proxmox's ifreload -a runs on every node."""
+    cluster, etcs, zones, _config = frontend
+    grace = 4
+    daemons = start_daemons(cluster, cluster.definition(zones=zones), grace=grace)
+    try:
+        pln = [cluster.add_guest(n, "vnet2", f"10.0.2.{i + 1}/24") for i, n in
+               enumerate(cluster.nodes)]
+        for a, b in [(pln[0], pln[1]), (pln[1], pln[2]), (pln[2], pln[0])]:
+            wait_until(lambda: a.ping(b), timeout=15)
+        pingers = Pingers.between(cluster, [(pln[0], pln[1]), (pln[1], pln[2]),
+                                            (pln[2], pln[0])], seconds=grace + 8).start()
+        run_at([(0.5 + 0.4 * i, lambda d=d: d.set_transport("frontp", "secure"))
+                for i, d in enumerate(daemons.values())])
+        for n in cluster.nodes:  # while both devices are in the bridge
+            ifupdown(n, "ifreload")
+        for n, g in zip(cluster.nodes, pln):
+            wait_until(lambda: ports(n, "vnet2") == sorted(["vs200", g.tap]),
+                       timeout=grace + 5, what=f"{n.name}: vx200 retired, vs200 kept")
+            ifupdown(n, "ifreload")
+            assert "vs200" in ports(n, "vnet2")
+        pingers.assert_no_loss("while frontp switched plain -> secure under ifreload")
+    finally:
+        stop_daemons(daemons)
