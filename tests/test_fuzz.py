@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Runs each libFuzzer harness of tests/fuzz/ for 30 seconds.
 
-fuzz_config fuzzes the definition loader, fuzz_nldump the parsers of kernel
+fuzz_config fuzzes the definition loader, fuzz_pve the Proxmox readers and
+import-pve's mapping (its output must pass the loader), fuzz_nldump the parsers of kernel
 and wireguard-go replies (seeded with the recorded dumps of
 tests/fixtures/nl/). `make fuzz FUZZ_SECONDS=600` runs both for longer.
 """
@@ -36,3 +37,8 @@ def test_fuzz_config_30s():
 @pytest.mark.slow
 def test_fuzz_nldump_30s():
     run_harness("run-nldump")
+
+
+@pytest.mark.slow
+def test_fuzz_pve_30s():
+    run_harness("run-pve")

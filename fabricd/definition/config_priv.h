@@ -56,4 +56,7 @@ void config_parse_endpoint(struct config_report *r, const char *path, const char
 /* Uniqueness, prefix membership, address families, ports and MTU across the definition. */
 void config_verify(const struct cluster *c, struct config_report *r);
 
+/* Host name syntax (RFC 1123 labels, not all-numeric); nothing is resolved. */
+bool hostname_valid(const char *s);
+
 #endif
