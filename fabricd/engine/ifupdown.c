@@ -98,8 +98,9 @@ int ifupdown_sync(const struct node_state *s, const char *path)
 		snprintf(dir, sizeof(dir), "%s", path);
 		slash = strrchr(dir, '/');
 		*slash = '\0';
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-			return 0; /* no ifupdown2 here */
+		/* classic ifupdown would not parse "iface X" without a method: ifupdown2 only */
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(IFUPDOWN2_DIR, F_OK) < 0)
+			return 0;
 	}
 	want = ifupdown_render(s);
 	if (!want)

@@ -19,6 +19,7 @@
 #include "definition/desired.h"
 
 #define IFUPDOWN_DEFAULT_FILE "/etc/network/interfaces.d/fabricd"
+#define IFUPDOWN2_DIR	      "/usr/share/ifupdown2" /* the default file only where it is installed */
 #define IFUPDOWN_CONDONE      "^(tap|veth|fwpr|vx[0-9]+$|vs[0-9]+$)"
 
 /*
@@ -28,8 +29,8 @@
 char *ifupdown_render(const struct node_state *s);
 
 /*
- * Brings path (NULL: IFUPDOWN_DEFAULT_FILE, skipped when its directory does
- * not exist) in line with s: written atomically when it differs, removed when
+ * Brings path (NULL: IFUPDOWN_DEFAULT_FILE, skipped when its directory or
+ * ifupdown2 is not there) in line with s: written atomically when it differs, removed when
  * nothing is left (only if fabricd wrote it). Failures are logged; 0 or -errno.
  */
 int ifupdown_sync(const struct node_state *s, const char *path);
