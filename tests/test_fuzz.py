@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Runs each libFuzzer harness of tests/fuzz/ for 30 seconds.
 
-fuzz_config fuzzes the definition loader, fuzz_nldump the parsers of kernel
+fuzz_config fuzzes the definition loader, fuzz_pve the Proxmox readers and
+import-pve's mapping (its output must pass the loader), fuzz_nldump the parsers of kernel
 and wireguard-go replies (seeded with the recorded dumps of
 tests/fixtures/nl/), fuzz_probe the data-path probe's frame parser.
 `make fuzz FUZZ_SECONDS=600` runs each for longer.
@@ -42,3 +43,8 @@ def test_fuzz_nldump_30s():
 @pytest.mark.slow
 def test_fuzz_probe_30s():
     run_harness("run-probe")
+
+
+@pytest.mark.slow
+def test_fuzz_pve_30s():
+    run_harness("run-pve")

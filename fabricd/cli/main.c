@@ -45,6 +45,7 @@ static void usage(FILE *f)
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
 		"                       [--grace SECONDS] [--lock-wait SECONDS] [--frr-pathspace "
 		"NAME]\n"
+		"                       [--ifupdown-file FILE]\n"
 		"       fabricd init -c FILE --cluster NAME --prefix CIDR [--listen-port N]\n"
 		"                    [-n NODE] [--underlay ADDR] [--key-file FILE]\n"
 		"       fabricd join -c FILE [-n NODE] [--underlay ADDR] [--key-file FILE] "
@@ -64,6 +65,7 @@ enum {
 	OPT_LOCK_WAIT,
 	OPT_PROBE_INTERVAL,
 	OPT_FRR_PATHSPACE,
+	OPT_IFUPDOWN_FILE,
 	OPT_VALUE_BASE = 512, /* + index into value_options[] */
 };
 
@@ -166,6 +168,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
 	    {"probe-interval", required_argument, NULL, OPT_PROBE_INTERVAL},
 	    {"frr-pathspace", required_argument, NULL, OPT_FRR_PATHSPACE},
+	    {"ifupdown-file", required_argument, NULL, OPT_IFUPDOWN_FILE},
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
@@ -206,6 +209,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (frr_pathspace_check(optarg) < 0)
 				return -1;
 			o->frr_pathspace = optarg;
+			break;
+		case OPT_IFUPDOWN_FILE:
+			o->ifupdown_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);

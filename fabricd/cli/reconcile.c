@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "cli/commands.h"
+#include "engine/ifupdown.h"
 #include "engine/lock.h"
 #include "engine/reconcile.h"
 #include "engine/session.h"
@@ -64,8 +65,12 @@ int cmd_down(const struct options *o)
 	}
 	if (plan_build_down(&s.r, &s.have, &s.plan) < 0)
 		goto out;
-	if (session_apply(&s, "down") == 0)
+	if (session_apply(&s, "down") == 0) {
+		struct node_state none = {0};
+
 		ret = 0;
+		ifupdown_sync(&none, o->ifupdown_file); /* nothing left to keep */
+	}
 out:
 	session_free(&s);
 	node_lock_release(&lock);

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/ifupdown.h"
 #include "engine/session.h"
 #include "definition/config.h"
 #include "daemon/daemon.h"
@@ -394,6 +395,7 @@ static int run_pass_locked(struct daemon *d)
 		d->rejected = 0;
 	}
 	report_mtus(d, &s, reasons);
+	ifupdown_sync(&s.want, s.ifupdown_file); /* before a port joins a bridge it keeps */
 	if (s.plan.n) {
 		report_plan(&s.plan, reasons);
 		ret = plan_apply(&s.r, &s.plan);

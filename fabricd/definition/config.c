@@ -37,11 +37,12 @@ static const char *const evpn_keys[] = {"asn", "route_reflectors", NULL};
 static const char *const control_planes[] = {"static", "evpn", NULL};
 static const char *const node_keys[] = {
     "name", "underlay", "fabric_address", "public_key", "listen_port", "endpoint", NULL};
-static const char *const zone_keys[] = {"name",	 "transport", "mtu_policy",    "mtu",
-					"nodes", "vnets",     "control_plane", NULL};
-static const char *const vnet_keys[] = {"name", "vni", NULL};
+static const char *const zone_keys[] = {"name",	 "transport", "mtu_policy",    "mtu", "nodes",
+					"vnets", "bridges",   "control_plane", NULL};
+static const char *const vnet_keys[] = {"name", "vni", "replaces", NULL};
 static const char *const transports[] = {"plain", "secure", NULL};
 static const char *const mtu_policies[] = {"stable", "max", NULL};
+static const char *const bridge_owners[] = {"own", "existing", NULL};
 
 static bool is_alnum(char ch)
 {
@@ -414,6 +415,17 @@ static void load_vnet(struct loader *l, json_t *obj, const char *path, struct vn
 	if (get_int(l, obj, path, "vni", "the VXLAN network identifier, 1..16777215", 1, 16777215,
 		    p, &n) > 0)
 		v->vni = (uint32_t)n;
+	if (get_string(l, obj, path, "replaces", NULL, p, &s) > 0) {
+		char q[CONFIG_VALUE_LEN];
+
+		if (!*s || strlen(s) > FABRICD_IFNAME_MAX || strpbrk(s, "/: \t\n"))
+			config_error(&l->r, p,
+				     "%s is not an interface name (1..15 bytes, no '/', ':' or "
+				     "spaces); name the device to take over, e.g. \"vxlan_blue\"",
+				     config_quote(s, q, sizeof(q)));
+		else
+			memcpy(v->replaces, s, strlen(s) + 1);
+	}
 }
 
 static void *alloc_array(struct loader *l, size_t n, size_t size)
@@ -503,6 +515,8 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 	z->mtu_policy = MTU_POLICY_STABLE;
 	if (get_enum(l, obj, path, "mtu_policy", NULL, mtu_policies, p, &e) > 0)
 		z->mtu_policy = e ? MTU_POLICY_MAX : MTU_POLICY_STABLE;
+	if (get_enum(l, obj, path, "bridges", NULL, bridge_owners, p, &e) > 0 && e)
+		z->flags |= ZONE_EXISTING_BRIDGES;
 	if (get_int(l, obj, path, "mtu", NULL, MTU_MIN, MTU_MAX, p, &n) > 0) {
 		z->mtu = (unsigned int)n;
 		z->flags |= ZONE_HAS_MTU;
@@ -524,7 +538,13 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 		path_index(ep, p, i);
 		if (json_is_object(v))
 			load_vnet(l, v, ep, &z->vnets[i]);
-		else
+		if (json_is_object(v) && z->vnets[i].replaces[0] &&
+		    !(z->flags & ZONE_EXISTING_BRIDGES))
+			config_error(
+			    &l->r, ep,
+			    "\"replaces\" takes over a port only in a bridge fabricd does not "
+			    "own: add \"bridges\": \"existing\" to the zone");
+		else if (!json_is_object(v))
 			config_error(&l->r, ep,
 				     "%s is %s; give an object {\"name\": ..., \"vni\": ...}",
 				     jtext(v, t, sizeof(t)), jtype(v));

@@ -59,4 +59,7 @@ void config_verify(const struct cluster *c, struct config_report *r);
 /* The EVPN control plane: fabric.evpn present where used, reflectors are nodes (evpn.c). */
 void evpn_verify(const struct cluster *c, struct config_report *r);
 
+/* Host name syntax (RFC 1123 labels, not all-numeric); nothing is resolved. */
+bool hostname_valid(const char *s);
+
 #endif

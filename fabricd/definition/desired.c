@@ -99,6 +99,8 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	v->name = z->vnets[vi].name;
 	v->vni = z->vnets[vi].vni;
 	v->transport = z->transport;
+	v->existing_bridge = (z->flags & ZONE_EXISTING_BRIDGES) != 0;
+	v->replaces = z->vnets[vi].replaces[0] ? z->vnets[vi].replaces : NULL;
 	desired_vxlan_name(v->vxlan, v->vni, z->transport);
 	v->port = secure ? c->fabric.secure_port : PLAIN_VXLAN_PORT;
 	v->local = secure ? me->fabric_address : me->underlay;

@@ -64,6 +64,9 @@ struct desired_vnet {
 	 * guard must still let that VNI's plain VXLAN in and out.
 	 */
 	bool plain_retiring;
+	/* the bridge is not fabricd's (zone "bridges": "existing"): only its port is */
+	bool existing_bridge;
+	const char *replaces; /* a foreign VXLAN port to take over (borrowed), or NULL */
 };
 
 struct desired_zone {

@@ -86,12 +86,16 @@ struct node {
 struct vnet {
 	char name[FABRICD_IFNAME_MAX + 1];
 	uint32_t vni; /* 1..16777215 */
+	/* "" or the foreign VXLAN port (Proxmox's vxlan_<vnet>) fabricd takes over */
+	char replaces[FABRICD_IFNAME_MAX + 1];
 };
 
 enum zone_flags {
 	ZONE_HAS_MTU = 1U << 0,
 	ZONE_HAS_NODES = 1U << 1,
 	ZONE_HAS_CONTROL_PLANE = 1U << 2,
+	/* "bridges": "existing": the vnet bridges are another manager's (Proxmox's) */
+	ZONE_EXISTING_BRIDGES = 1U << 3,
 };
 
 struct zone {

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
+#include "definition/config_priv.h"
 #include "definition/pve_import_priv.h"
 #include "definition/wgkey.h"
 
@@ -325,11 +327,20 @@ static int read_peers(struct pve_import *imp, const struct pve_section *s, struc
 static void read_endpoint(struct pve_import *imp, const struct pve_section *s, struct imp_node *n)
 {
 	const char *ep = imp_get(imp, imp->in->fabrics, s, "endpoint");
+	char where[PVE_WHERE_LEN];
 
 	if (!ep)
 		return;
-	if (ip_addr_parse(ep, &n->endpoint_ip) < 0)
+	if (ip_addr_parse(ep, &n->endpoint_ip) == 0)
+		return;
+	if (hostname_valid(ep) && strlen(ep) < sizeof(n->endpoint_host))
 		snprintf(n->endpoint_host, sizeof(n->endpoint_host), "%s", ep);
+	else
+		diag_add(
+		    imp->d, pve_where(where, imp->in->fabrics, s, "endpoint"),
+		    "\"%s\" is neither an address nor a host name (without port); ignored, the "
+		    "node is reached at its corosync address",
+		    ep);
 }
 
 static void read_fabric_address(struct pve_import *imp, const struct pve_section *s,
@@ -456,6 +467,7 @@ static int read_fabric(struct pve_import *imp)
 	if (prefix && ip_prefix_parse(prefix, &imp->prefix) < 0) {
 		diag_add(imp->d, pve_where(where, ff, f, "ip_prefix"),
 			 "\"%s\" is not a prefix with zero host bits", prefix);
+		memset(&imp->prefix, 0, sizeof(imp->prefix));
 	}
 	if (ka) {
 		unsigned long v = strtoul(ka, &end, 10);
@@ -521,6 +533,8 @@ static void fill_fabric_addresses(struct pve_import *imp)
 	}
 }
 
+static void check_node_rules(struct pve_import *imp, struct imp_node *n);
+
 static int finish_nodes(struct pve_import *imp)
 {
 	int family = 0;
@@ -574,8 +588,70 @@ static int finish_nodes(struct pve_import *imp)
 				return ret;
 			n->has_key = true;
 		}
+		if (n->usable)
+			check_node_rules(imp, n);
 	}
 	return 0;
+}
+
+/* Host bits of a in prefix p all zero (network) or all one (IPv4 broadcast). */
+static bool network_or_broadcast(const struct ip_prefix *p, const struct ip_addr *a)
+{
+	size_t bits = 8 * ip_addr_len(a);
+	bool zeros = true, ones = true;
+
+	if (p->len + 1U >= bits)
+		return false; /* /31, /32, /127, /128: every address is a host */
+	for (size_t b = p->len; b < bits; b++) {
+		bool set = a->bytes[b / 8] & (0x80U >> (b % 8));
+
+		zeros = zeros && !set;
+		ones = ones && set;
+	}
+	return zeros || (ones && a->family == AF_INET);
+}
+
+/* What fabricd check requires of nodes that Proxmox does not (or not at parse time). */
+static void check_node_rules(struct pve_import *imp, struct imp_node *n)
+{
+	char a[IP_ADDR_STRLEN];
+
+	if (n->fabric_address.family != imp->prefix.addr.family ||
+	    !ip_prefix_contains(&imp->prefix, &n->fabric_address) ||
+	    network_or_broadcast(&imp->prefix, &n->fabric_address)) {
+		diag_add(imp->d, n->name,
+			 "fabric address %s is not a host address of the fabric "
+			 "prefix; give the node another ip",
+			 ip_addr_str(&n->fabric_address, a, sizeof(a)));
+		n->usable = false;
+	} else if (ip_prefix_contains(&imp->prefix, &n->underlay) ||
+		   (n->endpoint_ip.family && ip_prefix_contains(&imp->prefix, &n->endpoint_ip))) {
+		diag_add(imp->d, n->name,
+			 "underlay %s is inside the fabric prefix; WireGuard's "
+			 "packets would loop: give the fabric another ip_prefix",
+			 ip_addr_str(&n->underlay, a, sizeof(a)));
+		n->usable = false;
+	}
+	for (size_t j = 0; n->usable && &imp->nodes[j] < n; j++) {
+		const struct imp_node *o = &imp->nodes[j];
+		const char *what = NULL;
+
+		if (!o->usable)
+			continue;
+		if (ip_addr_equal(&o->underlay, &n->underlay))
+			what = "underlay address";
+		else if (ip_addr_equal(&o->fabric_address, &n->fabric_address))
+			what = "fabric address";
+		else if (!memcmp(o->pub, n->pub, WG_KEY_LEN))
+			what = "WireGuard public key";
+		if (what) {
+			diag_add(imp->d, n->name,
+				 "has the same %s as node %s; give each node its "
+				 "own",
+				 what, o->name);
+			n->usable = false;
+		}
+	}
 }
 
 static void cluster_name(struct pve_import *imp)

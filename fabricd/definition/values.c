@@ -211,7 +211,7 @@ void config_parse_key(struct config_report *r, const char *path, const char *s,
  * Host name syntax only (RFC 1123 labels); it is resolved where it is used.
  * An all-numeric last label is a mistyped IPv4 address, not a name.
  */
-static bool hostname_valid(const char *s)
+bool hostname_valid(const char *s)
 {
 	size_t len = strlen(s);
 	const char *label = s;

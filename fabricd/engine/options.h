@@ -27,12 +27,13 @@ struct options {
 	unsigned int grace;	/* seconds an old VXLAN device keeps receiving after a switch */
 	unsigned int lock_wait; /* --lock-wait: seconds a writer waits for the node lock */
 	/* init / join */
-	const char *cluster_name; /* --cluster */
-	const char *prefix;	  /* --prefix CIDR */
-	const char *listen_port;  /* --listen-port N, checked by init */
-	const char *underlay;	  /* --underlay ADDR */
-	bool rotate_key;	  /* --rotate-key */
-	int argc;		  /* positional arguments after the subcommand */
+	const char *cluster_name;  /* --cluster */
+	const char *prefix;	   /* --prefix CIDR */
+	const char *listen_port;   /* --listen-port N, checked by init */
+	const char *underlay;	   /* --underlay ADDR */
+	bool rotate_key;	   /* --rotate-key */
+	const char *ifupdown_file; /* --ifupdown-file, NULL: the default (engine/ifupdown.h) */
+	int argc;		   /* positional arguments after the subcommand */
 	char **argv;
 
 	/* monitoring (daemon/monitor.h) */

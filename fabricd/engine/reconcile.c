@@ -16,6 +16,7 @@
 #include "engine/guard_io.h"
 #include "netlink/ifindex.h"
 #include "engine/reconcile.h"
+#include "engine/takeover.h"
 #include "kinds/vxlan.h"
 
 int reconcile_open(struct reconcile *r, const char *owner, enum wg_backend backend)
@@ -63,7 +64,7 @@ static void check_conflicts(const struct node_state *want, const struct observed
 		for (size_t k = 0; k < 2; k++) {
 			const struct link_obs *l = link_find(&have->links, names[k]);
 
-			if (!l || link_is_owned(l, want->owner))
+			if (!l || link_is_owned(l, want->owner) || (k == 0 && v->existing_bridge))
 				continue;
 			snprintf(path, sizeof(path), "%s %s", k ? "vxlan" : "bridge", names[k]);
 			diag_add(diag, path,
@@ -75,7 +76,8 @@ static void check_conflicts(const struct node_state *want, const struct observed
 			const struct link_obs *l = &have->links.links[j];
 
 			if (strcmp(l->kind, "vxlan") || link_is_owned(l, want->owner) ||
-			    l->vni != v->vni || l->port != v->port || !strcmp(l->name, v->vxlan))
+			    l->vni != v->vni || l->port != v->port || !strcmp(l->name, v->vxlan) ||
+			    takeover_applies(v, l, have))
 				continue;
 			snprintf(path, sizeof(path), "vxlan %s", v->vxlan);
 			diag_add(diag, path,
@@ -281,17 +283,26 @@ static int plan_removals(struct reconcile *r, const struct node_state *want,
 static int plan_vnet(const struct node_state *want, const struct desired_vnet *v,
 		     const struct observed *have, struct plan *p)
 {
-	const struct link_obs *br = owned_link(have, v->name, want->owner);
+	const struct link_obs *br = v->existing_bridge ? link_find(&have->links, v->name)
+						       : owned_link(have, v->name, want->owner);
 	const struct link_obs *vx = owned_link(have, v->vxlan, want->owner);
 	bool recreated;
 	int ret;
 
-	ret = bridge_plan(v, br, p);
-	if (ret < 0)
-		return ret;
-	/* a bridge that is replaced counts as new for its port */
-	if (br && strcmp(br->kind, "bridge"))
-		br = NULL;
+	if (v->existing_bridge) {
+		/* never created, changed or deleted here: wait until its manager makes it */
+		if (!br || strcmp(br->kind, "bridge"))
+			return 0;
+		if ((ret = takeover_plan(v, have, p)) < 0)
+			return ret;
+	} else {
+		ret = bridge_plan(v, br, p);
+		if (ret < 0)
+			return ret;
+		/* a bridge that is replaced counts as new for its port */
+		if (br && strcmp(br->kind, "bridge"))
+			br = NULL;
+	}
 	ret = vxlan_plan(v, vx, br, want->owner, p, &recreated);
 	if (ret < 0)
 		return ret;

@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "definition/config.h"
 #include "definition/wgkey.h"
+#include "engine/ifupdown.h"
 #include "engine/reconcile.h"
 #include "engine/resolve.h"
 #include "engine/session.h"
@@ -135,6 +136,7 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->ifupdown_file = o->ifupdown_file;
 	s->cluster = c;
 	s->borrowed = true;
 	if (session_find_self(o, s->cluster, &s->self) < 0)
@@ -277,6 +279,7 @@ int session_apply(struct session *s, const char *verb)
 		printf("%s %s: nothing to change\n", verb, node);
 		return 0;
 	}
+	ifupdown_sync(&s->want, s->ifupdown_file); /* before a port joins a bridge it keeps */
 	ret = plan_apply(&s->r, &s->plan);
 	plan_count(&s->plan, &created, &changed, &deleted);
 	for (int retry = 0; ret == -ECHILD && retry < APPLY_RETRIES; retry++) {

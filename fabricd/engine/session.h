@@ -28,6 +28,7 @@ struct session {
 	struct node_state want;
 	struct observed have;
 	struct plan plan;
+	const char *ifupdown_file; /* options.ifupdown_file */
 };
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */

@@ -213,6 +213,7 @@ static void test_add_vnet(void)
 	diag_init(&d);
 	z = &f.c->zones[0];
 	z->vnets = realloc(z->vnets, (z->n_vnets + 1) * sizeof(*z->vnets));
+	memset(&z->vnets[z->n_vnets], 0, sizeof(z->vnets[0])); /* every field, "replaces" too */
 	snprintf(z->vnets[z->n_vnets].name, sizeof(z->vnets[0].name), "vnet300");
 	z->vnets[z->n_vnets++].vni = 300;
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* engine/takeover.c - replacing a foreign VXLAN port of a vnet's bridge (see takeover.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "engine/takeover.h"
+#include "kinds/link.h"
+
+bool takeover_applies(const struct desired_vnet *v, const struct link_obs *l,
+		      const struct observed *have)
+{
+	const struct link_obs *br;
+
+	if (!v->existing_bridge || !v->replaces || strcmp(l->name, v->replaces) ||
+	    strcmp(l->kind, "vxlan") || l->vni != v->vni)
+		return false;
+	br = link_find(&have->links, v->name);
+	return br && !strcmp(br->kind, "bridge") && l->master == br->ifindex;
+}
+
+int takeover_plan(const struct desired_vnet *v, const struct observed *have, struct plan *p)
+{
+	const struct link_obs *old = v->replaces ? link_find(&have->links, v->replaces) : NULL;
+	struct op *op;
+
+	if (!old || !takeover_applies(v, old, have))
+		return 0;
+	/* in the VXLAN phase, just before its successor is created: the gap stays short */
+	op = plan_add(p, OP_LINK_DELETE, PHASE_VXLAN, VERB_DELETE, "vxlan %s", old->name);
+	if (!op)
+		return -ENOMEM;
+	op->ifindex = old->ifindex;
+	op_detail(op, "taken over: %s replaces it in bridge %s (\"replaces\")", v->vxlan, v->name);
+	return 0;
+}

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Taking over a running Proxmox VXLAN zone without stopping a guest (issue 13, part 3).
+
+Before: Debian's ifupdown2 built, from files of Proxmox's shape, on each of
+three nodes a bridge `blue` with the guest's tap and `vxlan_blue` (VNI 100,
+vxlan_remoteip the other nodes). Guests ping each other through Proxmox's VXLAN.
+
+    pveN: blue (Proxmox) <- tapNi0 (guest), vxlan_blue (Proxmox)  ->  after: vx100 (fabricd)
+
+Procedure (README, Proxmox VE): fabricd apply, node by node, with the zone's
+"bridges": "existing" and the vnet's "replaces": "vxlan_blue"; then in
+Proxmox the vnet moves to a Simple zone and "Apply" (ifreload -a) drops the
+vxlan_blue stanza. Checked: pings run at 100/s the whole time and the lost
+ones are counted (the interruption); the bridge and the guests' taps keep
+their ifindex; nodes not taken over yet keep talking to those that are (same
+VXLAN on the wire); a second apply changes nothing.
+"""
+import os
+
+import pytest
+
+from fabtest import zone
+from fabtest.pinger import Pingers
+from fabtest.proxmox import (IFRELOAD, ifupdown, ports, proxmox_node, simple_vnet, vxlan_vnet,
+                             write_sdn)
+from fabtest.wait import wait_until
+
+pytestmark = [pytest.mark.netns, pytest.mark.vxlan]
+
+MTU = 1450  # Proxmox's VXLAN default; fabricd's plain maximum on a 1500 underlay
+
+
+def test_takeover_of_a_running_vxlan_zone(make_cluster):
+    if not os.path.exists(IFRELOAD):
+        pytest.skip("Debian's ifupdown2 is not installed")
+    cluster = make_cluster(3)
+    etcs = {}
+    for n in cluster.nodes:
+        remotes = [m.underlay for m in cluster.nodes if m is not n]
+        etcs[n.name] = proxmox_node(cluster, n, vxlan_vnet("blue", 100, remotes, MTU))
+    guests = [cluster.add_guest(n, "blue", f"10.0.5.{i + 1}/24") for i, n in
+              enumerate(cluster.nodes)]
+    for a, b in [(guests[0], guests[1]), (guests[1], guests[2]), (guests[2], guests[0])]:
+        wait_until(lambda: a.ping(b), timeout=15)  # Proxmox's VXLAN works
+    before = {n.name: (n.link("blue")["ifindex"], n.link(f"tap{i + 1}i0")["ifindex"])
+              for i, n in enumerate(cluster.nodes)}
+
+    takeover = dict(zone("blue", "plain", [("blue", 100)], mtu_policy="max"), bridges="existing")
+    takeover["vnets"][0]["replaces"] = "vxlan_blue"
+    config = cluster.write_definition(cluster.definition(zones=[takeover]))
+    plan = cluster.nodes[0].fabricd("plan", "-c", config)
+    assert plan.rc == 2 and "vxlan_blue" in plan.stdout and "taken over" in plan.stdout, plan
+
+    pairs = [(guests[0], guests[1]), (guests[1], guests[2]), (guests[2], guests[0])]
+    pingers = Pingers.between(cluster, pairs, seconds=12).start()
+    for n in cluster.nodes:  # one node at a time: mixed states must carry traffic
+        assert n.fabricd("apply", "-c", config).rc == 0
+        assert "vx100" in ports(n, "blue") and n.link("vxlan_blue") is None, ports(n, "blue")
+    # in Proxmox: the vnet moves to a Simple zone; "Apply" reloads every node
+    for n in cluster.nodes:
+        write_sdn(etcs[n.name], simple_vnet("blue", MTU), 2)
+        ifupdown(n, "ifreload")
+    results = pingers.wait()
+    lost = sum(len(r.missing) for r in results)
+    worst = max(len(r.missing) for r in results)
+    print(f"takeover of 3 nodes: {lost} echoes lost in all ({worst} at most per pair, "
+          f"{worst * 10} ms at 100 echoes/s); pairs: " + "; ".join(str(r) for r in results))
+    assert all(r.received >= 20 for r in results), results
+    assert worst * 0.01 < 1.0, "target: under one second of lost pings per guest pair"
+
+    for i, n in enumerate(cluster.nodes):
+        assert ports(n, "blue") == sorted([f"tap{i + 1}i0", "vx100"]), ports(n, "blue")
+        assert (n.link("blue")["ifindex"], n.link(f"tap{i + 1}i0")["ifindex"]) == before[n.name]
+        assert n.link("vxlan_blue") is None, "ifreload must not bring Proxmox's device back"
+        assert n.fabricd("plan", "-c", config).rc == 0, "a second apply changes nothing"
+    assert guests[0].ping(guests[2], count=3)
