@@ -13,6 +13,7 @@ as an operator's day does): converge and ping, idempotence and drift,
 status, a MAC move, a daemon restart, a node leaving, down.
 """
 
+import glob
 import ipaddress
 import os
 import subprocess
@@ -22,8 +23,9 @@ import time
 import pytest
 
 from fabtest import wait_until, zone
-from fabtest.daemon import Daemon
+from fabtest.daemon import Daemon, run_at
 from fabtest.frr import Frr, frr_available
+from fabtest.pinger import Pingers, all_pairs
 
 pytestmark = [pytest.mark.frr]
 
@@ -221,6 +223,60 @@ def test_daemon_restart_changes_nothing_in_frr(evpn):
             if d.running():
                 d.stop()
             d.check_log()
+
+
+SWITCH_SPREAD = 0.5  # seconds between the nodes' switches
+# Echoes (10 ms apart) a pair may lose while the nodes switch one after the other:
+# two spreads and a second for zebra and BGP to announce the new VTEP.
+SWITCH_LOSS_MAX = int((2 * SWITCH_SPREAD + 1.0) / 0.01)
+
+
+def test_plain_to_secure_switch_on_evpn_zone(evpn):
+    """Zone "pln" moves to secure under `fabricd run`, node by node.
+
+    FRR 8.4's zebra crashes when two VXLAN devices carry one VNI, so an EVPN
+    vnet cannot switch make-before-break: its old device goes before the new
+    one comes (README, "EVPN control plane"). What must hold: zebra survives,
+    the loss is bounded by the switch's spread, and afterwards FRR floods the
+    new device to the fabric addresses and every pair pings.
+    """
+    cluster, frrs = evpn
+    definition = json.load(open(f"{cluster.tmpdir}/cluster.json"))
+    guests = [g for g in cluster.guests if g.name in ("p1", "p2", "p3")]
+    daemons = {n.name: Daemon(cluster, n, grace=5,
+                              extra_args=["--frr-pathspace", frrs[n.name].pathspace])
+               for n in cluster.nodes}
+    frr_pids = {name: frr.pids() for name, frr in frrs.items()}
+    try:
+        for d in daemons.values():
+            for sock in glob.glob(f"{d.dir}/notify*.sock"):  # an earlier test's daemons
+                os.unlink(sock)
+            d.write(definition)
+            d.start()
+        pingers = Pingers.between(cluster, all_pairs(guests), seconds=3 * SWITCH_SPREAD + 4)
+        pingers.start()
+        wait_until(lambda: all(p.proc.poll() is None for p in pingers.pingers), timeout=2)
+        run_at([(0.5 + SWITCH_SPREAD * i, lambda d=d: d.set_transport("pln", "secure"))
+                for i, d in enumerate(daemons.values())])
+        results = pingers.wait()
+        print("\nevpn plain -> secure: " + ", ".join(f"{r.label} lost {r.lost}" for r in results))
+        assert {name: frr.pids() for name, frr in frrs.items()} == frr_pids, "an FRR daemon died"
+        for r in results:
+            assert r.received >= 20 and r.lost <= SWITCH_LOSS_MAX, str(r)
+        for node in cluster.nodes:
+            others = sorted((n.fabric_address for n in cluster.nodes if n is not node),
+                            key=ipaddress.ip_address)
+            assert "vx200" not in node.owned_links("fabtest")
+            wait_until(lambda: node.fdb_remotes("vs200") == others, timeout=10,
+                       what=f"{node.name}: FRR floods vs200 to the fabric addresses")
+            assert frrs[node.name].remote_vteps(200) == sorted(others)
+    finally:
+        for d in daemons.values():
+            if d.running():
+                d.stop()
+            d.check_log()
+    for a, b in all_pairs(guests):
+        assert a.ping(b), f"{a.name} -> {b.name} after the switch"
 
 
 def test_node_leaving_is_withdrawn_everywhere(evpn):
