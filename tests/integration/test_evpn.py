@@ -279,6 +279,28 @@ def test_plain_to_secure_switch_on_evpn_zone(evpn):
         assert a.ping(b), f"{a.name} -> {b.name} after the switch"
 
 
+def test_route_reflector_replaces_the_full_mesh(evpn):
+    """route_reflectors ["pve1"]: pve2 and pve3 peer with pve1 only and still reach each other."""
+    cluster, frrs = evpn
+    pve1, pve2, pve3 = cluster.nodes
+    definition = json.load(open(f"{cluster.tmpdir}/cluster.json"))
+    definition["zones"][1]["transport"] = "secure"  # as the switch left it
+    definition["fabric"]["evpn"]["route_reflectors"] = ["pve1"]
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/rr.json")
+    apply(cluster, frrs, path)
+    wait_until(lambda: all_established(frrs, ["pve1"], 2), timeout=20, what="pve1 reflects to both")
+    wait_until(lambda: all_established(frrs, ["pve2", "pve3"], 1), timeout=20,
+               what="clients peer with pve1 only")
+    assert "route-reflector-client" in frrs["pve1"].running_config()
+    assert set(frrs["pve2"].established()) == {pve1.fabric_address}
+    wait_until(lambda: frrs["pve2"].remote_vteps(100) == sorted(
+        [pve1.fabric_address, pve3.fabric_address]), timeout=10,
+               what="pve2 learns pve3's VTEP through the reflector")
+    s2 = next(g for g in cluster.guests if g.name == "s2")
+    s3 = next(g for g in cluster.guests if g.name == "s3")
+    wait_until(lambda: s2.ping(s3), timeout=10, what="pve2 -> pve3 through reflected routes")
+
+
 def test_node_leaving_is_withdrawn_everywhere(evpn):
     cluster, frrs = evpn
     pve1, pve2, pve3 = cluster.nodes
