@@ -366,3 +366,15 @@ def test_bad_pathspace_name_is_refused(evpn):
     res = cluster.node("pve1").fabricd("plan", "-c", f"{cluster.tmpdir}/cluster.json",
                                        "--frr-pathspace", "../etc")
     assert res.rc == 1 and '--frr-pathspace "../etc": give the NAME' in res.stderr, res
+
+
+def test_frr_reload_failure_is_reported(evpn):
+    """A broken line in the operator's part: frr-reload.py fails, fabricd says so and exits 1."""
+    cluster, frrs = evpn
+    pve3, frr = cluster.node("pve3"), frrs["pve3"]
+    frr.write_conf(frr.initial)
+    frr.start_daemons()
+    frr.write_conf(frr.initial + "router bgp 65099 vrf blue\n no-such-command here\nexit\n")
+    res = fabricd(cluster, frrs, pve3, "apply", "-c", f"{cluster.tmpdir}/cluster.json")
+    assert res.rc == 1, res
+    assert "frr-reload.py" in res.stderr and "failed (exit" in res.stderr, res
