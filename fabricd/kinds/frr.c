@@ -206,6 +206,39 @@ size_t frr_block_neighbors(const char *block)
 	return n;
 }
 
+/* Whether text has a line equal to the len bytes at line. */
+static bool has_line(const char *text, const char *line, size_t len)
+{
+	for (const char *p = text; *p; p = next_line(p)) {
+		size_t n = (size_t)(next_line(p) - p);
+
+		if (n && p[n - 1] == '\n')
+			n--;
+		if (n == len && !memcmp(p, line, len))
+			return true;
+	}
+	return false;
+}
+
+/* The lines of from that to lacks, as "sign line" notes on op (as many as fit). */
+static void detail_lines(struct op *op, const char *from, const char *to, char sign)
+{
+	for (const char *p = from; *p; p = next_line(p)) {
+		size_t n = (size_t)(next_line(p) - p);
+		const char *s = p;
+
+		if (n && p[n - 1] == '\n')
+			n--;
+		if (!n || p[0] == '!' || has_line(to, p, n))
+			continue;
+		while (n && *s == ' ') { /* indentation says nothing in one line */
+			s++;
+			n--;
+		}
+		op_detail(op, "%c%.*s", sign, (int)n, s);
+	}
+}
+
 int frr_plan(const struct node_state *want, const char *conf, const char *block, struct plan *p,
 	     struct diag *diag)
 {
@@ -239,12 +272,16 @@ int frr_plan(const struct node_state *want, const char *conf, const char *block,
 		return -ENOMEM;
 	}
 	op->text = text;
-	if (text)
+	if (text && block) {
+		op_detail(op, "via frr-reload.py");
+		detail_lines(op, block, text, '-');
+		detail_lines(op, text, block, '+');
+	} else if (text) {
 		op_detail(
 		    op, "router bgp %u, %zu evpn neighbors%s, advertise-all-vni, via frr-reload.py",
 		    c->fabric.evpn.asn, frr_block_neighbors(text),
 		    evpn_is_reflector(c, want->self) ? " (route-reflector clients)" : "");
-	else
+	} else
 		op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
 	return 0;
 }

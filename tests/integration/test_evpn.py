@@ -306,6 +306,8 @@ def test_node_leaving_is_withdrawn_everywhere(evpn):
     pve1, pve2, pve3 = cluster.nodes
     path = cluster.write_definition(evpn_definition(cluster, nodes=["pve1", "pve2"]),
                                     f"{cluster.tmpdir}/two.json")
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 2 and f"-neighbor {pve3.fabric_address} peer-group fabricd" in res.stdout, res
     apply(cluster, frrs, path, nodes=[pve1, pve2])
     res = fabricd(cluster, frrs, pve3, "down", "-c", f"{cluster.tmpdir}/cluster.json")
     assert res.rc == 0, res

@@ -269,6 +269,19 @@ static void test_desired_and_plan(void)
 	CHECK_INT(frr_plan(&s, block ? block : "", block, &p, &d), 0, "plan again");
 	CHECK_INT(p.n, 0, "the same block: nothing to do");
 	plan_free(&p);
+	if (block && strstr(block, "neighbor 10.255.0.3 peer-group")) {
+		char *old = strdup(block);
+
+		memcpy(strstr(old, "neighbor 10.255.0.3 peer-group") + 18, "9", 1);
+		plan_init(&p, s.owner);
+		CHECK_INT(frr_plan(&s, old, old, &p, &d), 0, "plan a changed block");
+		CHECK(p.n == 1 && p.ops[0].verb == VERB_CHANGE &&
+			  strstr(p.ops[0].detail, "-neighbor 10.255.0.9 peer-group fabricd") &&
+			  strstr(p.ops[0].detail, "+neighbor 10.255.0.3 peer-group fabricd"),
+		      "plan shows the changed lines: %s", p.n ? p.ops[0].detail : "(none)");
+		plan_free(&p);
+		free(old);
+	}
 	plan_init(&p, s.owner);
 	frr_plan(&s, "router bgp 1\n", NULL, &p, &d);
 	CHECK(p.n == 0 && d.n == 1 && strstr(d.msgs[0], "frr.conf: has \"router bgp 1\""),
