@@ -102,6 +102,41 @@ static const char *next_line(const char *p)
 	return nl ? nl + 1 : p + strlen(p);
 }
 
+/*
+ * fabricd's part without its markers: vtysh `write` (by an operator, or by
+ * frr-reload.py for a pathspace) rewrites frr.conf from the running config
+ * and drops comments. It is the default-VRF router bgp with fabricd's peer
+ * group, up to its "exit".
+ */
+static bool find_unmarked(const char *conf, const char **start, const char **end)
+{
+	const char *prev = "";
+	unsigned long asn;
+	char rest[2];
+
+	for (const char *p = conf; *p; prev = p, p = next_line(p)) {
+		const char *q;
+		bool ours = false;
+
+		/* a marked part (another cluster's) starts right before its router bgp */
+		if (!strncmp(prev, "! " OWNER_PREFIX, strlen("! " OWNER_PREFIX)) ||
+		    sscanf(p, "router bgp %lu%1[\n]", &asn, rest) != 2)
+			continue;
+		for (q = next_line(p); *q && strncmp(q, "exit\n", 5) && strcmp(q, "exit");
+		     q = next_line(q)) {
+			if (!strncmp(q, " neighbor " FRR_PEER_GROUP " peer-group\n",
+				     strlen(" neighbor " FRR_PEER_GROUP " peer-group\n")))
+				ours = true;
+		}
+		if (!ours)
+			continue;
+		*start = p;
+		*end = next_line(q);
+		return true;
+	}
+	return false;
+}
+
 /* The span [*start, *end) of owner's block; false when conf has none. */
 static bool find_block(const char *conf, const char *owner, const char **start, const char **end)
 {
@@ -120,7 +155,7 @@ static bool find_block(const char *conf, const char *owner, const char **start, 
 		*end = p; /* an unterminated block (a file cut short) runs to the end */
 		return true;
 	}
-	return false;
+	return find_unmarked(conf, start, end);
 }
 
 int frr_extract(const char *conf, const char *owner, char **block)

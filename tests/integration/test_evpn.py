@@ -153,6 +153,25 @@ def test_foreign_frr_config_survives_apply(evpn):
         assert f"router bgp {ASN}\n" in running
 
 
+def test_vtysh_write_by_the_operator_is_adopted(evpn):
+    """`vtysh -c write` rewrites frr.conf without fabricd's markers: the next apply takes its part back."""
+    cluster, frrs = evpn
+    pve1, frr = cluster.node("pve1"), frrs["pve1"]
+    path = f"{cluster.tmpdir}/cluster.json"
+    running = frr.running_config()
+    frr.vtysh("write")
+    assert "fabricd:" not in frr.read_conf()
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 2 and "~ frr bgp evpn" in res.stdout, res
+    res = fabricd(cluster, frrs, pve1, "apply", "-c", path)
+    assert res.rc == 0, res
+    conf = frr.read_conf()
+    assert conf.count("router bgp 65000\n") == 1 and "! fabricd:fabtest begin" in conf, conf
+    assert frr.running_config() == running
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 0, res
+
+
 def fdb_dst(node, dev, mac):
     for e in node.fdb(dev):
         if e.get("mac") == mac and "dst" in e:

@@ -212,6 +212,29 @@ static void test_render_and_splice(void)
 	    frr_foreign_bgp("hostname x\nrouter bgp 64512\n", "fabricd:lab", line, sizeof(line)), 2,
 	    "a default-VRF instance is found");
 	CHECK_STR(line, "router bgp 64512", "and quoted");
+	{
+		/* vtysh `write` dropped the markers: the stanza with fabricd's peer group is ours
+		 */
+		const char *body = strchr(golden_pve2, '\n') + 1;
+		char *written = NULL, *found = NULL, *fixed = NULL;
+		size_t blen = strlen(body) - strlen("! fabricd:lab end\n");
+
+		if (asprintf(&written, "%s%.*s!\nline vty\nexit\n", foreign, (int)blen, body) > 0) {
+			CHECK_INT(frr_foreign_bgp(written, "fabricd:lab", line, sizeof(line)), 0,
+				  "an unmarked fabricd part is no conflict");
+			frr_extract(written, "fabricd:lab", &found);
+			CHECK(found && !strncmp(found, "router bgp 65000\n", 17) &&
+				  strlen(found) == blen,
+			      "the unmarked part is found, up to its exit");
+			frr_splice(written, "fabricd:lab", block, &fixed);
+			CHECK(fixed && strstr(fixed, golden_pve2) && strstr(fixed, "line vty\n") &&
+				  !strncmp(fixed, foreign, strlen(foreign)),
+			      "and replaced by the marked part, the rest kept");
+		}
+		free(written);
+		free(found);
+		free(fixed);
+	}
 	free(block);
 	CHECK_INT(frr_render(c, 2, "fabricd:lab", &block), 0, "pve3 renders");
 	CHECK(block && strstr(block, "neighbor 10.255.0.1 peer-group") &&
