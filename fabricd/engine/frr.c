@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -85,9 +86,13 @@ int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
 	memset(o, 0, sizeof(*o));
 	frr_conf_path(pathspace, path, sizeof(path));
 	ret = read_text(path, &o->conf);
-	if (ret < 0) {
-		o->read_error = true;
+	if (ret == -ENOMEM)
 		return ret;
+	if (ret < 0) {
+		/* not fatal: a cluster without EVPN does not need it (frr_plan says so if one does)
+		 */
+		o->read_error = -ret;
+		return (o->conf = strdup("")) ? 0 : -ENOMEM;
 	}
 	return frr_extract(o->conf, owner, &o->block);
 }
@@ -135,14 +140,52 @@ bool frr_running(const char *pathspace, char *why, size_t len)
 	return true;
 }
 
+/* How long a vtysh or frr-reload.py run may take before it is killed. */
+#define FRR_RUN_TIMEOUT_MS 60000
+
 /*
- * Runs argv (posix_spawn, no shell), its stdout into *out when out is
- * given (else to /dev/null), stderr kept for errors. The exit status, or -errno.
+ * Reads the child's stdout and stderr together (either may fill its pipe
+ * while the other is read) into ms[], until both close or the deadline.
+ * 0, or -ETIMEDOUT.
+ */
+static int collect(const int fds[2], FILE *ms[2], size_t lens[2])
+{
+	struct pollfd pfd[2] = {{.fd = fds[0], .events = POLLIN}, {.fd = fds[1], .events = POLLIN}};
+	int left = FRR_RUN_TIMEOUT_MS, open_fds = 2;
+
+	while (open_fds && left > 0) {
+		int n = poll(pfd, 2, 100);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		left -= n == 0 ? 100 : 0;
+		for (int k = 0; n > 0 && k < 2; k++) {
+			char chunk[4096];
+			ssize_t got;
+
+			if (pfd[k].fd < 0 || !pfd[k].revents)
+				continue;
+			got = read(pfd[k].fd, chunk, sizeof(chunk));
+			if (got > 0 && ms[k] && lens[k] < FRR_OUTPUT_MAX)
+				fwrite(chunk, 1, (size_t)got, ms[k]);
+			if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+				pfd[k].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	return open_fds ? -ETIMEDOUT : 0;
+}
+
+/*
+ * Runs argv (posix_spawn, no shell), its stdout into *out when out is given,
+ * its stderr into *err_text when given. The exit status, or -errno
+ * (-ETIMEDOUT: killed after FRR_RUN_TIMEOUT_MS).
  */
 static int run(char *const argv[], char **out, char **err_text)
 {
 	posix_spawn_file_actions_t fa;
-	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, status, ret;
+	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, fds[2], status, ret;
 	char *bufs[2] = {NULL, NULL};
 	size_t lens[2] = {0, 0};
 	FILE *ms[2] = {NULL, NULL};
@@ -166,24 +209,23 @@ static int run(char *const argv[], char **out, char **err_text)
 	}
 	ms[0] = open_memstream(&bufs[0], &lens[0]);
 	ms[1] = open_memstream(&bufs[1], &lens[1]);
-	for (int k = 0; k < 2; k++) {
-		char chunk[4096];
-		ssize_t n;
-		int fd = k ? errp[0] : outp[0];
-
-		/* stdout first: FRR writes little to stderr, so its pipe never fills meanwhile */
-		while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR)) {
-			if (n > 0 && ms[k] && lens[k] < FRR_OUTPUT_MAX)
-				fwrite(chunk, 1, (size_t)n, ms[k]);
-		}
-	}
+	fds[0] = outp[0];
+	fds[1] = errp[0];
+	ret = collect(fds, ms, lens);
+	if (ret < 0)
+		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (!ret)
+		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 close:
 	for (int k = 0; k < 2; k++) {
 		if (ms[k])
 			fclose(ms[k]);
+		if (outp[k] >= 0)
+			close(outp[k]);
+		if (errp[k] >= 0)
+			close(errp[k]);
 	}
 	if (out)
 		*out = bufs[0];
@@ -193,12 +235,6 @@ close:
 		*err_text = bufs[1];
 	else
 		free(bufs[1]);
-	for (int k = 0; k < 2; k++) {
-		if (outp[k] >= 0)
-			close(outp[k]);
-		if (errp[k] >= 0)
-			close(errp[k]);
-	}
 	return ret;
 }
 
@@ -231,7 +267,7 @@ static int write_conf(const char *path, const char *text)
 
 static int reload(const char *pathspace, const char *path)
 {
-	char *argv[8], *err = NULL;
+	char *argv[8], *err = NULL, *tail;
 	int n = 0, ret;
 
 	argv[n++] = (char *)"/usr/bin/python3";
@@ -245,12 +281,18 @@ static int reload(const char *pathspace, const char *path)
 	argv[n++] = (char *)path;
 	argv[n] = NULL;
 	ret = run(argv, NULL, &err);
-	if (ret < 0)
+	/* its log goes to stderr (--stdout); the end of it says what failed */
+	tail = err && strlen(err) > 800 ? err + strlen(err) - 800 : err;
+	if (ret == -ETIMEDOUT)
+		log_error("frr: " FRR_RELOAD " %s did not finish in %d s and was killed; is FRR "
+			  "hanging?",
+			  path, FRR_RUN_TIMEOUT_MS / 1000);
+	else if (ret < 0)
 		log_error("frr: cannot run " FRR_RELOAD ": %s (install frr-pythontools)",
 			  strerror(-ret));
 	else if (ret)
-		log_error("frr: " FRR_RELOAD " %s failed (exit %d): %s", path, ret,
-			  err && *err ? err : "no message");
+		log_error("frr: " FRR_RELOAD " %s failed (exit %d): %s%s", path, ret,
+			  tail != err ? "..." : "", tail && *tail ? tail : "no message");
 	free(err);
 	return ret < 0 ? ret : ret ? -EIO : 0;
 }
@@ -260,9 +302,8 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	char path[PATH_MAX], why[512], line[128];
 	struct frr_obs o;
 	char *text = NULL;
-	int ret;
-
 	bool running = frr_running(pathspace, why, sizeof(why));
+	int ret;
 
 	/* removing needs no FRR: the file is what it reads when it starts */
 	if (!running && block) {
@@ -271,9 +312,12 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	}
 	frr_conf_path(pathspace, path, sizeof(path));
 	ret = frr_observe(pathspace, owner, &o);
-	if (ret < 0) {
-		log_error("frr: cannot read %s: %s", path, strerror(-ret));
-		return ret;
+	if (ret < 0 || o.read_error) {
+		ret = ret < 0 ? ret : -o.read_error;
+		log_error("frr: cannot read %s: %s; fabricd keeps the rest of that file, so it "
+			  "must read it first",
+			  path, strerror(-ret));
+		goto out;
 	}
 	if (block && frr_foreign_bgp(o.conf, owner, line, sizeof(line))) {
 		log_error("frr: %s already has \"%s\" outside fabricd's part; FRR allows one "

@@ -13,13 +13,14 @@
 #define FABRICD_ENGINE_FRR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
 struct frr_obs {
-	char *conf;  /* frr.conf as read; "" when absent */
-	char *block; /* fabricd's marked block in it, or NULL */
-	bool read_error;
+	char *conf;	/* frr.conf as read; "" when absent */
+	char *block;	/* fabricd's marked block in it, or NULL */
+	int read_error; /* errno when frr.conf could not be read (then conf is "") */
 };
 
 /* A pathspace name is a path component: letters, digits, "-", "_", ".". 0 or -1 (logged). */

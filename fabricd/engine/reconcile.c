@@ -234,8 +234,8 @@ void reconcile_mark_transitions(const struct reconcile *r, struct node_state *wa
 		long long due;
 
 		v->plain_retiring = false;
-		if (v->transport != TRANSPORT_SECURE)
-			continue;
+		if (v->transport != TRANSPORT_SECURE || v->evpn)
+			continue; /* an EVPN vnet's old device goes at once (plan_removals) */
 		desired_vxlan_name(plain, v->vni, TRANSPORT_PLAIN);
 		l = link_find(&have->links, plain);
 		if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") ||
@@ -263,7 +263,8 @@ static int plan_removals(struct reconcile *r, const struct node_state *want,
 		v = !strcmp(l->kind, "vxlan") ? vnet_by_vni(want, l->vni) : NULL;
 		if (v && !strcmp(v->vxlan, l->name))
 			continue;
-		if (v) {
+		/* EVPN: FRR 8.4's zebra crashes with two devices of one VNI: break before make */
+		if (v && !v->evpn) {
 			ret = plan_retire(r, v, l, have, p);
 			if (ret < 0)
 				return ret;
@@ -273,7 +274,11 @@ static int plan_removals(struct reconcile *r, const struct node_state *want,
 			      l->kind[0] ? l->kind : "link", l->name);
 		if (!op)
 			return -ENOMEM;
-		op_detail(op, "not in the definition");
+		if (v)
+			op_detail(op, "vnet %s moved to %s transport (evpn: before the new device)",
+				  v->name, transport_name(v->transport));
+		else
+			op_detail(op, "not in the definition");
 		op->ifindex = l->ifindex;
 		snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
 	}

@@ -102,6 +102,41 @@ static const char *next_line(const char *p)
 	return nl ? nl + 1 : p + strlen(p);
 }
 
+/*
+ * fabricd's part without its markers: vtysh `write` (by an operator, or by
+ * frr-reload.py for a pathspace) rewrites frr.conf from the running config
+ * and drops comments. It is the default-VRF router bgp with fabricd's peer
+ * group, up to its "exit".
+ */
+static bool find_unmarked(const char *conf, const char **start, const char **end)
+{
+	const char *prev = "";
+	unsigned long asn;
+	char rest[2];
+
+	for (const char *p = conf; *p; prev = p, p = next_line(p)) {
+		const char *q;
+		bool ours = false;
+
+		/* a marked part (another cluster's) starts right before its router bgp */
+		if (!strncmp(prev, "! " OWNER_PREFIX, strlen("! " OWNER_PREFIX)) ||
+		    sscanf(p, "router bgp %lu%1[\n]", &asn, rest) != 2)
+			continue;
+		for (q = next_line(p); *q && strncmp(q, "exit\n", 5) && strcmp(q, "exit");
+		     q = next_line(q)) {
+			if (!strncmp(q, " neighbor " FRR_PEER_GROUP " peer-group\n",
+				     strlen(" neighbor " FRR_PEER_GROUP " peer-group\n")))
+				ours = true;
+		}
+		if (!ours)
+			continue;
+		*start = p;
+		*end = next_line(q);
+		return true;
+	}
+	return false;
+}
+
 /* The span [*start, *end) of owner's block; false when conf has none. */
 static bool find_block(const char *conf, const char *owner, const char **start, const char **end)
 {
@@ -120,7 +155,7 @@ static bool find_block(const char *conf, const char *owner, const char **start, 
 		*end = p; /* an unterminated block (a file cut short) runs to the end */
 		return true;
 	}
-	return false;
+	return find_unmarked(conf, start, end);
 }
 
 int frr_extract(const char *conf, const char *owner, char **block)
@@ -206,6 +241,39 @@ size_t frr_block_neighbors(const char *block)
 	return n;
 }
 
+/* Whether text has a line equal to the len bytes at line. */
+static bool has_line(const char *text, const char *line, size_t len)
+{
+	for (const char *p = text; *p; p = next_line(p)) {
+		size_t n = (size_t)(next_line(p) - p);
+
+		if (n && p[n - 1] == '\n')
+			n--;
+		if (n == len && !memcmp(p, line, len))
+			return true;
+	}
+	return false;
+}
+
+/* The lines of from that to lacks, as "sign line" notes on op (as many as fit). */
+static void detail_lines(struct op *op, const char *from, const char *to, char sign)
+{
+	for (const char *p = from; *p; p = next_line(p)) {
+		size_t n = (size_t)(next_line(p) - p);
+		const char *s = p;
+
+		if (n && p[n - 1] == '\n')
+			n--;
+		if (!n || p[0] == '!' || has_line(to, p, n))
+			continue;
+		while (n && *s == ' ') { /* indentation says nothing in one line */
+			s++;
+			n--;
+		}
+		op_detail(op, "%c%.*s", sign, (int)n, s);
+	}
+}
+
 int frr_plan(const struct node_state *want, const char *conf, const char *block, struct plan *p,
 	     struct diag *diag)
 {
@@ -239,12 +307,16 @@ int frr_plan(const struct node_state *want, const char *conf, const char *block,
 		return -ENOMEM;
 	}
 	op->text = text;
-	if (text)
+	if (text && block) {
+		op_detail(op, "via frr-reload.py");
+		detail_lines(op, block, text, '-');
+		detail_lines(op, text, block, '+');
+	} else if (text) {
 		op_detail(
 		    op, "router bgp %u, %zu evpn neighbors%s, advertise-all-vni, via frr-reload.py",
 		    c->fabric.evpn.asn, frr_block_neighbors(text),
 		    evpn_is_reflector(c, want->self) ? " (route-reflector clients)" : "");
-	else
+	} else
 		op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
 	return 0;
 }

@@ -13,6 +13,7 @@ as an operator's day does): converge and ping, idempotence and drift,
 status, a MAC move, a daemon restart, a node leaving, down.
 """
 
+import glob
 import ipaddress
 import os
 import subprocess
@@ -22,8 +23,9 @@ import time
 import pytest
 
 from fabtest import wait_until, zone
-from fabtest.daemon import Daemon
+from fabtest.daemon import Daemon, run_at
 from fabtest.frr import Frr, frr_available
+from fabtest.pinger import Pingers, all_pairs
 
 pytestmark = [pytest.mark.frr]
 
@@ -151,6 +153,25 @@ def test_foreign_frr_config_survives_apply(evpn):
         assert f"router bgp {ASN}\n" in running
 
 
+def test_vtysh_write_by_the_operator_is_adopted(evpn):
+    """`vtysh -c write` rewrites frr.conf without fabricd's markers: the next apply takes its part back."""
+    cluster, frrs = evpn
+    pve1, frr = cluster.node("pve1"), frrs["pve1"]
+    path = f"{cluster.tmpdir}/cluster.json"
+    running = frr.running_config()
+    frr.vtysh("write")
+    assert "fabricd:" not in frr.read_conf()
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 2 and "~ frr bgp evpn" in res.stdout, res
+    res = fabricd(cluster, frrs, pve1, "apply", "-c", path)
+    assert res.rc == 0, res
+    conf = frr.read_conf()
+    assert conf.count("router bgp 65000\n") == 1 and "! fabricd:fabtest begin" in conf, conf
+    assert frr.running_config() == running
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 0, res
+
+
 def fdb_dst(node, dev, mac):
     for e in node.fdb(dev):
         if e.get("mac") == mac and "dst" in e:
@@ -223,11 +244,89 @@ def test_daemon_restart_changes_nothing_in_frr(evpn):
             d.check_log()
 
 
+SWITCH_SPREAD = 0.5  # seconds between the nodes' switches
+# Echoes (10 ms apart) a pair may lose while the nodes switch one after the other:
+# two spreads and a second for zebra and BGP to announce the new VTEP.
+SWITCH_LOSS_MAX = int((2 * SWITCH_SPREAD + 1.0) / 0.01)
+
+
+def test_plain_to_secure_switch_on_evpn_zone(evpn):
+    """Zone "pln" moves to secure under `fabricd run`, node by node.
+
+    FRR 8.4's zebra crashes when two VXLAN devices carry one VNI, so an EVPN
+    vnet cannot switch make-before-break: its old device goes before the new
+    one comes (README, "EVPN control plane"). What must hold: zebra survives,
+    the loss is bounded by the switch's spread, and afterwards FRR floods the
+    new device to the fabric addresses and every pair pings.
+    """
+    cluster, frrs = evpn
+    definition = json.load(open(f"{cluster.tmpdir}/cluster.json"))
+    guests = [g for g in cluster.guests if g.name in ("p1", "p2", "p3")]
+    daemons = {n.name: Daemon(cluster, n, grace=5,
+                              extra_args=["--frr-pathspace", frrs[n.name].pathspace])
+               for n in cluster.nodes}
+    frr_pids = {name: frr.pids() for name, frr in frrs.items()}
+    try:
+        for d in daemons.values():
+            for sock in glob.glob(f"{d.dir}/notify*.sock"):  # an earlier test's daemons
+                os.unlink(sock)
+            d.write(definition)
+            d.start()
+        pingers = Pingers.between(cluster, all_pairs(guests), seconds=3 * SWITCH_SPREAD + 4)
+        pingers.start()
+        wait_until(lambda: all(p.proc.poll() is None for p in pingers.pingers), timeout=2)
+        run_at([(0.5 + SWITCH_SPREAD * i, lambda d=d: d.set_transport("pln", "secure"))
+                for i, d in enumerate(daemons.values())])
+        results = pingers.wait()
+        print("\nevpn plain -> secure: " + ", ".join(f"{r.label} lost {r.lost}" for r in results))
+        assert {name: frr.pids() for name, frr in frrs.items()} == frr_pids, "an FRR daemon died"
+        for r in results:
+            assert r.received >= 20 and r.lost <= SWITCH_LOSS_MAX, str(r)
+        for node in cluster.nodes:
+            others = sorted((n.fabric_address for n in cluster.nodes if n is not node),
+                            key=ipaddress.ip_address)
+            assert "vx200" not in node.owned_links("fabtest")
+            wait_until(lambda: node.fdb_remotes("vs200") == others, timeout=10,
+                       what=f"{node.name}: FRR floods vs200 to the fabric addresses")
+            assert frrs[node.name].remote_vteps(200) == sorted(others)
+    finally:
+        for d in daemons.values():
+            if d.running():
+                d.stop()
+            d.check_log()
+    for a, b in all_pairs(guests):
+        assert a.ping(b), f"{a.name} -> {b.name} after the switch"
+
+
+def test_route_reflector_replaces_the_full_mesh(evpn):
+    """route_reflectors ["pve1"]: pve2 and pve3 peer with pve1 only and still reach each other."""
+    cluster, frrs = evpn
+    pve1, pve2, pve3 = cluster.nodes
+    definition = json.load(open(f"{cluster.tmpdir}/cluster.json"))
+    definition["zones"][1]["transport"] = "secure"  # as the switch left it
+    definition["fabric"]["evpn"]["route_reflectors"] = ["pve1"]
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/rr.json")
+    apply(cluster, frrs, path)
+    wait_until(lambda: all_established(frrs, ["pve1"], 2), timeout=20, what="pve1 reflects to both")
+    wait_until(lambda: all_established(frrs, ["pve2", "pve3"], 1), timeout=20,
+               what="clients peer with pve1 only")
+    assert "route-reflector-client" in frrs["pve1"].running_config()
+    assert set(frrs["pve2"].established()) == {pve1.fabric_address}
+    wait_until(lambda: frrs["pve2"].remote_vteps(100) == sorted(
+        [pve1.fabric_address, pve3.fabric_address]), timeout=10,
+               what="pve2 learns pve3's VTEP through the reflector")
+    s2 = next(g for g in cluster.guests if g.name == "s2")
+    s3 = next(g for g in cluster.guests if g.name == "s3")
+    wait_until(lambda: s2.ping(s3), timeout=10, what="pve2 -> pve3 through reflected routes")
+
+
 def test_node_leaving_is_withdrawn_everywhere(evpn):
     cluster, frrs = evpn
     pve1, pve2, pve3 = cluster.nodes
     path = cluster.write_definition(evpn_definition(cluster, nodes=["pve1", "pve2"]),
                                     f"{cluster.tmpdir}/two.json")
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 2 and f"-neighbor {pve3.fabric_address} peer-group fabricd" in res.stdout, res
     apply(cluster, frrs, path, nodes=[pve1, pve2])
     res = fabricd(cluster, frrs, pve3, "down", "-c", f"{cluster.tmpdir}/cluster.json")
     assert res.rc == 0, res
@@ -288,3 +387,15 @@ def test_bad_pathspace_name_is_refused(evpn):
     res = cluster.node("pve1").fabricd("plan", "-c", f"{cluster.tmpdir}/cluster.json",
                                        "--frr-pathspace", "../etc")
     assert res.rc == 1 and '--frr-pathspace "../etc": give the NAME' in res.stderr, res
+
+
+def test_frr_reload_failure_is_reported(evpn):
+    """A broken line in the operator's part: frr-reload.py fails, fabricd says so and exits 1."""
+    cluster, frrs = evpn
+    pve3, frr = cluster.node("pve3"), frrs["pve3"]
+    frr.write_conf(frr.initial)
+    frr.start_daemons()
+    frr.write_conf(frr.initial + "router bgp 65099 vrf blue\n no-such-command here\nexit\n")
+    res = fabricd(cluster, frrs, pve3, "apply", "-c", f"{cluster.tmpdir}/cluster.json")
+    assert res.rc == 1, res
+    assert "frr-reload.py" in res.stderr and "failed (exit" in res.stderr, res

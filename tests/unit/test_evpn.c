@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "engine/frr.h"
 #include "engine/plan.h"
 #include "kinds/frr.h"
+#include "kinds/vxlan.h"
 #include "unit.h"
 
 #define K1 "t4trv5Xh2YF5ozt+bXxYVHI2m7/vbmEufLZk1+4J31Q="
@@ -210,6 +212,29 @@ static void test_render_and_splice(void)
 	    frr_foreign_bgp("hostname x\nrouter bgp 64512\n", "fabricd:lab", line, sizeof(line)), 2,
 	    "a default-VRF instance is found");
 	CHECK_STR(line, "router bgp 64512", "and quoted");
+	{
+		/* vtysh `write` dropped the markers: the stanza with fabricd's peer group is ours
+		 */
+		const char *body = strchr(golden_pve2, '\n') + 1;
+		char *written = NULL, *found = NULL, *fixed = NULL;
+		size_t blen = strlen(body) - strlen("! fabricd:lab end\n");
+
+		if (asprintf(&written, "%s%.*s!\nline vty\nexit\n", foreign, (int)blen, body) > 0) {
+			CHECK_INT(frr_foreign_bgp(written, "fabricd:lab", line, sizeof(line)), 0,
+				  "an unmarked fabricd part is no conflict");
+			frr_extract(written, "fabricd:lab", &found);
+			CHECK(found && !strncmp(found, "router bgp 65000\n", 17) &&
+				  strlen(found) == blen,
+			      "the unmarked part is found, up to its exit");
+			frr_splice(written, "fabricd:lab", block, &fixed);
+			CHECK(fixed && strstr(fixed, golden_pve2) && strstr(fixed, "line vty\n") &&
+				  !strncmp(fixed, foreign, strlen(foreign)),
+			      "and replaced by the marked part, the rest kept");
+		}
+		free(written);
+		free(found);
+		free(fixed);
+	}
 	free(block);
 	CHECK_INT(frr_render(c, 2, "fabricd:lab", &block), 0, "pve3 renders");
 	CHECK(block && strstr(block, "neighbor 10.255.0.1 peer-group") &&
@@ -267,6 +292,19 @@ static void test_desired_and_plan(void)
 	CHECK_INT(frr_plan(&s, block ? block : "", block, &p, &d), 0, "plan again");
 	CHECK_INT(p.n, 0, "the same block: nothing to do");
 	plan_free(&p);
+	if (block && strstr(block, "neighbor 10.255.0.3 peer-group")) {
+		char *old = strdup(block);
+
+		memcpy(strstr(old, "neighbor 10.255.0.3 peer-group") + 18, "9", 1);
+		plan_init(&p, s.owner);
+		CHECK_INT(frr_plan(&s, old, old, &p, &d), 0, "plan a changed block");
+		CHECK(p.n == 1 && p.ops[0].verb == VERB_CHANGE &&
+			  strstr(p.ops[0].detail, "-neighbor 10.255.0.9 peer-group fabricd") &&
+			  strstr(p.ops[0].detail, "+neighbor 10.255.0.3 peer-group fabricd"),
+		      "plan shows the changed lines: %s", p.n ? p.ops[0].detail : "(none)");
+		plan_free(&p);
+		free(old);
+	}
 	plan_init(&p, s.owner);
 	frr_plan(&s, "router bgp 1\n", NULL, &p, &d);
 	CHECK(p.n == 0 && d.n == 1 && strstr(d.msgs[0], "frr.conf: has \"router bgp 1\""),
@@ -282,6 +320,73 @@ static void test_desired_and_plan(void)
 	diag_free(&d);
 }
 
+static const struct op *find_op(const struct plan *p, enum op_type type, unsigned int mask)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type == type && (p->ops[i].change.mask & mask) == mask)
+			return &p->ops[i];
+	}
+	return NULL;
+}
+
+/* The VXLAN planner's EVPN hooks: learning off at creation, recreate, port learning. */
+static void test_vxlan_learning(void)
+{
+	struct desired_vnet v = {
+	    .name = "vnet100", .vni = 100, .port = 4790, .mtu = 1390, .evpn = true};
+	struct link_obs have = {.ifindex = 7,
+				.name = "vs100",
+				.kind = "vxlan",
+				.vni = 100,
+				.port = 4790,
+				.mtu = 1390,
+				.master = 5,
+				.flags = IFF_UP,
+				.isolated = true,
+				.alias = "fabricd:lab"};
+	struct link_obs bridge = {.ifindex = 5, .name = "vnet100", .kind = "bridge"};
+	const struct op *op;
+	struct plan p;
+	bool recreated;
+
+	snprintf(v.vxlan, sizeof(v.vxlan), "vs100");
+	ip_addr_parse("10.255.0.1", &v.local);
+	have.local = v.local;
+	plan_init(&p, "fabricd:lab");
+	CHECK_INT(vxlan_plan(&v, NULL, &bridge, "fabricd:lab", &p, &recreated), 0, "create");
+	op = find_op(&p, OP_VXLAN_CREATE, 0);
+	CHECK(op && op->no_learning, "an EVPN device is created with learning off");
+	op = find_op(&p, OP_LINK_CHANGE, LINK_SET_ISOLATED | LINK_SET_LEARNING);
+	CHECK(op && !op->change.learning, "and its bridge port learns nothing");
+	plan_free(&p);
+
+	plan_init(&p, "fabricd:lab");
+	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	CHECK(recreated && find_op(&p, OP_LINK_DELETE, 0) && strstr(p.ops[0].detail, "learning"),
+	      "a learning device becomes EVPN: recreated (learning is fixed at creation)");
+	plan_free(&p);
+
+	have.vxlan_nolearning = true;
+	have.port_learning = true;
+	plan_init(&p, "fabricd:lab");
+	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	CHECK(!recreated && p.n == 1 && find_op(&p, OP_LINK_CHANGE, LINK_SET_LEARNING),
+	      "port learning back on: turned off again, nothing else");
+	plan_free(&p);
+
+	have.port_learning = false;
+	plan_init(&p, "fabricd:lab");
+	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	CHECK_INT(p.n, 0, "an EVPN device as it should be: nothing to do");
+	plan_free(&p);
+
+	v.evpn = false;
+	plan_init(&p, "fabricd:lab");
+	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	CHECK(recreated, "back to static: recreated with learning on");
+	plan_free(&p);
+}
+
 static void test_pathspace_names(void)
 {
 	CHECK_INT(frr_pathspace_check("pve1-fd1234"), 0, "a plain name");
@@ -295,6 +400,7 @@ static void test_pathspace_names(void)
 int main(void)
 {
 	test_pathspace_names();
+	test_vxlan_learning();
 	test_errors();
 	test_roles();
 	test_render_and_splice();
