@@ -92,9 +92,9 @@ static json_t *definition(const struct pve_import *imp)
 
 		if (json_is_null(z))
 			diag_warn(imp->d, imp->zones[i].name,
-				  "no imported node is a member; zone "
-				  "left out");
-		json_array_append_new(zones, json_is_null(z) ? NULL : z);
+				  "no imported node is a member; zone left out");
+		else
+			json_array_append_new(zones, z);
 	}
 	def = json_pack("{s:i, s:s, s:o, s:o, s:o}", "version", 1, "cluster", imp->cluster,
 			"fabric", fabric_json(imp), "nodes", nodes, "zones", zones);
