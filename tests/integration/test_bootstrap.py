@@ -313,6 +313,22 @@ def test_cluster_from_init_and_join(make_cluster):
                 if a is not b:
                     wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
 
+        # pve2 gets a new key while every daemon runs: the others change their
+        # peer, pve2's daemon its device, and the sessions come back by themselves
+        res = pve2.fabricd("join", "-c", path, "--rotate-key")
+        assert res.rc == 0, res
+        old_key, pve2.public_key = pve2.public_key, public_key_of(cluster.fabricd_bin,
+                                                                  pve2.key_file)
+        assert old_key != pve2.public_key
+        for node in (pve1, pve3):
+            wait_until(lambda: set(node.wg_dump().peers) == {pve2.public_key,
+                                                             ({pve1, pve3} - {node}).pop().public_key},
+                       timeout=10, what=f"{node.name}: peer pve2 with its new key")
+        wait_until(lambda: pve2.wg_dump().public_key == pve2.public_key, timeout=10,
+                   what="pve2: wgfab0 runs the new key")
+        warm_sessions(cluster.nodes)
+        wait_until(lambda: guests[0].ping(guests[1]), timeout=10, what="g1 -> g2 after rotation")
+
         res = pve3.fabricd("leave", "-c", path)
         assert res.rc == 0, res
         for node in (pve1, pve2):
