@@ -14,8 +14,9 @@
   join on pve2 (names, underlay addresses from the routes, fabric
   addresses and keys all chosen by fabricd), `fabricd run` on both reading
   the one shared file, then pve3 joins the running cluster and starts its
-  daemon: full-mesh handshakes, guests ping across all nodes;
-  then pve3 leaves and the other daemons remove its peer and FDB entries.
+  daemon: full-mesh handshakes, guests ping across all nodes; pve2 rotates
+  its key under the running daemons and the sessions come back; then pve3
+  leaves and the other daemons remove its peer and FDB entries.
 """
 
 import json
