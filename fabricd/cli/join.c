@@ -76,8 +76,9 @@ int cmd_join(const struct options *o)
 		       o->config, m.name, res.fabric_address);
 		break;
 	case BOOTSTRAP_ROTATED:
-		printf("%s: node %s has a new key (fabric address %s); the other nodes' daemons "
-		       "update their peer, restart or reload fabricd here\n",
+		printf("%s: node %s has a new key (fabric address %s); running daemons follow: "
+		       "the other nodes change their peer, this node its device (nodes without "
+		       "the daemon need `fabricd apply`)\n",
 		       o->config, m.name, res.fabric_address);
 		break;
 	default:

@@ -14,8 +14,9 @@
   join on pve2 (names, underlay addresses from the routes, fabric
   addresses and keys all chosen by fabricd), `fabricd run` on both reading
   the one shared file, then pve3 joins the running cluster and starts its
-  daemon: full-mesh handshakes, guests ping across all nodes;
-  then pve3 leaves and the other daemons remove its peer and FDB entries.
+  daemon: full-mesh handshakes, guests ping across all nodes; pve2 rotates
+  its key under the running daemons and the sessions come back; then pve3
+  leaves and the other daemons remove its peer and FDB entries.
 """
 
 import json
@@ -312,6 +313,22 @@ def test_cluster_from_init_and_join(make_cluster):
             for b in guests:
                 if a is not b:
                     wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+
+        # pve2 gets a new key while every daemon runs: the others change their
+        # peer, pve2's daemon its device, and the sessions come back by themselves
+        res = pve2.fabricd("join", "-c", path, "--rotate-key")
+        assert res.rc == 0, res
+        old_key, pve2.public_key = pve2.public_key, public_key_of(cluster.fabricd_bin,
+                                                                  pve2.key_file)
+        assert old_key != pve2.public_key
+        for node in (pve1, pve3):
+            wait_until(lambda: set(node.wg_dump().peers) == {pve2.public_key,
+                                                             ({pve1, pve3} - {node}).pop().public_key},
+                       timeout=10, what=f"{node.name}: peer pve2 with its new key")
+        wait_until(lambda: pve2.wg_dump().public_key == pve2.public_key, timeout=10,
+                   what="pve2: wgfab0 runs the new key")
+        warm_sessions(cluster.nodes)
+        wait_until(lambda: guests[0].ping(guests[1]), timeout=10, what="g1 -> g2 after rotation")
 
         res = pve3.fabricd("leave", "-c", path)
         assert res.rc == 0, res
