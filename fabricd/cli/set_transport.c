@@ -366,6 +366,18 @@ static int lock_this_node(struct node_lock *lock, const struct options *o)
 			      false);
 }
 
+static void print_switched(const struct options *o, const char *zone, enum transport have,
+			   const char *mode, enum mtu_policy policy)
+{
+	printf("zone %s: transport %s -> %s in %s\n", zone, transport_name(have), mode, o->config);
+	printf("nodes running `fabricd run` on this file switch on their own; others need "
+	       "`fabricd apply`\n");
+	if (policy == MTU_POLICY_MAX)
+		printf("zone %s has mtu_policy max: its MTU changes with the transport, and "
+		       "guests must follow it (secure is the smaller one)\n",
+		       zone);
+}
+
 int cmd_set_transport(const struct options *o)
 {
 	char *text = NULL, *out = NULL, path[PATH_MAX];
@@ -435,14 +447,7 @@ int cmd_set_transport(const struct options *o)
 	}
 	if (replace_file(path, out, out_len, &st) < 0)
 		goto out;
-	printf("zone %s: transport %s -> %s in %s\n", zone, transport_name((enum transport)have),
-	       mode, o->config);
-	printf("nodes running `fabricd run` on this file switch on their own; others need "
-	       "`fabricd apply`\n");
-	if (policy == MTU_POLICY_MAX)
-		printf("zone %s has mtu_policy max: its MTU changes with the transport, and "
-		       "guests must follow it (secure is the smaller one)\n",
-		       zone);
+	print_switched(o, zone, (enum transport)have, mode, policy);
 	ret = 0;
 out:
 	free(text);

@@ -327,6 +327,51 @@ static int run_pass(struct daemon *d)
 	return ret;
 }
 
+/* A valid new definition applied: it becomes the last good one. REASON_DEFINITION if it differs. */
+static unsigned int adopt_candidate(struct daemon *d, struct cluster *cand, bool forced)
+{
+	unsigned int reasons = 0;
+
+	def_retry_succeeded(&d->pending, d->o->config);
+	if (report_definition(d->cluster, cand))
+		reasons |= REASON_DEFINITION;
+	else if (forced)
+		log_info("%s: reloaded, no change", d->o->config);
+	/* kept until a pass applies in full: it says which endpoints moved */
+	if (d->roam_base)
+		cluster_free(d->cluster);
+	else
+		d->roam_base = d->cluster;
+	d->cluster = cand; /* the session borrowed it: it stays valid */
+	d->def_invalid = false;
+	d->rejected = 0;
+	return reasons;
+}
+
+/* Applies the pass's plan, or records the converged state when it is empty. 0 or -1. */
+static int apply_or_record(struct daemon *d, struct session *s, unsigned int reasons)
+{
+	if (s->plan.n) {
+		report_plan(&s->plan, reasons);
+		if (plan_apply(&s->r, &s->plan) < 0)
+			return -1;
+		report_applied(&s->plan, d->node, reasons);
+		monitor_applied(d->monitor, &s->plan, reasons);
+		/* read back what was applied: the next, empty pass records it */
+		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
+		d->wg_known = false;
+		return 0;
+	}
+	d->backend = s->r.backend;
+	d->wg_known = s->have.wg != NULL;
+	if (s->have.wg)
+		d->wg_sig = wg_signature(s->have.wg);
+	if (reasons & REASON_STARTUP)
+		log_info("%s: up to date, nothing to change (the running fabric is adopted)",
+			 d->node);
+	return 0;
+}
+
 static int run_pass_locked(struct daemon *d)
 {
 	unsigned int reasons = d->reasons;
@@ -379,45 +424,13 @@ static int run_pass_locked(struct daemon *d)
 		fputs(log_text, stderr); /* warnings of a definition that did apply */
 	free(log_text);
 	if (cand)
-		def_retry_succeeded(&d->pending, d->o->config);
-	if (cand) {
-		if (report_definition(d->cluster, cand))
-			reasons |= REASON_DEFINITION;
-		else if (forced)
-			log_info("%s: reloaded, no change", d->o->config);
-		/* kept until a pass applies in full: it says which endpoints moved */
-		if (d->roam_base)
-			cluster_free(d->cluster);
-		else
-			d->roam_base = d->cluster;
-		d->cluster = cand; /* the session borrowed it: it stays valid */
-		d->def_invalid = false;
-		d->rejected = 0;
-	}
+		reasons |= adopt_candidate(d, cand, forced);
 	report_mtus(d, &s, reasons);
 	ifupdown_sync(&s.want, s.ifupdown_file); /* before a port joins a bridge it keeps */
-	if (s.plan.n) {
-		report_plan(&s.plan, reasons);
-		ret = plan_apply(&s.r, &s.plan);
-		if (ret < 0) {
-			session_free(&s);
-			pass_failed(d, reasons);
-			return -1;
-		}
-		report_applied(&s.plan, d->node, reasons);
-		monitor_applied(d->monitor, &s.plan, reasons);
-		/* read back what was applied: the next, empty pass records it */
-		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
-		d->wg_known = false;
-	} else {
-		d->backend = s.r.backend;
-		d->wg_known = s.have.wg != NULL;
-		if (s.have.wg)
-			d->wg_sig = wg_signature(s.have.wg);
-		if (reasons & REASON_STARTUP)
-			log_info(
-			    "%s: up to date, nothing to change (the running fabric is adopted)",
-			    d->node);
+	if (apply_or_record(d, &s, reasons) < 0) {
+		session_free(&s);
+		pass_failed(d, reasons);
+		return -1;
 	}
 	cluster_free(d->roam_base); /* applied: every moved endpoint is set */
 	d->roam_base = NULL;

@@ -137,6 +137,39 @@ static void unmake(const char *ifname)
 	}
 }
 
+/* What the create's and the mark's ACKs say, as the return value and wg_last_error(). */
+static int create_result(struct nl_sock *s, const char *ifname, const char *alias,
+			 const struct ack acks[2], int ret, int sent)
+{
+	char err[NL_EXTACK_MAX + 64];
+
+	if (ret < 0) {
+		wg_set_last_error("%s: create failed: %s", ifname, strerror(-ret));
+	} else if (acks[0].err == -EOPNOTSUPP) {
+		/* "Unknown device type": no module for the kind, even after request_module */
+		wg_set_last_error("%s: create failed: %s", ifname, WG_GENL_NO_KERNEL);
+		ret = -EPROTONOSUPPORT;
+	} else if (acks[0].err) {
+		ret = acks[0].err;
+		snprintf(s->extack, sizeof(s->extack), "%s", acks[0].extack);
+		wg_set_last_error("%s: create failed: %s%s", ifname,
+				  nl_strerror(s, ret, err, sizeof(err)),
+				  ret == -EEXIST && !acks[1].err
+				      ? " (the link appeared just now: check its alias)"
+				      : "");
+	} else if (acks[1].err) {
+		ret = acks[1].err;
+		snprintf(s->extack, sizeof(s->extack), "%s", acks[1].extack);
+		wg_set_last_error("%s: created, but setting its alias \"%s\" failed: %s", ifname,
+				  alias, nl_strerror(s, ret, err, sizeof(err)));
+		unmake(ifname);
+	} else if (sent < 0) {
+		ret = sent;
+		wg_set_last_error("%s: create failed: %s", ifname, strerror(-ret));
+	}
+	return ret;
+}
+
 int wg_genl_create(const char *ifname, const char *alias)
 {
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
@@ -193,30 +226,7 @@ int wg_genl_create(const char *ifname, const char *alias)
 	if (!ret && batch_put(b, mark, &acks[1]) < 0)
 		acks[1].err = -ENOBUFS; /* the link goes out alone, and is removed below */
 	sent = nl_batch_finish(b);
-	if (ret < 0) {
-		wg_set_last_error("%s: create failed: %s", ifname, strerror(-ret));
-	} else if (acks[0].err == -EOPNOTSUPP) {
-		/* "Unknown device type": no module for the kind, even after request_module */
-		wg_set_last_error("%s: create failed: %s", ifname, WG_GENL_NO_KERNEL);
-		ret = -EPROTONOSUPPORT;
-	} else if (acks[0].err) {
-		ret = acks[0].err;
-		snprintf(s.extack, sizeof(s.extack), "%s", acks[0].extack);
-		wg_set_last_error("%s: create failed: %s%s", ifname,
-				  nl_strerror(&s, ret, err, sizeof(err)),
-				  ret == -EEXIST && !acks[1].err
-				      ? " (the link appeared just now: check its alias)"
-				      : "");
-	} else if (acks[1].err) {
-		ret = acks[1].err;
-		snprintf(s.extack, sizeof(s.extack), "%s", acks[1].extack);
-		wg_set_last_error("%s: created, but setting its alias \"%s\" failed: %s", ifname,
-				  alias, nl_strerror(&s, ret, err, sizeof(err)));
-		unmake(ifname);
-	} else if (sent < 0) {
-		ret = sent;
-		wg_set_last_error("%s: create failed: %s", ifname, strerror(-ret));
-	}
+	ret = create_result(&s, ifname, alias, acks, ret, sent);
 out:
 	nl_close(&s);
 	return ret;
