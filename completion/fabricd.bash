@@ -7,8 +7,8 @@ _fabricd()
 	local cur prev words cword
 	_init_completion || return
 
-	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave"
-	local node_opts="-c --config -n --node --key-file --psk-dir --wg-backend --verbose --help"
+	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave import-pve"
+	local node_opts="-c --config -n --node --key-file --psk-dir --wg-backend --verbose --help --lock-wait --frr-pathspace --ifupdown-file"
 
 	if ((cword == 1)); then
 		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
@@ -16,14 +16,15 @@ _fabricd()
 	fi
 
 	case $prev in
-	-c | --config | --key-file | --json | --svg)
+	-c | --config | --key-file | --json | --svg | --metrics-file | --probe-file | \
+		--ifupdown-file | --corosync | --output | -o | --key-out | --wg-keys)
 		# bench's --json takes a FILE; elsewhere --json is a flag (handled below)
 		if [[ $prev != --json || ${words[1]} == bench ]]; then
 			_filedir
 			return
 		fi
 		;;
-	--psk-dir)
+	--psk-dir | --sdn-dir | --generate-keys)
 		_filedir -d
 		return
 		;;
@@ -32,7 +33,8 @@ _fabricd()
 		return
 		;;
 	-n | --node | --cluster | --prefix | --listen-port | --underlay | --grace | \
-		--duration | --streams | --repeat)
+		--duration | --streams | --repeat | --lock-wait | --frr-pathspace | --metrics | \
+		--probe-interval | --underlay-mtu)
 		return
 		;;
 	esac
@@ -40,9 +42,11 @@ _fabricd()
 	local opts
 	case ${words[1]} in
 	check) opts="-c --config --verbose --help" ;;
-	render | status) opts="$node_opts --json" ;;
-	plan | apply | down) opts="$node_opts" ;;
-	run) opts="$node_opts --grace" ;;
+	render) opts="$node_opts --json" ;;
+	status) opts="$node_opts --json --dot --svg --probe-file" ;;
+	plan | apply | down) opts="$node_opts --grace" ;;
+	run) opts="$node_opts --grace --metrics --metrics-file --probe-interval --probe-file" ;;
+	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --verbose --help" ;;
 	set-transport)
 		opts="-c --config --help"
 		local positional=0 i
