@@ -113,11 +113,13 @@ static void fuzz_ifaddr(const struct nlmsghdr *nlh)
  * (int)nlmsg_len <= len, so a length of 2^31 or more passes as negative and
  * mnl_nlmsg_next() jumps far outside the buffer. A socket receive buffer
  * never holds such a message (the kernel writes the lengths); a harness that
- * makes up its input must not hand it to the parsers.
+ * makes up its input must not hand it to the parsers. Likewise libmnl's
+ * attribute walk ends at the message's aligned tail: the kernel pads every
+ * message to NLMSG_ALIGNTO, so the padding must be inside the input too.
  */
 static bool msg_ok(const struct nlmsghdr *nlh, int left)
 {
-	return mnl_nlmsg_ok(nlh, left) && nlh->nlmsg_len <= (uint32_t)left;
+	return mnl_nlmsg_ok(nlh, left) && NLMSG_ALIGN(nlh->nlmsg_len) <= (uint32_t)left;
 }
 
 static void fuzz_rtnl(const void *buf, size_t len)
