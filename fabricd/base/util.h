@@ -3,11 +3,23 @@
 #ifndef FABRICD_UTIL_H
 #define FABRICD_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Writes all of buf to fd, retrying short writes and EINTR. 0 or -errno. */
 int write_all(int fd, const char *buf, size_t len);
+
+/*
+ * Replaces path with data in one rename, so a reader sees the old file or the
+ * new one, never part of one: a temporary file beside it (O_EXCL, mode set
+ * before any byte is written, so a secret is never readable by others),
+ * fsync, rename. With keep_owner the mode and owner of the file it replaces
+ * are kept (mode is used when there is none). 0 or -errno; the temporary file
+ * never stays behind.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
 
 /* FNV-1a, 64 bits: fnv1a(FNV1A_INIT, data, len), chained for more data. A stable
  * digest for change detection, not a security measure. */

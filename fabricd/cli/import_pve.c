@@ -87,27 +87,6 @@ static int slurp(const char *path, char **buf, size_t *len)
 }
 
 /* Writes data to path through a 0600/0644 temporary file and rename(2). */
-static int write_atomic(const char *path, const char *data, size_t len, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	int fd, ret;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	ret = fchmod(fd, mode) < 0 ? -errno : write_all(fd, data, len);
-	if (ret == 0 && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && ret == 0)
-		ret = -errno;
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret < 0)
-		unlink(tmp);
-	return ret;
-}
 
 /* One section-config file of the SDN directory; a missing file is empty. */
 static int read_cfg(const struct import_args *a, const char *name, enum pve_dialect dialect,
@@ -229,7 +208,7 @@ static int new_key(void *ctx, const char *node, uint8_t pub[32])
 		wgkey_to_base64(b64, priv);
 		b64[WGKEY_B64_LEN - 1] = '\n';
 		if (ret == 0)
-			ret = write_atomic(path, b64, WGKEY_B64_LEN, 0600);
+			ret = write_file_atomic(path, b64, WGKEY_B64_LEN, 0600, false);
 		sodium_memzero(b64, sizeof(b64));
 		if (ret < 0)
 			snprintf(err, sizeof(err), "%s: cannot write: %s", path, strerror(-ret));
@@ -307,7 +286,7 @@ static int key_out(const struct import_args *a, const struct pve_import *imp, st
 	} else {
 		wgkey_to_base64(b64, priv);
 		b64[WGKEY_B64_LEN - 1] = '\n';
-		ret = write_atomic(a->key_out, b64, WGKEY_B64_LEN, 0600);
+		ret = write_file_atomic(a->key_out, b64, WGKEY_B64_LEN, 0600, false);
 		if (ret < 0)
 			log_error("%s: cannot write: %s", a->key_out, strerror(-ret));
 	}
@@ -455,7 +434,7 @@ static int write_definition(const struct import_args *a, const char *json)
 	if (!a->output)
 		ret = write_all(STDOUT_FILENO, json, strlen(json));
 	else
-		ret = write_atomic(a->output, json, strlen(json), 0644);
+		ret = write_file_atomic(a->output, json, strlen(json), 0644, false);
 	if (ret < 0)
 		log_error("%s: cannot write: %s", a->output ? a->output : "stdout", strerror(-ret));
 	return ret;

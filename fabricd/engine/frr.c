@@ -241,28 +241,7 @@ close:
 /* frr.conf replaced in one rename, with the mode and owner of the file it replaces. */
 static int write_conf(const char *path, const char *text)
 {
-	char tmp[PATH_MAX + 16];
-	struct stat st;
-	bool have = stat(path, &st) == 0;
-	int fd, ret = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.fabricd.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, have ? st.st_mode & 07777 : 0640);
-	if (fd < 0)
-		return -errno;
-	if (have && fchown(fd, st.st_uid, st.st_gid) < 0)
-		ret = -errno;
-	if (!ret)
-		ret = write_all(fd, text, strlen(text));
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return write_file_atomic(path, text, strlen(text), 0640, true);
 }
 
 static int reload(const char *pathspace, const char *path)

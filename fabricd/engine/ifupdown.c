@@ -64,28 +64,6 @@ static int read_small(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
-static int write_atomic(const char *path, const char *text)
-{
-	char tmp[PATH_MAX];
-	int fd, ret;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.fabricd-tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	unlink(tmp);
-	/* outside interfaces.d's "source" glob matters not: ifupdown2 sources "*" */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	ret = write_all(fd, text, strlen(text));
-	if (close(fd) < 0 && ret == 0)
-		ret = -errno;
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret < 0)
-		unlink(tmp);
-	return ret;
-}
-
 int ifupdown_sync(const struct node_state *s, const char *path)
 {
 	char dir[PATH_MAX], *slash, *want;
@@ -120,7 +98,7 @@ int ifupdown_sync(const struct node_state *s, const char *path)
 			  path);
 		ret = -EEXIST;
 	} else {
-		ret = write_atomic(path, want);
+		ret = write_file_atomic(path, want, strlen(want), 0644, false);
 		if (ret == 0)
 			log_info("%s: ifupdown2 now keeps fabricd's ports in %s bridges", path,
 				 "existing");
