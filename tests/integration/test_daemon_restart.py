@@ -193,8 +193,10 @@ def test_systemd_unit(fabricd_bin, tmp_path):
     assert service["KillMode"] == "process"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     if shutil.which("systemd-analyze"):
-        # verify checks that ExecStart exists: point it at the binary under test
+        # verify checks that ExecStart exists: point it at the binary under test;
+        # the man pages of Documentation= are checked by test_package.py, where
+        # they are installed (here they are not)
         copy = tmp_path / "fabricd.service"
         copy.write_text(path.read_text().replace("/usr/sbin/fabricd", fabricd_bin))
-        res = run(["systemd-analyze", "verify", str(copy)], check=False)
+        res = run(["systemd-analyze", "verify", "--man=no", str(copy)], check=False)
         assert res.returncode == 0 and not res.stderr.strip(), res.stderr

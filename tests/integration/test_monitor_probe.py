@@ -130,10 +130,15 @@ def test_healthy_paths_pass_at_the_zone_mtu_quietly(fabric):
     text = status(fabric)
     assert "pve1 -> pve2, zone red (plain): ok, 1390-byte frames pass" in text, text
     assert "pve1 -> pve3, zone blue (secure): ok" in text, text
-    samples = scrape(fabric)
-    assert probe_metric(samples, "fabricd_probe_reachable", "pve3", "blue", "secure") == 1
-    assert probe_metric(samples, "fabricd_probe_largest_passing_bytes", "pve2", "red",
-                        "plain") == ZONE_MTU
+    # the metrics take the probe results on their next refresh (once a second)
+    def metrics_agree():
+        samples = scrape(fabric)
+        return (probe_metric(samples, "fabricd_probe_reachable", "pve3", "blue",
+                             "secure") == 1 and
+                probe_metric(samples, "fabricd_probe_largest_passing_bytes", "pve2", "red",
+                             "plain") == ZONE_MTU)
+    wait_until(metrics_agree, timeout=5, interval=0.5,
+               what="the metrics show the healthy probes status showed")
     for d in fabric.daemons.values():
         assert "probe " not in d.log(), d.log()  # a healthy path is quiet
 
