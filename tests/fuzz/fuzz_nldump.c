@@ -119,7 +119,9 @@ static void fuzz_ifaddr(const struct nlmsghdr *nlh)
  */
 static bool msg_ok(const struct nlmsghdr *nlh, int left)
 {
-	return mnl_nlmsg_ok(nlh, left) && NLMSG_ALIGN(nlh->nlmsg_len) <= (uint32_t)left;
+	/* the length first: NLMSG_ALIGN of a length near 2^32 wraps to 0 */
+	return mnl_nlmsg_ok(nlh, left) && nlh->nlmsg_len <= (uint32_t)left &&
+	       NLMSG_ALIGN(nlh->nlmsg_len) <= (uint32_t)left;
 }
 
 static void fuzz_rtnl(const void *buf, size_t len)
