@@ -16,8 +16,10 @@ void desired_free(struct node_state *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_vnets; i++)
+	for (size_t i = 0; i < s->n_vnets; i++) {
 		free(s->vnets[i].remotes);
+		free(s->vnets[i].other_remotes);
+	}
 	free(s->vnets);
 	free(s->zones);
 	free(s->fabric.peers);
@@ -107,9 +109,14 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	v->mtu = dz->mtu;
 	/* remotes stay the members (the guard admits them); FRR installs the flood list */
 	v->evpn = z->control_plane == CONTROL_PLANE_EVPN;
+	v->standby = !secure && !v->evpn;
+	desired_vxlan_name(v->other_vxlan, v->vni, secure ? TRANSPORT_PLAIN : TRANSPORT_SECURE);
+	v->other_port = secure ? PLAIN_VXLAN_PORT : c->fabric.secure_port;
+	v->other_local = secure ? me->underlay : me->fabric_address;
 	if (z->n_members > 1) {
 		v->remotes = calloc(z->n_members - 1, sizeof(*v->remotes));
-		if (!v->remotes)
+		v->other_remotes = calloc(z->n_members - 1, sizeof(*v->other_remotes));
+		if (!v->remotes || !v->other_remotes)
 			return -ENOMEM;
 	}
 	for (size_t m = 0; m < z->n_members; m++) {
@@ -117,8 +124,10 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 
 		if (z->members[m] == self)
 			continue;
-		v->remotes[v->n_remotes++] = secure ? peer->fabric_address : peer->underlay;
+		v->remotes[v->n_remotes] = secure ? peer->fabric_address : peer->underlay;
+		v->other_remotes[v->n_remotes++] = secure ? peer->underlay : peer->fabric_address;
 	}
+	v->n_other_remotes = v->n_remotes;
 	return 0;
 }
 
@@ -166,10 +175,10 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 		size_t zi = s->zones[i].zone;
 
 		for (size_t vi = 0; vi < c->zones[zi].n_vnets; vi++) {
-			ret = build_vnet(c, self, zi, vi, &s->zones[i], &s->vnets[s->n_vnets]);
+			/* counted first: desired_free frees what a failed one allocated */
+			ret = build_vnet(c, self, zi, vi, &s->zones[i], &s->vnets[s->n_vnets++]);
 			if (ret < 0)
 				return ret;
-			s->n_vnets++;
 		}
 	}
 	return 0;

@@ -59,11 +59,25 @@ struct desired_vnet {
 	size_t n_remotes;
 	struct ip_addr *remotes; /* other members' underlay (plain) or fabric (secure) addresses */
 	/*
-	 * Not from the definition but from the kernel: the vnet moved to secure
-	 * and its plain device still receives during its grace period, so the
-	 * guard must still let that VNI's plain VXLAN in and out.
+	 * The other transport's device (engine/switch.c): a plain vnet keeps its
+	 * secure device as a mute standby that receives (standby set; not EVPN),
+	 * so a node that switches to secure first can send only secure; a secure
+	 * vnet's plain device is the one it left, receiving during its grace period.
 	 */
-	bool plain_retiring;
+	bool standby;
+	char other_vxlan[FABRICD_IFNAME_MAX + 1]; /* vs<VNI> or vx<VNI> */
+	uint16_t other_port;
+	struct ip_addr other_local;
+	size_t n_other_remotes;
+	struct ip_addr *other_remotes; /* the same members in the other transport */
+	/*
+	 * Not from the definition but from the kernel (engine/switch.c), for the
+	 * guard: the vnet moved to secure and its plain device still receives in
+	 * its grace period (members' plain VXLAN is still accepted), and whether
+	 * that device could still send until this pass mutes it.
+	 */
+	bool plain_receiving;
+	bool plain_sending;
 	/* the bridge is not fabricd's (zone "bridges": "existing"): only its port is */
 	bool existing_bridge;
 	const char *replaces; /* a foreign VXLAN port to take over (borrowed), or NULL */

@@ -43,7 +43,8 @@ enum op_phase {
 	PHASE_NEIGH,	 /* FDB remotes and addresses */
 	PHASE_WG_CONFIG, /* keys, port, peers */
 	PHASE_FRR,	 /* fabricd's part of FRR's configuration (EVPN), once the fabric is up */
-	PHASE_RETIRE,	 /* VXLAN devices of the transport a vnet left */
+	PHASE_RETIRE,	 /* VXLAN devices of the transport a vnet left: smaller roles, removal */
+	PHASE_SEAL,	 /* the guard once they no longer send (engine/switch.c) */
 	PHASE_WG_DESTROY,
 	PHASE_UNGUARD, /* the guard goes last on down */
 	PHASE_COUNT,

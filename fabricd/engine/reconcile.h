@@ -68,13 +68,6 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 /* Every owned object, for `down`. */
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p);
 
-/*
- * Marks the secure vnets whose plain device is still in its grace period
- * after this pass (desired_vnet.plain_retiring), for the guard.
- */
-void reconcile_mark_transitions(const struct reconcile *r, struct node_state *want,
-				const struct observed *have);
-
 /* Runs the plan phase by phase; logs each failure with its object. 0 or the first error. */
 int plan_apply(struct reconcile *r, struct plan *p);
 /* Runs one OP_WG_* op through the backend. 0 or -errno (logged). */

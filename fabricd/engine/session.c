@@ -19,6 +19,7 @@
 #include "engine/reconcile.h"
 #include "engine/resolve.h"
 #include "engine/session.h"
+#include "engine/switch.h"
 #include "engine/route.h"
 #include "kmod/probe.h"
 
@@ -191,7 +192,7 @@ int session_plan(struct session *s)
 	if (ret == 0) {
 		/* names are resolved here, with a bounded wait, never inside planning */
 		resolve_endpoints(&s->want, RESOLVE_WAIT_MS);
-		reconcile_mark_transitions(&s->r, &s->want, &s->have);
+		switch_mark_stages(&s->r, &s->want, &s->have);
 		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
 	}
 	diag_print(&diag, log_stream());

@@ -8,6 +8,7 @@
 
 #include "kinds/fdb.h"
 #include "kinds/kind.h"
+#include "kinds/vxlan.h"
 #include "base/addr.h"
 
 static const uint8_t zero_mac[6];
@@ -73,44 +74,24 @@ void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
 	mnl_attr_put(nlh, NDA_DST, ip_addr_len(dst), dst->bytes);
 }
 
-int fdb_plan_moves_out(const struct fdb_table *fdb, const struct link_obs *l, struct plan *p)
-{
-	char a[IP_ADDR_STRLEN];
-
-	for (size_t i = 0; i < fdb->n; i++) {
-		const struct fdb_entry *e = &fdb->entries[i];
-		struct op *op;
-
-		if (e->ifindex != l->ifindex)
-			continue;
-		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", l->name,
-			      ip_addr_str(&e->dst, a, sizeof(a)));
-		if (!op)
-			return -ENOMEM;
-		op->ifindex = l->ifindex;
-		op->dst = e->dst;
-	}
-	return 0;
-}
-
-int fdb_plan(const struct desired_vnet *v, const struct link_obs *vx, bool recreated,
+int fdb_plan(const struct vxlan_port *want, const struct link_obs *have, bool recreated,
 	     const struct fdb_table *fdb, struct plan *p)
 {
 	char a[IP_ADDR_STRLEN];
 	struct op *op;
 
-	if (v->evpn)
+	if (want->evpn)
 		return 0; /* FRR's zebra owns an EVPN vnet's flood list and MACs: leave them */
-	for (size_t r = 0; r < v->n_remotes; r++) {
-		if (!recreated && fdb_has(fdb, vx->ifindex, &v->remotes[r]))
+	for (size_t r = 0; r < want->n_remotes; r++) {
+		if (!recreated && fdb_has(fdb, have->ifindex, &want->remotes[r]))
 			continue;
-		op = plan_add(p, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, "fdb %s remote %s", v->vxlan,
-			      ip_addr_str(&v->remotes[r], a, sizeof(a)));
+		op = plan_add(p, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, "fdb %s remote %s",
+			      want->name, ip_addr_str(&want->remotes[r], a, sizeof(a)));
 		if (!op)
 			return -ENOMEM;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", v->vxlan);
-		op->ifindex = recreated ? 0 : vx->ifindex;
-		op->dst = v->remotes[r];
+		snprintf(op->ifname, sizeof(op->ifname), "%s", want->name);
+		op->ifindex = recreated ? 0 : have->ifindex;
+		op->dst = want->remotes[r];
 	}
 	if (recreated)
 		return 0;
@@ -118,17 +99,17 @@ int fdb_plan(const struct desired_vnet *v, const struct link_obs *vx, bool recre
 		const struct fdb_entry *e = &fdb->entries[i];
 		bool wanted = false;
 
-		if (e->ifindex != vx->ifindex)
+		if (e->ifindex != have->ifindex)
 			continue;
-		for (size_t r = 0; r < v->n_remotes && !wanted; r++)
-			wanted = ip_addr_equal(&v->remotes[r], &e->dst);
+		for (size_t r = 0; r < want->n_remotes && !wanted; r++)
+			wanted = ip_addr_equal(&want->remotes[r], &e->dst);
 		if (wanted)
 			continue;
-		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s", v->vxlan,
-			      ip_addr_str(&e->dst, a, sizeof(a)));
+		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s",
+			      want->name, ip_addr_str(&e->dst, a, sizeof(a)));
 		if (!op)
 			return -ENOMEM;
-		op->ifindex = vx->ifindex;
+		op->ifindex = have->ifindex;
 		op->dst = e->dst;
 	}
 	return 0;

@@ -36,12 +36,12 @@ int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);
 void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst);
 
 /*
- * Plans the remotes of vnet v on its device vx: adds the missing ones (all of
- * them when recreated, the device then starts empty), removes the others.
+ * Plans the remotes of device want (kinds/vxlan.h) on its link have: adds the
+ * missing ones (all of them when recreated, the device then starts empty),
+ * removes the others. An EVPN device's are zebra's: left alone.
  */
-int fdb_plan(const struct desired_vnet *v, const struct link_obs *vx, bool recreated,
+struct vxlan_port;
+int fdb_plan(const struct vxlan_port *want, const struct link_obs *have, bool recreated,
 	     const struct fdb_table *fdb, struct plan *p);
-/* Removes every remote of l (a device a vnet has left: they move to the new one). */
-int fdb_plan_moves_out(const struct fdb_table *fdb, const struct link_obs *l, struct plan *p);
 
 #endif

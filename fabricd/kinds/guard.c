@@ -262,12 +262,46 @@ static void describe_drift(const char *want, const char *have, struct op *op)
 	op_detail(op, "kernel copy has objects the definition does not make");
 }
 
+/* True when the kernel's table is rs. */
+static bool table_is(const struct firewall_obs *have, const struct firewall_ruleset *rs)
+{
+	return have && !strcmp(have->comment, rs->comment) && have->summary &&
+	       !strcmp(have->summary, rs->summary);
+}
+
+/* Plans loading rs (taken) in phase; the detail says why. */
+static int plan_table(const struct node_state *want, const struct firewall_obs *have,
+		      enum op_phase phase, struct firewall_ruleset *rs, struct plan *p)
+{
+	struct op *op =
+	    plan_add(p, OP_FIREWALL_SET, phase, have ? VERB_CHANGE : VERB_CREATE, OBJECT);
+	size_t n_secure = 0;
+
+	if (!op) {
+		firewall_ruleset_free(rs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < want->n_vnets; i++)
+		n_secure += want->vnets[i].transport == TRANSPORT_SECURE;
+	if (phase == PHASE_SEAL)
+		op_detail(op, "sealed: switched vnets' plain VXLAN no longer leaves this node");
+	else if (!have)
+		op_detail(op, "guard for %zu plain and %zu secure vnets, WireGuard port %u",
+			  want->n_vnets - n_secure, n_secure, want->fabric.listen_port);
+	else if (strcmp(have->comment, rs->comment))
+		op_detail(op, "definition changed: replaced in one transaction, counters kept");
+	else
+		describe_drift(rs->summary, have->summary ? have->summary : "", op);
+	op->text = rs->text;
+	rs->text = NULL;
+	firewall_ruleset_free(rs);
+	return 0;
+}
+
 int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p)
 {
 	struct firewall_counter carry[FW_N_COUNTERS];
-	struct firewall_ruleset rs;
-	struct op *op;
-	size_t n_secure = 0;
+	struct firewall_ruleset early, sealed;
 	int ret;
 
 	if (have && !owned_by(have, want->owner)) {
@@ -279,32 +313,34 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 	}
 	for (int i = 0; i < FW_N_COUNTERS; i++)
 		firewall_obs_counter(have, (enum firewall_counter_id)i, &carry[i]);
-	ret = firewall_render(want, carry, &rs);
+	ret = firewall_render_stage(want, carry, false, &early);
 	if (ret < 0)
 		return ret;
-	if (have && !strcmp(have->comment, rs.comment) && have->summary &&
-	    !strcmp(have->summary, rs.summary)) {
-		firewall_ruleset_free(&rs);
-		return 0;
+	ret = firewall_render_stage(want, carry, true, &sealed);
+	if (ret < 0) {
+		firewall_ruleset_free(&early);
+		return ret;
 	}
-	op = plan_add(p, OP_FIREWALL_SET, PHASE_GUARD, have ? VERB_CHANGE : VERB_CREATE, OBJECT);
-	if (!op) {
-		firewall_ruleset_free(&rs);
-		return -ENOMEM;
+	/*
+	 * Before the links change the table may only open what this pass needs
+	 * (a vnet switching to secure still sends plain until its plain device
+	 * is muted); the sealed table follows once it is (PHASE_SEAL).
+	 */
+	if (!strcmp(early.comment, sealed.comment)) {
+		firewall_ruleset_free(&early);
+		if (table_is(have, &sealed)) {
+			firewall_ruleset_free(&sealed);
+			return 0;
+		}
+		return plan_table(want, have, PHASE_GUARD, &sealed, p);
 	}
-	for (size_t i = 0; i < want->n_vnets; i++)
-		n_secure += want->vnets[i].transport == TRANSPORT_SECURE;
-	if (!have)
-		op_detail(op, "guard for %zu plain and %zu secure vnets, WireGuard port %u",
-			  want->n_vnets - n_secure, n_secure, want->fabric.listen_port);
-	else if (strcmp(have->comment, rs.comment))
-		op_detail(op, "definition changed: replaced in one transaction, counters kept");
-	else
-		describe_drift(rs.summary, have->summary ? have->summary : "", op);
-	op->text = rs.text;
-	rs.text = NULL;
-	firewall_ruleset_free(&rs);
-	return 0;
+	ret = table_is(have, &early) ? (firewall_ruleset_free(&early), 0)
+				     : plan_table(want, have, PHASE_GUARD, &early, p);
+	if (ret < 0) {
+		firewall_ruleset_free(&sealed);
+		return ret;
+	}
+	return plan_table(want, have, PHASE_SEAL, &sealed, p);
 }
 
 int firewall_plan_down(const struct firewall_obs *have, struct plan *p)

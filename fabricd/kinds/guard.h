@@ -20,12 +20,14 @@
  *   output (hook output, priority -10)
  *     plain VXLAN carrying a secure zone's VNI, and secure VXLAN on any
  *       device but the fabric one: dropped, counted (drop_leak).
- *   One exception, for a vnet that has just switched from plain to secure
- *   (desired_vnet.plain_retiring, set by reconcile_mark_transitions): while
- *   its old plain device is in its grace period, the VNI keeps its plain
- *   rules (members accepted, not in secure_vnis), so nodes that have not
- *   switched yet keep reaching it; once the old device is gone (or at once
- *   with a grace of 0) the secure rules apply.
+ *   A vnet that has just switched from plain to secure (engine/switch.c):
+ *   while its old plain device is in its grace period
+ *   (desired_vnet.plain_receiving), the members' plain VXLAN of that VNI is
+ *   still accepted, so nodes that have not switched yet keep reaching it;
+ *   the VNI is in secure_vnis, so none of it leaves in clear text. Only the
+ *   table loaded before the pass has muted that device (plain_sending) still
+ *   lets it out: the sealed table follows once the secure device has taken
+ *   over (PHASE_SEAL).
  *
  * The table comment "fabricd:<cluster> <hash>" marks it owned and names the
  * rendering it came from; together with a summary of the kernel's copy (set
@@ -35,6 +37,7 @@
 #ifndef FABRICD_FIREWALL_H
 #define FABRICD_FIREWALL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "definition/desired.h"
@@ -76,6 +79,9 @@ struct firewall_ruleset {
  */
 int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
 		    struct firewall_ruleset *out);
+/* The same; sealed false: vnets whose plain device may still send keep their plain rules. */
+int firewall_render_stage(const struct node_state *want, const struct firewall_counter *carry,
+			  bool sealed, struct firewall_ruleset *out);
 void firewall_ruleset_free(struct firewall_ruleset *rs);
 
 /* What the kernel has of the table (opaque to the planner). */

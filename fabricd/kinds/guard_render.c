@@ -191,7 +191,22 @@ static int add_wg_peer(struct spec *s, const struct ip_addr *a)
 	return 0; /* a DNS endpoint: resolved only when WireGuard is configured */
 }
 
-static int spec_build(const struct node_state *want, struct spec *s)
+static int add_members(struct spec *s, const struct node_state *want, const struct desired_vnet *v)
+{
+	const struct cluster *c = want->cluster;
+	const struct zone *z = &c->zones[v->zone];
+	int ret = 0;
+
+	for (size_t m = 0; !ret && m < z->n_members; m++) {
+		if (z->members[m] != want->self)
+			ret =
+			    add_addr(&s->plain_members, &c->nodes[z->members[m]].underlay, v->vni);
+	}
+	return ret;
+}
+
+/* sealed: false for the table a switching pass loads before its links change */
+static int spec_build(const struct node_state *want, bool sealed, struct spec *s)
 {
 	const struct cluster *c = want->cluster;
 	int ret = 0;
@@ -203,29 +218,22 @@ static int spec_build(const struct node_state *want, struct spec *s)
 	s->listen_port = want->fabric.listen_port;
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
+		bool secure = v->transport == TRANSPORT_SECURE;
 		char vni[16];
 
-		if (v->transport == TRANSPORT_SECURE && v->plain_retiring) {
-			/*
-			 * Switching from plain: until its plain device is gone, nodes
-			 * that have not switched yet still send (and get) this VNI as
-			 * plain VXLAN. The zone had that exposure a moment earlier.
-			 */
-			const struct zone *z = &c->zones[v->zone];
-
-			for (size_t m = 0; !ret && m < z->n_members; m++) {
-				if (z->members[m] != want->self)
-					ret = add_addr(&s->plain_members,
-						       &c->nodes[z->members[m]].underlay, v->vni);
-			}
-			continue;
-		}
-		if (v->transport == TRANSPORT_SECURE) {
+		/*
+		 * Switching from plain: until its plain device is gone, nodes that
+		 * have not switched yet still send this VNI as plain VXLAN, and it
+		 * is received from them; until this pass has muted that device, it
+		 * may also still leave (the zone's exposure of a moment earlier).
+		 */
+		if (secure && (v->plain_receiving || (!sealed && v->plain_sending)))
+			ret = add_members(s, want, v);
+		if (secure && !ret && (sealed || !v->plain_sending)) {
 			snprintf(vni, sizeof(vni), "%u", v->vni);
 			ret = strlist_add(&s->secure_vnis, vni);
-			continue;
 		}
-		for (size_t r = 0; !ret && r < v->n_remotes; r++)
+		for (size_t r = 0; !secure && !ret && r < v->n_remotes; r++)
 			ret = add_addr(&s->plain_members, &v->remotes[r], v->vni);
 	}
 	for (size_t i = 0; !ret && i < want->fabric.n_peers; i++) {
@@ -357,8 +365,8 @@ static int spec_summary(const struct spec *s, char **out)
 	return ret;
 }
 
-int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
-		    struct firewall_ruleset *out)
+int firewall_render_stage(const struct node_state *want, const struct firewall_counter *carry,
+			  bool sealed, struct firewall_ruleset *out)
 {
 	struct sbuf b = {0};
 	struct spec s;
@@ -366,7 +374,7 @@ int firewall_render(const struct node_state *want, const struct firewall_counter
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = spec_build(want, &s);
+	ret = spec_build(want, sealed, &s);
 	if (ret < 0)
 		return ret;
 	render_table(&b, &s, NULL, NULL);
@@ -386,6 +394,12 @@ int firewall_render(const struct node_state *want, const struct firewall_counter
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;
+}
+
+int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
+		    struct firewall_ruleset *out)
+{
+	return firewall_render_stage(want, carry, true, out);
 }
 
 void firewall_ruleset_free(struct firewall_ruleset *rs)

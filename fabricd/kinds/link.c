@@ -72,7 +72,6 @@ static void parse_vxlan_data(const struct nlattr *nest, struct link_obs *l)
 static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 {
 	const struct nlattr *attr;
-	bool open = false;
 
 	mnl_attr_for_each_nested(attr, nest)
 	{
@@ -87,16 +86,18 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 			break;
 		case IFLA_BRPORT_LEARNING:
 			l->port_learning = on;
-			open = open || on;
 			break;
 		case IFLA_BRPORT_UNICAST_FLOOD:
+			l->port_flood |= on ? LINK_FLOOD_UNICAST : 0;
+			break;
 		case IFLA_BRPORT_MCAST_FLOOD:
+			l->port_flood |= on ? LINK_FLOOD_MCAST : 0;
+			break;
 		case IFLA_BRPORT_BCAST_FLOOD:
-			open = open || on;
+			l->port_flood |= on ? LINK_FLOOD_BCAST : 0;
 			break;
 		}
 	}
-	l->receive_only = !open;
 }
 
 static void parse_linkinfo(const struct nlattr *nest, struct link_obs *l)
@@ -214,7 +215,8 @@ static long long note_value(const char *notes, const char *key)
 	return (*end == '\0' || *end == ' ') && t > 0 ? t : 0;
 }
 
-bool link_retire_note(const struct link_obs *l, const char *owner, struct retire_note *n)
+bool link_stage_note(const struct link_obs *l, const char *owner, const char *key,
+		     struct stage_note *n)
 {
 	const char *notes;
 	long long grace;
@@ -223,7 +225,7 @@ bool link_retire_note(const struct link_obs *l, const char *owner, struct retire
 	if (!link_is_owned(l, owner))
 		return false;
 	notes = l->alias + strlen(owner);
-	n->after = note_value(notes, LINK_RETIRE_NOTE);
+	n->after = note_value(notes, key);
 	if (!n->after)
 		return false;
 	n->at = note_value(notes, "at=");
@@ -247,23 +249,21 @@ static void put_brport(struct nlmsghdr *nlh, const struct link_change *c)
 {
 	struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	struct nlattr *data;
-	uint8_t on = !c->receive_only;
 
 	mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, "bridge");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
 	if (c->mask & LINK_SET_ISOLATED)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_ISOLATED, c->isolated ? 1 : 0);
-	if (c->mask & LINK_SET_RECEIVE_ONLY) {
-		/* on: learning and flooding as a new port has them; off: learned entries flushed */
-		mnl_attr_put_u8(nlh, IFLA_BRPORT_LEARNING, on);
-		mnl_attr_put_u8(nlh, IFLA_BRPORT_UNICAST_FLOOD, on);
-		mnl_attr_put_u8(nlh, IFLA_BRPORT_MCAST_FLOOD, on);
-		mnl_attr_put_u8(nlh, IFLA_BRPORT_BCAST_FLOOD, on);
-		if (!on)
-			mnl_attr_put(nlh, IFLA_BRPORT_FLUSH, 0, NULL);
-	} else if (c->mask & LINK_SET_LEARNING) {
+	if (c->mask & LINK_SET_LEARNING)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_LEARNING, c->learning ? 1 : 0);
+	if (c->mask & LINK_SET_FLOOD) {
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_UNICAST_FLOOD, c->flood ? 1 : 0);
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_MCAST_FLOOD, c->flood ? 1 : 0);
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_BCAST_FLOOD, c->flood ? 1 : 0);
 	}
+	/* after learning off, so nothing is learned again between the two */
+	if (c->mask & LINK_SET_FLUSH)
+		mnl_attr_put(nlh, IFLA_BRPORT_FLUSH, 0, NULL);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 }
@@ -293,7 +293,7 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_nest_end(nlh, inet6);
 		mnl_attr_nest_end(nlh, spec);
 	}
-	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_RECEIVE_ONLY | LINK_SET_LEARNING))
+	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_LEARNING | LINK_SET_FLOOD | LINK_SET_FLUSH))
 		put_brport(nlh, c);
 }
 

@@ -25,11 +25,10 @@ struct link_obs {
 	int master;	    /* ifindex, 0 = none */
 	unsigned int flags; /* IFF_* */
 	bool isolated;	    /* bridge port option */
-	/* bridge port with learning and all flooding off (the retire stage's receive-only) */
-	bool receive_only;
-
-	/* bridge port learning, and a VXLAN device reported with learning off */
+	/* bridge port learning, and its flooding: LINK_FLOOD_* bits of what is on */
 	bool port_learning;
+	unsigned int port_flood;
+	/* a VXLAN device reported with learning off */
 	bool vxlan_nolearning;
 	/* VXLAN only */
 	uint32_t vni;
@@ -50,24 +49,34 @@ const struct link_obs *link_by_index(const struct link_table *t, int ifindex);
 /* A link is owned when its alias is the owner mark, optionally followed by " ..." notes. */
 bool link_is_owned(const struct link_obs *l, const char *owner);
 
+/* Bridge port flooding, as IFLA_BRPORT_{UNICAST,MCAST,BCAST}_FLOOD report it. */
+#define LINK_FLOOD_UNICAST 1U
+#define LINK_FLOOD_MCAST   2U
+#define LINK_FLOOD_BCAST   4U
+#define LINK_FLOOD_ALL	   7U
+
 /*
- * Owned links may carry notes after the owner mark. "retire-after=EPOCH
- * grace=SECONDS at=BOOTTIME" marks a VXLAN device a vnet has left (transport
- * switch): it keeps receiving from peers that have not switched yet until
- * then. EPOCH is the wall-clock deadline (for people, and for notes written
- * before at= existed); at= is the same deadline in CLOCK_BOOTTIME seconds,
- * which a clock step does not move. A link never survives a reboot, so a
- * boottime deadline is always of this boot; a restarted fabricd reads it
- * back from the alias. grace= is the grace period the deadline was set with.
+ * Owned links may carry a stage note after the owner mark: "KEY=EPOCH
+ * grace=SECONDS at=BOOTTIME", the deadline of a transport switch's stage
+ * (engine/switch.c): "retire-after=" on a plain device a vnet has left (it
+ * only receives until then, then goes), "secure-until=" on the secure device
+ * of a vnet that went back to plain (it still sends until then). EPOCH is
+ * the wall-clock deadline (for people, and for notes written before at=
+ * existed); at= is the same deadline in CLOCK_BOOTTIME seconds, which a clock
+ * step does not move. A link never survives a reboot, so a boottime deadline
+ * is always of this boot; a restarted fabricd reads it back from the alias.
+ * grace= is the grace period the deadline was set with.
  */
-struct retire_note {
+struct stage_note {
 	long long after;    /* epoch seconds */
 	long long at;	    /* CLOCK_BOOTTIME seconds, 0 when the note has none */
 	unsigned int grace; /* 0 when the note has none */
 };
-/* True when l is owned and carries a retire note (filled into n). */
-bool link_retire_note(const struct link_obs *l, const char *owner, struct retire_note *n);
 #define LINK_RETIRE_NOTE "retire-after="
+#define LINK_HOLD_NOTE	 "secure-until="
+/* True when l is owned and carries the note key (e.g. LINK_RETIRE_NOTE), filled into n. */
+bool link_stage_note(const struct link_obs *l, const char *owner, const char *key,
+		     struct stage_note *n);
 
 /* Parses one RTM_NEWLINK message into l; 0 or -EINVAL. Exposed for the dump fuzzer. */
 int link_parse(const struct nlmsghdr *nlh, struct link_obs *l);
@@ -80,9 +89,9 @@ enum link_change_mask {
 	LINK_SET_ISOLATED = 1U << 4,
 	/* no IPv6 link-local address: a vnet's own bridge and VXLAN port stay silent in it */
 	LINK_SET_NO_ADDRGEN = 1U << 5,
-	/* bridge port receive-only (learning and flooding off, learned entries flushed) or back */
-	LINK_SET_RECEIVE_ONLY = 1U << 6,
-	LINK_SET_LEARNING = 1U << 7, /* bridge port learning on or off */
+	LINK_SET_LEARNING = 1U << 6, /* bridge port learning on or off */
+	LINK_SET_FLOOD = 1U << 7,    /* bridge port flooding (all three kinds) on or off */
+	LINK_SET_FLUSH = 1U << 8,    /* the port's learned bridge entries flushed */
 };
 
 struct link_change {
@@ -90,8 +99,8 @@ struct link_change {
 	unsigned int mtu;
 	int master; /* ifindex */
 	bool isolated;
-	bool receive_only;
 	bool learning;
+	bool flood;
 	char alias[LINK_ALIAS_MAX];
 };
 

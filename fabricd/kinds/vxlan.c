@@ -36,48 +36,117 @@ void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 	mnl_attr_nest_end(nlh, info);
 }
 
-/* The bridge must not learn remote MACs on an EVPN port either: zebra installs them. */
-static void evpn_port_learning_off(const struct desired_vnet *v, struct op *op)
+const char *vxlan_role_name(enum vxlan_role role)
 {
-	if (!v->evpn)
-		return;
-	op->change.mask |= LINK_SET_LEARNING;
-	op->change.learning = false;
-	op_detail(op, "learning off (evpn)");
+	switch (role) {
+	case VXLAN_SENDS:
+		return "sends";
+	case VXLAN_LISTENS:
+		return "listens";
+	case VXLAN_MUTE:
+		return "mute";
+	}
+	return "?";
 }
 
-static int plan_create(const struct desired_vnet *v, struct plan *p)
+/* The bridge must not learn remote MACs on an EVPN port either: zebra installs them. */
+static bool want_learning(const struct vxlan_port *w)
 {
-	char a[IP_ADDR_STRLEN];
-	struct op *op =
-	    plan_add(p, OP_VXLAN_CREATE, PHASE_VXLAN, VERB_CREATE, "vxlan %s", v->vxlan);
+	return w->role != VXLAN_MUTE && !w->evpn;
+}
+
+static bool want_flood(const struct vxlan_port *w)
+{
+	return w->role == VXLAN_SENDS;
+}
+
+bool vxlan_port_may_send(const struct link_obs *l)
+{
+	return !strcmp(l->slave_kind, "bridge") && (l->port_learning || l->port_flood);
+}
+
+static struct op *add_change(const struct vxlan_port *w, const struct link_obs *have,
+			     enum op_phase phase, struct plan *p)
+{
+	struct op *op = plan_add(p, OP_LINK_CHANGE, phase, VERB_CHANGE, "vxlan %s", w->name);
 
 	if (!op)
-		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", v->vxlan);
-	snprintf(op->master, sizeof(op->master), "%s", v->name);
-	op->mtu = v->mtu;
-	op->vni = v->vni;
-	op->port = v->port;
-	op->local = v->local;
-	op->no_learning = v->evpn;
-	op_detail(op, "vni %u, port %u, local %s, mtu %u, bridge %s%s", v->vni, v->port,
-		  ip_addr_str(&v->local, a, sizeof(a)), v->mtu, v->name,
-		  v->evpn ? ", evpn: no learning" : "");
-	/* the second port's isolation is set once it is in the bridge */
-	op = plan_add(p, OP_LINK_CHANGE, PHASE_VXLAN, VERB_CHANGE, "vxlan %s", v->vxlan);
+		return NULL;
+	op->ifindex = have ? have->ifindex : 0;
+	snprintf(op->ifname, sizeof(op->ifname), "%s", w->name);
+	snprintf(op->master, sizeof(op->master), "%s", w->bridge);
+	return op;
+}
+
+/*
+ * The port options of w's role; have: the port as it is (NULL: new, or it
+ * just (re)joined the bridge, so it has the kernel's defaults).
+ */
+static int plan_port(const struct vxlan_port *w, const struct link_obs *have, struct plan *p)
+{
+	bool learning = want_learning(w), flood = want_flood(w);
+	bool was_learning = have ? have->port_learning : true;
+	bool was_flooding = have ? have->port_flood != 0 : true;
+	bool flood_differs = have ? have->port_flood != (flood ? LINK_FLOOD_ALL : 0) : !flood;
+	bool smaller = (was_learning && !learning) || (was_flooding && !flood);
+	struct op *op;
+
+	if (have && have->isolated && have->port_learning == learning && !flood_differs)
+		return 0;
+	/* a smaller role waits until the vnet's other device has taken over (PHASE_NEIGH) */
+	op = add_change(w, have,
+			have && smaller && w->role != VXLAN_SENDS ? PHASE_RETIRE : PHASE_VXLAN, p);
 	if (!op)
 		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", v->vxlan);
 	op->change.mask = LINK_SET_ISOLATED;
 	op->change.isolated = true;
 	op_detail(op, "bridge port isolated");
-	evpn_port_learning_off(v, op);
+	if (was_learning != learning) {
+		op->change.mask |= LINK_SET_LEARNING;
+		op->change.learning = learning;
+	}
+	if (flood_differs) {
+		op->change.mask |= LINK_SET_FLOOD;
+		op->change.flood = flood;
+	}
+	if (w->role == VXLAN_MUTE && was_learning)
+		op->change.mask |= LINK_SET_FLUSH;
+	if (w->evpn)
+		op_detail(op, "learning off (evpn)");
+	else if (op->change.mask & (LINK_SET_LEARNING | LINK_SET_FLOOD))
+		op_detail(op, "%s",
+			  w->role == VXLAN_SENDS     ? "sends: learning and flooding on"
+			  : w->role == VXLAN_LISTENS ? "listens: learning, no flooding"
+						     : "mute: receives only, learned "
+						       "entries flushed");
 	return 0;
 }
 
+static int plan_create(const struct vxlan_port *w, struct plan *p)
+{
+	char a[IP_ADDR_STRLEN];
+	struct op *op = plan_add(p, OP_VXLAN_CREATE, PHASE_VXLAN, VERB_CREATE, "vxlan %s", w->name);
+
+	if (!op)
+		return -ENOMEM;
+	snprintf(op->ifname, sizeof(op->ifname), "%s", w->name);
+	snprintf(op->master, sizeof(op->master), "%s", w->bridge);
+	op->mtu = w->mtu;
+	op->vni = w->vni;
+	op->port = w->port;
+	op->local = w->local;
+	op->no_learning = w->evpn;
+	op_detail(op, "vni %u, port %u, local %s, mtu %u, bridge %s%s", w->vni, w->port,
+		  ip_addr_str(&w->local, a, sizeof(a)), w->mtu, w->bridge,
+		  w->evpn		   ? ", evpn: no learning"
+		  : w->role == VXLAN_SENDS ? ""
+					   : ", standby");
+	/* the port options are set once it is in the bridge */
+	return plan_port(w, NULL, p);
+}
+
 /* Attributes the kernel cannot change on a live device. */
-static bool immutable_differs(const struct desired_vnet *v, const struct link_obs *have, char *why,
+static bool immutable_differs(const struct vxlan_port *w, const struct link_obs *have, char *why,
 			      size_t len)
 {
 	char a[IP_ADDR_STRLEN], b[IP_ADDR_STRLEN];
@@ -86,22 +155,22 @@ static bool immutable_differs(const struct desired_vnet *v, const struct link_ob
 		snprintf(why, len, "kind %s is not vxlan", have->kind[0] ? have->kind : "unknown");
 		return true;
 	}
-	if (have->vni != v->vni) {
-		snprintf(why, len, "vni %u -> %u", have->vni, v->vni);
+	if (have->vni != w->vni) {
+		snprintf(why, len, "vni %u -> %u", have->vni, w->vni);
 		return true;
 	}
-	if (have->port != v->port) {
-		snprintf(why, len, "port %u -> %u", have->port, v->port);
+	if (have->port != w->port) {
+		snprintf(why, len, "port %u -> %u", have->port, w->port);
 		return true;
 	}
-	if (!ip_addr_equal(&have->local, &v->local)) {
+	if (!ip_addr_equal(&have->local, &w->local)) {
 		snprintf(why, len, "local %s -> %s", ip_addr_str(&have->local, a, sizeof(a)),
-			 ip_addr_str(&v->local, b, sizeof(b)));
+			 ip_addr_str(&w->local, b, sizeof(b)));
 		return true;
 	}
-	if (have->vxlan_nolearning != v->evpn) {
+	if (have->vxlan_nolearning != w->evpn) {
 		snprintf(why, len, "learning %s (control plane %s)",
-			 v->evpn ? "on -> off" : "off -> on", v->evpn ? "evpn" : "static");
+			 w->evpn ? "on -> off" : "off -> on", w->evpn ? "evpn" : "static");
 		return true;
 	}
 	if (have->vxlan_link) {
@@ -111,8 +180,8 @@ static bool immutable_differs(const struct desired_vnet *v, const struct link_ob
 	return false;
 }
 
-int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
-	       const struct link_obs *bridge, const char *owner, struct plan *p, bool *recreated)
+int vxlan_plan(const struct vxlan_port *want, const struct link_obs *have,
+	       const struct link_obs *bridge, struct plan *p, bool *recreated)
 {
 	struct link_change c = {0};
 	char why[128];
@@ -121,20 +190,20 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 	*recreated = false;
 	if (!have) {
 		*recreated = true;
-		return plan_create(v, p);
+		return plan_create(want, p);
 	}
-	if (immutable_differs(v, have, why, sizeof(why))) {
+	if (immutable_differs(want, have, why, sizeof(why))) {
 		op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "vxlan %s", have->name);
 		if (!op)
 			return -ENOMEM;
 		op->ifindex = have->ifindex;
 		op_detail(op, "recreated: %s", why);
 		*recreated = true;
-		return plan_create(v, p);
+		return plan_create(want, p);
 	}
-	if (have->mtu != v->mtu) {
+	if (have->mtu != want->mtu) {
 		c.mask |= LINK_SET_MTU;
-		c.mtu = v->mtu;
+		c.mtu = want->mtu;
 	}
 	if (!bridge || have->master != bridge->ifindex) {
 		c.mask |= LINK_SET_MASTER;
@@ -142,43 +211,26 @@ int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
 	}
 	if (!(have->flags & IFF_UP))
 		c.mask |= LINK_SET_UP;
-	if (strcmp(have->alias, owner)) {
-		/* wanted again before its grace period ended: no longer retiring */
+	if (strcmp(have->alias, want->alias)) {
 		c.mask |= LINK_SET_ALIAS;
-		snprintf(c.alias, sizeof(c.alias), "%s", owner);
+		snprintf(c.alias, sizeof(c.alias), "%s", want->alias);
 	}
-	if (!c.mask && have->isolated && !(v->evpn && have->port_learning))
-		return 0;
 	if (c.mask) {
-		op = plan_add(p, OP_LINK_CHANGE, PHASE_VXLAN, VERB_CHANGE, "vxlan %s", v->vxlan);
+		op = add_change(want, have, PHASE_VXLAN, p);
 		if (!op)
 			return -ENOMEM;
-		op->ifindex = have->ifindex;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", have->name);
-		snprintf(op->master, sizeof(op->master), "%s", v->name);
 		op->change = c;
 		if (c.mask & LINK_SET_MTU)
-			op_detail(op, "mtu %u -> %u", have->mtu, v->mtu);
+			op_detail(op, "mtu %u -> %u", have->mtu, want->mtu);
 		if (c.mask & LINK_SET_MASTER)
-			op_detail(op, "into bridge %s", v->name);
+			op_detail(op, "into bridge %s", want->bridge);
 		if (c.mask & LINK_SET_UP)
 			op_detail(op, "down -> up");
 		if (c.mask & LINK_SET_ALIAS)
-			op_detail(op, "back in use, no longer retiring");
+			op_detail(op, "alias \"%s\"", want->alias);
 	}
-	/* isolation is a port option: set it after (re)joining the bridge */
-	if (!have->isolated || (c.mask & LINK_SET_MASTER) || (v->evpn && have->port_learning)) {
-		op = plan_add(p, OP_LINK_CHANGE, PHASE_VXLAN, VERB_CHANGE, "vxlan %s", v->vxlan);
-		if (!op)
-			return -ENOMEM;
-		op->ifindex = have->ifindex;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", have->name);
-		op->change.mask = LINK_SET_ISOLATED;
-		op->change.isolated = true;
-		op_detail(op, "bridge port isolated");
-		evpn_port_learning_off(v, op);
-	}
-	return 0;
+	/* port options: set after (re)joining the bridge, which resets them */
+	return plan_port(want, (c.mask & LINK_SET_MASTER) ? NULL : have, p);
 }
 
 static int vxlan_encode(struct kind_encoder *e, struct op *op)

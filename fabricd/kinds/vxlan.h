@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kinds/vxlan.h - the VXLAN device of a vnet: vx<VNI> (plain, port 4789, from the
+ * kinds/vxlan.h - a VXLAN device of a vnet: vx<VNI> (plain, port 4789, from the
  * underlay address) or vs<VNI> (secure, fabric.secure_port, from the fabric
- * address), an isolated port of the vnet's bridge.
+ * address), an isolated port of the vnet's bridge. A vnet may have both at
+ * once, each in its own role (engine/switch.c decides which).
  */
 #ifndef FABRICD_VXLAN_H
 #define FABRICD_VXLAN_H
@@ -11,16 +12,47 @@
 #include "kinds/link.h"
 #include "engine/plan.h"
 
+/* What the bridge does with the port; what the device sends follows from it. */
+enum vxlan_role {
+	/* sends: flood remotes, the bridge floods to it and learns behind it */
+	VXLAN_SENDS,
+	/* receives, and answers what it received: learns, no flooding, no remotes */
+	VXLAN_LISTENS,
+	/* only receives: no learning, no flooding, its learned entries flushed */
+	VXLAN_MUTE,
+};
+
+/* One wanted VXLAN device: the kind's desired state. */
+struct vxlan_port {
+	char name[FABRICD_IFNAME_MAX + 1];
+	const char *bridge; /* borrowed */
+	uint32_t vni;
+	uint16_t port;
+	struct ip_addr local;
+	unsigned int mtu;
+	bool evpn; /* zebra installs remotes and MACs: the device and port do not learn */
+	enum vxlan_role role;
+	size_t n_remotes; /* the all-zeros entries it should have */
+	const struct ip_addr *remotes;
+	char alias[LINK_ALIAS_MAX]; /* the owner mark and the stage note, if any */
+};
+
+const char *vxlan_role_name(enum vxlan_role role);
+
 /* RTM_NEWLINK body creating the device of op (OP_VXLAN_CREATE), down, in bridge master. */
 void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master);
 
 /*
- * Plans the device of vnet v. have: the owned link of that name or NULL;
- * bridge: the vnet's bridge link if it exists and is kept (NULL otherwise);
- * owner: the owner alias (a device that was retiring gets it back).
- * *recreated is set when the device is (re)created, so its FDB starts empty.
+ * Plans device want. have: the owned link of that name or NULL; bridge: the
+ * vnet's bridge link if it exists and is kept (NULL otherwise). A port that
+ * takes a smaller role (stops flooding or learning) changes in PHASE_RETIRE,
+ * after the other device of its vnet has taken over. *recreated is set when
+ * the device is (re)created, so its FDB starts empty.
  */
-int vxlan_plan(const struct desired_vnet *v, const struct link_obs *have,
-	       const struct link_obs *bridge, const char *owner, struct plan *p, bool *recreated);
+int vxlan_plan(const struct vxlan_port *want, const struct link_obs *have,
+	       const struct link_obs *bridge, struct plan *p, bool *recreated);
+
+/* True when l's bridge port could still send: learning or flooding on. */
+bool vxlan_port_may_send(const struct link_obs *l);
 
 #endif

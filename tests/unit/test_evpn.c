@@ -332,8 +332,13 @@ static const struct op *find_op(const struct plan *p, enum op_type type, unsigne
 /* The VXLAN planner's EVPN hooks: learning off at creation, recreate, port learning. */
 static void test_vxlan_learning(void)
 {
-	struct desired_vnet v = {
-	    .name = "vnet100", .vni = 100, .port = 4790, .mtu = 1390, .evpn = true};
+	struct vxlan_port v = {.bridge = "vnet100",
+			       .vni = 100,
+			       .port = 4790,
+			       .mtu = 1390,
+			       .evpn = true,
+			       .role = VXLAN_SENDS,
+			       .alias = "fabricd:lab"};
 	struct link_obs have = {.ifindex = 7,
 				.name = "vs100",
 				.kind = "vxlan",
@@ -343,17 +348,18 @@ static void test_vxlan_learning(void)
 				.master = 5,
 				.flags = IFF_UP,
 				.isolated = true,
+				.port_flood = LINK_FLOOD_ALL,
 				.alias = "fabricd:lab"};
 	struct link_obs bridge = {.ifindex = 5, .name = "vnet100", .kind = "bridge"};
 	const struct op *op;
 	struct plan p;
 	bool recreated;
 
-	snprintf(v.vxlan, sizeof(v.vxlan), "vs100");
+	snprintf(v.name, sizeof(v.name), "vs100");
 	ip_addr_parse("10.255.0.1", &v.local);
 	have.local = v.local;
 	plan_init(&p, "fabricd:lab");
-	CHECK_INT(vxlan_plan(&v, NULL, &bridge, "fabricd:lab", &p, &recreated), 0, "create");
+	CHECK_INT(vxlan_plan(&v, NULL, &bridge, &p, &recreated), 0, "create");
 	op = find_op(&p, OP_VXLAN_CREATE, 0);
 	CHECK(op && op->no_learning, "an EVPN device is created with learning off");
 	op = find_op(&p, OP_LINK_CHANGE, LINK_SET_ISOLATED | LINK_SET_LEARNING);
@@ -361,7 +367,7 @@ static void test_vxlan_learning(void)
 	plan_free(&p);
 
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	vxlan_plan(&v, &have, &bridge, &p, &recreated);
 	CHECK(recreated && find_op(&p, OP_LINK_DELETE, 0) && strstr(p.ops[0].detail, "learning"),
 	      "a learning device becomes EVPN: recreated (learning is fixed at creation)");
 	plan_free(&p);
@@ -369,20 +375,20 @@ static void test_vxlan_learning(void)
 	have.vxlan_nolearning = true;
 	have.port_learning = true;
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	vxlan_plan(&v, &have, &bridge, &p, &recreated);
 	CHECK(!recreated && p.n == 1 && find_op(&p, OP_LINK_CHANGE, LINK_SET_LEARNING),
 	      "port learning back on: turned off again, nothing else");
 	plan_free(&p);
 
 	have.port_learning = false;
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	vxlan_plan(&v, &have, &bridge, &p, &recreated);
 	CHECK_INT(p.n, 0, "an EVPN device as it should be: nothing to do");
 	plan_free(&p);
 
 	v.evpn = false;
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, "fabricd:lab", &p, &recreated);
+	vxlan_plan(&v, &have, &bridge, &p, &recreated);
 	CHECK(recreated, "back to static: recreated with learning on");
 	plan_free(&p);
 }

@@ -132,16 +132,41 @@ static void test_three_node_pve1(void)
 	firewall_ruleset_free(&b);
 	desired_free(&s);
 
-	/* vnet200 just switched from plain: its old plain device is in its grace period */
+	/*
+	 * vnet200 just switched from plain: its old plain device is in its grace
+	 * period, so members' plain VXLAN of VNI 200 is still accepted, but none
+	 * leaves (VNI 200 is in secure_vnis, which the output chain drops)
+	 */
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
 	for (size_t i = 0; i < s.n_vnets; i++)
-		s.vnets[i].plain_retiring = s.vnets[i].vni == 200;
+		s.vnets[i].plain_receiving = s.vnets[i].plain_sending = s.vnets[i].vni == 200;
 	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render during a switch to secure");
 	check_has(b.text, "198.51.100.12 . 200");
 	check_has(b.text, "198.51.100.13 . 200");
+	check_has(b.text, "elements = { 200 }");
+	CHECK(a.hash != b.hash, "the grace period is another table");
+	firewall_ruleset_free(&b);
+
+	/* before the pass has muted the plain device, the table still lets it out */
+	CHECK_INT(firewall_render_stage(&s, NULL, false, &b), 0, "render before the seal");
+	check_has(b.text, "198.51.100.12 . 200");
 	check_lacks(b.text, "elements = { 200 }");
 	check_has(b.summary, "set secure_vnis:\n");
-	CHECK(a.hash != b.hash, "the grace period is another table");
+	firewall_ruleset_free(&b);
+
+	/* once it is muted, the early table is the sealed one */
+	for (size_t i = 0; i < s.n_vnets; i++)
+		s.vnets[i].plain_sending = false;
+	CHECK_INT(firewall_render_stage(&s, NULL, false, &b), 0, "render once muted");
+	check_has(b.text, "elements = { 200 }");
+	firewall_ruleset_free(&b);
+
+	/* the grace period over: the members' plain VXLAN of VNI 200 is dropped again */
+	for (size_t i = 0; i < s.n_vnets; i++)
+		s.vnets[i].plain_receiving = false;
+	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render after the grace period");
+	check_lacks(b.text, "198.51.100.12 . 200");
+	CHECK(a.hash == b.hash, "the same table as before the switch");
 	firewall_ruleset_free(&b);
 	desired_free(&s);
 

@@ -99,6 +99,30 @@ struct fixture {
 	struct observed have;
 };
 
+/*
+ * The recording predates the standby devices (engine/switch.c): a plain
+ * vnet's secure device, mute, as fabricd makes it next to vx100.
+ */
+static void add_standby(struct fixture *f, const char *plain, const char *name)
+{
+	const struct link_obs *vx = link_find(&f->have.links, plain);
+	struct link_obs vs;
+
+	CHECK(vx != NULL, "recorded %s", plain);
+	if (!vx)
+		return;
+	vs = *vx;
+	snprintf(vs.name, sizeof(vs.name), "%s", name);
+	vs.ifindex = 1000;
+	vs.port = f->c->fabric.secure_port;
+	vs.local = f->c->nodes[0].fabric_address;
+	vs.port_learning = false;
+	vs.port_flood = 0;
+	f->have.links.links =
+	    realloc(f->have.links.links, (f->have.links.n + 1) * sizeof(*f->have.links.links));
+	f->have.links.links[f->have.links.n++] = vs;
+}
+
 static void fixture_load(struct fixture *f)
 {
 	struct addr_ctx actx;
@@ -127,6 +151,7 @@ static void fixture_load(struct fixture *f)
 	f->have.wg = calloc(1, sizeof(*f->have.wg));
 	CHECK_INT(wg_uapi_parse_get(uapi, f->have.wg), 0, "recorded UAPI answer");
 	free(uapi);
+	add_standby(f, "vx100", "vs100");
 	/* the recording leaves the private key out; the device runs pve1's */
 	memcpy(f->have.wg->public_key, f->c->nodes[0].public_key, WG_KEY_LEN);
 	f->have.wg->flags |= WGDEVICE_HAS_PUBLIC_KEY;
@@ -218,37 +243,9 @@ static void test_add_vnet(void)
 	z->vnets[z->n_vnets++].vni = 300;
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	CHECK_INT(count_ops(&p, OP_BRIDGE_CREATE), 1, "one bridge");
-	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 1, "one vxlan");
+	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 2, "vx300 and its standby vs300");
 	CHECK_INT(count_ops(&p, OP_FDB_ADD), 1, "one remote");
 	CHECK(all_objects_mention(&p, "300"), "only vnet300's objects change");
-	plan_free(&p);
-	diag_free(&d);
-	fixture_free(&f);
-}
-
-static void test_switch_transport(unsigned int grace)
-{
-	struct fixture f;
-	struct plan p;
-	struct diag d;
-
-	fixture_load(&f);
-	f.r.grace = grace;
-	diag_init(&d);
-	f.c->zones[1].transport = TRANSPORT_PLAIN; /* vnet200: secure -> plain */
-	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
-	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 1, "vx200 is made");
-	CHECK_INT(count_ops(&p, OP_FDB_ADD), 1, "its remote");
-	CHECK_INT(count_ops(&p, OP_FDB_DEL), 1, "the old device's remote moves");
-	CHECK_INT(count_ops(&p, OP_BRIDGE_CREATE), 0, "the bridge stays");
-	CHECK_INT(count_ops(&p, OP_WG_PEER) + count_ops(&p, OP_WG_DEVICE), 0, "fabric untouched");
-	CHECK_INT(count_ops(&p, OP_LINK_DELETE), grace ? 0 : 1, "old device kept for %u s", grace);
-	CHECK(all_objects_mention(&p, "200"), "only vnet200's devices change");
-	for (size_t i = 0; i < p.n; i++) {
-		if (p.ops[i].type == OP_LINK_CHANGE && (p.ops[i].change.mask & LINK_SET_ALIAS))
-			CHECK_STR(p.ops[i].change.alias,
-				  "fabricd:lab retire-after=1030 grace=30 at=30", "retire mark");
-	}
 	plan_free(&p);
 	diag_free(&d);
 	fixture_free(&f);
@@ -265,85 +262,243 @@ static const struct op *find_op(const struct op *ops, size_t n, enum op_type typ
 	return NULL;
 }
 
-/*
- * vs200 left by vnet200 (secure -> plain) with the note "retire-after=1030
- * grace=10 at=110": receive-only from boottime 105, removed at 110, whatever
- * --grace is now; steps not due yet are in plan.later with their due time.
- */
-static void check_retire_at(struct fixture *f, long long boot_now, bool quiet_now, bool quiet_later,
-			    bool delete_now)
+/* The first OP_LINK_CHANGE on object whose mask has bit, or NULL. */
+static const struct op *find_change(const struct plan *p, const char *object, unsigned int bit)
 {
-	const struct op *quiet, *later_quiet, *del, *later_del;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type == OP_LINK_CHANGE && !strcmp(p->ops[i].object, object) &&
+		    (p->ops[i].change.mask & bit))
+			return &p->ops[i];
+	}
+	return NULL;
+}
+
+/* Counts ops of a type on one object. */
+static size_t count_on(const struct plan *p, enum op_type type, const char *object)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += p->ops[i].type == type && strstr(p->ops[i].object, object) != NULL;
+	return n;
+}
+
+/*
+ * vnet200 secure -> plain: secure keeps sending until the grace period ends
+ * (everyone can receive it); vx200 is made listening. Without a grace period
+ * vx200 sends at once and vs200 becomes the standby.
+ */
+static void test_switch_to_plain(unsigned int grace)
+{
+	const struct op *op;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	f.r.grace = grace;
+	diag_init(&d);
+	f.c->zones[1].transport = TRANSPORT_PLAIN;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 1, "vx200 is made");
+	CHECK_INT(count_on(&p, OP_FDB_ADD, "vx200"), grace ? 0 : 1, "vx200's remote");
+	CHECK_INT(count_on(&p, OP_FDB_DEL, "vs200"), grace ? 0 : 1, "vs200's remote");
+	CHECK_INT(count_ops(&p, OP_BRIDGE_CREATE) + count_ops(&p, OP_LINK_DELETE), 0,
+		  "the bridge stays, nothing goes");
+	CHECK_INT(count_ops(&p, OP_WG_PEER) + count_ops(&p, OP_WG_DEVICE), 0, "fabric untouched");
+	CHECK(all_objects_mention(&p, "200"), "only vnet200's devices change");
+	op = find_change(&p, "vxlan vx200", LINK_SET_FLOOD);
+	CHECK(grace ? op && !op->change.flood && op->phase == PHASE_VXLAN : !op,
+	      "vx200 listens (no flooding) while vs200 holds");
+	op = find_change(&p, "vxlan vs200", LINK_SET_ALIAS);
+	CHECK(grace
+		  ? op && !strcmp(op->change.alias, "fabricd:lab secure-until=1030 grace=30 at=30")
+		  : !op,
+	      "hold note on vs200: %s", op ? op->change.alias : "none");
+	op = find_change(&p, "vxlan vs200", LINK_SET_FLOOD);
+	CHECK(grace ? !op
+		    : op && !op->change.flood && !op->change.learning &&
+			  (op->change.mask & LINK_SET_FLUSH) && op->phase == PHASE_RETIRE,
+	      "vs200 turns mute standby only after vx200 took over");
+	CHECK_INT(p.n_later, grace ? 2 : 0, "the swap is due later");
+	CHECK_INT(plan_next_due(&p), grace ? 30 : 0, "at the end of the grace period");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/*
+ * vnet100 plain -> secure: the standby vs100 sends at once; vx100 turns mute
+ * (receives only, learned entries flushed) after vs100 has its remote, and
+ * goes when the grace period ends.
+ */
+static void test_switch_to_secure(unsigned int grace)
+{
+	const struct op *op;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	f.r.grace = grace;
+	diag_init(&d);
+	f.c->zones[0].transport = TRANSPORT_SECURE;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 0, "the standby is there already");
+	CHECK_INT(count_on(&p, OP_FDB_ADD, "vs100"), 1, "vs100 takes the remote");
+	CHECK(all_objects_mention(&p, "100"), "only vnet100's devices change");
+	op = find_change(&p, "vxlan vs100", LINK_SET_FLOOD);
+	CHECK(op && op->change.flood && op->phase == PHASE_VXLAN, "vs100 floods at once");
+	if (!grace) {
+		op = find_op(p.ops, p.n, OP_LINK_DELETE, "vxlan vx100");
+		CHECK(op && op->phase == PHASE_RETIRE,
+		      "no grace: vx100 goes after vs100 took over");
+		goto out;
+	}
+	CHECK_INT(count_on(&p, OP_FDB_DEL, "vx100"), 1, "vx100 loses its remote");
+	CHECK_INT(count_ops(&p, OP_LINK_DELETE), 0, "vx100 stays for the grace period");
+	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
+	CHECK(op && !strcmp(op->change.alias, "fabricd:lab retire-after=1030 grace=30 at=30"),
+	      "retire note on vx100");
+	op = find_change(&p, "vxlan vx100", LINK_SET_FLUSH);
+	CHECK(op && !op->change.learning && !op->change.flood && op->phase == PHASE_RETIRE,
+	      "vx100 mute once vs100 sends");
+	op = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vx100");
+	CHECK(op && op->due == 30, "vx100 removed at the end of the grace period");
+out:
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/* Plans f at boot_now; whether vx100 goes now, and the next due time. */
+static void check_retire_at(struct fixture *f, long long boot_now, bool delete_now,
+			    long long next_due)
+{
+	const struct op *del, *later_del;
 	struct plan p;
 	struct diag d;
 
 	diag_init(&d);
 	f->r.boot_now = boot_now;
 	CHECK_INT(plan_for(f, &p, &d), 0, "plan at %lld", boot_now);
-	quiet = find_op(p.ops, p.n, OP_LINK_CHANGE, "vxlan vs200");
-	later_quiet = find_op(p.later, p.n_later, OP_LINK_CHANGE, "vxlan vs200");
-	del = find_op(p.ops, p.n, OP_LINK_DELETE, "vxlan vs200");
-	later_del = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vs200");
-	CHECK(!!quiet == quiet_now, "at %lld: receive-only due now: %d", boot_now, !!quiet);
-	CHECK(!!later_quiet == quiet_later, "at %lld: receive-only later", boot_now);
+	del = find_op(p.ops, p.n, OP_LINK_DELETE, "vxlan vx100");
+	later_del = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vx100");
 	CHECK(!!del == delete_now && !!later_del == !delete_now, "at %lld: deletion", boot_now);
-	if (quiet)
-		CHECK(quiet->change.mask == LINK_SET_RECEIVE_ONLY && quiet->change.receive_only &&
-			  quiet->phase == PHASE_RETIRE,
-		      "receive-only op");
-	if (later_quiet)
-		CHECK(later_quiet->due == 105 && later_quiet->due_in == 105 - boot_now,
-		      "receive-only due at 105 (half the recorded grace), in %lld s",
-		      later_quiet->due_in);
-	if (later_del)
-		CHECK_INT(later_del->due, 110, "deletion due at the recorded deadline");
-	CHECK_INT(plan_next_due(&p), later_quiet ? 105 : later_del ? 110 : 0, "next wake-up");
+	CHECK(!find_change(&p, "vxlan vx100", LINK_SET_ALIAS | LINK_SET_FLOOD | LINK_SET_LEARNING),
+	      "at %lld: a mute device stays as it is", boot_now);
+	CHECK_INT(plan_next_due(&p), next_due, "next wake-up at %lld", boot_now);
 	plan_free(&p);
 	diag_free(&d);
 }
 
+/* The recorded note decides, whatever --grace is now. */
 static void test_retire_stage(void)
 {
 	struct fixture f;
-	struct link_obs *vs;
+	struct link_obs *vx;
 
 	fixture_load(&f);
-	f.c->zones[1].transport = TRANSPORT_PLAIN; /* vnet200: secure -> plain */
-	vs = (struct link_obs *)link_find(&f.have.links, "vs200");
-	CHECK(vs != NULL && !strcmp(vs->slave_kind, "bridge") && !vs->receive_only,
-	      "recorded vs200, a learning bridge port");
-	if (!vs) {
+	f.c->zones[0].transport = TRANSPORT_SECURE; /* vnet100: plain -> secure, a while ago */
+	vx = (struct link_obs *)link_find(&f.have.links, "vx100");
+	CHECK(vx != NULL && !strcmp(vx->slave_kind, "bridge") && vx->port_learning,
+	      "recorded vx100, a learning bridge port");
+	if (!vx) {
 		fixture_free(&f);
 		return;
 	}
-	snprintf(vs->alias, sizeof(vs->alias), "%s retire-after=1030 grace=10 at=110", f.r.owner);
+	snprintf(vx->alias, sizeof(vx->alias), "%s retire-after=1030 grace=10 at=110", f.r.owner);
+	vx->port_learning = false;
+	vx->port_flood = 0;
 	f.r.now = 1020;
-	f.r.grace = 60; /* asked now; the recorded 10 s decide */
-	check_retire_at(&f, 100, false, true, false);
-	check_retire_at(&f, 106, true, false, false);
-	vs->receive_only = true;
-	check_retire_at(&f, 107, false, false, false);
-	check_retire_at(&f, 111, false, false, true);
-	/* a note from before grace= and at=: its epoch deadline, the current grace */
-	vs->receive_only = false;
-	snprintf(vs->alias, sizeof(vs->alias), "%s retire-after=1030", f.r.owner);
+	f.r.grace = 60;
+	check_retire_at(&f, 100, false, 110);
+	check_retire_at(&f, 109, false, 110);
+	check_retire_at(&f, 110, true, 0);
+	/* a note from before grace= and at=: its epoch deadline (boottime 110 here) */
+	snprintf(vx->alias, sizeof(vx->alias), "%s retire-after=1030", f.r.owner);
 	f.r.grace = 30;
-	f.r.boot_now = 100;
-	{
-		struct plan p;
-		struct diag d;
-		const struct op *del;
+	check_retire_at(&f, 100, false, 110);
+	fixture_free(&f);
+}
 
-		diag_init(&d);
-		CHECK_INT(plan_for(&f, &p, &d), 0, "plan with an old note");
-		CHECK(find_op(p.ops, p.n, OP_LINK_CHANGE, "vxlan vs200") != NULL,
-		      "receive-only at once: 10 s left of a 30 s grace");
-		del = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vs200");
-		CHECK(del && del->due == 110,
-		      "deleted when the epoch deadline comes (boottime 110)");
-		plan_free(&p);
-		diag_free(&d);
-	}
+/*
+ * vnet100 plain, vs100 holding with "secure-until=1030 grace=10 at=110":
+ * vs100 sends until 110, vx100 listens; then they swap.
+ */
+static void test_hold_stage(void)
+{
+	const struct op *op;
+	struct link_obs *vs;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	vs = (struct link_obs *)link_find(&f.have.links, "vs100");
+	snprintf(vs->alias, sizeof(vs->alias), "%s secure-until=1030 grace=10 at=110", f.r.owner);
+	vs->port_flood = LINK_FLOOD_ALL;
+	vs->port_learning = true;
+	f.r.now = 1020;
+	diag_init(&d);
+	f.r.boot_now = 105;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan while holding");
+	CHECK(!find_change(&p, "vxlan vs100", LINK_SET_ALIAS | LINK_SET_FLOOD),
+	      "vs100 keeps sending, its note kept");
+	CHECK_INT(count_on(&p, OP_FDB_ADD, "vs100"), 1, "with the members' fabric addresses");
+	op = find_change(&p, "vxlan vx100", LINK_SET_FLOOD);
+	CHECK(op && !op->change.flood, "vx100 listens");
+	CHECK_INT(count_on(&p, OP_FDB_DEL, "vx100"), 1, "and has no remotes");
+	CHECK_INT(plan_next_due(&p), 110, "the swap at 110");
+	plan_free(&p);
+
+	f.r.boot_now = 110;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan at the end");
+	op = find_change(&p, "vxlan vs100", LINK_SET_FLOOD);
+	CHECK(op && !op->change.flood && !op->change.learning &&
+		  (op->change.mask & LINK_SET_FLUSH) && op->phase == PHASE_RETIRE,
+	      "vs100 back to the mute standby, its learned entries flushed");
+	op = find_change(&p, "vxlan vs100", LINK_SET_ALIAS);
+	CHECK(op && !strcmp(op->change.alias, "fabricd:lab"), "its note goes");
+	CHECK(p.n == 2 && p.n_later == 0, "vx100 as recorded sends: nothing else");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/* Back to plain before vx100's grace period ended: vs100 holds, vx100 listens again. */
+static void test_switch_back(void)
+{
+	const struct op *op;
+	struct link_obs *vx, *vs;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	vx = (struct link_obs *)link_find(&f.have.links, "vx100");
+	vs = (struct link_obs *)link_find(&f.have.links, "vs100");
+	snprintf(vx->alias, sizeof(vx->alias), "%s retire-after=1030 grace=30 at=110", f.r.owner);
+	vx->port_learning = false;
+	vx->port_flood = 0;
+	vs->port_flood = LINK_FLOOD_ALL;
+	vs->port_learning = true;
+	f.r.now = 1000;
+	f.r.boot_now = 100;
+	diag_init(&d);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	op = find_change(&p, "vxlan vs100", LINK_SET_ALIAS);
+	CHECK(op && !strcmp(op->change.alias, "fabricd:lab secure-until=1030 grace=30 at=130"),
+	      "vs100 holds for a new grace period: %s", op ? op->change.alias : "none");
+	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
+	CHECK(op && !strcmp(op->change.alias, "fabricd:lab"), "vx100 no longer retiring");
+	op = find_change(&p, "vxlan vx100", LINK_SET_LEARNING);
+	CHECK(op && op->change.learning && op->phase == PHASE_VXLAN &&
+		  !(op->change.mask & LINK_SET_FLOOD),
+	      "vx100 listens again (learning, no flooding)");
+	CHECK_INT(count_ops(&p, OP_LINK_DELETE), 0, "nothing goes");
+	plan_free(&p);
+	diag_free(&d);
 	fixture_free(&f);
 }
 
@@ -438,9 +593,13 @@ int main(void)
 {
 	test_converged();
 	test_add_vnet();
-	test_switch_transport(30);
-	test_switch_transport(0);
+	test_switch_to_plain(30);
+	test_switch_to_plain(0);
+	test_switch_to_secure(30);
+	test_switch_to_secure(0);
 	test_retire_stage();
+	test_hold_stage();
+	test_switch_back();
 	test_remove_node();
 	test_kernel_drift();
 	test_foreign_link();

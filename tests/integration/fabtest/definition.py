@@ -67,6 +67,15 @@ class VnetExpectation:
     dstport: int
     local: str
     remotes: tuple = ()
+    # a plain vnet's standby secure device (mute; not under EVPN), or None
+    standby: str = None
+    standby_port: int = None
+    standby_local: str = None
+
+
+def _evpn(definition, z):
+    plane = z.get("control_plane", definition["fabric"].get("control_plane", "static"))
+    return plane == "evpn"
 
 
 def vnet_expectations(definition, node_name):
@@ -82,6 +91,7 @@ def vnet_expectations(definition, node_name):
         secure = z["transport"] == "secure"
         key = "fabric_address" if secure else "underlay"
         remotes = tuple(sorted((_norm(nodes[m][key]) for m in members if m != node_name), key=_ip))
+        standby = not secure and not _evpn(definition, z)
         for v in z["vnets"]:
             result.append(
                 VnetExpectation(
@@ -93,6 +103,9 @@ def vnet_expectations(definition, node_name):
                     dstport=secure_port if secure else PLAIN_PORT,
                     local=_norm(me[key]),
                     remotes=remotes,
+                    standby=f"vs{v['vni']}" if standby else None,
+                    standby_port=secure_port if standby else None,
+                    standby_local=_norm(me["fabric_address"]) if standby else None,
                 )
             )
     return result
@@ -147,7 +160,42 @@ def owned_link_names(definition, node_name):
     names = {WG_DEVICE}
     for v in vnet_expectations(definition, node_name):
         names.update((v.bridge, v.vxlan))
+        if v.standby:
+            names.add(v.standby)
     return names
+
+
+def port_role(link):
+    """'sends', 'listens' or 'mute' from a bridge port's learning and flooding."""
+    data = link.get("linkinfo", {}).get("info_slave_data", {})
+    flood = [data.get(k) for k in ("flood", "mcast_flood", "bcast_flood")]
+    if all(flood):
+        return "sends"
+    if not any(flood):
+        return "listens" if data.get("learning") else "mute"
+    return f"mixed {data}"
+
+
+def standby_problems(node, v, links, alias):
+    """What is wrong with a plain vnet's standby secure device (engine/switch.c)."""
+    sb = links.get(v.standby)
+    if sb is None:
+        return [f"{v.standby}: missing (standby of {v.bridge})"]
+    problems = []
+    data = sb.get("linkinfo", {}).get("info_data", {})
+    local = data.get("local") or data.get("local6")
+    want = {"id": v.vni, "port": v.standby_port}
+    got = {k: data.get(k) for k in want}
+    if got != want or local is None or _norm(local) != v.standby_local:
+        problems.append(f"{v.standby}: {got} local {local}, expected {want} local {v.standby_local}")
+    if sb.get("master") != v.bridge or sb.get("ifalias") != alias or "UP" not in sb.get("flags", []):
+        problems.append(f"{v.standby}: master {sb.get('master')} alias {sb.get('ifalias')!r} "
+                        f"flags {sb.get('flags')}, expected in {v.bridge}, {alias!r}, up")
+    if port_role(sb) != "mute":
+        problems.append(f"{v.standby}: bridge port {port_role(sb)}, expected mute")
+    if node.fdb_remotes(v.standby):
+        problems.append(f"{v.standby}: has flood remotes {node.fdb_remotes(v.standby)}")
+    return problems
 
 
 def _normalize_endpoint(text):
@@ -247,6 +295,8 @@ def node_problems(node, definition, zone_mtu, fabric_mtu=None):
             if remotes != v.remotes:
                 problems.append(f"{v.vxlan}: all-zeros FDB remotes {list(remotes)}, "
                                 f"expected {list(v.remotes)}")
+        if v.standby:
+            problems += standby_problems(node, v, links, alias)
         if br is None:
             problems.append(f"{v.bridge}: missing")
         else:

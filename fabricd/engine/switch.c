@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine/switch.c - a vnet's VXLAN devices, and the stages of a transport
+ * switch as ordinary plan ops.
+ *
+ * Every node can always receive both transports of every vnet it carries, so
+ * a node that switches sends only the new transport from that moment on:
+ *
+ * - A plain vnet has two devices in its bridge: vx<VNI>, which sends (flood
+ *   remotes, the bridge floods to it and learns behind it), and a standby
+ *   vs<VNI>, mute: it receives and delivers into the bridge, but has no
+ *   remotes, is not flooded to and learns nothing, so it never sends. Both
+ *   are isolated bridge ports: nothing loops between them.
+ * - plain -> secure: vs<VNI> takes the remotes and sends at once; vx<VNI>
+ *   turns mute (its learned entries flushed), so nothing of the vnet leaves
+ *   the node in clear text. The nodes that have not switched yet receive its
+ *   secure frames on their standby and answer plain, as they still send
+ *   everything (unknown unicast floods): the guard accepts the members'
+ *   plain VXLAN of that VNI until the grace period ends (note
+ *   "retire-after=" on vx<VNI>), then vx<VNI> goes.
+ * - secure -> plain: the others cannot receive plain until they switch, but
+ *   all of them receive secure, so the node keeps sending secure until its
+ *   grace period ends (note "secure-until=" on vs<VNI>), with vx<VNI>
+ *   listening (learning, so what arrives plain is answered plain); then
+ *   vx<VNI> sends and vs<VNI> becomes the mute standby, its learned entries
+ *   flushed so the bridge moves every conversation to plain.
+ * - Back before the grace period ends: the same rules from the current
+ *   state (a mute vx<VNI> listens while vs<VNI> holds; a holding vs<VNI>
+ *   simply keeps sending).
+ *
+ * The standby learns nothing on purpose: if it did, two nodes could keep a
+ * conversation on secure after a switch back to plain, each answering along
+ * what it learned from the other.
+ *
+ * A device that takes a smaller role changes after the other one has taken
+ * over (kinds/vxlan.c, PHASE_RETIRE), and the guard stops plain VXLAN of a
+ * switched VNI from leaving only after that (kinds/guard.c, PHASE_SEAL), so
+ * nothing is lost in between. EVPN vnets have one device only: FRR 8.4's
+ * zebra crashes with two VXLAN devices of one VNI (break before make).
+ *
+ * Steps not yet due go to plan.later with their due time: `plan` lists them,
+ * the daemon wakes for them, and any pass after that time (a one-shot apply
+ * as well as the daemon's) plans and performs them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/reconcile.h"
+#include "engine/switch.h"
+#include "kinds/fdb.h"
+#include "kinds/vxlan.h"
+
+enum stage {
+	STAGE_STEADY,	/* one device sends; a plain vnet's standby is mute */
+	STAGE_RETIRING, /* secure vnet: its old plain device is mute until due */
+	STAGE_HOLDING,	/* plain vnet: its secure device still sends until due */
+};
+
+struct vnet_stage {
+	enum stage stage;
+	const struct link_obs *old; /* the device carrying the stage note */
+	long long due;		    /* CLOCK_BOOTTIME s */
+	unsigned int grace;
+	bool fresh; /* the note is written in this pass */
+};
+
+/* l's deadline for note key in CLOCK_BOOTTIME seconds, and its grace; 0 without a note. */
+static long long note_due(const struct reconcile *r, const struct link_obs *l, const char *key,
+			  unsigned int *grace)
+{
+	struct stage_note n;
+	long long due;
+
+	*grace = r->grace;
+	if (!link_stage_note(l, r->owner, key, &n))
+		return 0;
+	if (n.grace)
+		*grace = n.grace;
+	if (n.at)
+		return n.at;
+	/* a note from before at= was recorded: its wall-clock deadline, as of now */
+	due = n.after - r->now + r->boot_now;
+	return due > 0 ? due : 1;
+}
+
+/* The vnet's device of the other transport, when fabricd made it. */
+static const struct link_obs *other_device(const struct reconcile *r, const struct desired_vnet *v,
+					   const struct observed *have)
+{
+	const struct link_obs *l = link_find(&have->links, v->other_vxlan);
+
+	if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") || l->vni != v->vni ||
+	    l->port != v->other_port)
+		return NULL;
+	return l;
+}
+
+static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
+		     const struct observed *have, struct vnet_stage *st)
+{
+	const struct link_obs *old = v->evpn ? NULL : other_device(r, v, have);
+	bool secure = v->transport == TRANSPORT_SECURE;
+	long long due;
+
+	memset(st, 0, sizeof(*st));
+	if (!old || !r->grace)
+		return;
+	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, &st->grace);
+	if (due && r->boot_now >= due)
+		return; /* its stage is over */
+	/* no note: the device sent until now (a secure vnet's plain one always did) */
+	if (!due && !secure && !(!strcmp(old->slave_kind, "bridge") && old->port_flood))
+		return;
+	st->stage = secure ? STAGE_RETIRING : STAGE_HOLDING;
+	st->old = old;
+	st->fresh = !due;
+	st->due = due ? due : r->boot_now + r->grace;
+}
+
+/* True when l could still send: an open bridge port or flood remotes. */
+static bool may_send(const struct link_obs *l, const struct fdb_table *fdb)
+{
+	for (size_t i = 0; i < fdb->n; i++) {
+		if (fdb->entries[i].ifindex == l->ifindex)
+			return true;
+	}
+	return vxlan_port_may_send(l);
+}
+
+void switch_mark_stages(const struct reconcile *r, struct node_state *want,
+			const struct observed *have)
+{
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		struct desired_vnet *v = &want->vnets[i];
+		const struct link_obs *old;
+		struct vnet_stage st;
+
+		v->plain_receiving = v->plain_sending = false;
+		if (v->transport != TRANSPORT_SECURE || v->evpn)
+			continue; /* an EVPN vnet's old device goes at once (plan_removals) */
+		old = other_device(r, v, have);
+		if (!old)
+			continue;
+		stage_of(r, v, have, &st);
+		v->plain_receiving = st.stage == STAGE_RETIRING;
+		v->plain_sending = may_send(old, &have->fdb);
+	}
+}
+
+bool switch_wants_device(const struct reconcile *r, const struct desired_vnet *v,
+			 const struct link_obs *l, const struct observed *have)
+{
+	struct vnet_stage st;
+
+	if (!strcmp(l->name, v->vxlan))
+		return true;
+	if (strcmp(l->name, v->other_vxlan) || v->evpn)
+		return false;
+	if (v->standby)
+		return true;
+	/* a secure vnet keeps the plain device it left until its grace period ends */
+	stage_of(r, v, have, &st);
+	return st.stage == STAGE_RETIRING && st.old == l;
+}
+
+static void port_init(struct vxlan_port *d, const struct reconcile *r, const struct desired_vnet *v,
+		      bool own_transport, enum vxlan_role role)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", own_transport ? v->vxlan : v->other_vxlan);
+	d->bridge = v->name;
+	d->vni = v->vni;
+	d->port = own_transport ? v->port : v->other_port;
+	d->local = own_transport ? v->local : v->other_local;
+	d->mtu = v->mtu;
+	d->evpn = v->evpn;
+	d->role = role;
+	if (role == VXLAN_SENDS) {
+		d->n_remotes = own_transport ? v->n_remotes : v->n_other_remotes;
+		d->remotes = own_transport ? v->remotes : v->other_remotes;
+	}
+	snprintf(d->alias, sizeof(d->alias), "%s", r->owner);
+}
+
+/* The stage note on the device that carries it: kept as it is, or written now. */
+static void port_note(struct vxlan_port *d, const struct reconcile *r, const struct vnet_stage *st,
+		      const char *key)
+{
+	if (!st->fresh) {
+		snprintf(d->alias, sizeof(d->alias), "%s", st->old->alias);
+		return;
+	}
+	snprintf(d->alias, sizeof(d->alias), "%s %s%lld grace=%u at=%lld", r->owner, key,
+		 r->now + r->grace, r->grace, r->boot_now + r->grace);
+}
+
+static int plan_port(const struct reconcile *r, const struct vxlan_port *d,
+		     const struct link_obs *bridge, const struct observed *have, struct plan *p)
+{
+	const struct link_obs *l = link_find(&have->links, d->name);
+	bool recreated;
+	int ret;
+
+	if (l && !link_is_owned(l, r->owner))
+		l = NULL; /* a conflict: plan_build stops before this */
+	ret = vxlan_plan(d, l, bridge, p, &recreated);
+	return ret < 0 ? ret : fdb_plan(d, l, recreated, &have->fdb, p);
+}
+
+/* What the stage does when it ends, for `plan` and the daemon's next wake-up. */
+static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *v,
+			  const struct vnet_stage *st, struct plan *p)
+{
+	long long in = st->due - r->boot_now;
+	struct op *op;
+
+	if (st->stage == STAGE_RETIRING) {
+		op = plan_add_later(p, st->due, in, OP_LINK_DELETE, VERB_DELETE, "vxlan %s",
+				    v->other_vxlan);
+		if (!op)
+			return -ENOMEM;
+		op_detail(op, "vnet %s moved to secure transport, grace period over", v->name);
+		return 0;
+	}
+	op = plan_add_later(p, st->due, in, OP_LINK_CHANGE, VERB_CHANGE, "vxlan %s", v->vxlan);
+	if (!op)
+		return -ENOMEM;
+	op_detail(op,
+		  "sends: takes the flood remotes (vnet %s moved to plain transport, grace "
+		  "period over)",
+		  v->name);
+	op =
+	    plan_add_later(p, st->due, in, OP_LINK_CHANGE, VERB_CHANGE, "vxlan %s", v->other_vxlan);
+	if (!op)
+		return -ENOMEM;
+	op_detail(op, "mute standby again: its remotes and learned entries go");
+	return 0;
+}
+
+int switch_plan_vnet(const struct reconcile *r, const struct node_state *want,
+		     const struct desired_vnet *v, const struct link_obs *bridge,
+		     const struct observed *have, struct plan *p)
+{
+	struct vxlan_port first, second;
+	struct vnet_stage st;
+	bool two;
+	int ret;
+
+	(void)want;
+	stage_of(r, v, have, &st);
+	two = !v->evpn && (v->standby || st.stage != STAGE_STEADY);
+	if (st.stage == STAGE_HOLDING) {
+		/* back to plain: secure still sends (everyone receives it) until due */
+		port_init(&first, r, v, false, VXLAN_SENDS);
+		port_note(&first, r, &st, LINK_HOLD_NOTE);
+		port_init(&second, r, v, true, VXLAN_LISTENS);
+	} else {
+		port_init(&first, r, v, true, VXLAN_SENDS);
+		port_init(&second, r, v, false, VXLAN_MUTE);
+		if (st.stage == STAGE_RETIRING)
+			port_note(&second, r, &st, LINK_RETIRE_NOTE);
+	}
+	/* the sender first: within a phase its remotes come before the other loses them */
+	ret = plan_port(r, &first, bridge, have, p);
+	if (!ret && two)
+		ret = plan_port(r, &second, bridge, have, p);
+	if (!ret && st.stage != STAGE_STEADY)
+		ret = plan_stage_end(r, v, &st, p);
+	return ret;
+}
