@@ -188,10 +188,12 @@ void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reaso
 	 * start or a retry are drift, and a re-created link is one repair with
 	 * its settings.
 	 */
-	if (!m || (reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY)))
+	if (!m || (reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY)) ||
+	    ((reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS))))
 		return;
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->ops[i].phase != PHASE_RETIRE && !comes_with_link(p, &p->ops[i]))
+		if (p->ops[i].phase != PHASE_RETIRE && p->ops[i].phase != PHASE_SEAL &&
+		    !comes_with_link(p, &p->ops[i]))
 			count_repair(&m->d, p->ops[i].object);
 	}
 }

@@ -257,9 +257,10 @@ static const struct op *creator(const struct plan *p, const char *ifname)
 static void report_retire(const struct op *op)
 {
 	if (op->verb == VERB_DELETE)
-		log_info("%s: removed (%s)", op->object, op->detail);
+		log_info("%s: removed%s%s%s", op->object, op->detail[0] ? " (" : "", op->detail,
+			 op->detail[0] ? ")" : "");
 	else
-		log_info("%s: %s", op->object, op->detail);
+		log_info("%s: %s", op->object, op->detail[0] ? op->detail : op_verb_word(op->verb));
 }
 
 /* "vxlan vx100: recreated (drift: missing)", collapsing what comes with a recreated link. */
@@ -298,11 +299,13 @@ static void report_drift(const struct plan *p, const struct op *op)
 void report_plan(const struct plan *p, unsigned int reasons)
 {
 	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY));
+	/* a switch stage that fell due: its changes are the stage's, not repairs */
+	bool stage = (reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS));
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
-		if (op->phase == PHASE_RETIRE)
+		if (op->phase == PHASE_RETIRE || op->phase == PHASE_SEAL || stage)
 			report_retire(op);
 		else if (drift)
 			report_drift(p, op);

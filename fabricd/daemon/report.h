@@ -19,7 +19,7 @@ enum pass_reason {
 	REASON_DEFINITION = 1U << 1, /* a new definition was accepted for this pass */
 	REASON_KERNEL = 1U << 2,     /* a netlink notification */
 	REASON_PEERS = 1U << 3,	     /* the periodic WireGuard check found a difference */
-	REASON_RETIRE = 1U << 4,     /* a retire deadline or the receive-only stage is due */
+	REASON_RETIRE = 1U << 4,     /* a switch stage's deadline is due (engine/switch.c) */
 	REASON_RETRY = 1U << 5,	     /* the last pass failed */
 	REASON_SETTLE = 1U << 6,     /* re-read after a pass that changed something */
 };

@@ -289,7 +289,7 @@ static int plan_table(const struct node_state *want, const struct firewall_obs *
 		op_detail(op, "guard for %zu plain and %zu secure vnets, WireGuard port %u",
 			  want->n_vnets - n_secure, n_secure, want->fabric.listen_port);
 	else if (strcmp(have->comment, rs->comment))
-		op_detail(op, "definition changed: replaced in one transaction, counters kept");
+		op_detail(op, "rules changed: replaced in one transaction, counters kept");
 	else
 		describe_drift(rs->summary, have->summary ? have->summary : "", op);
 	op->text = rs->text;

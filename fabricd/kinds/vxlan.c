@@ -100,7 +100,8 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, st
 		return -ENOMEM;
 	op->change.mask = LINK_SET_ISOLATED;
 	op->change.isolated = true;
-	op_detail(op, "bridge port isolated");
+	if (!have || !have->isolated)
+		op_detail(op, "bridge port isolated");
 	if (was_learning != learning) {
 		op->change.mask |= LINK_SET_LEARNING;
 		op->change.learning = learning;

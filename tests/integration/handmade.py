@@ -200,8 +200,8 @@ def convergence_problems(view, definition, wg_dump=None):
 
     An independent reading of DESIGN.md's table, cheap enough for hundreds of
     vnets: the owned links are exactly the expected set, each VXLAN device
-    has its VNI, port, bridge and all-zeros remotes, each bridge is owned and
-    up; with wg_dump (fabtest WgDump), wgfab0's peers are the other nodes.
+    has its VNI, port, bridge and all-zeros remotes (a plain vnet's standby
+    secure device none), each bridge is owned and up; with wg_dump (fabtest WgDump), wgfab0's peers are the other nodes.
     """
     node = view.node
     alias = f"fabricd:{definition['cluster']}"
@@ -222,6 +222,13 @@ def convergence_problems(view, definition, wg_dump=None):
         remotes = tuple(view.fdb_remotes(v.vxlan))
         if remotes != v.remotes:
             problems.append(f"{v.vxlan}: remotes {list(remotes)}, expected {list(v.remotes)}")
+        if v.standby:
+            expected.add(v.standby)
+            sb = view.links.get(v.standby)
+            sb_data = (sb or {}).get("linkinfo", {}).get("info_data", {})
+            if sb is None or sb_data.get("id") != v.vni or sb_data.get("port") != v.standby_port \
+                    or sb.get("master") != v.bridge or view.fdb_remotes(v.standby):
+                problems.append(f"{v.standby}: not the mute standby of {v.bridge}")
         br = view.links.get(v.bridge)
         if br is None or "UP" not in br.get("flags", []):
             problems.append(f"{v.bridge}: missing or down")

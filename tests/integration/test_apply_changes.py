@@ -81,7 +81,8 @@ def test_adding_a_vnet_touches_only_that_vnet(make_cluster):
         ifindexes, sessions = before[node.name]
         now = node.ifindexes()
         assert {k: now.get(k) for k in ifindexes} == ifindexes, f"{node.name}: other links re-created"
-        assert set(now) - set(ifindexes) == {"vnet102", "vx102"}
+        # a plain vnet: its bridge, vx102 and the mute standby vs102
+        assert set(now) - set(ifindexes) == {"vnet102", "vx102", "vs102"}
         assert_sessions_kept(node, sessions, peer_sessions(node))
         assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
         assert node.fabricd("plan", "-c", path).rc == 0
@@ -101,8 +102,9 @@ def test_removing_a_vnet_removes_its_bridge_and_vxlan(make_cluster):
     for node in cluster.nodes:
         ifindexes, sessions = before[node.name]
         now = node.ifindexes()
-        assert "vnet101" not in now and "vx101" not in now, f"{node.name}: {sorted(now)}"
-        kept = {k: v for k, v in ifindexes.items() if k not in ("vnet101", "vx101")}
+        gone = ("vnet101", "vx101", "vs101")  # the bridge, the device, its standby
+        assert not set(gone) & set(now), f"{node.name}: {sorted(now)}"
+        kept = {k: v for k, v in ifindexes.items() if k not in gone}
         assert {k: now.get(k) for k in kept} == kept, f"{node.name}: other links re-created"
         assert_sessions_kept(node, sessions, peer_sessions(node))
         assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)

@@ -31,7 +31,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fabtest import assert_node_converged, run, wait_until, zone
+from fabtest import assert_node_converged, node_problems, run, wait_until, zone
 from fabtest.cluster import REPO_ROOT
 from fabtest.daemon import start_daemons, stop_daemons
 from fabtest.pinger import Pingers, all_pairs
@@ -110,9 +110,10 @@ def test_restart_with_sigterm_and_sigkill_loses_nothing(fabric):
     print("handshakes:", {n.name: handshakes(n) for n in cluster.nodes})
 
 
-def test_restart_during_a_switch_adopts_the_retiring_device(fabric):
-    """SIGKILL while the old device of a switched zone is in its grace period:
-    the new daemon neither re-creates nor forgets it, and removes it on time."""
+def test_restart_during_a_switch_adopts_the_holding_device(fabric):
+    """SIGKILL while a switched zone is in its grace period (secure -> plain: vs200
+    still sends until it ends): the new daemon neither re-creates nor forgets the
+    stage, and ends it on time (vx200 sends, vs200 becomes the mute standby)."""
     cluster = fabric.cluster
     pve1 = cluster["pve1"]
     d1 = fabric.daemons["pve1"]
@@ -120,21 +121,24 @@ def test_restart_during_a_switch_adopts_the_retiring_device(fabric):
     pingers.wait_replies()
     for d in fabric.daemons.values():
         d.set_transport("blue", "plain")
-    wait_until(lambda: "retire-after=" in (pve1.link("vs200") or {}).get("ifalias", ""),
-               timeout=3, what="vs200 marked for retirement")
+    wait_until(lambda: "secure-until=" in (pve1.link("vs200") or {}).get("ifalias", ""),
+               timeout=3, what="vs200 holding until the end of the grace period")
     vs200 = pve1.link("vs200")["ifindex"]
     d1.kill()
     d1.start()
-    assert pve1.link("vs200")["ifindex"] == vs200, "the retiring device was re-created"
-    wait_until(lambda: pve1.link("vs200") is None, timeout=d1.grace + 3,
-               what="vs200 removed after its grace period")
+    assert pve1.link("vs200")["ifindex"] == vs200, "the holding device was re-created"
+    assert "secure-until=" in pve1.link("vs200")["ifalias"], "the stage was forgotten"
+    wait_until(lambda: pve1.link("vs200")["ifalias"] == "fabricd:fabtest",
+               timeout=d1.grace + 3, what="vs200 standby again after the grace period")
     pingers.assert_no_loss("while blue switched secure -> plain across a restart")
-    assert "vxlan vs200: removed (vnet vnet200 moved to plain transport, grace period over)" \
-        in d1.log()
+    assert "vxlan vs200: mute: receives only" in d1.log(), d1.log()
+    assert "drift" not in d1.log(), d1.log()
     definition = cluster.definition(zones=zones(blue="plain"))
     for node in cluster.nodes:
-        wait_until(lambda: node.link("vs200") is None, timeout=5)
-        assert_node_converged(node, definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+        wait_until(lambda: not node_problems(node, definition, zone_mtu=ZONE_MTU,
+                                             fabric_mtu=FABRIC_MTU), timeout=5,
+                   what=f"{node.name} converged")
+        assert pve1.link("vs200")["ifindex"] == vs200, "vs200 stays, as the standby"
 
 
 def test_service_manager_protocol(fabric):

@@ -22,63 +22,21 @@ while its transport is switched; `down` removes the table.
 """
 
 import json
-import os
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import jsonschema
 import pytest
 
-from fabtest import Capture, wait_quiet, wait_until, zone
+from fabtest import wait_until, zone
+from fabtest.inject import delivered_to, guest_mac, write_injector
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" /
                      "status.schema.json").read_text())
 STRANGER = "192.0.2.99"  # an underlay address no node has: the switch's own
-PROBE_PORT = 9999
 COUNT = 5
-
-# Builds VXLAN + Ethernet + IPv4 + UDP by hand and sends it COUNT times:
-#   raw SRC DST DPORT VNI MAC IP COUNT   from any source address (IP_HDRINCL)
-#   udp - DST DPORT VNI MAC IP COUNT     from an ordinary UDP socket (DST IPv4 or IPv6)
-INJECTOR = r'''
-import socket, struct, sys
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-def ipv4(src, dst, payload):
-    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0x4242, 0, 64, 17, 0,
-                      socket.inet_aton(src), socket.inet_aton(dst))
-    return hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:] + payload
-
-def udp(sport, dport, payload):
-    return struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-
-mode, src, dst, dport, vni, mac, guest_ip, count = sys.argv[1:9]
-inner_ip = guest_ip.rsplit(".", 1)[0] + ".99"
-frame = (bytes.fromhex(mac.replace(":", "")) + bytes.fromhex("02005e005399") + b"\x08\x00"
-         + ipv4(inner_ip, guest_ip, udp(40000, 9999, b"fabricd-guard-probe")))
-vxlan = struct.pack("!B3xI", 0x08, int(vni) << 8) + frame
-for _ in range(int(count)):
-    if mode == "raw":
-        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-        s.sendto(ipv4(src, dst, udp(40001, int(dport), vxlan)), (dst, 0))
-    else:
-        s = socket.socket(socket.AF_INET6 if ":" in dst else socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            s.sendto(vxlan, (dst, int(dport)))
-        except PermissionError:
-            pass  # the sender's own guard refused it (EPERM from an nftables drop)
-    s.close()
-'''
 
 PLAIN = zone("tenant-plain", "plain", [("vnet100", 100)], nodes=["pve1", "pve2"])
 SECURE = zone("tenant-secure", "secure", [("vnet200", 200)])
@@ -111,17 +69,9 @@ def guarded(cluster3):
 # --- helpers -----------------------------------------------------------------------
 
 
-def guest_mac(guest):
-    (link,) = json.loads(guest.run(["ip", "-j", "link", "show", "eth0"]).stdout)
-    return link["address"]
-
-
-def guest_capture(cluster, guest):
-    """tcpdump on the guest's eth0 for the probe's UDP port."""
-    def spawn(argv, stdout=None, stderr=None):
-        return cluster._popen(guest.name, ["nsenter", f"--net=/run/netns/{guest.ns}"], argv,
-                              None, stdout, stderr)
-    return cluster._capture(spawn, "eth0", f"udp dst port {PROBE_PORT}", f"capture {guest.name}")
+def delivered(fabric, guest, send):
+    """Probes that reached guest while send() ran."""
+    return delivered_to(fabric.cluster, guest, send)
 
 
 def inject_from_switch(fabric, src, node, dport, vni, guest, count=COUNT):
@@ -136,12 +86,6 @@ def inject_from_node(fabric, sender, dst, dport, vni, guest, count=COUNT):
                 guest_mac(guest), guest.address, str(count)])
 
 
-def write_injector(cluster):
-    path = f"{cluster.tmpdir}/inject.py"
-    Path(path).write_text(INJECTOR)
-    return path
-
-
 def status(node, path):
     res = node.fabricd("status", "-c", path, "--json")
     assert res.rc == 0, res
@@ -154,17 +98,6 @@ def counters(node, path):
     guard = status(node, path)["guard"]
     assert guard["present"] and guard["owned"], guard
     return {name: c["packets"] for name, c in guard["counters"].items()}
-
-
-def delivered(fabric, guest, send):
-    """Probes that reached guest while send() ran."""
-    with guest_capture(fabric.cluster, guest) as cap:
-        send()
-        # a delivered probe is on the guest's wire within microseconds: the
-        # capture file (written per packet) stops growing
-        wait_quiet(lambda: os.path.getsize(cap.path) if os.path.exists(cap.path) else 0,
-                   quiet=0.3, timeout=5, what="guest capture settles")
-    return cap.count()
 
 
 def nft(node, *args, check=True):
@@ -361,9 +294,9 @@ def from_node(underlay, node):
 
 def test_switching_to_secure_with_a_grace_period(guarded):
     """plain -> secure as the daemon does it (old device kept for GRACE s): while the old
-    plain device retires, the VNI keeps its plain rules (members only: a stranger is still
-    dropped), so nodes that have not switched yet keep reaching it. Once it is gone, the
-    VNI is secure in the guard: nothing of it on the underlay, nothing taken in clear."""
+    plain device retires, the members' plain VXLAN of the VNI is still taken in (a stranger
+    is dropped), so nodes that have not switched yet keep reaching it, but none of it leaves.
+    Once it is gone, nothing of it on the underlay, nothing taken in clear."""
     cluster = guarded.cluster
     pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
     f1, f2 = guarded.guests["f1"], guarded.guests["f2"]
@@ -372,12 +305,17 @@ def test_switching_to_secure_with_a_grace_period(guarded):
         res = node.fabricd("apply", "-c", secure, "--grace", str(GRACE))
         assert res.rc == 0, res
     assert "vx300" in pve1.links() and "vs300" in pve1.links(), "grace: both devices"
-    assert set_elements(pve1, "secure_vnis") == [200], "plain rules while vx300 retires"
+    # sealed at once: nothing of VNI 300 leaves in clear text (the output chain drops
+    # secure_vnis on 4789); the members' plain VXLAN is still taken in until vx300 goes
+    assert set_elements(pve1, "secure_vnis") == [200, 300], "VNI 300 sealed on output"
     before = counters(pve1, secure)
     got = delivered(guarded, f1,
                     lambda: inject_from_switch(guarded, STRANGER, pve1, 4789, 300, f1))
+    member = delivered(guarded, f1,
+                       lambda: inject_from_switch(guarded, "192.0.2.12", pve1, 4789, 300, f1))
     assert "vx300" in pve1.links(), f"injected after the grace period of {GRACE} s"
     assert got == 0, "a stranger's plain VXLAN reached f1 during the grace period"
+    assert member == COUNT, "a member's plain VXLAN is still delivered during the grace period"
     assert counters(pve1, secure)["drop_plain"] - before["drop_plain"] == COUNT
 
     # the grace period ends, the old devices go, the guard turns VNI 300 secure

@@ -1,49 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The retire stage of a transport switch is ordinary plan ops (issue #10).
+"""The stages of a transport switch are ordinary plan ops (issues #10, #12).
 
-Two nodes, zone red (vnet100) switched plain -> secure on pve1 with one-shot
-`apply --grace 4` and no daemon running. The old device vx100 then goes
-through its stages only when a command plans and applies them:
+Two nodes, zone red (vnet100), switched with one-shot `apply --grace 4` on
+pve1 and no daemon running. Each later stage happens only when a command
+plans and applies it:
 
-  - right after the switch, `plan` lists both later steps with their due
-    times: the bridge port turning receive-only (half the grace) and the
-    deletion (the whole grace); nothing is due yet, so it exits 0;
-  - `plan` asked with another --grace keeps the grace the deadline was set
-    with (recorded in the alias, #11 item 9);
-  - nothing happens to vx100 by itself: its port still learns when the
-    receive-only step falls due, and `plan` then shows it as due;
-  - `apply` performs it (learning and flooding off), and after the deadline
-    the next `apply` removes vx100; then nothing is left to plan.
+plain -> secure
+  - the apply makes the standby vs100 send and mutes vx100 at once (no
+    learning, no flooding: nothing of red leaves in clear text), and marks
+    vx100 with its deadline;
+  - `plan` lists the deletion with its due time; nothing is due yet, so it
+    exits 0, also when asked with another --grace (the recorded one decides);
+  - nothing happens to vx100 by itself; after the deadline `plan` shows the
+    deletion as due and `apply` performs it; then nothing is left to plan.
+secure -> plain
+  - vs100 keeps sending until the deadline (note "secure-until="), vx100
+    listens; `plan` lists the swap for later; after the deadline `apply`
+    makes vx100 send and vs100 the mute standby again.
 """
 
 import re
 
 import pytest
 
-from fabtest import wait_until, zone
+from fabtest import port_role, wait_until, zone
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
 GRACE = 4
-LATER_QUIET = re.compile(r"^later, in (\d+) s: ~ vxlan vx100: change \(receive-only until it is "
-                         r"removed in (\d+) s", re.M)
 LATER_REMOVE = re.compile(r"^later, in (\d+) s: - vxlan vx100: remove \(vnet vnet100 moved to "
                           r"secure transport, grace period over\)", re.M)
-DUE_QUIET = re.compile(r"^~ vxlan vx100: change \(receive-only", re.M)
 DUE_REMOVE = re.compile(r"^- vxlan vx100: remove", re.M)
+LATER_SWAP = re.compile(r"^later, in (\d+) s: ~ vxlan vx100: change \(sends: takes the flood "
+                        r"remotes", re.M)
+DUE_SWAP = re.compile(r"^~ vxlan vs100: change \(.*mute", re.M)
 
 
-def port_flags(node, dev):
-    data = node.link(dev)["linkinfo"]["info_slave_data"]
-    return {k: data[k] for k in ("learning", "flood", "mcast_flood", "bcast_flood")}
-
-
-def test_plan_lists_and_apply_performs_the_retire_stage(make_cluster):
+def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
     cluster = make_cluster(2)
     pve1 = cluster["pve1"]
     plain = cluster.write_definition(
         cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
     cluster.apply_all(plain)
+    assert port_role(pve1.link("vx100")) == "sends" and port_role(pve1.link("vs100")) == "mute"
     secure = cluster.write_definition(
         cluster.definition(zones=[zone("red", "secure", [("vnet100", 100)])]),
         path=f"{cluster.tmpdir}/secure.json")
@@ -52,30 +51,41 @@ def test_plan_lists_and_apply_performs_the_retire_stage(make_cluster):
     assert res.rc == 0, res
     alias = pve1.link("vx100")["ifalias"]
     assert re.search(rf" retire-after=\d+ grace={GRACE} at=\d+$", alias), alias
-    assert pve1.link("vs100"), "the new device is made at once"
+    assert port_role(pve1.link("vs100")) == "sends", "the standby sends at once"
+    assert port_role(pve1.link("vx100")) == "mute", "the plain device is mute at once"
+    assert pve1.fdb_remotes("vx100") == [] and pve1.fdb_remotes("vs100") == ["10.255.0.2"]
 
     for grace in (GRACE, 30):  # the recorded grace decides, not the one asked now
         res = pve1.fabricd("plan", "-c", secure, "--grace", str(grace))
         assert res.rc == 0, f"nothing is due yet:\n{res}"
-        quiet, remove = LATER_QUIET.search(res.stdout), LATER_REMOVE.search(res.stdout)
-        assert quiet and remove, f"plan lacks the later retire steps:\n{res.stdout}"
-        assert int(quiet.group(1)) <= GRACE // 2 < int(remove.group(1)) <= GRACE, res.stdout
-    assert all(port_flags(pve1, "vx100").values()), "the old port still learns and floods"
+        remove = LATER_REMOVE.search(res.stdout)
+        assert remove, f"plan lacks the later deletion:\n{res.stdout}"
+        assert int(remove.group(1)) <= GRACE, res.stdout
 
-    def due(pattern):
-        res = pve1.fabricd("plan", "-c", secure)
+    def due(pattern, path):
+        res = pve1.fabricd("plan", "-c", path)
         return res.stdout if res.rc == 2 and pattern.search(res.stdout) else None
 
-    out = wait_until(lambda: due(DUE_QUIET), timeout=GRACE, interval=0.2,
-                     what="the receive-only step due")
-    assert LATER_REMOVE.search(out), f"the deletion is still later:\n{out}"
-    assert all(port_flags(pve1, "vx100").values()), "changed outside the plan"
-    assert pve1.fabricd("apply", "-c", secure).rc == 0
-    assert not any(port_flags(pve1, "vx100").values()), "receive-only after apply"
-
-    wait_until(lambda: due(DUE_REMOVE), timeout=GRACE, interval=0.2, what="the deletion due")
+    wait_until(lambda: due(DUE_REMOVE, secure), timeout=GRACE + 2, interval=0.2,
+               what="the deletion due")
     assert pve1.link("vx100"), "removed outside the plan"
     assert pve1.fabricd("apply", "-c", secure).rc == 0
     assert pve1.link("vx100") is None, "vx100 removed by the apply after its deadline"
     res = pve1.fabricd("plan", "-c", secure)
     assert res.rc == 0 and "vx100" not in res.stdout, res
+
+    # and back: secure keeps sending until the deadline, then the devices swap
+    res = pve1.fabricd("apply", "-c", plain, "--grace", str(GRACE))
+    assert res.rc == 0, res
+    assert re.search(rf" secure-until=\d+ grace={GRACE} at=\d+$", pve1.link("vs100")["ifalias"])
+    assert port_role(pve1.link("vs100")) == "sends" and port_role(pve1.link("vx100")) == "listens"
+    assert pve1.fdb_remotes("vx100") == [], "vx100 does not send yet"
+    res = pve1.fabricd("plan", "-c", plain)
+    assert res.rc == 0 and LATER_SWAP.search(res.stdout), res
+    wait_until(lambda: due(DUE_SWAP, plain), timeout=GRACE + 2, interval=0.2,
+               what="the swap due")
+    assert pve1.fabricd("apply", "-c", plain).rc == 0
+    assert port_role(pve1.link("vx100")) == "sends" and port_role(pve1.link("vs100")) == "mute"
+    assert pve1.fdb_remotes("vx100") == ["192.0.2.12"] and pve1.fdb_remotes("vs100") == []
+    assert pve1.link("vs100")["ifalias"] == "fabricd:fabtest"
+    assert pve1.fabricd("plan", "-c", plain).rc == 0

@@ -55,19 +55,24 @@ class PingStats:
 class Pinger:
     """`ping -i INTERVAL -c COUNT` from guest src to dst, in the background."""
 
-    def __init__(self, cluster, src, dst, seconds=8.0, interval=0.01):
+    def __init__(self, cluster, src, dst, seconds=8.0, interval=0.01, count=None):
         self.cluster = cluster
         self.src = src
         self.dst = dst
         self.interval = interval
         self.seconds = max(1, int(round(seconds + 0.49)))
+        # with a count, ping sends that many and then waits (up to 5 s) for the last replies
+        self.count = count
         self.label = f"{src.name} -> {getattr(dst, 'name', dst)}"
         self.proc = None
 
     def start(self):
         dst = getattr(self.dst, "address", self.dst)
-        argv = ["ping", "-n", "-D", "-i", str(self.interval), "-w", str(self.seconds), "-W", "1",
-                str(dst)]
+        if self.count:
+            limit = ["-c", str(self.count), "-w", str(self.seconds + 5)]
+        else:
+            limit = ["-w", str(self.seconds)]
+        argv = ["ping", "-n", "-D", "-i", str(self.interval), *limit, "-W", "1", str(dst)]
         self.proc = self.cluster._popen(self.src.name, _nsenter_net(self.src.ns), argv, None,
                                         None, None)
         return self
@@ -113,9 +118,9 @@ class Pingers:
         self.results = None
 
     @classmethod
-    def between(cls, cluster, pairs, seconds=8.0, interval=0.01):
+    def between(cls, cluster, pairs, seconds=8.0, interval=0.01, count=None):
         """One pinger per (src, dst) pair of guests."""
-        return cls(Pinger(cluster, s, d, seconds, interval) for s, d in pairs)
+        return cls(Pinger(cluster, s, d, seconds, interval, count) for s, d in pairs)
 
     def start(self):
         for p in self.pingers:
