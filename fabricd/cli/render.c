@@ -68,6 +68,11 @@ static void render_text(const struct node_state *s)
 				       ip_addr_str(&v->remotes[r], a, sizeof(a)),
 				       v->evpn ? " (evpn: announced over BGP, installed by FRR)"
 					       : "");
+			if (v->standby)
+				printf("    standby %s: port %u, local %s, mute (receives secure "
+				       "during a switch)\n",
+				       v->other_vxlan, v->other_port,
+				       ip_addr_str(&v->other_local, a, sizeof(a)));
 		}
 	}
 }
@@ -85,11 +90,19 @@ static json_t *render_json_vnet(const struct desired_vnet *v)
 	for (size_t r = 0; r < v->n_remotes; r++)
 		json_array_append_new(remotes,
 				      json_string(ip_addr_str(&v->remotes[r], a, sizeof(a))));
-	return json_pack("{s:s, s:I, s:{s:s, s:o}, s:{s:s, s:I, s:I, s:s, s:o, s:o}}", "name",
-			 v->name, "vni", (json_int_t)v->vni, "bridge", "name", v->name, "mtu",
-			 json_mtu(v->mtu), "vxlan", "name", v->vxlan, "vni", (json_int_t)v->vni,
-			 "port", (json_int_t)v->port, "local", ip_addr_str(&v->local, a, sizeof(a)),
-			 "mtu", json_mtu(v->mtu), "remotes", remotes);
+	json_t *o = json_pack(
+	    "{s:s, s:I, s:{s:s, s:o}, s:{s:s, s:I, s:I, s:s, s:o, s:o}}", "name", v->name, "vni",
+	    (json_int_t)v->vni, "bridge", "name", v->name, "mtu", json_mtu(v->mtu), "vxlan", "name",
+	    v->vxlan, "vni", (json_int_t)v->vni, "port", (json_int_t)v->port, "local",
+	    ip_addr_str(&v->local, a, sizeof(a)), "mtu", json_mtu(v->mtu), "remotes", remotes);
+
+	if (o && v->standby)
+		json_object_set_new(o, "standby",
+				    json_pack("{s:s, s:I, s:s, s:s}", "name", v->other_vxlan,
+					      "port", (json_int_t)v->other_port, "local",
+					      ip_addr_str(&v->other_local, a, sizeof(a)), "role",
+					      "mute"));
+	return o;
 }
 
 static json_t *render_json(const struct node_state *s)

@@ -143,15 +143,19 @@ static bool is_firewall_op(const struct op *op)
 }
 
 /* A batch for one phase's netlink ops, paced when the WireGuard backend needs it. */
-static struct nl_batch *new_batch(struct reconcile *r, int phase)
+static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int phase)
 {
 	struct nl_batch *b = nl_batch_new(r->rtnl, batch_error, NULL);
 	unsigned int pause_us;
 	size_t max_msgs;
 
 	/* FDB entries and addresses raise no link events */
-	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us))
+	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us)) {
 		nl_batch_set_pacing(b, max_msgs, pause_us);
+		/* down removes the device anyway; waiting for it would only slow down */
+		if (!p->down)
+			nl_batch_set_throttle(b, wg_link_wait_drained, FABRIC_IFNAME);
+	}
 	return b;
 }
 
@@ -237,7 +241,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, wg_last_error());
 				continue;
 			}
-			if (!b && !(b = new_batch(r, phase)))
+			if (!b && !(b = new_batch(r, p, phase)))
 				return -ENOMEM;
 			encode_op(r, b, op);
 		}

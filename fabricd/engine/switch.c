@@ -96,6 +96,15 @@ static const struct link_obs *other_device(const struct reconcile *r, const stru
 	return l;
 }
 
+static bool has_remotes(const struct link_obs *l, const struct fdb_table *fdb)
+{
+	for (size_t i = 0; i < fdb->n; i++) {
+		if (fdb->entries[i].ifindex == l->ifindex)
+			return true;
+	}
+	return false;
+}
+
 static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 		     const struct observed *have, struct vnet_stage *st)
 {
@@ -109,8 +118,12 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, &st->grace);
 	if (due && r->boot_now >= due)
 		return; /* its stage is over */
-	/* no note: the device sent until now (a secure vnet's plain one always did) */
-	if (!due && !secure && !(!strcmp(old->slave_kind, "bridge") && old->port_flood))
+	/*
+	 * No note: a secure vnet's plain device sent until now. A plain vnet's
+	 * secure device did only if it has flood remotes: a standby that a killed
+	 * run left with the new port's default flags never sent anything.
+	 */
+	if (!due && !secure && !has_remotes(old, &have->fdb))
 		return;
 	st->stage = secure ? STAGE_RETIRING : STAGE_HOLDING;
 	st->old = old;
@@ -121,11 +134,7 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 /* True when l could still send: an open bridge port or flood remotes. */
 static bool may_send(const struct link_obs *l, const struct fdb_table *fdb)
 {
-	for (size_t i = 0; i < fdb->n; i++) {
-		if (fdb->entries[i].ifindex == l->ifindex)
-			return true;
-	}
-	return vxlan_port_may_send(l);
+	return has_remotes(l, fdb) || vxlan_port_may_send(l);
 }
 
 void switch_mark_stages(const struct reconcile *r, struct node_state *want,

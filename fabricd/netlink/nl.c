@@ -290,6 +290,8 @@ struct nl_batch {
 	size_t pace_msgs; /* 0: no pacing */
 	unsigned int pace_us;
 	bool paced_once;
+	void (*throttle)(const void *data); /* before each send but the first */
+	const void *throttle_data;
 };
 
 void *(*nl_batch_grow)(void *ptr, size_t size) = realloc;
@@ -353,6 +355,8 @@ int nl_batch_flush(struct nl_batch *b)
 		goto out;
 	if (b->pace_msgs && b->paced_once)
 		usleep(b->pace_us);
+	if (b->throttle && b->paced_once)
+		b->throttle(b->throttle_data);
 	b->paced_once = true;
 	ret = send_msg(b->s, b->buf, b->used);
 	if (ret < 0) {
@@ -387,6 +391,12 @@ void nl_batch_set_pacing(struct nl_batch *b, size_t max_msgs, unsigned int pause
 {
 	b->pace_msgs = max_msgs;
 	b->pace_us = pause_us;
+}
+
+void nl_batch_set_throttle(struct nl_batch *b, void (*wait)(const void *data), const void *data)
+{
+	b->throttle = wait;
+	b->throttle_data = data;
 }
 
 void nl_batch_reserve(struct nl_batch *b, size_t n_msgs, size_t bytes)

@@ -91,6 +91,8 @@ int nl_batch_flush(struct nl_batch *b);
  * TUN watcher closes the device on ENOBUFS) get time to drain their socket.
  */
 void nl_batch_set_pacing(struct nl_batch *b, size_t max_msgs, unsigned int pause_us);
+/* Calls wait(data) before each send but the first, e.g. until a listener has drained. */
+void nl_batch_set_throttle(struct nl_batch *b, void (*wait)(const void *data), const void *data);
 /* Flushes and frees; returns the first error of the whole batch. */
 int nl_batch_finish(struct nl_batch *b);
 /* How a batch grows its bookkeeping: realloc; unit tests inject a failure here. */

@@ -18,6 +18,7 @@
 #define FABRICD_WG_UAPI_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 #include "wireguard/wg.h"
@@ -50,5 +51,12 @@ int wg_uapi_get(const char *ifname, struct wg_device **out);
 int wg_uapi_set(const struct wg_device *change);
 /* The PID file names a live "wireguard-go <ifname>" in our network namespace. */
 bool wg_uapi_started_by_fabricd(const char *ifname);
+/* The wireguard-go serving ifname in this network namespace (pid file, else /proc); 0. */
+pid_t wg_uapi_pid(const char *ifname);
+/*
+ * Waits (bounded) until the rtnetlink sockets of ifname's wireguard-go have
+ * read the link events queued for them (wireguard/uapi_drain.c says why).
+ */
+void wg_uapi_wait_drained(const char *ifname);
 
 #endif

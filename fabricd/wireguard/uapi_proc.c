@@ -488,3 +488,15 @@ bool wg_uapi_started_by_fabricd(const char *ifname)
 	pid = read_pid_file(ifname);
 	return pid && is_our_wireguard_go(pid, ifname);
 }
+
+pid_t wg_uapi_pid(const char *ifname)
+{
+	pid_t pid;
+
+	if (!wg_ifname_valid(ifname))
+		return 0;
+	pid = read_pid_file(ifname);
+	if (pid && is_our_wireguard_go(pid, ifname))
+		return pid;
+	return find_wireguard_go(ifname);
+}

@@ -260,6 +260,11 @@ bool wg_link_pacing(enum wg_backend backend, size_t *max_msgs, unsigned int *pau
 	return true;
 }
 
+void wg_link_wait_drained(const void *ifname)
+{
+	wg_uapi_wait_drained(ifname);
+}
+
 bool wg_survived_link_burst(enum wg_backend backend, const char *ifname)
 {
 	if (backend != WG_BACKEND_USERSPACE)

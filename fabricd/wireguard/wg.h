@@ -132,6 +132,9 @@ bool wg_exists(enum wg_backend backend, const char *ifname);
  */
 /* True when link changes must be paced: at most *max_msgs per send, *pause_us between. */
 bool wg_link_pacing(enum wg_backend backend, size_t *max_msgs, unsigned int *pause_us);
+/* For the userspace backend's batches (nl_batch_set_throttle): until wireguard-go has read
+ * the link events queued for it (ifname: its device). */
+void wg_link_wait_drained(const void *ifname);
 /* False when the device closed under a burst of link changes (looked at twice). */
 bool wg_survived_link_burst(enum wg_backend backend, const char *ifname);
 /* A wireguard-go that fabricd started (a fabricd killed meanwhile) may still be coming up. */

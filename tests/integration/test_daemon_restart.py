@@ -129,7 +129,7 @@ def test_restart_during_a_switch_adopts_the_holding_device(fabric):
     assert pve1.link("vs200")["ifindex"] == vs200, "the holding device was re-created"
     assert "secure-until=" in pve1.link("vs200")["ifalias"], "the stage was forgotten"
     wait_until(lambda: pve1.link("vs200")["ifalias"] == "fabricd:fabtest",
-               timeout=d1.grace + 3, what="vs200 standby again after the grace period")
+               timeout=d1.grace + 6, what="vs200 standby again after the grace period")
     pingers.assert_no_loss("while blue switched secure -> plain across a restart")
     assert "vxlan vs200: mute: receives only" in d1.log(), d1.log()
     assert "drift" not in d1.log(), d1.log()

@@ -14,9 +14,8 @@ red guest pings every other red guest and the blue guests ping each other,
 -> plain; over the twelve, every order of the three nodes is used in each
 direction (the second six are marked slow).
 
-The grace period must exceed twice the spread between the nodes noticing
-the change, plus two seconds (deadlines are whole seconds; see
-fabricd/engine/reconcile.c, the retire stage): 7 s for a spread of 2 s.
+The grace period must exceed the spread between the nodes noticing the
+change (fabricd/engine/switch.c): 7 s for a spread of 2 s.
 
 After each switch: no ping lost in either zone; the nodes match the new
 definition (after plain -> secure vx100 is gone; after secure -> plain vs100

@@ -351,7 +351,7 @@ static void test_observed_summary(void)
 	/* another rendering (the definition changed): replaced, counters carried over */
 	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"fabricd:lab 0\"\n");
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, 0, 1, VERB_CHANGE, "definition changed");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE, "rules changed");
 	firewall_obs_free(fw);
 
 	/* not fabricd's (no comment, another cluster): never replaced, left alone by down */

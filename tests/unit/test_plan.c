@@ -466,6 +466,35 @@ static void test_hold_stage(void)
 	fixture_free(&f);
 }
 
+/*
+ * A run killed between creating the standby vs100 and setting its port
+ * options leaves it with the new port's defaults (learning, flooding) but no
+ * remotes: it never sent, so it becomes the mute standby, no hold stage.
+ */
+static void test_standby_left_by_a_killed_run(void)
+{
+	const struct op *op;
+	struct link_obs *vs;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	vs = (struct link_obs *)link_find(&f.have.links, "vs100");
+	vs->port_flood = LINK_FLOOD_ALL;
+	vs->port_learning = true;
+	diag_init(&d);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK(!find_change(&p, "vxlan vs100", LINK_SET_ALIAS), "no hold note");
+	op = find_change(&p, "vxlan vs100", LINK_SET_FLOOD);
+	CHECK(op && !op->change.flood && !op->change.learning, "made mute");
+	CHECK(!find_change(&p, "vxlan vx100", LINK_SET_FLOOD), "vx100 keeps sending");
+	CHECK_INT(p.n_later, 0, "no stage");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
 /* Back to plain before vx100's grace period ended: vs100 holds, vx100 listens again. */
 static void test_switch_back(void)
 {
@@ -483,6 +512,11 @@ static void test_switch_back(void)
 	vx->port_flood = 0;
 	vs->port_flood = LINK_FLOOD_ALL;
 	vs->port_learning = true;
+	/* vs100 sends: it has pve2's fabric address as its remote */
+	f.have.fdb.entries =
+	    realloc(f.have.fdb.entries, (f.have.fdb.n + 1) * sizeof(*f.have.fdb.entries));
+	f.have.fdb.entries[f.have.fdb.n].ifindex = vs->ifindex;
+	ip_addr_parse("10.255.0.2", &f.have.fdb.entries[f.have.fdb.n++].dst);
 	f.r.now = 1000;
 	f.r.boot_now = 100;
 	diag_init(&d);
@@ -599,6 +633,7 @@ int main(void)
 	test_switch_to_secure(0);
 	test_retire_stage();
 	test_hold_stage();
+	test_standby_left_by_a_killed_run();
 	test_switch_back();
 	test_remove_node();
 	test_kernel_drift();
