@@ -134,6 +134,12 @@ def test_follows_running_config(followed):
     for a, b in [(green[0], green[1]), (green[1], green[2]), (green[2], green[0])]:
         wait_until(lambda: a.ping(b), timeout=15, what=f"green: {a.name} -> {b.name}")
     assert not green[0].ping(blue[1]), "vnets stay apart"
+    # the one-shot commands read the same configuration: the daemon left nothing to do
+    res = nodes[0].fabricd("plan", "--sdn-dir", pve.sdn)
+    assert res.rc == 0, res
+    res = nodes[0].fabricd("set-transport", "--sdn-dir", pve.sdn, "lab", "plain",
+                           node_options=False)
+    assert res.rc == 1 and "works on a definition file" in res.stderr, res
 
     # the zone's transport switched in Proxmox (fabric -> peers -> fabric): no ping lost
     pairs = [(blue[0], blue[1]), (blue[1], blue[2]), (green[2], green[0]), (green[0], green[1])]
