@@ -15,7 +15,9 @@ time from the rename until all three nodes have them is printed), its guests
 ping across; switching the zone's transport through .running-config loses no
 ping; a .running-config (or corosync.conf) with a problem is logged with
 file, section and key and changes nothing; a vnet renamed moves its VNI to
-the new bridge; the vnet removed goes on every node.
+the new bridge; the vnet removed goes on every node. And where Proxmox's
+ifupdown2 has built the same VXLAN zone itself (bridge V over vxlan_V), the
+daemon refuses to start and changes nothing: the two never fight silently.
 """
 import json
 import os
@@ -25,6 +27,7 @@ import pytest
 
 from fabtest.daemon import Daemon, stop_daemons
 from fabtest.pinger import Pingers
+from fabtest.proxmox import IFRELOAD, proxmox_node, vxlan_vnet
 from fabtest.wait import wait_until
 
 pytestmark = [pytest.mark.netns, pytest.mark.vxlan]
@@ -192,3 +195,25 @@ def test_follows_running_config(followed):
     print(f"vnet added in .running-config -> bridge and vs101 on all 3 nodes: {added:.2f} s "
           f"(target 2 s); transport secure -> plain devices on all nodes: {switched:.2f} s; "
           f"vnet removed -> gone on all nodes: {removed:.2f} s")
+
+
+def test_refuses_a_zone_proxmox_built(make_cluster):
+    """Proxmox's Apply also renders a VXLAN zone for ifupdown2; fabricd does not take it."""
+    if not os.path.exists(IFRELOAD):
+        pytest.skip("Debian's ifupdown2 is not installed")
+    cluster = make_cluster(3)
+    pve = FakePve(cluster)
+    pve.apply("plain", {"blue": 100})
+    pve1 = cluster.nodes[0]
+    remotes = [n.underlay for n in cluster.nodes[1:]]
+    proxmox_node(cluster, pve1, vxlan_vnet("blue", 100, remotes, 1450))
+    before = pve1.links()
+    d = Daemon(cluster, pve1, grace=GRACE, extra_args=["--sdn-dir", pve.sdn])
+    d.start(wait_ready=False)
+    rc = d.proc.wait(timeout=30)
+    log = d.log()
+    assert rc == 1, log
+    assert "bridge blue: a link named blue exists that fabricd does not own" in log, log
+    assert "already used by vxlan_blue, which fabricd does not own" in log, log
+    assert pve1.links().keys() == before.keys(), "nothing was changed"
+    assert pve1.link("vxlan_blue")["master"] == "blue"
