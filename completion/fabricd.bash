@@ -42,10 +42,10 @@ _fabricd()
 	local opts
 	case ${words[1]} in
 	check) opts="-c --config --verbose --help" ;;
-	render) opts="$node_opts --json" ;;
-	status) opts="$node_opts --json --dot --svg --probe-file" ;;
-	plan | apply | down) opts="$node_opts --grace" ;;
-	run) opts="$node_opts --grace --metrics --metrics-file --probe-interval --probe-file" ;;
+	render) opts="$node_opts --json --sdn-dir --corosync" ;;
+	status) opts="$node_opts --json --dot --svg --probe-file --sdn-dir --corosync" ;;
+	plan | apply | down) opts="$node_opts --grace --sdn-dir --corosync" ;;
+	run) opts="$node_opts --grace --metrics --metrics-file --probe-interval --probe-file --sdn-dir --corosync" ;;
 	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --verbose --help" ;;
 	set-transport)
 		opts="-c --config --help"

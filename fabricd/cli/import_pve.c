@@ -7,7 +7,6 @@
  * unless --partial; the result always passes "fabricd check".
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <sodium.h>
@@ -22,176 +21,15 @@
 #include "cli/commands.h"
 #include "definition/config.h"
 #include "definition/pve_import.h"
-#include "definition/pve_running.h"
+#include "definition/pve_load.h"
 #include "definition/wgkey.h"
 
-#define FILE_MAX (16U << 20) /* Proxmox's files are small; refuse anything absurd */
-
 struct import_args {
-	const char *sdn_dir, *corosync, *output, *key_out, *wg_keys, *node, *gen_dir;
-	bool pending, partial, corosync_given;
+	struct pve_paths paths; /* --sdn-dir, --corosync, --pending */
+	const char *output, *key_out, *wg_keys, *node, *gen_dir;
+	bool partial;
 	unsigned int underlay_mtu;
 };
-
-/* The whole file, NUL-terminated. -errno; -ENOENT when it does not exist. */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t used = 0, cap = 4096;
-	int ret = 0;
-
-	*buf = NULL;
-	if (fd < 0)
-		return -errno;
-	/* pmxcfs reports sizes, but do not trust st_size for a FUSE file */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	*buf = malloc(cap);
-	while (*buf) {
-		ssize_t n;
-
-		if (used + 1 == cap) {
-			char *grown = cap < FILE_MAX ? realloc(*buf, cap * 2) : NULL;
-
-			if (!grown) {
-				ret = cap < FILE_MAX ? -ENOMEM : -EFBIG;
-				break;
-			}
-			*buf = grown;
-			cap *= 2;
-		}
-		n = read(fd, *buf + used, cap - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : 0;
-			break;
-		}
-		used += (size_t)n;
-	}
-	close(fd);
-	if (!*buf)
-		return -ENOMEM;
-	if (ret < 0) {
-		sodium_memzero(*buf, cap);
-		free(*buf);
-		*buf = NULL;
-		return ret;
-	}
-	(*buf)[used] = '\0';
-	*len = used;
-	return 0;
-}
-
-/* Writes data to path through a 0600/0644 temporary file and rename(2). */
-
-/* One section-config file of the SDN directory; a missing file is empty. */
-static int read_cfg(const struct import_args *a, const char *name, enum pve_dialect dialect,
-		    struct pve_file *f, struct diag *d)
-{
-	char path[PATH_MAX];
-	char *text;
-	size_t len;
-	int ret;
-
-	f->name = name;
-	f->dialect = dialect;
-	snprintf(path, sizeof(path), "%s/%s", a->sdn_dir, name);
-	ret = slurp(path, &text, &len);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret < 0) {
-		log_error("%s: cannot read: %s", path, strerror(-ret));
-		return ret;
-	}
-	ret = pve_file_parse(f, text, len, d);
-	free(text);
-	pve_file_sort(f);		 /* the same order as .running-config gives */
-	return ret == -EINVAL ? 0 : ret; /* a rejected RUST file is an error in d */
-}
-
-struct inputs {
-	struct pve_running running;
-	struct pve_file pending[5];
-	struct corosync_conf corosync;
-	bool have_corosync;
-	struct pve_input in;
-};
-
-static int read_sdn(const struct import_args *a, struct inputs *x, struct diag *d)
-{
-	static const char *const names[] = {"zones.cfg", "vnets.cfg", "subnets.cfg",
-					    "controllers.cfg", "fabrics.cfg"};
-	char path[PATH_MAX];
-	char *text;
-	size_t len;
-	int ret = 0;
-
-	if (a->pending) {
-		for (size_t i = 0; i < 5 && ret == 0; i++)
-			ret = read_cfg(a, names[i], i == 4 ? PVE_DIALECT_RUST : PVE_DIALECT_PERL,
-				       &x->pending[i], d);
-		x->in.zones = &x->pending[0];
-		x->in.vnets = &x->pending[1];
-		x->in.subnets = &x->pending[2];
-		x->in.controllers = &x->pending[3];
-		x->in.fabrics = &x->pending[4];
-		return ret;
-	}
-	snprintf(path, sizeof(path), "%s/.running-config", a->sdn_dir);
-	ret = slurp(path, &text, &len);
-	if (ret < 0) {
-		log_error("%s: cannot read: %s; Proxmox writes it on SDN \"Apply\" (or import the "
-			  "pending *.cfg files with --pending)",
-			  path, strerror(-ret));
-		return ret;
-	}
-	ret = pve_running_parse(text, len, &x->running, d);
-	free(text);
-	x->in.zones = &x->running.zones;
-	x->in.vnets = &x->running.vnets;
-	x->in.subnets = &x->running.subnets;
-	x->in.controllers = &x->running.controllers;
-	x->in.fabrics = &x->running.fabrics;
-	return ret;
-}
-
-static int read_corosync(const struct import_args *a, struct inputs *x, struct diag *d)
-{
-	char *text;
-	size_t len;
-	int ret = slurp(a->corosync, &text, &len);
-
-	x->in.corosync_name = a->corosync;
-	if (ret == -ENOENT && !a->corosync_given) {
-		log_warn("%s: not found; nodes come from the WireGuard fabric only (give "
-			 "--corosync FILE)",
-			 a->corosync);
-		return 0;
-	}
-	if (ret < 0) {
-		log_error("%s: cannot read: %s", a->corosync, strerror(-ret));
-		return ret;
-	}
-	ret = corosync_parse(text, len, a->corosync, &x->corosync, d);
-	free(text);
-	if (ret == 0) {
-		x->have_corosync = true;
-		x->in.corosync = &x->corosync;
-	}
-	return ret;
-}
-
-static void inputs_free(struct inputs *x)
-{
-	pve_running_free(&x->running);
-	for (size_t i = 0; i < 5; i++)
-		pve_file_free(&x->pending[i]);
-	corosync_free(&x->corosync);
-}
 
 /* --generate-keys DIR: DIR/<node>.key (kept if it is there, so a re-import is stable). */
 static int new_key(void *ctx, const char *node, uint8_t pub[32])
@@ -258,8 +96,8 @@ static int key_out(const struct import_args *a, const struct pve_import *imp, st
 	if (a->wg_keys)
 		snprintf(path, sizeof(path), "%s", a->wg_keys);
 	else
-		snprintf(path, sizeof(path), "%s/../priv/wg-keys.cfg", a->sdn_dir);
-	ret = slurp(path, &text, &len);
+		snprintf(path, sizeof(path), "%s/../priv/wg-keys.cfg", a->paths.sdn_dir);
+	ret = pve_read_file(path, &text, &len);
 	if (ret < 0) {
 		log_error("%s: cannot read: %s (give --wg-keys FILE)", path, strerror(-ret));
 		return ret;
@@ -338,14 +176,14 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 	while ((c = getopt_long(argc, argv, "o:n:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SDN_DIR:
-			a->sdn_dir = optarg;
+			a->paths.sdn_dir = optarg;
 			break;
 		case OPT_COROSYNC:
-			a->corosync = optarg;
-			a->corosync_given = true;
+			a->paths.corosync = optarg;
+			a->paths.corosync_given = true;
 			break;
 		case OPT_PENDING:
-			a->pending = true;
+			a->paths.pending = true;
 			break;
 		case 'o':
 			a->output = optarg;
@@ -442,10 +280,11 @@ static int write_definition(const struct import_args *a, const char *json)
 
 int cmd_import_pve(const struct options *o)
 {
-	struct import_args a = {.sdn_dir = "/etc/pve/sdn", .corosync = "/etc/pve/corosync.conf"};
+	struct import_args a = {
+	    .paths = {.sdn_dir = PVE_DEFAULT_SDN_DIR, .corosync = PVE_DEFAULT_COROSYNC}};
 	struct pve_import_opts opts = {0};
 	struct pve_import *imp = NULL;
-	struct inputs x = {0};
+	struct pve_files x;
 	struct diag d;
 	char *json = NULL;
 	int ret;
@@ -459,9 +298,7 @@ int cmd_import_pve(const struct options *o)
 		opts.ctx = &a;
 	}
 	diag_init(&d);
-	ret = read_sdn(&a, &x, &d);
-	if (ret == 0)
-		ret = read_corosync(&a, &x, &d);
+	ret = pve_files_read(&a.paths, &x, &d);
 	if (ret == 0)
 		ret = pve_import_run(&x.in, &opts, &imp, &d);
 	if (ret == 0)
@@ -478,7 +315,7 @@ int cmd_import_pve(const struct options *o)
 		ret = write_definition(&a, json);
 	free(json);
 	pve_import_free(imp);
-	inputs_free(&x);
+	pve_files_free(&x);
 	diag_free(&d);
 	return ret == 0 ? 0 : 1;
 }

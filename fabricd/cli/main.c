@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli/main.c - the subcommand table and option parsing; all work is in cmd_*.c. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@ static void usage(FILE *f)
 		"       fabricd leave -c FILE [-n NODE]\n"
 		"       fabricd --version\n"
 		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH] [--probe-interval SECONDS]\n"
-		"          [--probe-file PATH]\n"
+		"          [--probe-file PATH] [--sdn-dir DIR [--corosync FILE]]\n"
 		"  status: [--dot | --svg] [--probe-file PATH]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
@@ -91,6 +92,8 @@ static const struct value_option {
     {"listen-port", required_argument, offsetof(struct options, listen_port)},
     {"underlay", required_argument, offsetof(struct options, underlay)},
     {"rotate-key", no_argument, offsetof(struct options, rotate_key)},
+    {"sdn-dir", required_argument, offsetof(struct options, sdn_dir)},
+    {"corosync", required_argument, offsetof(struct options, corosync)},
 };
 #define N_VALUE_OPTIONS (sizeof(value_options) / sizeof(value_options[0]))
 
@@ -228,6 +231,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return optind;
 }
 
+/* The commands that may take the definition from Proxmox (--sdn-dir) instead of -c FILE. */
+static bool reads_definition_only(const char *name)
+{
+	static const char *const names[] = {"run", "plan", "apply", "down", "status", "render"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = {
@@ -269,6 +283,13 @@ int main(int argc, char **argv)
 		return 1;
 	o.argc = argc - 1 - first;
 	o.argv = argv + 1 + first;
+	if ((o.sdn_dir || o.corosync) && !reads_definition_only(name)) {
+		log_error("%s: --sdn-dir and --corosync are for run, plan, apply, down, status and "
+			  "render (the definition from Proxmox's SDN configuration); %s works on a "
+			  "definition file (-c FILE, which `fabricd import-pve -o FILE` writes)",
+			  name, name);
+		return 1;
+	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (!strcmp(name, subcommands[i].name)) {
 			int ret = subcommands[i].fn(&o);

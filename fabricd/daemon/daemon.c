@@ -46,6 +46,7 @@
 #include "daemon/report.h"
 #include "daemon/retry.h"
 #include "daemon/roam.h"
+#include "daemon/source.h"
 #include "daemon/watch.h"
 #include "base/log.h"
 #include "daemon/notify.h"
@@ -76,11 +77,12 @@ struct daemon {
 	struct def_retry pending;  /* a valid newer one that failed here so far */
 	struct cluster *roam_base; /* the one before a change not yet applied in full */
 	char node[FABRICD_NAME_MAX + 1];
-	struct file_id file;
-	uint64_t rejected;   /* the problems last reported, so that each is logged once */
-	bool def_invalid;    /* the file on disk is not the definition in force */
-	bool reload, forced; /* read the file in the next pass; forced: SIGHUP */
-	bool reloading;	     /* RELOADING=1 was sent; READY=1 follows the pass */
+	struct def_source src; /* the definition file, or Proxmox's (source.h) */
+	uint64_t rejected;     /* the problems last reported, so that each is logged once */
+	uint64_t warned;       /* the warnings last printed (Proxmox: printed once) */
+	bool def_invalid;      /* the file on disk is not the definition in force */
+	bool reload, forced;   /* read the file in the next pass; forced: SIGHUP */
+	bool reloading;	       /* RELOADING=1 was sent; READY=1 follows the pass */
 	bool stop;
 	unsigned int reasons;		      /* of the next pass */
 	long long pass_at, check_at, wake_at; /* CLOCK_MONOTONIC ms, 0 = not due */
@@ -135,21 +137,39 @@ static void set_status(struct daemon *d, const char *fmt, ...)
 }
 
 /*
+ * Proxmox's files are read again on every SDN "Apply", with the same notes
+ * about what stays Proxmox's each time: those are printed once, until they
+ * change. A definition file's warnings are printed on each reload.
+ */
+static bool warnings_are_new(struct daemon *d, const struct diag *diag)
+{
+	uint64_t h = DIGEST_INIT;
+
+	if (!d->src.pve)
+		return true;
+	for (size_t i = 0; i < diag->n_warnings; i++)
+		h = digest(h, diag->warnings[i], strlen(diag->warnings[i]) + 1);
+	if (h == d->warned)
+		return false;
+	d->warned = h;
+	return true;
+}
+
+/*
  * Reads the definition file for the next pass. Returns a new definition, or
  * NULL when there is none to use; its problems are then logged, each set of
  * them once (an editor saving the same broken file twice logs it once).
  */
 static struct cluster *load_candidate(struct daemon *d, bool forced)
 {
-	const char *path = d->o->config;
+	const char *path = d->src.files[0];
 	struct cluster *c = NULL;
 	struct diag diag;
 	uint64_t h;
 	int ret;
 
-	file_id_read(path, &d->file); /* before reading: a change during the read shows next time */
 	diag_init(&diag);
-	ret = config_load_file(path, &c, &diag);
+	ret = def_source_load(&d->src, &c, &diag);
 	if (ret == 0 && cluster_find_node(c, d->node) < 0) {
 		diag_add(
 		    &diag, "nodes",
@@ -172,8 +192,8 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 		if (forced || h != d->rejected) {
 			if (diag.n)
 				log_error("%s: not used, the last good definition stays in force; "
-					  "fix these problems and save it again:",
-					  path);
+					  "%s:",
+					  path, d->src.fix);
 			else
 				log_error("%s: cannot read it: %s; the last good definition stays "
 					  "in force",
@@ -184,7 +204,7 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 		d->def_invalid = true;
 		cluster_free(c);
 		c = NULL;
-	} else if (diag.n_warnings) {
+	} else if (diag.n_warnings && warnings_are_new(d, &diag)) {
 		diag_print(&diag, stderr);
 	}
 	diag_free(&diag);
@@ -478,14 +498,11 @@ static void handle_signal(struct daemon *d)
 static void check(struct daemon *d)
 {
 	struct wg_device *dev = NULL;
-	struct file_id id;
 
 	d->check_at = now_ms() + CHECK_MS;
 	file_watch_retry(&d->watch);
-	file_id_read(d->o->config, &id);
-	if (file_id_changed(&id, &d->file)) {
+	if (def_source_changed(&d->src)) {
 		log_debug("%s: changed on disk (periodic check)", d->o->config);
-		d->file = id;
 		d->reload = true;
 		schedule(d, 0, 0);
 	}
@@ -544,7 +561,7 @@ static int open_all(struct daemon *d)
 	d->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	d->mon = kernel_watch_open();
 	if (d->ep < 0 || d->sig < 0 || d->timer < 0 || !d->mon ||
-	    file_watch_open(&d->watch, d->o->config) < 0)
+	    def_source_watch(&d->src, &d->watch) < 0)
 		return -1;
 	if (add_fd(d, d->sig, EV_SIGNAL) || add_fd(d, d->watch.fd, EV_INOTIFY) ||
 	    add_fd(d, d->timer, EV_TIMER) || add_fd(d, mnl_socket_get_fd(d->mon), EV_NETLINK))
@@ -609,17 +626,38 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 	}
 }
 
+/* The definition at startup, every problem printed. 0 or -1. */
+static int load_first(struct daemon *d)
+{
+	struct diag diag;
+	int ret;
+
+	diag_init(&diag);
+	ret = def_source_load(&d->src, &d->cluster, &diag);
+	diag_print(&diag, stderr);
+	if (ret == 0)
+		warnings_are_new(d, &diag); /* printed: the next reload does not repeat them */
+	diag_free(&diag);
+	if (ret < 0)
+		log_error("%s: definition not valid, nothing was changed; %s", d->src.files[0],
+			  d->src.pve ? d->src.fix : "fix the errors above");
+	return ret < 0 ? -1 : 0;
+}
+
 /* Startup: the definition must be valid and name this node; the first pass must converge. */
 static int start(struct daemon *d)
 {
 	size_t self;
 
-	if (session_load_cluster(d->o, &d->cluster) < 0 ||
-	    session_find_self(d->o, d->cluster, &self) < 0)
+	if (load_first(d) < 0 || session_find_self(d->o, d->cluster, &self) < 0)
 		return -1;
-	file_id_read(d->o->config, &d->file);
 	snprintf(d->node, sizeof(d->node), "%s", d->cluster->nodes[self].name);
-	log_info("%s: fabricd run: definition %s, grace %u s", d->node, d->o->config, d->o->grace);
+	if (d->src.pve)
+		log_info("%s: fabricd run: following Proxmox SDN %s and %s, grace %u s", d->node,
+			 d->src.files[0], d->src.files[1], d->o->grace);
+	else
+		log_info("%s: fabricd run: definition %s, grace %u s", d->node, d->o->config,
+			 d->o->grace);
 	d->reasons = REASON_STARTUP;
 	if (timed_pass(d) < 0) {
 		log_error("%s: the first convergence failed; fix the errors above and start "
@@ -631,10 +669,14 @@ static int start(struct daemon *d)
 	return 0;
 }
 
-int daemon_run(const struct options *o)
+int daemon_run(const struct options *given)
 {
-	struct daemon d = {.o = o, .ep = -1, .sig = -1, .timer = -1, .watch = {.fd = -1, .wd = -1}};
+	struct options o_copy = *given, *o = &o_copy;
+	struct daemon d = {.o = o, .ep = -1, .sig = -1, .timer = -1, .watch = {.fd = -1}};
 	int ret = 0;
+
+	def_source_init(&d.src, given);
+	o->config = d.src.files[0]; /* messages name what the definition comes from */
 
 	notify_open(&d.notify);
 	if (open_all(&d) < 0 || monitor_open(o, &d.monitor) < 0) {

@@ -46,32 +46,66 @@ bool file_id_changed(const struct file_id *a, const struct file_id *b)
 	       a->ctime.tv_nsec != b->ctime.tv_nsec;
 }
 
-int file_watch_open(struct file_watch *w, const char *path)
+int file_watch_add(struct file_watch *w, const char *path)
 {
-	char copy[sizeof(w->dir)], *dir;
+	struct watched_file *f;
+	char copy[sizeof(f->dir)], *dir;
 
-	w->wd = -1;
+	if (w->n == FILE_WATCH_MAX)
+		return -E2BIG;
+	f = &w->files[w->n++];
+	f->wd = -1;
 	snprintf(copy, sizeof(copy), "%s", path);
-	snprintf(w->base, sizeof(w->base), "%s", basename(copy));
+	snprintf(f->base, sizeof(f->base), "%s", basename(copy));
 	snprintf(copy, sizeof(copy), "%s", path);
 	dir = dirname(copy);
-	if (!realpath(dir, w->dir))
-		snprintf(w->dir, sizeof(w->dir), "%s", dir);
+	if (!realpath(dir, f->dir))
+		snprintf(f->dir, sizeof(f->dir), "%s", dir);
+	/* a second file in the same directory gets the same descriptor */
+	f->wd = inotify_add_watch(w->fd, f->dir, INOTIFY_MASK | IN_MASK_ADD);
+	if (f->wd < 0)
+		log_warn("%s: cannot watch it (%s); changes of %s are noticed by a periodic "
+			 "check instead",
+			 f->dir, strerror(errno), f->base);
+	return 0;
+}
+
+int file_watch_open(struct file_watch *w, const char *path)
+{
+	w->n = 0;
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0)
 		return -errno;
-	w->wd = inotify_add_watch(w->fd, w->dir, INOTIFY_MASK);
-	if (w->wd < 0)
-		log_warn("%s: cannot watch it (%s); changes of %s are noticed by a periodic "
-			 "check instead",
-			 w->dir, strerror(errno), w->base);
-	return 0;
+	return file_watch_add(w, path);
 }
 
 void file_watch_retry(struct file_watch *w)
 {
-	if (w->wd < 0 && w->fd >= 0)
-		w->wd = inotify_add_watch(w->fd, w->dir, INOTIFY_MASK);
+	for (size_t i = 0; i < w->n && w->fd >= 0; i++) {
+		if (w->files[i].wd < 0)
+			w->files[i].wd =
+			    inotify_add_watch(w->fd, w->files[i].dir, INOTIFY_MASK | IN_MASK_ADD);
+	}
+}
+
+/* Whether the event concerns a watched file; a directory gone is forgotten (retried). */
+static bool file_event(struct file_watch *w, const struct inotify_event *ev)
+{
+	bool hit = false;
+
+	if (ev->mask & IN_Q_OVERFLOW)
+		return true;
+	for (size_t i = 0; i < w->n; i++) {
+		struct watched_file *f = &w->files[i];
+
+		if (f->wd != ev->wd)
+			continue;
+		if (ev->mask & IN_IGNORED)
+			f->wd = -1; /* the directory went away: file_watch_retry() */
+		else if (ev->len && !strcmp(ev->name, f->base))
+			hit = true;
+	}
+	return hit;
 }
 
 bool file_watch_read(struct file_watch *w)
@@ -85,11 +119,7 @@ bool file_watch_read(struct file_watch *w)
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
 			p += sizeof(*ev) + ev->len;
-			if (ev->mask & IN_IGNORED)
-				w->wd = -1; /* the directory went away: file_watch_retry() */
-			else if ((ev->mask & IN_Q_OVERFLOW) ||
-				 (ev->len && !strcmp(ev->name, w->base)))
-				changed = true;
+			changed = file_event(w, ev) || changed;
 		}
 	}
 	return changed;
@@ -99,7 +129,8 @@ void file_watch_close(struct file_watch *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
-	w->fd = w->wd = -1;
+	w->fd = -1;
+	w->n = 0;
 }
 
 struct mnl_socket *kernel_watch_open(void)

@@ -29,19 +29,28 @@ struct file_id {
 void file_id_read(const char *path, struct file_id *id);
 bool file_id_changed(const struct file_id *a, const struct file_id *b);
 
-/* An inotify watch on the directory of one file (editors replace files by rename). */
+/*
+ * inotify watches on the directories of a few files (editors and cluster file
+ * systems replace files by rename, which a watch on the file would not follow).
+ */
+#define FILE_WATCH_MAX 2
 struct file_watch {
-	int fd; /* inotify */
-	int wd; /* -1 while the directory is not watched */
-	char dir[4096];
-	char base[256];
+	int fd; /* inotify, -1 when not open */
+	size_t n;
+	struct watched_file {
+		int wd; /* -1 while the directory is not watched */
+		char dir[4096];
+		char base[256];
+	} files[FILE_WATCH_MAX];
 };
 
 /* Opens the inotify descriptor and watches path's directory (a warning if it cannot). */
 int file_watch_open(struct file_watch *w, const char *path);
-/* Tries again to watch the directory when it was lost (the directory went away). */
+/* One more file (after file_watch_open); -E2BIG beyond FILE_WATCH_MAX. */
+int file_watch_add(struct file_watch *w, const char *path);
+/* Tries again to watch the directories that were lost (a directory went away). */
 void file_watch_retry(struct file_watch *w);
-/* Reads every pending event: whether one concerns the file (or some were lost). */
+/* Reads every pending event: whether one concerns a watched file (or some were lost). */
 bool file_watch_read(struct file_watch *w);
 void file_watch_close(struct file_watch *w);
 

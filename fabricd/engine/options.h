@@ -42,6 +42,9 @@ struct options {
 	const char *probe_file;		/* --probe-file: run writes it, status reads it */
 	unsigned int probe_interval_ms; /* run --probe-interval; 0 = no probe rounds */
 	bool dot, svg;			/* status --dot, --svg */
+	/* run --sdn-dir DIR: follow Proxmox's .running-config there (daemon/source.h) */
+	const char *sdn_dir;
+	const char *corosync; /* run --corosync FILE, default DIR/../corosync.conf */
 	/* --frr-pathspace: FRR started with -N NAME; NULL = the host's */
 	const char *frr_pathspace;
 };

@@ -5,6 +5,7 @@
  * status, the daemon and the bench all go through here.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "base/diag.h"
 #include "base/log.h"
 #include "definition/config.h"
+#include "definition/pve_load.h"
 #include "definition/wgkey.h"
 #include "engine/ifupdown.h"
 #include "engine/reconcile.h"
@@ -23,18 +25,35 @@
 #include "engine/route.h"
 #include "kmod/probe.h"
 
+/* --sdn-dir DIR: the definition Proxmox's deployed SDN configuration maps to. */
+static int load_pve(const struct options *o, struct cluster **out, struct diag *diag)
+{
+	static const struct pve_import_opts opts = {0};
+	char corosync[PATH_MAX];
+	struct pve_paths p;
+
+	pve_paths_init(&p, o->sdn_dir, o->corosync, corosync, sizeof(corosync));
+	return pve_load_cluster(&p, &opts, out, diag);
+}
+
+/* What the definition comes from, for messages. */
+static const char *definition_name(const struct options *o)
+{
+	return o->sdn_dir ? o->sdn_dir : o->config;
+}
+
 int session_load_cluster(const struct options *o, struct cluster **out)
 {
 	struct diag diag;
 	int ret;
 
 	diag_init(&diag);
-	ret = config_load_file(o->config, out, &diag);
+	ret = o->sdn_dir ? load_pve(o, out, &diag) : config_load_file(o->config, out, &diag);
 	diag_print(&diag, stderr);
 	diag_free(&diag);
 	if (ret < 0) {
 		log_error("%s: definition not valid, nothing was changed; fix the errors above",
-			  o->config);
+			  definition_name(o));
 		return -1;
 	}
 	return 0;
@@ -58,7 +77,7 @@ int session_find_self(const struct options *o, const struct cluster *c, size_t *
 	idx = cluster_find_node(c, name);
 	if (idx < 0) {
 		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE", name,
-			  o->config);
+			  definition_name(o));
 		return -1;
 	}
 	*self = (size_t)idx;

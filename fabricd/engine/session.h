@@ -14,7 +14,10 @@
 #include "engine/plan.h"
 #include "engine/reconcile.h"
 
-/* Loads and validates o->config, printing every problem; 0 or -1. */
+/*
+ * Loads and validates o->config (with --sdn-dir: Proxmox's deployed SDN
+ * configuration, definition/pve_load.h), printing every problem; 0 or -1.
+ */
 int session_load_cluster(const struct options *o, struct cluster **out);
 
 /* The node named by -n, or the one named like this host; prints why not. 0 or -1. */

@@ -29,6 +29,7 @@ import pytest
 
 from fabtest import zone
 from fabtest.daemon import run_at, start_daemons, stop_daemons
+from fabtest.diagnose import switch_report
 from fabtest.pinger import Pingers
 from fabtest.proxmox import IFRELOAD, ifupdown, ports, proxmox_node, simple_vnet, write_sdn
 from fabtest.wait import wait_until
@@ -139,7 +140,9 @@ def test_daemon_toggles_a_zone_under_ifreload(frontend):
     plain -> secure make-before-break while Proxmox's ifreload -a runs on every node."""
     cluster, etcs, zones, _config = frontend
     grace = 4
-    daemons = start_daemons(cluster, cluster.definition(zones=zones), grace=grace)
+    # verbose: a failure's report (fabtest/diagnose.py) shows when each pass ran
+    daemons = start_daemons(cluster, cluster.definition(zones=zones), grace=grace,
+                            verbose=True)
     try:
         pln = [cluster.add_guest(n, "vnet2", f"10.0.2.{i + 1}/24") for i, n in
                enumerate(cluster.nodes)]
@@ -156,6 +159,9 @@ def test_daemon_toggles_a_zone_under_ifreload(frontend):
                        timeout=grace + 5, what=f"{n.name}: vx200 retired, vs200 kept")
             ifupdown(n, "ifreload")
             assert "vs200" in ports(n, "vnet2")
-        pingers.assert_no_loss("while frontp switched plain -> secure under ifreload")
+        try:
+            pingers.assert_no_loss("while frontp switched plain -> secure under ifreload")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\n{switch_report(cluster, daemons, 'vnet2')}") from None
     finally:
         stop_daemons(daemons)

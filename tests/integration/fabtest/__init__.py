@@ -39,6 +39,7 @@ Modules:
   cluster     SimCluster, Node, Switch, Guest (namespaces, guests, fabricd runner)
   capture     Capture: tcpdump as a context manager, packet counts
   definition  zone()/vnet() builders and what a node should have per DESIGN.md
+  diagnose    switch_report(): WireGuard sessions, bridge ports and daemon passes when pings were lost
   jsoncmp     json_subset(): subset comparison for ``ip -j`` / ``status --json``
   proc        run(): subprocess with file-backed output (daemons cannot hang it)
   scenario    standard_zones() and multi-node checks (sessions kept, fabric pings)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from .cluster import _nsenter_net
 
 _SUMMARY = re.compile(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) duplicates)?")
-_REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from .*icmp_seq=(\d+)")
+_REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from .*icmp_seq=(\d+)(?:.* time=([\d.]+) ms)?")
 
 
 @dataclass
@@ -36,6 +36,7 @@ class PingStats:
     first_reply: float = 0.0  # wall clock of the first reply (ping -D)
     interval: float = 0.01
     log_path: str = ""
+    sent_at: dict = field(default_factory=dict)  # seq -> wall clock it was sent (reply - rtt)
 
     @property
     def lost(self):
@@ -46,10 +47,25 @@ class PingStats:
         if self.duplicates:
             text += f", {self.duplicates} duplicates"
         if self.missing:
-            # approximate send times of the missing ones, to match against logs
-            when = [f"{s}@{self.first_reply + (s - 1) * self.interval:.2f}" for s in self.missing[:10]]
+            # send times of the missing ones, to match against logs
+            when = [f"{s}@{self.send_time(s):.2f}" for s in self.missing[:10]]
             text += f"; missing seq {', '.join(when)}"
+            late = [s for s in self.sent_at if s > self.missing[0]][:1]
+            if late:
+                text += f"; next reply: seq {late[0]} sent at {self.sent_at[late[0]]:.2f}"
         return text
+
+    def send_time(self, seq):
+        """When seq was sent: known for answered ones; between its answered neighbours
+        otherwise (ping sends slower than -i asks on a loaded machine)."""
+        if seq in self.sent_at:
+            return self.sent_at[seq]
+        before = max((s for s in self.sent_at if s < seq), default=None)
+        after = min((s for s in self.sent_at if s > seq), default=None)
+        if before is None or after is None:
+            return self.first_reply + (seq - 1) * self.interval
+        a, b = self.sent_at[before], self.sent_at[after]
+        return a + (b - a) * (seq - before) / (after - before)
 
 
 class Pinger:
@@ -98,16 +114,18 @@ class Pinger:
         m = _SUMMARY.search(out)
         transmitted, received, dups = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) \
             if m else (0, 0, 0)
-        replies = {}
+        replies, sent_at = {}, {}
         for line in out.splitlines():
             r = _REPLY.match(line)
             if r:
                 replies.setdefault(int(r.group(2)), float(r.group(1)))
+                rtt = float(r.group(3)) / 1000 if r.group(3) else 0.0
+                sent_at.setdefault(int(r.group(2)), float(r.group(1)) - rtt)
         last = max(replies, default=transmitted)
         missing = [s for s in range(1, last + 1) if s not in replies]
         first = min(replies.values()) - (min(replies) - 1) * self.interval if replies else 0.0
         return PingStats(self.label, transmitted, received, dups, missing, first,
-                         self.interval, self.proc.log_path)
+                         self.interval, self.proc.log_path, sent_at)
 
 
 class Pingers:

@@ -63,6 +63,10 @@ def proxmox_node(cluster, node, sdn_text):
     with open(os.path.join(etc, "interfaces"), "w") as f:
         f.write(INTERFACES)
     write_sdn(etc, sdn_text, 1)
+    # ifupdown2's state directories are mount points here; on a host without
+    # ifupdown (a fresh boot clears /run) they must be made first: empty, and
+    # nothing is ever written to the host's copy (the tmpfs covers it)
+    node.run(["mkdir", "-p", "/run/network", "/var/tmp/network"])
     node.run(["mount", "--bind", etc, "/etc/network"])
     node.run(["mount", "-t", "sysfs", "fabtest-sysfs", "/sys"])
     node.run(["mount", "-t", "tmpfs", "fabtest-run-network", "/run/network"])

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* daemon/source.c - the definition file, or Proxmox's deployed SDN configuration (source.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/source.h"
+#include "definition/config.h"
+
+void def_source_init(struct def_source *s, const struct options *o)
+{
+	memset(s, 0, sizeof(*s));
+	if (!o->sdn_dir) {
+		s->n = 1;
+		s->files[0] = o->config;
+		s->fix = "fix these problems and save it again";
+		return;
+	}
+	s->pve = true;
+	snprintf(s->running, sizeof(s->running), "%s/.running-config", o->sdn_dir);
+	pve_paths_init(&s->paths, o->sdn_dir, o->corosync, s->corosync, sizeof(s->corosync));
+	s->n = 2;
+	s->files[0] = s->running;
+	s->files[1] = s->paths.corosync;
+	s->fix = "fix these problems in Proxmox (Datacenter > SDN) and Apply again";
+}
+
+int def_source_load(struct def_source *s, struct cluster **out, struct diag *diag)
+{
+	/* Proxmox's fabric has no keepalive by default and gives fabricd no MTU: as import-pve */
+	static const struct pve_import_opts opts = {0};
+
+	for (size_t i = 0; i < s->n; i++)
+		file_id_read(s->files[i], &s->ids[i]);
+	if (!s->pve)
+		return config_load_file(s->files[0], out, diag);
+	return pve_load_cluster(&s->paths, &opts, out, diag);
+}
+
+bool def_source_changed(struct def_source *s)
+{
+	bool changed = false;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct file_id id;
+
+		file_id_read(s->files[i], &id);
+		if (file_id_changed(&id, &s->ids[i])) {
+			s->ids[i] = id;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+int def_source_watch(const struct def_source *s, struct file_watch *w)
+{
+	int ret = file_watch_open(w, s->files[0]);
+
+	for (size_t i = 1; ret == 0 && i < s->n; i++)
+		ret = file_watch_add(w, s->files[i]);
+	return ret;
+}

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`fabricd run --sdn-dir DIR` follows Proxmox's deployed SDN configuration
+(issue 13, part 2): no definition file, no fabricd command by hand.
+
+    <tmpdir>/pve/                 a fake /etc/pve shared by the three nodes
+      corosync.conf               nodelist: pve1..pve3, ring0_addr = underlay
+      sdn/.running-config         what SDN "Apply" deploys, replaced by rename
+    pveN: fabricd run --sdn-dir <tmpdir>/pve/sdn (inotify on both directories)
+
+.running-config holds a WireGuard fabric (wireguard_fabric "wgf", one
+wireguard_node per node with its public key, endpoint and ip) and a VXLAN zone
+"lab": `fabric wgf` makes it secure, `peers <underlays>` plain. Checked:
+a vnet added in Proxmox gets its bridge and VXLAN device on every node (the
+time from the rename until all three nodes have them is printed), its guests
+ping across; switching the zone's transport through .running-config loses no
+ping; a .running-config (or corosync.conf) with a problem is logged with
+file, section and key and changes nothing; a vnet renamed moves its VNI to
+the new bridge; the vnet removed goes on every node. And where Proxmox's
+ifupdown2 has built the same VXLAN zone itself (bridge V over vxlan_V), the
+daemon refuses to start and changes nothing: the two never fight silently.
+"""
+import json
+import os
+import time
+
+import pytest
+
+from fabtest.daemon import Daemon, stop_daemons
+from fabtest.pinger import Pingers
+from fabtest.proxmox import IFRELOAD, proxmox_node, vxlan_vnet
+from fabtest.wait import wait_until
+
+pytestmark = [pytest.mark.netns, pytest.mark.vxlan]
+
+GRACE = 3
+
+
+class FakePve:
+    """A fake /etc/pve: corosync.conf and sdn/.running-config, written as pmxcfs does."""
+
+    def __init__(self, cluster):
+        self.cluster = cluster
+        self.dir = os.path.join(cluster.tmpdir, "pve")
+        self.sdn = os.path.join(self.dir, "sdn")
+        os.makedirs(self.sdn)
+        self.version = 0
+        nodes = "".join(
+            f"  node {{\n    name: {n.name}\n    nodeid: {n.index}\n    quorum_votes: 1\n"
+            f"    ring0_addr: {n.underlay}\n  }}\n" for n in cluster.nodes)
+        self._replace(os.path.join(self.dir, "corosync.conf"),
+                      f"nodelist {{\n{nodes}}}\n\ntotem {{\n  cluster_name: {cluster.cluster_name}"
+                      f"\n  config_version: 1\n  version: 2\n}}\n")
+
+    @staticmethod
+    def _replace(path, text):
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)  # one rename: a reader sees old or new
+
+    def fabrics(self):
+        ids = {"wgf": {"type": "wireguard_fabric", "id": "wgf", "ip_prefix": "10.255.0.0/24"}}
+        for n in self.cluster.nodes:
+            ids[f"wgf_{n.name}"] = {
+                "type": "wireguard_node", "id": f"wgf_{n.name}", "role": "internal",
+                "endpoint": n.underlay, "ip": n.fabric_address,
+                "interfaces": [f"name=wg0,listen_port=51820,public_key={n.public_key}"],
+                "peers": [f"type=internal,node={m.name},node_iface=wg0,iface=wg0"
+                          for m in self.cluster.nodes if m is not n]}
+        return ids
+
+    def apply(self, transport, vnets, extra_vnets=None):
+        """SDN "Apply": zone lab (secure = fabric wgf, plain = peers) with vnets {name: tag}."""
+        zone = {"type": "vxlan"}
+        if transport == "secure":
+            zone["fabric"] = "wgf"
+        else:
+            zone["peers"] = ",".join(n.underlay for n in self.cluster.nodes)
+        ids = {name: {"type": "vnet", "zone": "lab", "tag": tag} for name, tag in vnets.items()}
+        ids.update(extra_vnets or {})
+        self.version += 1
+        running = {"version": self.version, "zones": {"ids": {"lab": zone}},
+                   "vnets": {"ids": ids}, "subnets": {"ids": {}},
+                   "controllers": {"ids": {}}, "fabrics": {"ids": self.fabrics()}}
+        self._replace(os.path.join(self.sdn, ".running-config"), json.dumps(running))
+        return time.monotonic()
+
+
+def device(transport, tag):
+    return f"{'vs' if transport == 'secure' else 'vx'}{tag}"
+
+
+def has_vnet(node, name, dev):
+    links = node.links()
+    return links.get(dev, {}).get("master") == name and name in links
+
+
+def all_have(nodes, name, dev):
+    return all(has_vnet(n, name, dev) for n in nodes)
+
+
+def none_have(nodes, name, dev):
+    return not any(name in n.links() or dev in n.links() for n in nodes)
+
+
+@pytest.fixture
+def followed(make_cluster):
+    cluster = make_cluster(3)
+    pve = FakePve(cluster)
+    pve.apply("secure", {"blue": 100})
+    daemons = {}
+    try:
+        for n in cluster.nodes:
+            daemons[n.name] = Daemon(cluster, n, grace=GRACE,
+                                     extra_args=["--sdn-dir", pve.sdn]).start(wait_ready=False)
+        for d in daemons.values():
+            d.wait_notify("READY=1", timeout=20)
+        yield cluster, pve, daemons
+    finally:
+        stop_daemons(daemons)
+
+
+def test_follows_running_config(followed):
+    cluster, pve, daemons = followed
+    nodes = cluster.nodes
+    for d in daemons.values():
+        assert "following Proxmox SDN" in d.log(), d.log()
+    assert all_have(nodes, "blue", "vs100")
+    blue = [cluster.add_guest(n, "blue", f"10.0.1.{i + 1}/24") for i, n in enumerate(nodes)]
+    wait_until(lambda: blue[0].ping(blue[2]), timeout=15, what="blue: g1 -> g3")
+
+    # a vnet added in Proxmox: bridge and VXLAN device on every node, no command run
+    applied = pve.apply("secure", {"blue": 100, "green": 101})
+    wait_until(lambda: all_have(nodes, "green", "vs101"), timeout=10, interval=0.01,
+               what="green and vs101 on every node")
+    added = time.monotonic() - applied
+    green = [cluster.add_guest(n, "green", f"10.0.2.{i + 1}/24") for i, n in enumerate(nodes)]
+    for a, b in [(green[0], green[1]), (green[1], green[2]), (green[2], green[0])]:
+        wait_until(lambda: a.ping(b), timeout=15, what=f"green: {a.name} -> {b.name}")
+    assert not green[0].ping(blue[1]), "vnets stay apart"
+    # the one-shot commands read the same configuration: the daemon left nothing to do
+    res = nodes[0].fabricd("plan", "--sdn-dir", pve.sdn)
+    assert res.rc == 0, res
+    res = nodes[0].fabricd("set-transport", "--sdn-dir", pve.sdn, "lab", "plain",
+                           node_options=False)
+    assert res.rc == 1 and "works on a definition file" in res.stderr, res
+
+    # the zone's transport switched in Proxmox (fabric -> peers -> fabric): no ping lost
+    pairs = [(blue[0], blue[1]), (blue[1], blue[2]), (green[2], green[0]), (green[0], green[1])]
+    pingers = Pingers.between(cluster, pairs, seconds=2 * GRACE + 10).start().wait_replies()
+    applied = pve.apply("plain", {"blue": 100, "green": 101})
+    wait_until(lambda: all_have(nodes, "green", "vx101") and all_have(nodes, "blue", "vx100"),
+               timeout=10, interval=0.01, what="plain devices on every node")
+    switched = time.monotonic() - applied
+    wait_until(lambda: not any("vs101" in n.links() for n in nodes), timeout=GRACE + 10,
+               what="vs101 retired after the grace period")
+    pve.apply("secure", {"blue": 100, "green": 101})
+    wait_until(lambda: all_have(nodes, "green", "vs101") and all_have(nodes, "blue", "vs100"),
+               timeout=10, interval=0.01, what="secure devices on every node again")
+    pingers.assert_no_loss("while zone lab switched secure -> plain -> secure in Proxmox")
+
+    # a problem in Proxmox's files: logged with file, section and key; nothing changes
+    marks = {name: d.mark() for name, d in daemons.items()}
+    pve.apply("secure", {"blue": 100, "green": 101},
+              extra_vnets={"bad": {"type": "vnet", "zone": "lab"}})
+    for name, d in daemons.items():
+        text = d.wait_log("the last good definition stays in force", since=marks[name])
+        assert ".running-config (vnets) [vnet: bad] tag:" in text, text
+    assert all_have(nodes, "green", "vs101") and all_have(nodes, "blue", "vs100")
+    assert green[0].ping(green[2]), "the last good state stays in force"
+
+    # corosync.conf is followed too: a broken one is reported by name, and changes nothing
+    marks = {name: d.mark() for name, d in daemons.items()}
+    corosync = os.path.join(pve.dir, "corosync.conf")
+    good = open(corosync).read()
+    pve._replace(corosync, good.replace("nodelist {", "nodelist {{", 1))
+    for name, d in daemons.items():
+        text = d.wait_log("the last good definition stays in force", since=marks[name])
+        assert f"{corosync}:" in text, text
+    pve._replace(corosync, good)
+    assert green[0].ping(green[1]), "the last good state stays in force"
+
+    # a vnet renamed in Proxmox (same tag): the new bridge takes the VNI on every node
+    pve.apply("secure", {"blue": 100, "teal": 101})
+    wait_until(lambda: all_have(nodes, "teal", "vs101") and none_have(nodes, "green", "x"),
+               timeout=GRACE + 10, what="teal with vs101, no green, on every node")
+
+    # the vnet removed in Proxmox goes on every node
+    applied = pve.apply("secure", {"blue": 100})
+    wait_until(lambda: none_have(nodes, "teal", "vs101"), timeout=GRACE + 10, interval=0.02,
+               what="teal and vs101 gone on every node")
+    removed = time.monotonic() - applied
+    assert blue[2].ping(blue[0]), "blue keeps working"
+    for d in daemons.values():
+        d.check_log()
+    print(f"vnet added in .running-config -> bridge and vs101 on all 3 nodes: {added:.2f} s "
+          f"(target 2 s); transport secure -> plain devices on all nodes: {switched:.2f} s; "
+          f"vnet removed -> gone on all nodes: {removed:.2f} s")
+
+
+def test_refuses_a_zone_proxmox_built(make_cluster):
+    """Proxmox's Apply also renders a VXLAN zone for ifupdown2; fabricd does not take it."""
+    if not os.path.exists(IFRELOAD):
+        pytest.skip("Debian's ifupdown2 is not installed")
+    cluster = make_cluster(3)
+    pve = FakePve(cluster)
+    pve.apply("plain", {"blue": 100})
+    pve1 = cluster.nodes[0]
+    remotes = [n.underlay for n in cluster.nodes[1:]]
+    proxmox_node(cluster, pve1, vxlan_vnet("blue", 100, remotes, 1450))
+    before = pve1.links()
+    d = Daemon(cluster, pve1, grace=GRACE, extra_args=["--sdn-dir", pve.sdn])
+    d.start(wait_ready=False)
+    rc = d.proc.wait(timeout=30)
+    log = d.log()
+    assert rc == 1, log
+    assert "bridge blue: a link named blue exists that fabricd does not own" in log, log
+    assert "already used by vxlan_blue, which fabricd does not own" in log, log
+    assert pve1.links().keys() == before.keys(), "nothing was changed"
+    assert pve1.link("vxlan_blue")["master"] == "blue"
