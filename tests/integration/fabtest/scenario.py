@@ -22,8 +22,12 @@ def standard_zones(pair=("pve1", "pve2")):
     ]
 
 
-def ping_fabric(node, peer, timeout=10):
-    """Wait until node reaches peer's fabric address through wgfab0."""
+def ping_fabric(node, peer, timeout=20):
+    """Wait until node reaches peer's fabric address through wgfab0.
+
+    An initiation that reached the peer before it knew this node is retried by
+    WireGuard only after REKEY_TIMEOUT (5 s), so allow for a few retries.
+    """
     wait_until(lambda: node.run(["ping", "-n", "-c", "1", "-W", "1", peer.fabric_address]),
                timeout=timeout, what=f"{node.name} -> {peer.name} fabric address")
 
