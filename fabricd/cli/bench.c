@@ -175,14 +175,12 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 			b->svg_path = optarg;
 			break;
 		case OPT_QUICK:
-			b->quick = true;
+		case OPT_CONTROL_PLANE:
+			*(c == OPT_QUICK ? &b->quick : &b->control_plane) = true;
 			break;
 		case OPT_WG_BACKEND:
 			if (parse_backend(optarg, b) < 0)
 				return -1;
-			break;
-		case OPT_CONTROL_PLANE:
-			b->control_plane = true;
 			break;
 		case OPT_NODES:
 		case OPT_VNIS:
