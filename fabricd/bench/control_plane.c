@@ -145,7 +145,7 @@ static int run_reference(struct cp_run *r)
 	char *del[] = {"ip", "-batch", r->ref_del, NULL};
 	struct cp_result a = {0}, b = {0};
 	struct cp_result *s = &r->step[CP_REF_BUILD];
-	int err = cp_ns_make(&r->ref, false), ret = -1;
+	int err = cp_ns_make(&r->ref, false, NULL), ret = -1;
 
 	if (err < 0) {
 		log_error("bench: cannot create a network namespace: %s", strerror(-err));
@@ -193,7 +193,7 @@ static int run_fabricd(struct cp_run *r)
 			"--key-file",	  r->key, "--wg-backend", (char *)backend, NULL};
 	char *down[] = {"/proc/self/exe", "down", "-c",		  r->def,	   "-n", "n1",
 			"--key-file",	  r->key, "--wg-backend", (char *)backend, NULL};
-	int err = cp_ns_make(&r->fab, true), ret = -1;
+	int err = cp_ns_make(&r->fab, true, r->dir + strlen("/run/")), ret = -1;
 
 	if (err < 0) {
 		log_error("bench: cannot create the network and mount namespaces: %s",
@@ -302,7 +302,9 @@ out:
 	if (bench_stop)
 		log_error("bench: interrupted; removing what it built");
 	if (ret && r.dir_made && !bench_stop) {
-		log_error("bench: the steps' output is kept in %s (remove it when done)", r.log);
+		unlink(r.key); /* the log stays, the key does not */
+		log_error("bench: the steps' output is kept in %s (remove %s when done)", r.log,
+			  r.dir);
 		r.dir_made = false; /* keep it */
 	}
 	remove_dir(&r);

@@ -97,8 +97,11 @@ int cp_write_definition(const struct cp_run *r, bool extra);
 int cp_write_batches(const struct cp_run *r);
 
 /* --- bench/cp_ns.c ---------------------------------------------------------- */
-/* A fresh network namespace (and mount namespace with private /run/wireguard, /run/fabricd). */
-int cp_ns_make(struct cp_ns *ns, bool with_mnt);
+/*
+ * A fresh network namespace (and with with_mnt a mount namespace with private
+ * tmpfs on /run/wireguard and /run/fabricd, tag their source). 0 or -errno.
+ */
+int cp_ns_make(struct cp_ns *ns, bool with_mnt, const char *tag);
 /* Ends every process left in ns (by PID) and drops the namespace. */
 void cp_ns_drop(struct cp_ns *ns);
 /* Runs argv in ns (argv[0] a path), output appended to log; times it. 0 or -errno. */

@@ -45,7 +45,7 @@ static double now_s(void)
 }
 
 /* In the new namespaces: lo up, the private mounts. 0 or an errno. */
-static int setup_inside(bool with_mnt)
+static int setup_inside(bool with_mnt, const char *tag)
 {
 	struct link_change c = {.mask = LINK_SET_UP};
 	char buf[NL_MSG_BUF] = {0};
@@ -57,7 +57,7 @@ static int setup_inside(bool with_mnt)
 		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 			return errno;
 		for (size_t i = 0; i < sizeof(private_dirs) / sizeof(private_dirs[0]); i++) {
-			if (mount("fabricd-cpbench", private_dirs[i], "tmpfs", MS_NOSUID | MS_NODEV,
+			if (mount(tag, private_dirs[i], "tmpfs", MS_NOSUID | MS_NODEV,
 				  "mode=0755") < 0)
 				return errno;
 		}
@@ -87,7 +87,7 @@ static int open_ns(pid_t pid, const char *what, int *fd, unsigned long long *ino
 	return 0;
 }
 
-int cp_ns_make(struct cp_ns *ns, bool with_mnt)
+int cp_ns_make(struct cp_ns *ns, bool with_mnt, const char *tag)
 {
 	int ready[2], err = 0, status;
 	pid_t pid;
@@ -111,7 +111,7 @@ int cp_ns_make(struct cp_ns *ns, bool with_mnt)
 		if (unshare(CLONE_NEWNET | (with_mnt ? CLONE_NEWNS : 0)) < 0)
 			err = errno;
 		else
-			err = setup_inside(with_mnt);
+			err = setup_inside(with_mnt, tag);
 		if (write(ready[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);
 		/* stays until the parent holds the namespaces and kills it */
