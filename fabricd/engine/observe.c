@@ -63,12 +63,15 @@ static int fdb_dump_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (fdb_parse(nlh, &e) <= 0)
 		return MNL_CB_OK;
-	grown = realloc(t->entries, (t->n + 1) * sizeof(*grown));
-	if (!grown) {
-		errno = ENOMEM;
-		return MNL_CB_ERROR;
+	/* the capacity doubles whenever n reaches a power of two (0, 1, 2, 4, ...) */
+	if (!(t->n & (t->n - 1))) {
+		grown = realloc(t->entries, (t->n ? 2 * t->n : 1) * sizeof(*grown));
+		if (!grown) {
+			errno = ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		t->entries = grown;
 	}
-	t->entries = grown;
 	t->entries[t->n++] = e;
 	return MNL_CB_OK;
 }
@@ -90,6 +93,8 @@ int fdb_dump(struct nl_sock *s, struct fdb_table *t)
 	ret = nl_dump(s, nlh, fdb_dump_cb, fdb_table_reset, t);
 	if (ret < 0)
 		fdb_table_free(t);
+	else
+		fdb_table_sort(t); /* the plans look entries up by device and address */
 	return ret;
 }
 
