@@ -64,22 +64,41 @@ static void batch_error(void *cookie, int err, const char *extack, void *data)
 		report_failure(cookie, err, extack);
 }
 
-/* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings. */
+/* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings (a boot setting: asked once). */
 static bool ipv6_enabled(void)
 {
-	return access("/proc/sys/net/ipv6", F_OK) == 0;
+	static int enabled = -1;
+
+	if (enabled < 0)
+		enabled = access("/proc/sys/net/ipv6", F_OK) == 0;
+	return enabled;
 }
+
+/*
+ * The last name looked up: a vnet's flood entries come one after another and
+ * name the same device (if_nametoindex opens a socket each time). Any link
+ * message forgets it, since a link of that name may then go or come.
+ */
+struct name_cache {
+	char name[IF_NAMESIZE];
+	int ifindex;
+};
 
 /* The kinds' encoders write into the phase's batch through this. */
 struct batch_encoder {
 	struct kind_encoder e;
 	struct nl_batch *b;
 	struct op *op;
+	struct name_cache *names;
 };
 
 static struct nlmsghdr *enc_msg(struct kind_encoder *e, uint16_t type, uint16_t flags)
 {
-	return nl_batch_msg(((struct batch_encoder *)e)->b, type, flags);
+	struct batch_encoder *be = (struct batch_encoder *)e;
+
+	if (type != RTM_NEWNEIGH && type != RTM_DELNEIGH)
+		be->names->ifindex = 0;
+	return nl_batch_msg(be->b, type, flags);
 }
 
 static void enc_commit(struct kind_encoder *e, struct nlmsghdr *nlh)
@@ -97,8 +116,13 @@ static void enc_reserve(struct kind_encoder *e, size_t n, size_t bytes)
 /* names made in an earlier phase resolve: that batch has been sent */
 static int enc_ifindex(struct kind_encoder *e, const char *name)
 {
-	(void)e;
-	return (int)if_nametoindex(name);
+	struct name_cache *c = ((struct batch_encoder *)e)->names;
+
+	if (c->ifindex && !strcmp(c->name, name))
+		return c->ifindex;
+	c->ifindex = (int)if_nametoindex(name);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	return c->ifindex;
 }
 
 static int enc_fresh_ifindex(struct kind_encoder *e)
@@ -107,7 +131,8 @@ static int enc_fresh_ifindex(struct kind_encoder *e)
 	return ifindex_fresh();
 }
 
-static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
+static void encode_op(struct reconcile *r, struct nl_batch *b, struct name_cache *names,
+		      struct op *op)
 {
 	const struct kind *k = kind_for_op(op->type);
 	struct batch_encoder be = {
@@ -120,6 +145,7 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 		  .ipv6 = ipv6_enabled()},
 	    .b = b,
 	    .op = op,
+	    .names = names,
 	};
 	int ret;
 
@@ -206,6 +232,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		return first_err;
 
 	for (int phase = 0; phase < PHASE_COUNT; phase++) {
+		struct name_cache names = {0}; /* per phase: names made in it resolve in the next */
 		struct nl_batch *b = NULL;
 		bool failed = false;
 
@@ -239,7 +266,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			}
 			if (!b && !(b = new_batch(r, phase)))
 				return -ENOMEM;
-			encode_op(r, b, op);
+			encode_op(r, b, &names, op);
 		}
 		if (b && nl_batch_finish(b) < 0)
 			failed = true; /* each failed op was reported by batch_error */
