@@ -168,7 +168,10 @@ static bool is_firewall_op(const struct op *op)
 	return op->type == OP_FIREWALL_SET || op->type == OP_FIREWALL_DELETE;
 }
 
-/* A batch for one phase's netlink ops, paced when the WireGuard backend needs it. */
+/*
+ * A batch for one phase's netlink ops, paced when the WireGuard backend needs
+ * it: while wireguard-go runs, that is while the fabric device exists.
+ */
 static struct nl_batch *new_batch(struct reconcile *r, int phase)
 {
 	struct nl_batch *b = nl_batch_new(r->rtnl, batch_error, NULL);
@@ -176,7 +179,8 @@ static struct nl_batch *new_batch(struct reconcile *r, int phase)
 	size_t max_msgs;
 
 	/* FDB entries and addresses raise no link events */
-	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us))
+	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us) &&
+	    if_nametoindex(FABRIC_IFNAME))
 		nl_batch_set_pacing(b, max_msgs, pause_us);
 	return b;
 }
