@@ -28,7 +28,14 @@ int fabric_apply(struct reconcile *r, struct op *op)
 	case OP_WG_CREATE:
 		return wg_create(r->backend, op->ifname, r->owner);
 	case OP_WG_DESTROY:
-		return wg_destroy(op->backend, op->ifname);
+		ret = wg_destroy(op->backend, op->ifname);
+		/* wireguard-go exited on its own (a burst of link changes) and took the device */
+		if (ret == -ENODEV && !if_nametoindex(op->ifname)) {
+			log_warn("fabric %s: already gone (its wireguard-go had exited)",
+				 op->ifname);
+			return 0;
+		}
+		return ret;
 	case OP_WG_DEVICE:
 		dev = op->wg;
 		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
