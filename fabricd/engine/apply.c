@@ -235,6 +235,20 @@ fail:
 	}
 }
 
+/*
+ * The phase run at step i: the plan's order, except that down stops
+ * wireguard-go first, so that it does not see (or die of) the burst of link
+ * deletes, and those need no pacing.
+ */
+static int phase_at(const struct plan *p, int i)
+{
+	if (!p->down)
+		return i;
+	if (i == 0)
+		return PHASE_WG_DESTROY;
+	return i <= PHASE_WG_DESTROY ? i - 1 : i;
+}
+
 int plan_apply(struct reconcile *r, struct plan *p)
 {
 	int first_err = frr_check_plan(r->frr_pathspace, p);
@@ -242,7 +256,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 	if (first_err)
 		return first_err;
 
-	for (int phase = 0; phase < PHASE_COUNT; phase++) {
+	for (int step = 0; step < PHASE_COUNT; step++) {
+		int phase = phase_at(p, step);
 		struct name_cache names = {0}; /* per phase: names made in it resolve in the next */
 		struct nl_batch *b = NULL;
 		bool failed = false;
