@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "engine/guard_io.h"
+#include "engine/observe.h"
 #include "netlink/ifindex.h"
 #include "engine/reconcile.h"
 #include "kinds/kind.h"
@@ -235,6 +236,60 @@ fail:
 	}
 }
 
+/* The link delete of this phase for ifindex, or -1. */
+static long delete_op_of(const struct plan *p, int ifindex)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if (op->phase == PHASE_DELETE && op->type == OP_LINK_DELETE &&
+		    op->ifindex == ifindex)
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * down: the links fabricd made carry its group (LINK_GROUP_OWNED); when the
+ * group holds exactly links this plan deletes, one message deletes them all
+ * and the kernel unregisters them together. Anything else in the group (a
+ * link someone else put there, one to keep) and the links are deleted one by
+ * one. Returns which ops that did (NULL: none), for the caller to free.
+ */
+static bool *delete_group(struct reconcile *r, const struct plan *p)
+{
+	struct link_table t = {0};
+	char buf[NL_MSG_BUF] = {0};
+	bool *done = NULL;
+	size_t n = 0;
+
+	if (!p->down || link_dump(r->rtnl, &t) < 0 || !(done = calloc(p->n, sizeof(*done))))
+		goto fail;
+	for (size_t i = 0; i < t.n; i++) {
+		long k =
+		    t.links[i].group == LINK_GROUP_OWNED ? delete_op_of(p, t.links[i].ifindex) : -2;
+
+		if (k == -1)
+			goto fail; /* in the group, not deleted by this plan: keep it */
+		if (k >= 0) {
+			done[k] = true;
+			n++;
+		}
+	}
+	if (n < 2)
+		goto fail;
+	link_put_group_delete(nl_msg_start(r->rtnl, buf, RTM_DELLINK, 0), LINK_GROUP_OWNED);
+	if (nl_request(r->rtnl, (struct nlmsghdr *)buf, NULL, NULL) < 0)
+		goto fail; /* nothing was deleted: the kernel checks the whole group first */
+	log_debug("down: %zu links deleted as interface group %u", n, LINK_GROUP_OWNED);
+	link_table_free(&t);
+	return done;
+fail:
+	free(done);
+	link_table_free(&t);
+	return NULL;
+}
+
 /*
  * The phase run at step i: the plan's order, except that down stops
  * wireguard-go first, so that it does not see (or die of) the burst of link
@@ -259,6 +314,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 	for (int step = 0; step < PHASE_COUNT; step++) {
 		int phase = phase_at(p, step);
 		struct name_cache names = {0}; /* per phase: names made in it resolve in the next */
+		bool *done = phase == PHASE_DELETE ? delete_group(r, p) : NULL;
 		struct nl_batch *b = NULL;
 		bool failed = false;
 
@@ -268,6 +324,10 @@ int plan_apply(struct reconcile *r, struct plan *p)
 
 			if ((int)op->phase != phase)
 				continue;
+			if (done && done[i]) {
+				log_op(op); /* deleted with its group */
+				continue;
+			}
 			if (is_firewall_op(op)) {
 				log_op(op);
 				ret = firewall_apply(op);
@@ -290,10 +350,13 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, wg_last_error());
 				continue;
 			}
-			if (!b && !(b = new_batch(r, phase)))
+			if (!b && !(b = new_batch(r, phase))) {
+				free(done);
 				return -ENOMEM;
+			}
 			encode_op(r, b, &names, op);
 		}
+		free(done);
 		if (b && nl_batch_finish(b) < 0)
 			failed = true; /* each failed op was reported by batch_error */
 		apply_peer_ops(r, p, phase);
