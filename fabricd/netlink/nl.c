@@ -277,6 +277,13 @@ int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(
  * A batch buffer twice the flush threshold, so the message being built always
  * fits (messages are far smaller than NL_MSG_BUF).
  */
+/*
+ * Messages per sendmsg: the kernel queues every ACK on the socket before
+ * fabricd reads one, and 256 small messages (link deletes by index fill
+ * 8 KiB) overflowed the default receive buffer with ENOBUFS.
+ */
+#define NL_BATCH_MAX_MSGS 64
+
 struct nl_batch {
 	struct nl_sock *s;
 	char buf[NL_MSG_BUF * 2];
@@ -375,7 +382,8 @@ struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags)
 	struct nlmsghdr *nlh;
 
 	/* flush while a whole message is sure to fit in the rest of the buffer */
-	if (b->used > NL_MSG_BUF || (b->pace_msgs && b->n_msgs >= b->pace_msgs))
+	if (b->used > NL_MSG_BUF || b->n_msgs >= NL_BATCH_MAX_MSGS ||
+	    (b->pace_msgs && b->n_msgs >= b->pace_msgs))
 		nl_batch_flush(b);
 	if (!b->n_msgs)
 		b->first_seq = b->s->seq;
@@ -391,7 +399,8 @@ void nl_batch_set_pacing(struct nl_batch *b, size_t max_msgs, unsigned int pause
 
 void nl_batch_reserve(struct nl_batch *b, size_t n_msgs, size_t bytes)
 {
-	if (b->used + bytes > NL_MSG_BUF || (b->pace_msgs && b->n_msgs + n_msgs > b->pace_msgs))
+	if (b->used + bytes > NL_MSG_BUF || b->n_msgs + n_msgs > NL_BATCH_MAX_MSGS ||
+	    (b->pace_msgs && b->n_msgs + n_msgs > b->pace_msgs))
 		nl_batch_flush(b);
 }
 
