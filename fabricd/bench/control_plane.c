@@ -122,7 +122,7 @@ static int run_step(struct cp_run *r, const struct cp_ns *ns, const char *what, 
 	if (r->o.verbose)
 		log_info("bench: %s", what);
 	log_header(r, what);
-	err = cp_exec(ns, argv, r->log, out);
+	err = cp_exec(ns, argv, r->log, CP_STEP_TIMEOUT + (int)(r->flood / 20), out);
 	if (err < 0) {
 		log_error("bench: cannot run %s: %s", argv[0], strerror(-err));
 		r->failed = true;

@@ -26,10 +26,12 @@
 #define CP_QUICK_VNIS	 64
 #define CP_MAX_NODES	 1000
 #define CP_MAX_VNIS	 16384
-#define CP_ZONE_VNETS	 16	/* vnets per zone */
-#define CP_ZONE_MTU	 1380	/* every zone's MTU (below what both transports carry) */
-#define CP_PLAIN_VNI0	 100000 /* plain vnets: VNIs from here */
-#define CP_SECURE_VNI0	 200000 /* secure vnets: VNIs from here */
+#define CP_ZONE_VNETS	 16   /* vnets per zone */
+#define CP_ZONE_MTU	 1380 /* every zone's MTU (below what both transports carry) */
+/* seconds a step may take: this, plus one per 20 flood entries */
+#define CP_STEP_TIMEOUT 120
+#define CP_PLAIN_VNI0	100000 /* plain vnets: VNIs from here */
+#define CP_SECURE_VNI0	200000 /* secure vnets: VNIs from here */
 
 struct cp_opts {
 	unsigned int nodes, vnis;
@@ -104,8 +106,12 @@ int cp_write_batches(const struct cp_run *r);
 int cp_ns_make(struct cp_ns *ns, bool with_mnt, const char *tag);
 /* Ends every process left in ns (by PID) and drops the namespace. */
 void cp_ns_drop(struct cp_ns *ns);
-/* Runs argv in ns (argv[0] a path), output appended to log; times it. 0 or -errno. */
-int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, struct cp_result *out);
+/*
+ * Runs argv in ns (argv[0] a path), output appended to log; times it, and
+ * kills it after timeout_s seconds (its status then 128 + SIGKILL). 0 or -errno.
+ */
+int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int timeout_s,
+	    struct cp_result *out);
 /* Counts the links, flood entries and processes in ns. 0 or -errno. */
 int cp_count(const struct cp_ns *ns, struct cp_counts *c, char *backend, size_t backend_len);
 

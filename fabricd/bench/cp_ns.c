@@ -207,12 +207,15 @@ static void child_run(const struct cp_ns *ns, char *const argv[], const char *lo
 	_exit(127);
 }
 
-int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, struct cp_result *out)
+int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int timeout_s,
+	    struct cp_result *out)
 {
+	struct timespec tick = {0, 5 * 1000000L};
 	struct rusage ru;
 	double t0;
 	int status;
 	pid_t pid, r;
+	bool killed = false;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -222,9 +225,16 @@ int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, struct 
 		return -errno;
 	if (pid == 0)
 		child_run(ns, argv, log);
-	while ((r = wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR) {
-		if (bench_stop)
-			kill(pid, SIGTERM);
+	/* polled, not blocking: a hung step is killed instead of hanging the bench */
+	while ((r = wait4(pid, &status, WNOHANG, &ru)) == 0 || (r < 0 && errno == EINTR)) {
+		if (!killed && (bench_stop || now_s() - t0 > timeout_s)) {
+			if (!bench_stop)
+				log_error("bench: %s %s took over %d s: killed", argv[0], argv[1],
+					  timeout_s);
+			kill(pid, SIGKILL);
+			killed = true;
+		}
+		nanosleep(&tick, NULL);
 	}
 	if (r < 0)
 		return -errno;
