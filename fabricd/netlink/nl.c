@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -350,6 +351,17 @@ static int batch_ack(const struct nlmsghdr *r, void *ctx)
 	return c->acked >= b->n_msgs;
 }
 
+/* Drops whatever is queued on s (without waiting). */
+static void drain(struct nl_sock *s, char *buf, size_t size)
+{
+	for (;;) {
+		ssize_t n = recv(mnl_socket_get_fd(s->mnl), buf, size, MSG_DONTWAIT);
+
+		if (n <= 0 && !(n < 0 && errno == ENOBUFS))
+			return;
+	}
+}
+
 int nl_batch_flush(struct nl_batch *b)
 {
 	char buf[NL_MSG_BUF];
@@ -371,6 +383,13 @@ int nl_batch_flush(struct nl_batch *b)
 	ret = recv_until(b->s, buf, sizeof(buf), batch_ack, &c);
 	if (ret < 0)
 		batch_report(b, b->first_seq + (uint32_t)c.acked, ret, "");
+	/*
+	 * After an overrun some ACKs are lost and the rest still queued (the
+	 * kernel handled the whole batch inside sendmsg): drop those, or the
+	 * next batch's ACKs would overflow behind them and be waited for forever.
+	 */
+	if (ret == -ENOBUFS)
+		drain(b->s, buf, sizeof(buf));
 out:
 	b->used = 0;
 	b->n_msgs = 0;
