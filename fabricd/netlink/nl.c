@@ -279,11 +279,16 @@ int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(
  * fits (messages are far smaller than NL_MSG_BUF).
  */
 /*
- * Messages per sendmsg: the kernel queues every ACK on the socket before
+ * Messages per sendmsg: the kernel queues every answer on the socket before
  * fabricd reads one, and 256 small messages (link deletes by index fill
- * 8 KiB) overflowed the default receive buffer with ENOBUFS.
+ * 8 KiB) overflowed the default receive buffer (208 KiB) with ENOBUFS. A
+ * batch's socket gets NL_BATCH_RCVBUF (root may exceed rmem_max), which
+ * holds this many answers of a few hundred bytes each; without it (not
+ * root), a batch is cut at NL_BATCH_MAX_MSGS_SMALL.
  */
-#define NL_BATCH_MAX_MSGS 64
+#define NL_BATCH_MAX_MSGS	256
+#define NL_BATCH_MAX_MSGS_SMALL 64
+#define NL_BATCH_RCVBUF		(4 << 20)
 
 struct nl_batch {
 	struct nl_sock *s;
@@ -295,6 +300,7 @@ struct nl_batch {
 	nl_batch_error_cb on_error;
 	void *data;
 	int first_err;
+	size_t max_msgs;  /* per sendmsg */
 	size_t pace_msgs; /* 0: no pacing */
 	unsigned int pace_us;
 	bool paced_once;
@@ -311,6 +317,10 @@ struct nl_batch *nl_batch_new(struct nl_sock *s, nl_batch_error_cb on_error, voi
 	b->s = s;
 	b->on_error = on_error;
 	b->data = data;
+	b->max_msgs = NL_BATCH_MAX_MSGS;
+	if (setsockopt(mnl_socket_get_fd(s->mnl), SOL_SOCKET, SO_RCVBUFFORCE,
+		       &(int){NL_BATCH_RCVBUF}, sizeof(int)) < 0)
+		b->max_msgs = NL_BATCH_MAX_MSGS_SMALL;
 	return b;
 }
 
@@ -401,7 +411,7 @@ struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags)
 	struct nlmsghdr *nlh;
 
 	/* flush while a whole message is sure to fit in the rest of the buffer */
-	if (b->used > NL_MSG_BUF || b->n_msgs >= NL_BATCH_MAX_MSGS ||
+	if (b->used > NL_MSG_BUF || b->n_msgs >= b->max_msgs ||
 	    (b->pace_msgs && b->n_msgs >= b->pace_msgs))
 		nl_batch_flush(b);
 	if (!b->n_msgs)
@@ -418,7 +428,7 @@ void nl_batch_set_pacing(struct nl_batch *b, size_t max_msgs, unsigned int pause
 
 void nl_batch_reserve(struct nl_batch *b, size_t n_msgs, size_t bytes)
 {
-	if (b->used + bytes > NL_MSG_BUF || b->n_msgs + n_msgs > NL_BATCH_MAX_MSGS ||
+	if (b->used + bytes > NL_MSG_BUF || b->n_msgs + n_msgs > b->max_msgs ||
 	    (b->pace_msgs && b->n_msgs + n_msgs > b->pace_msgs))
 		nl_batch_flush(b);
 }
