@@ -55,6 +55,9 @@ struct bench_opts {
 	bool quick;
 	bool verbose;
 	enum wg_backend_choice wg_backend;
+	/* --control-plane (bench/control_plane.h): 0 = its default size */
+	bool control_plane;
+	unsigned int nodes, vnis;
 };
 
 /* One CPU over one run: percent of that CPU's time, events per second. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/control_plane.h"
 #include "cli/commands.h"
 #include "base/log.h"
 
@@ -39,8 +40,19 @@ static void usage(FILE *f)
 	    "  --json FILE    the report for programs (schemas/bench.schema.json)\n"
 	    "  --svg FILE     a chart: throughput and CPU seconds per GB per path\n"
 	    "  --quick        %d s per run, %d repeat: checks the structure, not precision\n"
-	    "  --wg-backend   which WireGuard to measure (default auto: the kernel's if any)\n",
-	    DEFAULT_DURATION, DEFAULT_REPEAT, QUICK_DURATION, QUICK_REPEAT);
+	    "  --wg-backend   which WireGuard to measure (default auto: the kernel's if any)\n"
+	    "\n"
+	    "       fabricd bench --control-plane [--nodes N] [--vnis V] [--quick] [--json FILE]\n"
+	    "\n"
+	    "Builds one node's share of an N-node, V-VNI cluster (half plain, half secure\n"
+	    "zones) in fresh namespaces, first with iproute2's batch mode (the reference),\n"
+	    "then with fabricd: apply from empty, plan and apply with nothing to do, apply\n"
+	    "after adding one vnet, down; prints each time, its ratio and peak RSS.\n"
+	    "  --nodes N      nodes in the cluster (default %d; --quick: %d)\n"
+	    "  --vnis V       vnets (default %d; --quick: %d)\n"
+	    "  --json FILE    the report (schemas/bench-control-plane.schema.json)\n",
+	    DEFAULT_DURATION, DEFAULT_REPEAT, QUICK_DURATION, QUICK_REPEAT, CP_DEFAULT_NODES,
+	    CP_QUICK_NODES, CP_DEFAULT_VNIS, CP_QUICK_VNIS);
 }
 
 /* A whole number in min..max, or -1 with a message naming the option. */
@@ -97,7 +109,12 @@ enum {
 	OPT_SVG,
 	OPT_QUICK,
 	OPT_WG_BACKEND,
+	OPT_CONTROL_PLANE,
+	OPT_NODES,
+	OPT_VNIS,
 };
+
+static int parse_size(int c, const char *arg, struct bench_opts *b);
 
 static int parse_backend(const char *arg, struct bench_opts *b)
 {
@@ -124,6 +141,9 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 	    {"svg", required_argument, NULL, OPT_SVG},
 	    {"quick", no_argument, NULL, OPT_QUICK},
 	    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
+	    {"control-plane", no_argument, NULL, OPT_CONTROL_PLANE},
+	    {"nodes", required_argument, NULL, OPT_NODES},
+	    {"vnis", required_argument, NULL, OPT_VNIS},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -155,10 +175,16 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 			b->svg_path = optarg;
 			break;
 		case OPT_QUICK:
-			b->quick = true;
+		case OPT_CONTROL_PLANE:
+			*(c == OPT_QUICK ? &b->quick : &b->control_plane) = true;
 			break;
 		case OPT_WG_BACKEND:
 			if (parse_backend(optarg, b) < 0)
+				return -1;
+			break;
+		case OPT_NODES:
+		case OPT_VNIS:
+			if (parse_size(c, optarg, b) < 0)
 				return -1;
 			break;
 		case 'v':
@@ -186,6 +212,43 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 	return 0;
 }
 
+static int parse_size(int c, const char *arg, struct bench_opts *b)
+{
+	long v = c == OPT_NODES ? parse_uint("--nodes", arg, 2, CP_MAX_NODES)
+				: parse_uint("--vnis", arg, 2, CP_MAX_VNIS);
+
+	if (v < 0)
+		return -1;
+	if (c == OPT_NODES)
+		b->nodes = (unsigned int)v;
+	else
+		b->vnis = (unsigned int)v;
+	return 0;
+}
+
+/* --control-plane: --quick picks the small size; --nodes and --vnis still win. */
+static int control_plane(const struct bench_opts *b)
+{
+	struct cp_opts o = {
+	    .nodes = b->nodes	? b->nodes
+		     : b->quick ? CP_QUICK_NODES
+				: CP_DEFAULT_NODES,
+	    .vnis = b->vnis    ? b->vnis
+		    : b->quick ? CP_QUICK_VNIS
+			       : CP_DEFAULT_VNIS,
+	    .quick = b->quick,
+	    .verbose = b->verbose,
+	    .json_path = b->json_path,
+	    .wg_backend = b->wg_backend,
+	};
+
+	if (b->svg_path) {
+		log_error("bench: --svg is for the data-plane bench, not --control-plane");
+		return 1;
+	}
+	return cp_main(&o);
+}
+
 int cmd_bench(const struct options *o)
 {
 	struct bench_opts b = {
@@ -209,5 +272,11 @@ int cmd_bench(const struct options *o)
 	ret = parse(argc, args, &b);
 	if (ret)
 		return ret < 0 ? 1 : 0;
+	if (b.control_plane)
+		return control_plane(&b);
+	if (b.nodes || b.vnis) {
+		log_error("bench: --nodes and --vnis go with --control-plane");
+		return 1;
+	}
 	return bench_main(&b);
 }

@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "engine/guard_io.h"
+#include "engine/observe.h"
 #include "netlink/ifindex.h"
 #include "engine/reconcile.h"
 #include "kinds/kind.h"
@@ -28,7 +29,14 @@ int fabric_apply(struct reconcile *r, struct op *op)
 	case OP_WG_CREATE:
 		return wg_create(r->backend, op->ifname, r->owner);
 	case OP_WG_DESTROY:
-		return wg_destroy(op->backend, op->ifname);
+		ret = wg_destroy(op->backend, op->ifname);
+		/* wireguard-go exited on its own (a burst of link changes) and took the device */
+		if (ret == -ENODEV && !if_nametoindex(op->ifname)) {
+			log_warn("fabric %s: already gone (its wireguard-go had exited)",
+				 op->ifname);
+			return 0;
+		}
+		return ret;
 	case OP_WG_DEVICE:
 		dev = op->wg;
 		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
@@ -64,22 +72,41 @@ static void batch_error(void *cookie, int err, const char *extack, void *data)
 		report_failure(cookie, err, extack);
 }
 
-/* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings. */
+/* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings (a boot setting: asked once). */
 static bool ipv6_enabled(void)
 {
-	return access("/proc/sys/net/ipv6", F_OK) == 0;
+	static int enabled = -1;
+
+	if (enabled < 0)
+		enabled = access("/proc/sys/net/ipv6", F_OK) == 0;
+	return enabled;
 }
+
+/*
+ * The last name looked up: a vnet's flood entries come one after another and
+ * name the same device (if_nametoindex opens a socket each time). Any link
+ * message forgets it, since a link of that name may then go or come.
+ */
+struct name_cache {
+	char name[IF_NAMESIZE];
+	int ifindex;
+};
 
 /* The kinds' encoders write into the phase's batch through this. */
 struct batch_encoder {
 	struct kind_encoder e;
 	struct nl_batch *b;
 	struct op *op;
+	struct name_cache *names;
 };
 
 static struct nlmsghdr *enc_msg(struct kind_encoder *e, uint16_t type, uint16_t flags)
 {
-	return nl_batch_msg(((struct batch_encoder *)e)->b, type, flags);
+	struct batch_encoder *be = (struct batch_encoder *)e;
+
+	if (type != RTM_NEWNEIGH && type != RTM_DELNEIGH)
+		be->names->ifindex = 0;
+	return nl_batch_msg(be->b, type, flags);
 }
 
 static void enc_commit(struct kind_encoder *e, struct nlmsghdr *nlh)
@@ -97,8 +124,13 @@ static void enc_reserve(struct kind_encoder *e, size_t n, size_t bytes)
 /* names made in an earlier phase resolve: that batch has been sent */
 static int enc_ifindex(struct kind_encoder *e, const char *name)
 {
-	(void)e;
-	return (int)if_nametoindex(name);
+	struct name_cache *c = ((struct batch_encoder *)e)->names;
+
+	if (c->ifindex && !strcmp(c->name, name))
+		return c->ifindex;
+	c->ifindex = (int)if_nametoindex(name);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	return c->ifindex;
 }
 
 static int enc_fresh_ifindex(struct kind_encoder *e)
@@ -107,7 +139,8 @@ static int enc_fresh_ifindex(struct kind_encoder *e)
 	return ifindex_fresh();
 }
 
-static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
+static void encode_op(struct reconcile *r, struct nl_batch *b, struct name_cache *names,
+		      struct op *op)
 {
 	const struct kind *k = kind_for_op(op->type);
 	struct batch_encoder be = {
@@ -120,6 +153,7 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct op *op)
 		  .ipv6 = ipv6_enabled()},
 	    .b = b,
 	    .op = op,
+	    .names = names,
 	};
 	int ret;
 
@@ -142,7 +176,10 @@ static bool is_firewall_op(const struct op *op)
 	return op->type == OP_FIREWALL_SET || op->type == OP_FIREWALL_DELETE;
 }
 
-/* A batch for one phase's netlink ops, paced when the WireGuard backend needs it. */
+/*
+ * A batch for one phase's netlink ops, paced when the WireGuard backend needs
+ * it: while wireguard-go runs, that is while the fabric device exists.
+ */
 static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int phase)
 {
 	struct nl_batch *b = nl_batch_new(r->rtnl, batch_error, NULL);
@@ -150,7 +187,8 @@ static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int
 	size_t max_msgs;
 
 	/* FDB entries and addresses raise no link events */
-	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us)) {
+	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us) &&
+	    if_nametoindex(FABRIC_IFNAME)) {
 		nl_batch_set_pacing(b, max_msgs, pause_us);
 		/* down removes the device anyway; waiting for it would only slow down */
 		if (!p->down)
@@ -202,6 +240,74 @@ fail:
 	}
 }
 
+/* The link delete of this phase for ifindex, or -1. */
+static long delete_op_of(const struct plan *p, int ifindex)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if (op->phase == PHASE_DELETE && op->type == OP_LINK_DELETE &&
+		    op->ifindex == ifindex)
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * down: the links fabricd made carry its group (LINK_GROUP_OWNED); when the
+ * group holds exactly links this plan deletes, one message deletes them all
+ * and the kernel unregisters them together. Anything else in the group (a
+ * link someone else put there, one to keep) and the links are deleted one by
+ * one. Returns which ops that did (NULL: none), for the caller to free.
+ */
+static bool *delete_group(struct reconcile *r, const struct plan *p)
+{
+	struct link_table t = {0};
+	char buf[NL_MSG_BUF] = {0};
+	bool *done = NULL;
+	size_t n = 0;
+
+	if (!p->down || link_dump(r->rtnl, &t) < 0 || !(done = calloc(p->n, sizeof(*done))))
+		goto fail;
+	for (size_t i = 0; i < t.n; i++) {
+		long k =
+		    t.links[i].group == LINK_GROUP_OWNED ? delete_op_of(p, t.links[i].ifindex) : -2;
+
+		if (k == -1)
+			goto fail; /* in the group, not deleted by this plan: keep it */
+		if (k >= 0) {
+			done[k] = true;
+			n++;
+		}
+	}
+	if (n < 2)
+		goto fail;
+	link_put_group_delete(nl_msg_start(r->rtnl, buf, RTM_DELLINK, 0), LINK_GROUP_OWNED);
+	if (nl_request(r->rtnl, (struct nlmsghdr *)buf, NULL, NULL) < 0)
+		goto fail; /* nothing was deleted: the kernel checks the whole group first */
+	log_debug("down: %zu links deleted as interface group %u", n, LINK_GROUP_OWNED);
+	link_table_free(&t);
+	return done;
+fail:
+	free(done);
+	link_table_free(&t);
+	return NULL;
+}
+
+/*
+ * The phase run at step i: the plan's order, except that down stops
+ * wireguard-go first, so that it does not see (or die of) the burst of link
+ * deletes, and those need no pacing.
+ */
+static int phase_at(const struct plan *p, int i)
+{
+	if (!p->down)
+		return i;
+	if (i == 0)
+		return PHASE_WG_DESTROY;
+	return i <= PHASE_WG_DESTROY ? i - 1 : i;
+}
+
 int plan_apply(struct reconcile *r, struct plan *p)
 {
 	int first_err = frr_check_plan(r->frr_pathspace, p);
@@ -209,7 +315,10 @@ int plan_apply(struct reconcile *r, struct plan *p)
 	if (first_err)
 		return first_err;
 
-	for (int phase = 0; phase < PHASE_COUNT; phase++) {
+	for (int step = 0; step < PHASE_COUNT; step++) {
+		int phase = phase_at(p, step);
+		struct name_cache names = {0}; /* per phase: names made in it resolve in the next */
+		bool *done = phase == PHASE_DELETE ? delete_group(r, p) : NULL;
 		struct nl_batch *b = NULL;
 		bool failed = false;
 
@@ -219,6 +328,10 @@ int plan_apply(struct reconcile *r, struct plan *p)
 
 			if ((int)op->phase != phase)
 				continue;
+			if (done && done[i]) {
+				log_op(op); /* deleted with its group */
+				continue;
+			}
 			if (is_firewall_op(op)) {
 				log_op(op);
 				ret = firewall_apply(op);
@@ -241,10 +354,13 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, wg_last_error());
 				continue;
 			}
-			if (!b && !(b = new_batch(r, p, phase)))
+			if (!b && !(b = new_batch(r, p, phase))) {
+				free(done);
 				return -ENOMEM;
-			encode_op(r, b, op);
+			}
+			encode_op(r, b, &names, op);
 		}
+		free(done);
 		if (b && nl_batch_finish(b) < 0)
 			failed = true; /* each failed op was reported by batch_error */
 		apply_peer_ops(r, p, phase);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "engine/observe.h"
 #include "engine/reconcile.h"
 #include "engine/guard_io.h"
@@ -63,12 +64,15 @@ static int fdb_dump_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (fdb_parse(nlh, &e) <= 0)
 		return MNL_CB_OK;
-	grown = realloc(t->entries, (t->n + 1) * sizeof(*grown));
-	if (!grown) {
-		errno = ENOMEM;
-		return MNL_CB_ERROR;
+	/* the capacity doubles whenever n reaches a power of two (0, 1, 2, 4, ...) */
+	if (!(t->n & (t->n - 1))) {
+		grown = realloc(t->entries, (t->n ? 2 * t->n : 1) * sizeof(*grown));
+		if (!grown) {
+			errno = ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		t->entries = grown;
 	}
-	t->entries = grown;
 	t->entries[t->n++] = e;
 	return MNL_CB_OK;
 }
@@ -90,6 +94,8 @@ int fdb_dump(struct nl_sock *s, struct fdb_table *t)
 	ret = nl_dump(s, nlh, fdb_dump_cb, fdb_table_reset, t);
 	if (ret < 0)
 		fdb_table_free(t);
+	else
+		fdb_table_sort(t); /* the plans look entries up by device and address */
 	return ret;
 }
 
@@ -149,6 +155,72 @@ void observed_free(struct observed *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/*
+ * The fabric device vanished while it was read (wireguard-go exits when its
+ * link-event socket overflows, which thousands of link changes can do, even
+ * a while after they ended): read the links again, so that the plan sees it
+ * absent and builds it again instead of failing with ENODEV.
+ */
+/* Whether the fabric device now has another index than wg (it went and came back). */
+static bool ifindex_changed(const struct link_obs *wg)
+{
+	unsigned int idx = if_nametoindex(FABRIC_IFNAME);
+
+	return idx && (int)idx != wg->ifindex;
+}
+
+static int fabric_vanished(struct reconcile *r, struct observed *o, const struct link_obs **wg)
+{
+	int ret;
+
+	log_warn("fabric %s: vanished while fabricd read it (wireguard-go exited?); it is "
+		 "built again",
+		 FABRIC_IFNAME);
+	ifaddr_table_free(&o->fabric_addrs);
+	wg_device_free(o->wg);
+	o->wg = NULL;
+	o->wg_error = false;
+	ret = link_dump(r->rtnl, &o->links);
+	*wg = ret < 0 ? NULL : link_find(&o->links, FABRIC_IFNAME);
+	return ret;
+}
+
+/* The fabric device's addresses and WireGuard state, when it exists. 0 or -errno. */
+static int observe_fabric(struct reconcile *r, struct observed *o, const struct link_obs *wg)
+{
+	int ret = 0;
+
+	for (int tries = 0; wg && tries < 3; tries++) {
+		ret = ifaddr_dump(r->rtnl, wg->ifindex, &o->fabric_addrs);
+		if (ret == -ENODEV) {
+			ret = fabric_vanished(r, o, &wg);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		/* an existing device decides the backend: a TUN is wireguard-go's */
+		wg_backend_of_link_kind(wg->kind, &r->backend);
+		o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
+			      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
+		if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
+		    wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
+			o->wg = NULL;
+			o->wg_error = true;
+			/* unreadable because it is gone: the same as absent */
+			if (!if_nametoindex(FABRIC_IFNAME) || ifindex_changed(wg)) {
+				ret = fabric_vanished(r, o, &wg);
+				if (ret < 0)
+					return ret;
+				continue;
+			}
+		}
+		return 0;
+	}
+	return ret;
+}
+
 int observe(struct reconcile *r, struct observed *o)
 {
 	const struct link_obs *wg;
@@ -176,20 +248,9 @@ int observe(struct reconcile *r, struct observed *o)
 			goto fail;
 		wg = link_find(&o->links, FABRIC_IFNAME);
 	}
-	if (!wg)
-		return 0;
-	ret = ifaddr_dump(r->rtnl, wg->ifindex, &o->fabric_addrs);
+	ret = observe_fabric(r, o, wg);
 	if (ret < 0)
 		goto fail;
-	/* an existing device decides the backend: a TUN is wireguard-go's */
-	wg_backend_of_link_kind(wg->kind, &r->backend);
-	o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
-		      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
-	if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
-	    wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
-		o->wg = NULL;
-		o->wg_error = true;
-	}
 	return 0;
 fail:
 	observed_free(o);

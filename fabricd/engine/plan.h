@@ -35,16 +35,22 @@ enum op_type {
 
 /* Execution order; within a phase, the order of the plan. */
 enum op_phase {
-	PHASE_DELETE,	 /* links that go, or must be recreated */
-	PHASE_GUARD,	 /* the nftables guard, before any secure vnet exists */
-	PHASE_WG_CREATE, /* the fabric device */
-	PHASE_LINKS,	 /* bridges; link settings of the fabric device */
-	PHASE_VXLAN,	 /* VXLAN devices, enslaved to their bridges */
-	PHASE_NEIGH,	 /* FDB remotes and addresses */
-	PHASE_WG_CONFIG, /* keys, port, peers */
-	PHASE_FRR,	 /* fabricd's part of FRR's configuration (EVPN), once the fabric is up */
-	PHASE_RETIRE,	 /* VXLAN devices of the transport a vnet left: smaller roles, removal */
-	PHASE_SEAL,	 /* the guard once they no longer send (engine/switch.c) */
+	PHASE_DELETE, /* links that go, or must be recreated */
+	PHASE_GUARD,  /* the nftables guard, before any secure vnet exists */
+	PHASE_LINKS,  /* bridges */
+	PHASE_VXLAN,  /* VXLAN devices, enslaved to their bridges */
+	/*
+	 * The fabric device after the vnets' links: wireguard-go (the userspace
+	 * backend) exits when its link-event socket overflows, so a fresh build
+	 * makes its thousands of links before it starts (and unpaced).
+	 */
+	PHASE_WG_CREATE,
+	PHASE_FABRIC_LINK, /* link settings of the fabric device */
+	PHASE_NEIGH,	   /* FDB remotes and addresses */
+	PHASE_WG_CONFIG,   /* keys, port, peers */
+	PHASE_FRR,	   /* fabricd's part of FRR's configuration (EVPN), once the fabric is up */
+	PHASE_RETIRE,	   /* VXLAN devices of the transport a vnet left: smaller roles, removal */
+	PHASE_SEAL,	   /* the guard once they no longer send (engine/switch.c) */
 	PHASE_WG_DESTROY,
 	PHASE_UNGUARD, /* the guard goes last on down */
 	PHASE_COUNT,

@@ -247,8 +247,8 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 	}
 	if (!c.mask)
 		return 0;
-	op = plan_add(p, OP_LINK_CHANGE, PHASE_LINKS, l ? VERB_CHANGE : VERB_CREATE, "fabric %s",
-		      FABRIC_IFNAME);
+	op = plan_add(p, OP_LINK_CHANGE, PHASE_FABRIC_LINK, l ? VERB_CHANGE : VERB_CREATE,
+		      "fabric %s", FABRIC_IFNAME);
 	if (!op)
 		return -ENOMEM;
 	snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);

@@ -50,11 +50,62 @@ void fdb_table_free(struct fdb_table *t)
 	free(t->entries);
 	t->entries = NULL;
 	t->n = 0;
+	t->sorted = false;
+}
+
+static int entry_cmp(const struct fdb_entry *a, int ifindex, const struct ip_addr *dst)
+{
+	if (a->ifindex != ifindex)
+		return a->ifindex < ifindex ? -1 : 1;
+	if (a->dst.family != dst->family)
+		return a->dst.family < dst->family ? -1 : 1;
+	return memcmp(a->dst.bytes, dst->bytes, ip_addr_len(dst));
+}
+
+static int sort_cmp(const void *a, const void *b)
+{
+	const struct fdb_entry *y = b;
+
+	return entry_cmp(a, y->ifindex, &y->dst);
+}
+
+void fdb_table_sort(struct fdb_table *t)
+{
+	if (t->n > 1)
+		qsort(t->entries, t->n, sizeof(*t->entries), sort_cmp);
+	t->sorted = true;
+}
+
+/* The first entry of ifindex (sorted: by bisection), or t->n. */
+static size_t first_of(const struct fdb_table *t, int ifindex)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (!t->sorted) {
+		while (lo < t->n && t->entries[lo].ifindex != ifindex)
+			lo++;
+		return lo;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->entries[mid].ifindex < ifindex)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->entries[lo].ifindex == ifindex ? lo : t->n;
+}
+
+/* Whether entry i is past ifindex's entries (sorted: they are contiguous). */
+static bool past(const struct fdb_table *t, size_t i, int ifindex)
+{
+	return i >= t->n || (t->sorted && t->entries[i].ifindex != ifindex);
 }
 
 bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst)
 {
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = first_of(t, ifindex); !past(t, i, ifindex); i++) {
 		if (t->entries[i].ifindex == ifindex && ip_addr_equal(&t->entries[i].dst, dst))
 			return true;
 	}
@@ -95,7 +146,7 @@ int fdb_plan(const struct vxlan_port *want, const struct link_obs *have, bool re
 	}
 	if (recreated)
 		return 0;
-	for (size_t i = 0; i < fdb->n; i++) {
+	for (size_t i = first_of(fdb, have->ifindex); !past(fdb, i, have->ifindex); i++) {
 		const struct fdb_entry *e = &fdb->entries[i];
 		bool wanted = false;
 

@@ -24,9 +24,13 @@ struct fdb_entry {
 struct fdb_table {
 	size_t n;
 	struct fdb_entry *entries;
+	/* entries ordered by ifindex, then address (fdb_table_sort): lookups bisect */
+	bool sorted;
 };
 
 void fdb_table_free(struct fdb_table *t);
+/* Orders the entries so that fdb_has and the plans find a device's entries by bisection. */
+void fdb_table_sort(struct fdb_table *t);
 bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst);
 
 /* 1 when nlh is an all-zeros entry with a remote (filled into e), 0 otherwise. */

@@ -158,6 +158,10 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
 				l->master = (int)mnl_attr_get_u32(attr);
 			break;
+		case IFLA_GROUP:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+				l->group = mnl_attr_get_u32(attr);
+			break;
 		case IFLA_LINKINFO:
 			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
 				parse_linkinfo(attr, l);
@@ -285,6 +289,8 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)c->master);
 	if (c->mask & LINK_SET_ALIAS)
 		mnl_attr_put_strz(nlh, IFLA_IFALIAS, c->alias);
+	if (c->mask & LINK_SET_GROUP)
+		mnl_attr_put_u32(nlh, IFLA_GROUP, c->group);
 	if (c->mask & LINK_SET_NO_ADDRGEN) {
 		struct nlattr *spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
 		struct nlattr *inet6 = mnl_attr_nest_start(nlh, AF_INET6);
@@ -300,6 +306,14 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 void link_put_delete(struct nlmsghdr *nlh, int ifindex, const char *name)
 {
 	put_link_header(nlh, ifindex, name);
+}
+
+void link_put_group_delete(struct nlmsghdr *nlh, uint32_t group)
+{
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC; /* index 0 and no name: the group names them */
+	mnl_attr_put_u32(nlh, IFLA_GROUP, group);
 }
 
 /*
@@ -337,7 +351,9 @@ static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, str
 
 int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh)
 {
-	struct link_change c = {.mask = LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN | LINK_SET_UP};
+	struct link_change c = {.mask = LINK_SET_ALIAS | LINK_SET_GROUP | LINK_SET_NO_ADDRGEN |
+					LINK_SET_UP,
+				.group = LINK_GROUP_OWNED};
 	int idx = e->fresh_ifindex(e);
 
 	if (!idx) {

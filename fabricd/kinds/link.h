@@ -24,6 +24,7 @@ struct link_obs {
 	unsigned int mtu;
 	int master;	    /* ifindex, 0 = none */
 	unsigned int flags; /* IFF_* */
+	uint32_t group;	    /* IFLA_GROUP: LINK_GROUP_OWNED for the links fabricd made */
 	bool isolated;	    /* bridge port option */
 	/* bridge port learning, and its flooding: LINK_FLOOD_* bits of what is on */
 	bool port_learning;
@@ -92,7 +93,17 @@ enum link_change_mask {
 	LINK_SET_LEARNING = 1U << 6, /* bridge port learning on or off */
 	LINK_SET_FLOOD = 1U << 7,    /* bridge port flooding (all three kinds) on or off */
 	LINK_SET_FLUSH = 1U << 8,    /* the port's learned bridge entries flushed */
+	LINK_SET_GROUP = 1U << 9,    /* the interface group (IFLA_GROUP) */
 };
+
+/*
+ * The interface group of every link fabricd creates (`ip link show group
+ * 64177`): down deletes them in one message when the group holds nothing
+ * else (the kernel then unregisters them together, with one RCU wait for all
+ * instead of one per link). Ownership is still the alias: a link in this
+ * group without fabricd's mark is never deleted.
+ */
+#define LINK_GROUP_OWNED 64177U
 
 struct link_change {
 	unsigned int mask;
@@ -101,6 +112,7 @@ struct link_change {
 	bool isolated;
 	bool learning;
 	bool flood;
+	uint32_t group;
 	char alias[LINK_ALIAS_MAX];
 };
 
@@ -112,5 +124,7 @@ struct link_change {
 void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		     const struct link_change *c);
 void link_put_delete(struct nlmsghdr *nlh, int ifindex, const char *name);
+/* RTM_DELLINK body deleting every link of an interface group (`ip link delete group N`). */
+void link_put_group_delete(struct nlmsghdr *nlh, uint32_t group);
 
 #endif

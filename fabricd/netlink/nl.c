@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -277,6 +278,18 @@ int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(
  * A batch buffer twice the flush threshold, so the message being built always
  * fits (messages are far smaller than NL_MSG_BUF).
  */
+/*
+ * Messages per sendmsg: the kernel queues every answer on the socket before
+ * fabricd reads one, and 256 small messages (link deletes by index fill
+ * 8 KiB) overflowed the default receive buffer (208 KiB) with ENOBUFS. A
+ * batch's socket gets NL_BATCH_RCVBUF (root may exceed rmem_max), which
+ * holds this many answers of a few hundred bytes each; without it (not
+ * root), a batch is cut at NL_BATCH_MAX_MSGS_SMALL.
+ */
+#define NL_BATCH_MAX_MSGS	256
+#define NL_BATCH_MAX_MSGS_SMALL 64
+#define NL_BATCH_RCVBUF		(4 << 20)
+
 struct nl_batch {
 	struct nl_sock *s;
 	char buf[NL_MSG_BUF * 2];
@@ -287,6 +300,7 @@ struct nl_batch {
 	nl_batch_error_cb on_error;
 	void *data;
 	int first_err;
+	size_t max_msgs;  /* per sendmsg */
 	size_t pace_msgs; /* 0: no pacing */
 	unsigned int pace_us;
 	bool paced_once;
@@ -305,6 +319,10 @@ struct nl_batch *nl_batch_new(struct nl_sock *s, nl_batch_error_cb on_error, voi
 	b->s = s;
 	b->on_error = on_error;
 	b->data = data;
+	b->max_msgs = NL_BATCH_MAX_MSGS;
+	if (setsockopt(mnl_socket_get_fd(s->mnl), SOL_SOCKET, SO_RCVBUFFORCE,
+		       &(int){NL_BATCH_RCVBUF}, sizeof(int)) < 0)
+		b->max_msgs = NL_BATCH_MAX_MSGS_SMALL;
 	return b;
 }
 
@@ -345,6 +363,17 @@ static int batch_ack(const struct nlmsghdr *r, void *ctx)
 	return c->acked >= b->n_msgs;
 }
 
+/* Drops whatever is queued on s (without waiting). */
+static void drain(struct nl_sock *s, char *buf, size_t size)
+{
+	for (;;) {
+		ssize_t n = recv(mnl_socket_get_fd(s->mnl), buf, size, MSG_DONTWAIT);
+
+		if (n <= 0 && !(n < 0 && errno == ENOBUFS))
+			return;
+	}
+}
+
 int nl_batch_flush(struct nl_batch *b)
 {
 	char buf[NL_MSG_BUF];
@@ -368,6 +397,13 @@ int nl_batch_flush(struct nl_batch *b)
 	ret = recv_until(b->s, buf, sizeof(buf), batch_ack, &c);
 	if (ret < 0)
 		batch_report(b, b->first_seq + (uint32_t)c.acked, ret, "");
+	/*
+	 * After an overrun some ACKs are lost and the rest still queued (the
+	 * kernel handled the whole batch inside sendmsg): drop those, or the
+	 * next batch's ACKs would overflow behind them and be waited for forever.
+	 */
+	if (ret == -ENOBUFS)
+		drain(b->s, buf, sizeof(buf));
 out:
 	b->used = 0;
 	b->n_msgs = 0;
@@ -379,7 +415,8 @@ struct nlmsghdr *nl_batch_msg(struct nl_batch *b, uint16_t type, uint16_t flags)
 	struct nlmsghdr *nlh;
 
 	/* flush while a whole message is sure to fit in the rest of the buffer */
-	if (b->used > NL_MSG_BUF || (b->pace_msgs && b->n_msgs >= b->pace_msgs))
+	if (b->used > NL_MSG_BUF || b->n_msgs >= b->max_msgs ||
+	    (b->pace_msgs && b->n_msgs >= b->pace_msgs))
 		nl_batch_flush(b);
 	if (!b->n_msgs)
 		b->first_seq = b->s->seq;
@@ -401,7 +438,8 @@ void nl_batch_set_throttle(struct nl_batch *b, void (*wait)(const void *data), c
 
 void nl_batch_reserve(struct nl_batch *b, size_t n_msgs, size_t bytes)
 {
-	if (b->used + bytes > NL_MSG_BUF || (b->pace_msgs && b->n_msgs + n_msgs > b->pace_msgs))
+	if (b->used + bytes > NL_MSG_BUF || b->n_msgs + n_msgs > b->max_msgs ||
+	    (b->pace_msgs && b->n_msgs + n_msgs > b->pace_msgs))
 		nl_batch_flush(b);
 }
 

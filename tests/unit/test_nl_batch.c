@@ -69,6 +69,38 @@ out:
 }
 
 /*
+ * Many small requests in one batch: the kernel answers each inside sendmsg,
+ * before fabricd reads anything, so a batch must not hold more answers than
+ * the socket's receive buffer (500 lookups of lo, each answered with the
+ * whole link, about 1.5 KiB, and an ACK: 256 of them in one sendmsg overran
+ * it with ENOBUFS).
+ */
+static void test_many_small_messages(void)
+{
+	struct seen seen = {0};
+	struct nl_sock s;
+	struct nl_batch *b;
+
+	if (nl_open(&s, NETLINK_ROUTE) < 0) {
+		CHECK(0, "cannot open a netlink socket");
+		return;
+	}
+	b = nl_batch_new(&s, on_error, &seen);
+	CHECK(b != NULL, "batch");
+	for (int i = 0; b && i < 500; i++) {
+		struct nlmsghdr *nlh = nl_batch_msg(b, RTM_GETLINK, 0);
+		struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+		ifi->ifi_index = 1; /* lo, in every network namespace */
+		nl_batch_commit(b, nlh, NULL);
+	}
+	if (b)
+		CHECK_INT(nl_batch_finish(b), 0, "500 lookups in one batch, no overrun");
+	CHECK_INT(seen.calls, 0, "no op failed");
+	nl_close(&s);
+}
+
+/*
  * An NLMSG_ERROR with extack TLVs claiming an echoed request of echo_len
  * bytes. Its echoed seq and pid are laid out as the TLV "bog" that a parser
  * wrapping echo_len - sizeof(nlmsghdr) around would find: with echo_len 8,
@@ -117,6 +149,7 @@ static void test_error_lengths(void)
 int main(void)
 {
 	test_commit_allocation_failure();
+	test_many_small_messages();
 	test_error_lengths();
 	return unit_summary("test_nl_batch");
 }

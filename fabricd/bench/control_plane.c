@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bench/control_plane.c - `fabricd bench --control-plane`, in order: the
+ * definition and batch files in a private directory; in a fresh network
+ * namespace the iproute2 reference (`ip -batch` links, `bridge -batch` flood
+ * entries, counted, then `ip -batch` deletes); in another, with a mount
+ * namespace of its own, fabricd itself (/proc/self/exe as a child, so wait4
+ * gives each step's peak RSS): apply from empty, plan and apply with nothing
+ * to do, apply after adding one vnet, down. Then the table, the JSON, and
+ * nothing left behind.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "bench/control_plane.h"
+#include "base/log.h"
+
+const char *cp_step_name(enum cp_step s)
+{
+	static const char *const names[CP_N_STEPS] = {
+	    "reference_build", "apply_build", "plan_noop",	"apply_noop",
+	    "apply_add_vnet",  "down",	      "reference_down",
+	};
+
+	return s < CP_N_STEPS ? names[s] : "?";
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_signal(int sig)
+{
+	bench_stop = sig;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: waits return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int setup_dir(struct cp_run *r)
+{
+	snprintf(r->dir, sizeof(r->dir), "/run/fabricd-cpbench-%d", (int)getpid());
+	if (mkdir(r->dir, 0700) < 0) {
+		log_error("bench: cannot create %s: %s%s", r->dir, strerror(errno),
+			  errno == EEXIST ? " (a stale run of this PID: remove it)" : "");
+		return -1;
+	}
+	r->dir_made = true;
+	snprintf(r->def, sizeof(r->def), "%s/cluster.json", r->dir);
+	snprintf(r->key, sizeof(r->key), "%s/n1.key", r->dir);
+	snprintf(r->ref_links, sizeof(r->ref_links), "%s/links.batch", r->dir);
+	snprintf(r->ref_fdb, sizeof(r->ref_fdb), "%s/fdb.batch", r->dir);
+	snprintf(r->ref_del, sizeof(r->ref_del), "%s/delete.batch", r->dir);
+	snprintf(r->log, sizeof(r->log), "%s/steps.log", r->dir);
+	return 0;
+}
+
+static void remove_dir(struct cp_run *r)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (!r->dir_made)
+		return;
+	d = opendir(r->dir);
+	while (d && (e = readdir(d))) {
+		char path[384];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", r->dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	if (rmdir(r->dir) < 0)
+		log_error("bench: cannot remove %s: %s; remove it by hand", r->dir,
+			  strerror(errno));
+	r->dir_made = false;
+}
+
+static void log_header(const struct cp_run *r, const char *what)
+{
+	FILE *f = fopen(r->log, "ae");
+
+	if (f) {
+		fprintf(f, "=== %s\n", what);
+		fclose(f);
+	}
+}
+
+/* One timed child; a failure (not started, or a nonzero exit) is logged and marks the run. */
+static int run_step(struct cp_run *r, const struct cp_ns *ns, const char *what, char *const argv[],
+		    struct cp_result *out, int want)
+{
+	int err;
+
+	if (bench_stop)
+		return -1;
+	if (r->o.verbose)
+		log_info("bench: %s", what);
+	log_header(r, what);
+	err = cp_exec(ns, argv, r->log, CP_STEP_TIMEOUT + (int)(r->flood / 20), out);
+	if (err < 0) {
+		log_error("bench: cannot run %s: %s", argv[0], strerror(-err));
+		r->failed = true;
+		return -1;
+	}
+	if (out->status != want) {
+		log_error("bench: %s exited with %d (expected %d); its output is in %s", what,
+			  out->status, want, r->log);
+		r->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* The reference: build, count, delete, count, in a namespace of its own. */
+static int run_reference(struct cp_run *r)
+{
+	char *links[] = {"ip", "-batch", r->ref_links, NULL};
+	char *fdb[] = {"bridge", "-batch", r->ref_fdb, NULL};
+	char *del[] = {"ip", "-batch", r->ref_del, NULL};
+	struct cp_result a = {0}, b = {0};
+	struct cp_result *s = &r->step[CP_REF_BUILD];
+	int err = cp_ns_make(&r->ref, false, NULL), ret = -1;
+
+	if (err < 0) {
+		log_error("bench: cannot create a network namespace: %s", strerror(-err));
+		return -1;
+	}
+	if (run_step(r, &r->ref, "ip -batch (links)", links, &a, 0) < 0 ||
+	    run_step(r, &r->ref, "bridge -batch (flood entries)", fdb, &b, 0) < 0)
+		goto out;
+	*s = (struct cp_result){.ran = true,
+				.seconds = a.seconds + b.seconds,
+				.maxrss_kib =
+				    a.maxrss_kib > b.maxrss_kib ? a.maxrss_kib : b.maxrss_kib,
+				.sub = {a.seconds, b.seconds},
+				.sub_rss = {a.maxrss_kib, b.maxrss_kib}};
+	if (cp_count(&r->ref, &r->ref_built, NULL, 0) < 0 ||
+	    run_step(r, &r->ref, "ip -batch (link deletes)", del, &r->step[CP_REF_DOWN], 0) < 0 ||
+	    cp_count(&r->ref, &r->ref_after, NULL, 0) < 0)
+		goto out;
+	ret = 0;
+out:
+	cp_ns_drop(&r->ref);
+	return ret;
+}
+
+/* wireguard-go leaves when its device goes; give it a moment before counting. */
+static void count_after_down(struct cp_run *r)
+{
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts = {0, 20 * 1000000L};
+
+		if (cp_count(&r->fab, &r->fab_after, NULL, 0) < 0 || !r->fab_after.processes)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int run_fabricd(struct cp_run *r)
+{
+	static const char *const backends[] = {"auto", "kernel", "userspace"};
+	const char *backend =
+	    backends[r->o.wg_backend <= WG_CHOICE_USERSPACE ? r->o.wg_backend : 0];
+	char *apply[] = {"/proc/self/exe", "apply", "-c",	    r->def,	     "-n", "n1",
+			 "--key-file",	   r->key,  "--wg-backend", (char *)backend, NULL};
+	char *plan[] = {"/proc/self/exe", "plan", "-c",		  r->def,	   "-n", "n1",
+			"--key-file",	  r->key, "--wg-backend", (char *)backend, NULL};
+	char *down[] = {"/proc/self/exe", "down", "-c",		  r->def,	   "-n", "n1",
+			"--key-file",	  r->key, "--wg-backend", (char *)backend, NULL};
+	int err = cp_ns_make(&r->fab, true, r->dir + strlen("/run/")), ret = -1;
+
+	if (err < 0) {
+		log_error("bench: cannot create the network and mount namespaces: %s",
+			  strerror(-err));
+		return -1;
+	}
+	if (run_step(r, &r->fab, "fabricd apply (from empty)", apply, &r->step[CP_BUILD], 0) < 0 ||
+	    cp_count(&r->fab, &r->fab_built, r->backend, sizeof(r->backend)) < 0)
+		goto out;
+	/* plan's exit status says whether there is something to do: 0 is the point */
+	run_step(r, &r->fab, "fabricd plan (nothing to do)", plan, &r->step[CP_PLAN], 0);
+	run_step(r, &r->fab, "fabricd apply (nothing to do)", apply, &r->step[CP_NOOP], 0);
+	if (cp_write_definition(r, true) < 0)
+		goto out;
+	/* counted whatever the exit status: a failed step must not look like an empty kernel */
+	run_step(r, &r->fab, "fabricd apply (one vnet added)", apply, &r->step[CP_ADD_VNET], 0);
+	cp_count(&r->fab, &r->fab_added, NULL, 0);
+	run_step(r, &r->fab, "fabricd down", down, &r->step[CP_DOWN], 0);
+	count_after_down(r);
+	ret = 0;
+out:
+	cp_ns_drop(&r->fab);
+	return ret;
+}
+
+static void expect(struct cp_run *r, const char *what, unsigned long long have,
+		   unsigned long long want)
+{
+	if (have == want)
+		return;
+	log_error("bench: %s: found %llu, expected %llu", what, have, want);
+	r->failed = true;
+}
+
+/* The kernel held what each side was asked to build, and nothing after. */
+static void check_counts(struct cp_run *r)
+{
+	unsigned int v = r->o.vnis, n = r->o.nodes;
+
+	expect(r, "reference: bridges", r->ref_built.bridges, v);
+	expect(r, "reference: VXLAN devices", r->ref_built.vxlans, v);
+	expect(r, "reference: flood entries", r->ref_built.fdb, r->flood);
+	expect(r, "reference: links left after the deletes",
+	       r->ref_after.bridges + r->ref_after.vxlans, 0);
+	expect(r, "fabricd: bridges after apply", r->fab_built.bridges, v);
+	expect(r, "fabricd: VXLAN devices after apply", r->fab_built.vxlans, v);
+	expect(r, "fabricd: flood entries after apply", r->fab_built.fdb, r->flood);
+	expect(r, "fabricd: fabric device after apply", r->fab_built.wireguard, 1);
+	if (r->step[CP_ADD_VNET].ran) {
+		expect(r, "fabricd: bridges after adding a vnet", r->fab_added.bridges, v + 1);
+		expect(r, "fabricd: flood entries after adding a vnet", r->fab_added.fdb,
+		       r->flood + n - 1);
+	}
+	if (r->step[CP_DOWN].ran) {
+		expect(r, "fabricd: links left after down",
+		       r->fab_after.bridges + r->fab_after.vxlans + r->fab_after.wireguard, 0);
+		expect(r, "fabricd: processes left after down", r->fab_after.processes, 0);
+	}
+}
+
+static int check_opts(const struct cp_opts *o)
+{
+	if (geteuid() != 0) {
+		log_error("bench: --control-plane needs root (it creates network namespaces)");
+		return -1;
+	}
+	if (o->nodes < 2 || o->nodes > CP_MAX_NODES || o->vnis < 2 || o->vnis > CP_MAX_VNIS) {
+		log_error("bench: --nodes must be 2..%d and --vnis 2..%d", CP_MAX_NODES,
+			  CP_MAX_VNIS);
+		return -1;
+	}
+	return 0;
+}
+
+int cp_main(const struct cp_opts *o)
+{
+	struct cp_run r = {.o = *o, .ref = {-1, -1, 0, 0, 0}, .fab = {-1, -1, 0, 0, 0}};
+	double t0 = now_s();
+	int ret = 1;
+
+	if (check_opts(o) < 0)
+		return 1;
+	install_handlers();
+	r.plain = (o->vnis + 1) / 2;
+	r.secure = o->vnis - r.plain;
+	r.flood = (unsigned long long)o->vnis * (o->nodes - 1);
+	snprintf(r.backend, sizeof(r.backend), "none");
+	log_info("bench: control plane of node n1 of %u nodes, %u VNIs (%u plain, %u secure), "
+		 "%llu flood entries",
+		 o->nodes, o->vnis, r.plain, r.secure, r.flood);
+	if (setup_dir(&r) < 0 || cp_keys(&r) < 0 || cp_write_definition(&r, false) < 0 ||
+	    cp_write_batches(&r) < 0)
+		goto out;
+	if (run_reference(&r) < 0 || bench_stop)
+		goto out;
+	run_fabricd(&r);
+	if (bench_stop)
+		goto out;
+	check_counts(&r);
+	r.wall_seconds = now_s() - t0;
+	cp_print(&r, stdout);
+	if (o->json_path && cp_write_json(&r, o->json_path) < 0)
+		r.failed = true;
+	ret = r.failed ? 1 : 0;
+out:
+	if (bench_stop)
+		log_error("bench: interrupted; removing what it built");
+	if (ret && r.dir_made && !bench_stop) {
+		unlink(r.key); /* the log stays, the key does not */
+		log_error("bench: the steps' output is kept in %s (remove %s when done)", r.log,
+			  r.dir);
+		r.dir_made = false; /* keep it */
+	}
+	remove_dir(&r);
+	free(r.pub);
+	return ret;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bench/control_plane.h - `fabricd bench --control-plane`: one node's share of
+ * an N-node, V-VNI cluster (half the vnets in plain zones, half in secure
+ * ones) built in fresh namespaces, first by iproute2's batch mode (the
+ * kernel's own cost, the reference), then by fabricd itself, timing each step
+ * and the peak RSS of each child. The pieces:
+ *   bench/control_plane.c  orchestration: the steps, in order
+ *   bench/cp_def.c         the definition (real keys, made-up addresses), the batch files
+ *   bench/cp_ns.c          namespaces, running a child in them, counting what the kernel has
+ *   bench/cp_report.c      the table and the JSON (schemas/bench-control-plane.schema.json)
+ */
+#ifndef FABRICD_BENCH_CONTROL_PLANE_H
+#define FABRICD_BENCH_CONTROL_PLANE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "engine/options.h"
+
+#define CP_DEFAULT_NODES 64
+#define CP_DEFAULT_VNIS	 1024
+#define CP_QUICK_NODES	 8
+#define CP_QUICK_VNIS	 64
+#define CP_MAX_NODES	 1000
+#define CP_MAX_VNIS	 16384
+#define CP_ZONE_VNETS	 16   /* vnets per zone */
+#define CP_ZONE_MTU	 1380 /* every zone's MTU (below what both transports carry) */
+/* seconds a step may take: this, plus one per 20 flood entries */
+#define CP_STEP_TIMEOUT 120
+#define CP_PLAIN_VNI0	100000 /* plain vnets: VNIs from here */
+#define CP_SECURE_VNI0	200000 /* secure vnets: VNIs from here */
+
+struct cp_opts {
+	unsigned int nodes, vnis;
+	bool quick, verbose;
+	const char *json_path; /* NULL: none */
+	enum wg_backend_choice wg_backend;
+};
+
+enum cp_step {
+	CP_REF_BUILD, /* ip -batch (links) then bridge -batch (flood entries) */
+	CP_BUILD,     /* fabricd apply from empty */
+	CP_PLAN,      /* fabricd plan, nothing to do */
+	CP_NOOP,      /* fabricd apply, nothing to do */
+	CP_ADD_VNET,  /* fabricd apply after one vnet was added */
+	CP_DOWN,      /* fabricd down */
+	CP_REF_DOWN,  /* ip -batch of link deletes */
+	CP_N_STEPS,
+};
+
+struct cp_result {
+	bool ran;
+	int status;	 /* exit status (128 + signal when killed) */
+	double seconds;	 /* wall time */
+	long maxrss_kib; /* wait4's ru_maxrss of the child */
+	double sub[2];	 /* CP_REF_BUILD: ip, bridge; otherwise 0 */
+	long sub_rss[2]; /* their peak RSS */
+};
+
+/* What the kernel holds in a namespace. */
+struct cp_counts {
+	unsigned int bridges, vxlans, fdb, wireguard, other_links;
+	unsigned int processes; /* processes inside the namespace */
+};
+
+struct cp_ns {
+	int net_fd, mnt_fd; /* -1: none */
+	unsigned long long net_ino, mnt_ino;
+	dev_t net_dev;
+};
+
+struct cp_run {
+	struct cp_opts o;
+	char dir[64];
+	char def[96], key[96], ref_links[96], ref_fdb[96], ref_del[96], log[96];
+	bool dir_made;
+	unsigned int plain, secure; /* vnets of each transport */
+	unsigned long long flood;   /* head-end entries: vnets x (nodes - 1) */
+	char (*pub)[48];	    /* every node's public key, base64 */
+	char backend[16];	    /* "kernel" or "userspace", as found after the build */
+	struct cp_ns ref, fab;
+	struct cp_result step[CP_N_STEPS];
+	struct cp_counts ref_built, ref_after, fab_built, fab_added, fab_after;
+	double wall_seconds;
+	bool failed;
+};
+
+const char *cp_step_name(enum cp_step s);
+
+/* --- bench/cp_def.c --------------------------------------------------------- */
+/* Keys for every node (node 1's private key into r->key, mode 0600). 0 or -1 (logged). */
+int cp_keys(struct cp_run *r);
+/* The definition into r->def: every vnet, plus one more plain vnet when extra. 0 or -1. */
+int cp_write_definition(const struct cp_run *r, bool extra);
+/* The iproute2 batch files building (and deleting) exactly the vnets fabricd builds. */
+int cp_write_batches(const struct cp_run *r);
+
+/* --- bench/cp_ns.c ---------------------------------------------------------- */
+/*
+ * A fresh network namespace (and with with_mnt a mount namespace with private
+ * tmpfs on /run/wireguard and /run/fabricd, tag their source). 0 or -errno.
+ */
+int cp_ns_make(struct cp_ns *ns, bool with_mnt, const char *tag);
+/* Ends every process left in ns (by PID) and drops the namespace. */
+void cp_ns_drop(struct cp_ns *ns);
+/*
+ * Runs argv in ns (argv[0] a path), output appended to log; times it, and
+ * kills it after timeout_s seconds (its status then 128 + SIGKILL). 0 or -errno.
+ */
+int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int timeout_s,
+	    struct cp_result *out);
+/* Counts the links, flood entries and processes in ns. 0 or -errno. */
+int cp_count(const struct cp_ns *ns, struct cp_counts *c, char *backend, size_t backend_len);
+
+/* --- bench/cp_report.c ------------------------------------------------------ */
+void cp_print(const struct cp_run *r, FILE *f);
+/* The JSON report to path. 0 or -1 (logged). */
+int cp_write_json(const struct cp_run *r, const char *path);
+
+/* The whole control-plane bench; the process exit status. */
+int cp_main(const struct cp_opts *o);
+
+#endif

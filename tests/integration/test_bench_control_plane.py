@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`fabricd bench --control-plane --quick`: structure, not speed.
+
+One run per module (8 nodes, 64 VNIs: a few seconds). The bench builds node
+n1's share of the cluster twice, in anonymous namespaces of its own: with
+iproute2's batch mode and with fabricd. The checks: the JSON matches
+schemas/bench-control-plane.schema.json, every step ran and exited as
+expected, the kernel held exactly the bridges, VXLAN devices and flood
+entries of the definition on both sides (the bench counts them itself, in
+the namespace, between the steps), nothing was left after `down` and the
+reference deletes, and after the run no process is in its namespaces, no
+mount of its tmpfs exists and its directory is gone. Also: the option
+errors name the option.
+"""
+import json
+import os
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
+SCHEMA = REPO / "schemas" / "bench-control-plane.schema.json"
+STEPS = ["reference_build", "apply_build", "plan_noop", "apply_noop", "apply_add_vnet", "down",
+         "reference_down"]
+NODES, VNIS = 8, 64
+SANITIZER_MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+
+def tag_holders(tag):
+    """PIDs of processes that see the run's tmpfs (tag is its source): in its mount namespace.
+
+    Namespace inode numbers are reused once a namespace is gone (other tests
+    make namespaces all the time), so the tag, which names the run, is what
+    identifies the bench's mount namespace; its network namespaces hold no
+    process after the run when kernel_state says so.
+    """
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/mountinfo") as f:
+                if tag in f.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+@pytest.fixture(scope="module")
+def quick(netns_env, fabricd_bin, fabricd_backend, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cpbench") / "cp.json"
+    proc = subprocess.Popen([fabricd_bin, "bench", "--control-plane", "--quick", "--json",
+                             str(out), "--wg-backend", fabricd_backend],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        stdout, stderr = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+    print(stdout)
+    print(stderr)
+    for marker in SANITIZER_MARKERS:
+        assert marker not in stderr, f"sanitizer report:\n{stderr}"
+    assert proc.returncode == 0, f"bench --control-plane --quick failed:\n{stdout}\n{stderr}"
+    with open(out) as f:
+        return json.load(f), stdout, proc.pid
+
+
+def test_json_matches_schema(quick):
+    jsonschema = pytest.importorskip("jsonschema")
+    report, _out, _pid = quick
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(report)
+
+
+def test_every_step_ran(quick):
+    report, stdout, _pid = quick
+    assert report["ok"] is True
+    s = report["settings"]
+    assert (s["nodes"], s["vnis"], s["quick"]) == (NODES, VNIS, True)
+    assert s["plain_vnis"] + s["secure_vnis"] == VNIS and s["plain_vnis"] == VNIS // 2
+    assert s["flood_entries"] == VNIS * (NODES - 1)
+    assert [st["name"] for st in report["steps"]] == STEPS
+    for st in report["steps"]:
+        assert st["ran"] and st["exit_status"] == 0, st
+        assert st["seconds"] > 0 and st["peak_rss_kib"] > 0, st
+    by = {st["name"]: st for st in report["steps"]}
+    assert by["apply_build"]["ratio_to"] == "reference_build"
+    assert by["down"]["ratio_to"] == "reference_down"
+    for name in ("plan_noop", "apply_noop", "apply_add_vnet"):
+        assert by[name]["ratio_to"] == "apply_build"
+        assert by[name]["ratio"] == pytest.approx(
+            by[name]["seconds"] / by["apply_build"]["seconds"], rel=1e-6)
+    assert report["wireguard"]["backend"] in ("kernel", "userspace")
+    # the table names every step with its ratio
+    assert "fabricd plan, nothing to do" in stdout and "% of apply" in stdout
+    assert re.search(r"fabricd apply, from empty\s+[0-9.]+\s+[0-9.]+x", stdout)
+
+
+def test_kernel_held_the_definition(quick):
+    report, _out, _pid = quick
+    k = report["kernel_state"]
+    flood = VNIS * (NODES - 1)
+    for side in ("reference_built", "fabricd_built"):
+        assert (k[side]["bridges"], k[side]["vxlans"], k[side]["flood_entries"]) == \
+            (VNIS, VNIS, flood), side
+    assert k["fabricd_built"]["fabric_devices"] == 1
+    assert k["reference_built"]["fabric_devices"] == 0
+    if report["wireguard"]["backend"] == "userspace":
+        assert k["fabricd_built"]["processes"] >= 1, "wireguard-go should run in the namespace"
+    added = k["fabricd_after_add"]
+    assert (added["bridges"], added["vxlans"], added["flood_entries"]) == \
+        (VNIS + 1, VNIS + 1, flood + NODES - 1)
+
+
+def test_nothing_left(quick):
+    report, _out, pid = quick
+    k = report["kernel_state"]
+    for side in ("reference_after_delete", "fabricd_after_down"):
+        c = k[side]
+        assert c["bridges"] == c["vxlans"] == c["flood_entries"] == c["fabric_devices"] == 0, side
+        assert c["other_links"] == 0 and c["processes"] == 0, side
+    assert all(v > 0 for v in report["namespaces"].values())
+    tag = f"fabricd-cpbench-{pid}"
+    assert not os.path.exists(f"/run/{tag}")
+    assert not tag_holders(tag), "processes left in the bench's mount namespace"
+    with open("/proc/self/mountinfo") as f:
+        assert tag not in f.read()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--control-plane", "--nodes", "1"], "--nodes"),
+    (["--control-plane", "--vnis", "x"], "--vnis"),
+    (["--nodes", "8"], "--control-plane"),
+    (["--control-plane", "--svg", "/tmp/x.svg"], "--svg"),
+])
+def test_option_errors(netns_env, fabricd_bin, args, message):
+    res = subprocess.run([fabricd_bin, "bench", *args], capture_output=True, text=True,
+                         timeout=30, stdin=subprocess.DEVNULL)
+    assert res.returncode == 1
+    assert message in res.stderr, res.stderr
