@@ -170,6 +170,19 @@ static void links_of(FILE *f, bool secure, unsigned int k)
 	fprintf(f, "link set dev %s%u alias %s addrgenmode none\n", vx, vni, alias);
 	fprintf(f, "link set dev %s%u up\n", vx, vni);
 	fprintf(f, "link set dev %s%u type bridge_slave isolated on\n", vx, vni);
+	if (secure)
+		return;
+	/* a plain vnet's mute standby on the secure port (engine/switch.c) */
+	fabric_of(0, local, sizeof(local));
+	fprintf(f,
+		"link add vs%u mtu %u master v%u type vxlan id %u dstport 4790 local %s nolearning\n",
+		vni, CP_ZONE_MTU, vni, vni, local);
+	fprintf(f, "link set dev vs%u alias %s addrgenmode none\n", vni, alias);
+	fprintf(f, "link set dev vs%u up\n", vni);
+	fprintf(f,
+		"link set dev vs%u type bridge_slave isolated on learning off flood off "
+		"mcast_flood off bcast_flood off\n",
+		vni);
 }
 
 /* One vnet's flood entries, as `bridge -batch` lines. */
@@ -203,6 +216,8 @@ int cp_write_batches(const struct cp_run *r)
 			fdb_of(fdb, r, t, k);
 			fprintf(del, "link delete %s%u\nlink delete v%u\n", t ? "vs" : "vx",
 				vni_of(t, k), vni_of(t, k));
+			if (!t)
+				fprintf(del, "link delete vs%u\n", vni_of(t, k));
 		}
 	}
 	if (links && fclose(links))
