@@ -17,6 +17,7 @@
 #ifndef FABRICD_BENCH_H
 #define FABRICD_BENCH_H
 
+#include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,6 +55,7 @@ struct bench_opts {
 	const char *svg_path;
 	bool quick;
 	bool verbose;
+	bool reference; /* --reference: also the same lab built by hand, runs interleaved */
 	enum wg_backend_choice wg_backend;
 };
 
@@ -118,6 +120,8 @@ struct bench_results {
 	/* n_streams * BENCH_N_PATHS cells, index bench_cell_index() */
 	size_t n_cells;
 	struct bench_cell *cells;
+	/* --reference: the same matrix measured on the lab built by hand (bench/labref.h) */
+	struct bench_results *reference;
 };
 
 size_t bench_cell_index(size_t stream_idx, enum bench_path path);
@@ -165,6 +169,18 @@ void bench_ratio_of(const struct bench_summary *plain, const struct bench_summar
 		    struct bench_ratio *out);
 
 void bench_print_table(const struct bench_results *r, const struct bench_summary *s, FILE *f);
+
+/*
+ * --reference (bench/refreport.c): fabricd's lab against the same lab built
+ * by hand, path by path. s and ref: bench_summarize() of r and of
+ * r->reference. The text section, and the JSON object "reference".
+ */
+void bench_print_reference(const struct bench_results *r, const struct bench_summary *s,
+			   const struct bench_summary *ref, FILE *f);
+json_t *bench_reference_json(const struct bench_results *r, const struct bench_summary *s,
+			     const struct bench_summary *ref);
+/* One cell's JSON result object, as in "results" (bench/report.c). */
+json_t *bench_result_json(const struct bench_cell *c, const struct bench_summary *x);
 /* Writes the JSON report (schemas/bench.schema.json) to path. 0 or -errno. */
 int bench_write_json(const struct bench_results *r, const struct bench_summary *s,
 		     const char *path);

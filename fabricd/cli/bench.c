@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	    f,
 	    "Usage: fabricd bench [--duration S] [--streams 1,4,8] [--repeat N] [--json FILE]\n"
 	    "                     [--svg FILE] [--quick] [--wg-backend auto|kernel|userspace]\n"
-	    "                     [--verbose]\n"
+	    "                     [--reference] [--verbose]\n"
 	    "\n"
 	    "Builds a two-node cluster in network namespaces with fabricd's own apply (one\n"
 	    "plain zone, one secure zone) and measures with iperf3 three paths: the raw\n"
@@ -39,7 +39,9 @@ static void usage(FILE *f)
 	    "  --json FILE    the report for programs (schemas/bench.schema.json)\n"
 	    "  --svg FILE     a chart: throughput and CPU seconds per GB per path\n"
 	    "  --quick        %d s per run, %d repeat: checks the structure, not precision\n"
-	    "  --wg-backend   which WireGuard to measure (default auto: the kernel's if any)\n",
+	    "  --wg-backend   which WireGuard to measure (default auto: the kernel's if any)\n"
+	    "  --reference    also build the same lab by hand (ip, bridge, wg; no guard) and\n"
+	    "                 report each path of fabricd's lab as a ratio to it\n",
 	    DEFAULT_DURATION, DEFAULT_REPEAT, QUICK_DURATION, QUICK_REPEAT);
 }
 
@@ -97,6 +99,7 @@ enum {
 	OPT_SVG,
 	OPT_QUICK,
 	OPT_WG_BACKEND,
+	OPT_REFERENCE,
 };
 
 static int parse_backend(const char *arg, struct bench_opts *b)
@@ -124,6 +127,7 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 	    {"svg", required_argument, NULL, OPT_SVG},
 	    {"quick", no_argument, NULL, OPT_QUICK},
 	    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
+	    {"reference", no_argument, NULL, OPT_REFERENCE},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -160,6 +164,9 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 		case OPT_WG_BACKEND:
 			if (parse_backend(optarg, b) < 0)
 				return -1;
+			break;
+		case OPT_REFERENCE:
+			b->reference = true;
 			break;
 		case 'v':
 			b->verbose = true;
