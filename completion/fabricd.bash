@@ -70,7 +70,7 @@ _fabricd()
 		fi
 		;;
 	genkey | pubkey) opts="--help" ;;
-	bench) opts="--duration --streams --repeat --json --svg --quick --wg-backend --verbose --help" ;;
+	bench) opts="--duration --streams --repeat --json --svg --quick --reference --wg-backend --verbose --help" ;;
 	init) opts="-c --config --cluster --prefix --listen-port -n --node --underlay --key-file --help" ;;
 	join) opts="-c --config -n --node --underlay --key-file --rotate-key --help" ;;
 	leave) opts="-c --config -n --node --help" ;;

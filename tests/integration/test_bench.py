@@ -333,6 +333,12 @@ def test_reference_measured_and_ratios_consistent(quick_reference):
             f["throughput_gbps"]["median"] / h["throughput_gbps"]["median"], rel=1e-3), key
         assert q["cpu_s_per_gb"] == pytest.approx(
             f["cpu_s_per_gb"]["median"] / h["cpu_s_per_gb"]["median"], rel=1e-3), key
+        # one repeat: the run-by-run ratio is that one pair's
+        assert q["throughput_paired"]["n"] == 1, key
+        assert q["throughput_paired"]["median"] == pytest.approx(
+            f["samples"][0]["throughput_gbps"] / h["samples"][0]["throughput_gbps"], rel=1e-3)
+        assert q["cpu_s_per_gb_paired"]["median"] == pytest.approx(
+            f["samples"][0]["cpu_s_per_gb"] / h["samples"][0]["cpu_s_per_gb"], rel=1e-3)
     # every run of both labs on stderr, the reference's marked; the text section
     runs = [l for l in res.stderr.splitlines() if re.match(r"\[ *\d+/6\]", l)]
     assert len(runs) == 6 and sum("(reference)" in l for l in runs) == 3, runs
