@@ -5,10 +5,12 @@
  *   cli/bench.c     options
  *   bench/bench.c         orchestration: signals, the run matrix, cleanup
  *   bench/lab.c     the two-node lab in namespaces, built with fabricd's own apply
+ *   bench/labref.c  --reference: the same lab built by hand (ip, bridge, wg)
  *   bench/iperf.c   iperf3 server and client inside the lab, JSON results
  *   bench/sample.c  /proc/stat, /proc/softirqs, /proc/interrupts, /proc/PID/stat
  *   bench/trace.c   bpftrace latency histogram of the encryption function (or why not)
  *   bench/report.c  medians and spread, the text table, JSON
+ *   bench/refreport.c  --reference: fabricd / reference per path, text and JSON
  *   bench/svg.c     the chart
  *
  * A run is one iperf3 test on one path at one stream count; a cell is every

@@ -66,7 +66,7 @@ void bench_print_reference(const struct bench_results *r, const struct bench_sum
 	fprintf(f, "\nfabricd against the same lab built by hand (ip, bridge, wg; no guard, no "
 		   "port isolation),\nruns interleaved: medians, and fabricd / reference run by "
 		   "run (± half the range)\n");
-	fprintf(f, "%-7s %7s  %8s %9s %-15s  %8s %9s %-15s\n", "path", "streams", "Gbit/s",
+	fprintf(f, "%-7s %7s  %8s %9s %-15s  %8s %9s %s\n", "path", "streams", "Gbit/s",
 		"reference", "ratio", "CPU s/GB", "reference", "ratio");
 	for (size_t i = 0; i < r->n_cells && i < r->reference->n_cells; i++) {
 		struct bench_stat tg, tc;
@@ -79,7 +79,7 @@ void bench_print_reference(const struct bench_results *r, const struct bench_sum
 		fmt_median(d, sizeof(d), &ref[i].cpu_per_gb, 3);
 		fmt_ratio(q1, sizeof(q1), &tg);
 		fmt_ratio(q2, sizeof(q2), &tc);
-		fprintf(f, "%-7s %7u  %8s %9s %-15s  %8s %9s %-15s\n", bench_path_name(s[i].path),
+		fprintf(f, "%-7s %7u  %8s %9s %-15s  %8s %9s %s\n", bench_path_name(s[i].path),
 			s[i].streams, a, b, q1, c, d, q2);
 	}
 	fprintf(f, "Gbit/s ratio under 1: fabricd's lab is slower; CPU s/GB ratio over 1: each "
