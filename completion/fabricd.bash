@@ -7,7 +7,7 @@ _fabricd()
 	local cur prev words cword
 	_init_completion || return
 
-	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave import-pve"
+	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave zone vnet import-pve"
 	local node_opts="-c --config -n --node --key-file --psk-dir --wg-backend --verbose --help --lock-wait --frr-pathspace --ifupdown-file"
 
 	if ((cword == 1)); then
@@ -30,6 +30,13 @@ _fabricd()
 		;;
 	--wg-backend)
 		COMPREPLY=($(compgen -W "auto kernel userspace" -- "$cur"))
+		return
+		;;
+	--transport)
+		COMPREPLY=($(compgen -W "plain secure" -- "$cur"))
+		return
+		;;
+	--vnet | --nodes | --zone)
 		return
 		;;
 	-n | --node | --cluster | --prefix | --listen-port | --underlay | --grace | \
@@ -63,10 +70,22 @@ _fabricd()
 		fi
 		;;
 	genkey | pubkey) opts="--help" ;;
-	bench) opts="--duration --streams --repeat --json --svg --quick --wg-backend --verbose --help --control-plane --nodes --vnis" ;;
+	bench) opts="--duration --streams --repeat --json --svg --quick --reference --wg-backend --verbose --help --control-plane --nodes --vnis" ;;
 	init) opts="-c --config --cluster --prefix --listen-port -n --node --underlay --key-file --help" ;;
 	join) opts="-c --config -n --node --underlay --key-file --rotate-key --help" ;;
 	leave) opts="-c --config -n --node --help" ;;
+	zone | vnet)
+		if ((cword == 2)) && [[ $cur != -* ]]; then
+			COMPREPLY=($(compgen -W "add remove" -- "$cur"))
+			return
+		fi
+		opts="-c --config --verbose --help"
+		# add's own options (all of them before the action is given)
+		if [[ ${words[2]} != remove ]]; then
+			[[ ${words[1]} == zone ]] && opts="$opts --transport --vnet --nodes"
+			[[ ${words[1]} == vnet ]] && opts="$opts --zone"
+		fi
+		;;
 	*) opts="" ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -161,42 +161,67 @@ static double busy_before(void)
 	return busy;
 }
 
-/* The measured matrix; 0, -EINTR or -1. */
-static int measure(const struct bench_opts *o, const struct bench_lab *lab, struct bench_results *r,
-		   const pid_t *wg, size_t n_wg)
+/* One lab and the results measured on it: fabricd's, or --reference's. */
+struct bench_side {
+	const struct bench_lab *lab;
+	struct bench_results *r;
+	pid_t wg[LAB_MAX_PROCS];
+	size_t n_wg;
+};
+
+/* One recorded run of path p at streams[si] on side x; 0, -EINTR or -1. */
+static int measure_run(const struct bench_opts *o, const struct bench_side *x, size_t si, int p,
+		       size_t *done, size_t total)
 {
-	size_t total = o->repeat * o->n_streams * BENCH_N_PATHS, done = 0;
-	bool watching = lab->backend == WG_BACKEND_USERSPACE && n_wg > 0;
+	bool watching = x->lab->backend == WG_BACKEND_USERSPACE && x->n_wg > 0;
+	struct bench_run run = {0};
+	struct bench_cell *c = &x->r->cells[bench_cell_index(si, p)];
+	int ret =
+	    bench_iperf_run(x->lab, p, o->streams[si], o->duration, x->wg, x->n_wg, watching, &run);
+
+	if (ret < 0) {
+		free(run.cpu);
+		return ret;
+	}
+	fprintf(stderr, "[%3zu/%zu] %-6s %3u stream%s %8.2f Gbit/s, host CPU %5.1f%%%s\n", ++*done,
+		total, bench_path_name(p), o->streams[si], o->streams[si] == 1 ? " " : "s",
+		run.gbps, run.host_cpu_pct, x->lab->reference ? " (reference)" : "");
+	bench_cell_add(c, o->repeat, &run);
+	free(run.cpu);
+	return 0;
+}
+
+/*
+ * The measured matrix on every side; 0, -EINTR or -1. With a reference, each
+ * cell's runs alternate between the labs, which goes first changing from
+ * one cell to the next, so that drift on the host biases neither.
+ */
+static int measure(const struct bench_opts *o, const struct bench_side *sides, size_t n_sides)
+{
+	size_t total = o->repeat * o->n_streams * BENCH_N_PATHS * n_sides, done = 0, k = 0;
 
 	/* one short unrecorded run per path: proves the path and warms it (handshake, ARP) */
-	for (int p = 0; p < BENCH_N_PATHS; p++) {
-		struct bench_run run = {0};
-		int ret = bench_iperf_run(lab, p, 1, 1, wg, n_wg, watching, &run);
+	for (size_t x = 0; x < n_sides; x++) {
+		for (int p = 0; p < BENCH_N_PATHS; p++) {
+			struct bench_run run = {0};
+			int ret = bench_iperf_run(sides[x].lab, p, 1, 1, sides[x].wg, sides[x].n_wg,
+						  false, &run);
 
-		free(run.cpu);
-		if (ret < 0)
-			return ret;
+			free(run.cpu);
+			if (ret < 0)
+				return ret;
+		}
 	}
 	for (unsigned int rep = 0; rep < o->repeat; rep++) {
 		for (size_t si = 0; si < o->n_streams; si++) {
-			for (int p = 0; p < BENCH_N_PATHS; p++) {
-				struct bench_run run = {0};
-				struct bench_cell *c = &r->cells[bench_cell_index(si, p)];
-				int ret = bench_iperf_run(lab, p, o->streams[si], o->duration, wg,
-							  n_wg, watching, &run);
+			for (int p = 0; p < BENCH_N_PATHS; p++, k++) {
+				for (size_t x = 0; x < n_sides; x++) {
+					int ret = measure_run(o, &sides[(x + k) % n_sides], si, p,
+							      &done, total);
 
-				if (ret < 0) {
-					free(run.cpu);
-					return ret;
+					if (ret < 0)
+						return ret;
 				}
-				fprintf(stderr,
-					"[%3zu/%zu] %-6s %3u stream%s %8.2f Gbit/s, host CPU "
-					"%5.1f%%\n",
-					++done, total, bench_path_name(p), o->streams[si],
-					o->streams[si] == 1 ? " " : "s", run.gbps,
-					run.host_cpu_pct);
-				bench_cell_add(c, o->repeat, &run);
-				free(run.cpu);
 			}
 		}
 	}
@@ -255,6 +280,10 @@ static int report(const struct bench_opts *o, struct bench_results *r)
 	return ret;
 }
 
+static const struct {
+	const char *name, *package;
+} ref_tools[] = {{"ip", "iproute2"}, {"bridge", "iproute2"}, {"wg", "wireguard-tools"}};
+
 /* What must hold before anything is built; 0 or -1 (logged). */
 static int preflight(const struct bench_opts *o, enum wg_backend *backend)
 {
@@ -270,6 +299,15 @@ static int preflight(const struct bench_opts *o, enum wg_backend *backend)
 			  "scripts/install-deps.sh)");
 		return -1;
 	}
+	/* the reference lab is built with these, as an operator would */
+	for (size_t i = 0; o->reference && i < sizeof(ref_tools) / sizeof(ref_tools[0]); i++) {
+		if (!kmod_in_path(ref_tools[i].name)) {
+			log_error("bench: --reference builds its lab with %s, which is not "
+				  "installed: apt-get install %s (or run scripts/install-deps.sh)",
+				  ref_tools[i].name, ref_tools[i].package);
+			return -1;
+		}
+	}
 	if (check_output("--json", o->json_path) < 0 || check_output("--svg", o->svg_path) < 0)
 		return -1;
 	kmod_probe(&caps);
@@ -284,67 +322,127 @@ static int preflight(const struct bench_opts *o, enum wg_backend *backend)
 	return 0;
 }
 
+/* r's matrix for o; 0 or -1 (logged). */
+static int results_init(const struct bench_opts *o, struct bench_results *r)
+{
+	r->repeat = o->repeat;
+	memcpy(r->streams, o->streams, sizeof(r->streams));
+	r->n_streams = o->n_streams;
+	if (bench_results_init(r) < 0) {
+		log_error("bench: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* The lab is up: its header fields, and its wireguard-go processes (whose CPU is measured). */
+static void side_ready(struct bench_side *x, struct bench_lab *lab)
+{
+	x->lab = lab;
+	x->r->fabric_mtu = lab->fabric_mtu;
+	x->r->zone_mtu = lab->zone_mtu;
+	implementation(lab, x->r->implementation, sizeof(x->r->implementation));
+	if (lab->backend != WG_BACKEND_USERSPACE)
+		return;
+	x->n_wg = lab_find(lab, "wireguard-go", x->wg, LAB_MAX_PROCS);
+	if (x->n_wg != LAB_NODES)
+		log_warn("bench: found %zu wireguard-go processes in the lab %s, not %d: their "
+			 "CPU time may be incomplete",
+			 x->n_wg, lab->id, LAB_NODES);
+}
+
+/* --reference: the same lab by hand, at the MTUs fabricd's apply gave; 0 or -1. */
+static int reference_up(const struct bench_opts *o, const struct bench_lab *lab,
+			struct bench_lab *ref, struct bench_side *x)
+{
+	struct bench_results *r = x->r;
+
+	x->r = calloc(1, sizeof(*x->r));
+	if (!x->r || results_init(o, x->r) < 0) {
+		if (x->r)
+			bench_results_free(x->r);
+		free(x->r);
+		x->r = r;
+		return -1;
+	}
+	r->reference = x->r;
+	fill_header(x->r, o, ref);
+	ref->fabric_mtu = lab->fabric_mtu;
+	ref->zone_mtu = lab->zone_mtu;
+	fprintf(stderr,
+		"fabricd bench --reference: the same lab by hand (ip, bridge, wg) in namespaces "
+		"%s-*\n",
+		ref->id);
+	if (lab_up(ref) < 0)
+		return -1;
+	side_ready(x, ref);
+	return 0;
+}
+
+static void remove_lab(struct bench_lab *lab, bool say)
+{
+	bool built = lab->dir_made;
+
+	if (lab_down(lab) < 0)
+		log_error("bench: the lab %s was not removed completely: see above", lab->id);
+	else if (built && say)
+		fprintf(stderr, "bench: removed the lab %s\n", lab->id);
+}
+
+static void announce(const struct bench_opts *o, const struct bench_lab *lab,
+		     struct bench_results *r)
+{
+	double estimate = (double)(o->repeat * o->n_streams * BENCH_N_PATHS) * (o->duration + 0.4) *
+			      (o->reference ? 2 : 1) +
+			  10;
+
+	fprintf(stderr,
+		"fabricd bench: building a 2-node lab in namespaces %s-* (WireGuard: %s); "
+		"measuring takes about %.0f s\n",
+		lab->id, wg_backend_name(lab->backend), estimate);
+	r->busy_before = busy_before();
+	if (r->busy_before > BENCH_BUSY_WARN)
+		log_warn("bench: this host is %.0f%% busy before the bench starts: other work "
+			 "skews every figure; run the bench on an idle host",
+			 r->busy_before);
+}
+
 int bench_main(const struct bench_opts *o)
 {
 	struct bench_results r = {0};
 	struct sigaction old[3];
-	struct bench_lab lab;
+	struct bench_lab lab, ref;
+	struct bench_side sides[2] = {{.r = &r}, {.r = &r}};
 	enum wg_backend backend;
-	pid_t wg[LAB_MAX_PROCS];
-	size_t n_wg = 0;
-	double t0 = now_s(), estimate;
+	double t0 = now_s();
 	int ret = 1, m = -1;
-	bool built;
 
 	/* until the first namespace exists, a signal may simply end the process */
 	if (preflight(o, &backend) < 0)
 		return 1;
-	r.repeat = o->repeat;
-	memcpy(r.streams, o->streams, sizeof(r.streams));
-	r.n_streams = o->n_streams;
-	if (bench_results_init(&r) < 0) {
-		log_error("bench: out of memory");
+	if (results_init(o, &r) < 0) {
 		bench_results_free(&r);
 		return 1;
 	}
 	bench_stop = 0;
 	install_handlers(old);
-	lab_init(&lab, backend, o->wg_backend, o->verbose);
+	lab_init(&lab, backend, o->wg_backend, o->verbose, false);
+	lab_init(&ref, backend, o->wg_backend, o->verbose, true);
 	fill_header(&r, o, &lab);
-	estimate = (double)(o->repeat * o->n_streams * BENCH_N_PATHS) * (o->duration + 0.4) + 10;
-	fprintf(stderr,
-		"fabricd bench: building a 2-node lab in namespaces %s-* (WireGuard: %s); "
-		"measuring takes about %.0f s\n",
-		lab.id, wg_backend_name(backend), estimate);
-	r.busy_before = busy_before();
-	if (r.busy_before > BENCH_BUSY_WARN)
-		log_warn("bench: this host is %.0f%% busy before the bench starts: other work "
-			 "skews every figure; run the bench on an idle host",
-			 r.busy_before);
+	announce(o, &lab, &r);
 	if (bench_stop || lab_up(&lab) < 0)
 		goto down;
-	r.fabric_mtu = lab.fabric_mtu;
-	r.zone_mtu = lab.zone_mtu;
-	implementation(&lab, r.implementation, sizeof(r.implementation));
-	if (backend == WG_BACKEND_USERSPACE) {
-		n_wg = lab_find(&lab, "wireguard-go", wg, LAB_MAX_PROCS);
-		if (n_wg != LAB_NODES)
-			log_warn(
-			    "bench: found %zu wireguard-go processes in the lab, not %d: their "
-			    "CPU time may be incomplete",
-			    n_wg, LAB_NODES);
-	}
+	side_ready(&sides[0], &lab);
+	if (o->reference && (bench_stop || reference_up(o, &lab, &ref, &sides[1]) < 0))
+		goto down;
 	fprintf(stderr, "lab %s up (apply took %.1f s on both nodes); measuring\n", lab.id,
 		lab.apply_seconds);
-	m = measure(o, &lab, &r, wg, n_wg);
+	m = measure(o, sides, o->reference ? 2 : 1);
 	if (m == 0 && !bench_stop && bench_trace_possible(backend, &r.hist))
 		histogram(o, &lab, &r);
 down:
-	built = lab.dir_made;
-	if (lab_down(&lab) < 0)
-		log_error("bench: the lab %s was not removed completely: see above", lab.id);
-	else if (built && (bench_stop || m < 0))
-		fprintf(stderr, "bench: removed the lab %s\n", lab.id);
+	remove_lab(&ref, bench_stop || m < 0);
+	remove_lab(&lab, bench_stop || m < 0);
 	restore_handlers(old);
 	if (bench_stop) {
 		log_error("bench: interrupted (signal %d): nothing was reported", (int)bench_stop);

@@ -5,10 +5,12 @@
  *   cli/bench.c     options
  *   bench/bench.c         orchestration: signals, the run matrix, cleanup
  *   bench/lab.c     the two-node lab in namespaces, built with fabricd's own apply
+ *   bench/labref.c  --reference: the same lab built by hand (ip, bridge, wg)
  *   bench/iperf.c   iperf3 server and client inside the lab, JSON results
  *   bench/sample.c  /proc/stat, /proc/softirqs, /proc/interrupts, /proc/PID/stat
  *   bench/trace.c   bpftrace latency histogram of the encryption function (or why not)
  *   bench/report.c  medians and spread, the text table, JSON
+ *   bench/refreport.c  --reference: fabricd / reference per path, text and JSON
  *   bench/svg.c     the chart
  *
  * A run is one iperf3 test on one path at one stream count; a cell is every
@@ -17,6 +19,7 @@
 #ifndef FABRICD_BENCH_H
 #define FABRICD_BENCH_H
 
+#include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,6 +57,7 @@ struct bench_opts {
 	const char *svg_path;
 	bool quick;
 	bool verbose;
+	bool reference; /* --reference: also the same lab built by hand, runs interleaved */
 	enum wg_backend_choice wg_backend;
 	/* --control-plane (bench/control_plane.h): 0 = its default size */
 	bool control_plane;
@@ -121,6 +125,8 @@ struct bench_results {
 	/* n_streams * BENCH_N_PATHS cells, index bench_cell_index() */
 	size_t n_cells;
 	struct bench_cell *cells;
+	/* --reference: the same matrix measured on the lab built by hand (bench/labref.h) */
+	struct bench_results *reference;
 };
 
 size_t bench_cell_index(size_t stream_idx, enum bench_path path);
@@ -168,6 +174,18 @@ void bench_ratio_of(const struct bench_summary *plain, const struct bench_summar
 		    struct bench_ratio *out);
 
 void bench_print_table(const struct bench_results *r, const struct bench_summary *s, FILE *f);
+
+/*
+ * --reference (bench/refreport.c): fabricd's lab against the same lab built
+ * by hand, path by path. s and ref: bench_summarize() of r and of
+ * r->reference. The text section, and the JSON object "reference".
+ */
+void bench_print_reference(const struct bench_results *r, const struct bench_summary *s,
+			   const struct bench_summary *ref, FILE *f);
+json_t *bench_reference_json(const struct bench_results *r, const struct bench_summary *s,
+			     const struct bench_summary *ref);
+/* One cell's JSON result object, as in "results" (bench/report.c). */
+json_t *bench_result_json(const struct bench_cell *c, const struct bench_summary *x);
 /* Writes the JSON report (schemas/bench.schema.json) to path. 0 or -errno. */
 int bench_write_json(const struct bench_results *r, const struct bench_summary *s,
 		     const char *path);

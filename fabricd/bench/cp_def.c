@@ -174,9 +174,10 @@ static void links_of(FILE *f, bool secure, unsigned int k)
 		return;
 	/* a plain vnet's mute standby on the secure port (engine/switch.c) */
 	fabric_of(0, local, sizeof(local));
-	fprintf(f,
-		"link add vs%u mtu %u master v%u type vxlan id %u dstport 4790 local %s nolearning\n",
-		vni, CP_ZONE_MTU, vni, vni, local);
+	fprintf(
+	    f,
+	    "link add vs%u mtu %u master v%u type vxlan id %u dstport 4790 local %s nolearning\n",
+	    vni, CP_ZONE_MTU, vni, vni, local);
 	fprintf(f, "link set dev vs%u alias %s addrgenmode none\n", vni, alias);
 	fprintf(f, "link set dev vs%u up\n", vni);
 	fprintf(f,

@@ -26,6 +26,7 @@
 
 #include "bench/lab.h"
 #include "bench/labnet.h"
+#include "bench/labref.h"
 #include "base/log.h"
 
 #define NETNS_DIR "/run/netns"
@@ -55,12 +56,13 @@ void lab_path_of(enum bench_path p, struct lab_path *out)
 }
 
 void lab_init(struct bench_lab *lab, enum wg_backend backend, enum wg_backend_choice choice,
-	      bool verbose)
+	      bool verbose, bool reference)
 {
 	char id[8], dir[64]; /* copies: snprintf may not read what it writes */
 
 	memset(lab, 0, sizeof(*lab));
-	snprintf(id, sizeof(id), "fb%04x", (unsigned int)getpid() & 0xffff);
+	snprintf(id, sizeof(id), "%s%04x", reference ? "fr" : "fb",
+		 (unsigned int)getpid() & 0xffff);
 	snprintf(dir, sizeof(dir), "/run/fabricd-bench-%s", id);
 	memcpy(lab->id, id, sizeof(id));
 	memcpy(lab->dir, dir, sizeof(dir));
@@ -77,6 +79,7 @@ void lab_init(struct bench_lab *lab, enum wg_backend backend, enum wg_backend_ch
 	lab->backend = backend;
 	lab->backend_choice = choice;
 	lab->verbose = verbose;
+	lab->reference = reference;
 }
 
 /* --- waiting and spawning ---------------------------------------------------- */
@@ -454,7 +457,7 @@ int lab_up(struct bench_lab *lab)
 	}
 	if (bench_stop)
 		return -1;
-	return labnet_build(lab);
+	return lab->reference ? labref_build(lab) : labnet_build(lab);
 }
 
 /* --- processes and removal ----------------------------------------------------- */

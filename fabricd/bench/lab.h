@@ -64,6 +64,7 @@ struct bench_lab {
 	enum wg_backend backend;
 	enum wg_backend_choice backend_choice;
 	bool verbose;
+	bool reference; /* ID "fr" + 4 hex digits, built by bench/labref.c, not fabricd */
 	unsigned int fabric_mtu, zone_mtu;
 	double apply_seconds; /* both nodes' apply together */
 };
@@ -80,10 +81,12 @@ void lab_path_of(enum bench_path p, struct lab_path *out);
  * Claims the lab's names (refusing when any of them exists), builds the
  * namespaces, the underlay, the definition and keys, runs fabricd's apply
  * on both nodes and attaches the guests. 0 or -1 (logged); call lab_down()
- * in either case.
+ * in either case. A reference lab (--reference) has the ID "fr" + the same
+ * 4 hex digits and is built by hand instead (bench/labref.h), at the MTUs
+ * set in fabric_mtu and zone_mtu before lab_up() (0: the computed ones).
  */
 void lab_init(struct bench_lab *lab, enum wg_backend backend, enum wg_backend_choice choice,
-	      bool verbose);
+	      bool verbose, bool reference);
 int lab_up(struct bench_lab *lab);
 
 /*

@@ -63,6 +63,11 @@ void bench_results_free(struct bench_results *r)
 	}
 	free(r->cells);
 	free(r->hist.buckets);
+	if (r->reference) {
+		bench_results_free(r->reference);
+		free(r->reference);
+		r->reference = NULL;
+	}
 	r->cells = NULL;
 	r->hist.buckets = NULL;
 	r->n_cells = 0;
@@ -416,6 +421,13 @@ void bench_print_table(const struct bench_results *r, const struct bench_summary
 			q.cpu_per_gb, q.ctxt);
 	}
 
+	if (r->reference) {
+		struct bench_summary *ref = bench_summarize(r->reference);
+
+		if (ref)
+			bench_print_reference(r, s, ref, f);
+		bench_summaries_free(ref, r->reference->n_cells);
+	}
 	fputc('\n', f);
 	if (!r->hist.available) {
 		fprintf(f, "encryption latency histogram: not measured: %s\n", r->hist.reason);
@@ -489,7 +501,7 @@ static json_t *samples_json(const struct bench_cell *c)
 	return arr;
 }
 
-static json_t *result_json(const struct bench_cell *c, const struct bench_summary *x)
+json_t *bench_result_json(const struct bench_cell *c, const struct bench_summary *x)
 {
 	json_t *o = json_pack(
 	    "{s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "path",
@@ -537,7 +549,7 @@ static json_t *report_json(const struct bench_results *r, const struct bench_sum
 		json_array_append_new(paths, json_pack("{s:s, s:s}", "name", path_names[p],
 						       "description", path_descriptions[p]));
 	for (size_t i = 0; results && i < r->n_cells; i++)
-		json_array_append_new(results, result_json(&r->cells[i], &s[i]));
+		json_array_append_new(results, bench_result_json(&r->cells[i], &s[i]));
 	for (size_t si = 0; ratios && si < r->n_streams; si++) {
 		struct bench_ratio q;
 
@@ -560,6 +572,16 @@ static json_t *report_json(const struct bench_results *r, const struct bench_sum
 	    (int)r->zone_mtu, "vni", "plain", (int)r->plain_vni, "secure", (int)r->secure_vni,
 	    "wall_seconds", r->wall_seconds, "paths", paths, "results", results, "secure_vs_plain",
 	    ratios, "encryption_histogram", hist_json(&r->hist));
+	if (root && r->reference) {
+		struct bench_summary *ref = bench_summarize(r->reference);
+		json_t *o = ref ? bench_reference_json(r, s, ref) : NULL;
+
+		bench_summaries_free(ref, r->reference->n_cells);
+		if (!o || json_object_set_new(root, "reference", o) < 0) {
+			json_decref(root);
+			return NULL;
+		}
+	}
 	return root;
 }
 

@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	    f,
 	    "Usage: fabricd bench [--duration S] [--streams 1,4,8] [--repeat N] [--json FILE]\n"
 	    "                     [--svg FILE] [--quick] [--wg-backend auto|kernel|userspace]\n"
-	    "                     [--verbose]\n"
+	    "                     [--reference] [--verbose]\n"
 	    "\n"
 	    "Builds a two-node cluster in network namespaces with fabricd's own apply (one\n"
 	    "plain zone, one secure zone) and measures with iperf3 three paths: the raw\n"
@@ -41,6 +41,8 @@ static void usage(FILE *f)
 	    "  --svg FILE     a chart: throughput and CPU seconds per GB per path\n"
 	    "  --quick        %d s per run, %d repeat: checks the structure, not precision\n"
 	    "  --wg-backend   which WireGuard to measure (default auto: the kernel's if any)\n"
+	    "  --reference    also build the same lab by hand (ip, bridge, wg; no guard) and\n"
+	    "                 report each path of fabricd's lab as a ratio to it\n"
 	    "\n"
 	    "       fabricd bench --control-plane [--nodes N] [--vnis V] [--quick] [--json FILE]\n"
 	    "\n"
@@ -112,6 +114,7 @@ enum {
 	OPT_CONTROL_PLANE,
 	OPT_NODES,
 	OPT_VNIS,
+	OPT_REFERENCE,
 };
 
 static int parse_size(int c, const char *arg, struct bench_opts *b);
@@ -131,28 +134,38 @@ static int parse_backend(const char *arg, struct bench_opts *b)
 	return 0;
 }
 
+/* The switch an option without argument turns on. */
+static bool *flag_of(int c, struct bench_opts *b)
+{
+	return c == OPT_QUICK		? &b->quick
+	       : c == OPT_CONTROL_PLANE ? &b->control_plane
+					: &b->reference;
+}
+
+static const struct option bench_options[] = {
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"streams", required_argument, NULL, OPT_STREAMS},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"svg", required_argument, NULL, OPT_SVG},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
+    {"control-plane", no_argument, NULL, OPT_CONTROL_PLANE},
+    {"nodes", required_argument, NULL, OPT_NODES},
+    {"vnis", required_argument, NULL, OPT_VNIS},
+    {"reference", no_argument, NULL, OPT_REFERENCE},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 static int parse(int argc, char **argv, struct bench_opts *b)
 {
-	static const struct option opts[] = {
-	    {"duration", required_argument, NULL, OPT_DURATION},
-	    {"streams", required_argument, NULL, OPT_STREAMS},
-	    {"repeat", required_argument, NULL, OPT_REPEAT},
-	    {"json", required_argument, NULL, OPT_JSON},
-	    {"svg", required_argument, NULL, OPT_SVG},
-	    {"quick", no_argument, NULL, OPT_QUICK},
-	    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
-	    {"control-plane", no_argument, NULL, OPT_CONTROL_PLANE},
-	    {"nodes", required_argument, NULL, OPT_NODES},
-	    {"vnis", required_argument, NULL, OPT_VNIS},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	long duration = -1, repeat = -1;
 	int c;
 
 	optind = 0; /* GNU: reinitialize */
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vh", bench_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_DURATION:
 			duration = parse_uint("--duration", optarg, 1, BENCH_MAX_DURATION);
@@ -176,7 +189,8 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 			break;
 		case OPT_QUICK:
 		case OPT_CONTROL_PLANE:
-			*(c == OPT_QUICK ? &b->quick : &b->control_plane) = true;
+		case OPT_REFERENCE:
+			*flag_of(c, b) = true;
 			break;
 		case OPT_WG_BACKEND:
 			if (parse_backend(optarg, b) < 0)

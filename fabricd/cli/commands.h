@@ -26,5 +26,7 @@ int cmd_init(const struct options *o);
 int cmd_join(const struct options *o);
 int cmd_leave(const struct options *o);
 int cmd_import_pve(const struct options *o);
+int cmd_zone(const struct options *o);
+int cmd_vnet(const struct options *o);
 
 #endif

@@ -36,6 +36,8 @@ static const struct {
     {"init", cmd_init, "create a definition with this node: --cluster NAME --prefix CIDR"},
     {"join", cmd_join, "add this node to a definition (first free fabric address)"},
     {"leave", cmd_leave, "remove this node from a definition and its zones"},
+    {"zone", cmd_zone, "add or remove a zone in the definition: add|remove ZONE"},
+    {"vnet", cmd_vnet, "add or remove vnets in the definition: add|remove NAME[:VNI]"},
     {"import-pve", cmd_import_pve, "write a definition from Proxmox VE's SDN configuration"},
 };
 
@@ -52,6 +54,11 @@ static void usage(FILE *f)
 		"       fabricd join -c FILE [-n NODE] [--underlay ADDR] [--key-file FILE] "
 		"[--rotate-key]\n"
 		"       fabricd leave -c FILE [-n NODE]\n"
+		"       fabricd zone add -c FILE ZONE --transport plain|secure "
+		"[--vnet NAME:VNI]... [--nodes NODE,...]\n"
+		"       fabricd zone remove -c FILE ZONE\n"
+		"       fabricd vnet add -c FILE --zone ZONE NAME:VNI...\n"
+		"       fabricd vnet remove -c FILE NAME...\n"
 		"       fabricd --version\n"
 		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH] [--probe-interval SECONDS]\n"
 		"          [--probe-file PATH] [--sdn-dir DIR [--corosync FILE]]\n"
@@ -271,11 +278,13 @@ int main(int argc, char **argv)
 		o.argv = argv + 2;
 		return cmd_bench(&o);
 	}
-	/* import-pve has options of its own (-o, --sdn-dir, ...) */
-	if (!strcmp(name, "import-pve")) {
+	/* import-pve, zone and vnet have options of their own (-o, --sdn-dir, --vnet, ...) */
+	if (!strcmp(name, "import-pve") || !strcmp(name, "zone") || !strcmp(name, "vnet")) {
 		o.argc = argc - 1;
 		o.argv = argv + 1;
-		return cmd_import_pve(&o);
+		return !strcmp(name, "zone")   ? cmd_zone(&o)
+		       : !strcmp(name, "vnet") ? cmd_vnet(&o)
+					       : cmd_import_pve(&o);
 	}
 	/* options may come after the subcommand: "fabricd apply -c FILE -n NODE" */
 	first = parse_options(argc - 1, argv + 1, &o);

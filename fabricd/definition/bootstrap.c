@@ -85,8 +85,7 @@ void bootstrap_result_free(struct bootstrap_result *res)
 	res->text = NULL;
 }
 
-/* The tree as text, validated; on success res->text owns it. */
-static int finish(json_t *root, struct bootstrap_result *res, struct diag *d)
+int bootstrap_finish(json_t *root, struct bootstrap_result *res, struct diag *d)
 {
 	struct cluster *check = NULL;
 	char *body = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -161,15 +160,13 @@ int bootstrap_create(const char *cluster, const char *prefix, unsigned int liste
 		diag_add(d, "definition", "out of memory while building the definition");
 		return -ENOMEM;
 	}
-	ret = finish(root, res, d);
+	ret = bootstrap_finish(root, res, d);
 	json_decref(root);
 	res->outcome = BOOTSTRAP_ADDED;
 	return ret;
 }
 
-/* The input: valid, as a model (for lookups) and as a tree (for the edit). */
-static int load_both(const char *text, size_t len, struct cluster **c, json_t **root,
-		     struct diag *d)
+int bootstrap_load(const char *text, size_t len, struct cluster **c, json_t **root, struct diag *d)
 {
 	json_error_t jerr;
 
@@ -250,7 +247,7 @@ int bootstrap_join(const char *text, size_t len, const struct member_request *m,
 	int idx, ret;
 
 	memset(res, 0, sizeof(*res));
-	ret = load_both(text, len, &c, &root, d);
+	ret = bootstrap_load(text, len, &c, &root, d);
 	if (ret < 0)
 		return ret;
 	nodes = json_object_get(root, "nodes");
@@ -258,7 +255,7 @@ int bootstrap_join(const char *text, size_t len, const struct member_request *m,
 	if (idx >= 0) {
 		ret = join_existing(c, nodes, (size_t)idx, m, rotate_key, res, d);
 		if (ret > 0)
-			ret = finish(root, res, d);
+			ret = bootstrap_finish(root, res, d);
 		goto out;
 	}
 	if (bootstrap_free_address(c, &addr) < 0) {
@@ -279,7 +276,7 @@ int bootstrap_join(const char *text, size_t len, const struct member_request *m,
 		goto out;
 	}
 	res->outcome = BOOTSTRAP_ADDED;
-	ret = finish(root, res, d);
+	ret = bootstrap_finish(root, res, d);
 out:
 	json_decref(root);
 	cluster_free(c);
@@ -329,7 +326,7 @@ int bootstrap_leave(const char *text, size_t len, const char *name, struct boots
 	int idx, ret;
 
 	memset(res, 0, sizeof(*res));
-	ret = load_both(text, len, &c, &root, d);
+	ret = bootstrap_load(text, len, &c, &root, d);
 	if (ret < 0)
 		return ret;
 	idx = cluster_find_node(c, name);
@@ -351,7 +348,7 @@ int bootstrap_leave(const char *text, size_t len, const char *name, struct boots
 	if (ret < 0)
 		goto out;
 	res->outcome = BOOTSTRAP_REMOVED;
-	ret = finish(root, res, d);
+	ret = bootstrap_finish(root, res, d);
 out:
 	json_decref(root);
 	cluster_free(c);

@@ -11,6 +11,7 @@
 #define FABRICD_BOOTSTRAP_H
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stddef.h>
 
 #include "base/addr.h"
@@ -36,6 +37,7 @@ struct bootstrap_result {
 	char *text;			     /* the new definition (malloc), NULL when unchanged */
 	char fabric_address[IP_ADDR_STRLEN]; /* the node's, after the edit (init, join) */
 	size_t zones_left;		     /* leave: zones whose node list lost the node */
+	size_t changed;			     /* zone/vnet edits: vnets added or removed */
 };
 
 /*
@@ -63,5 +65,15 @@ int bootstrap_leave(const char *text, size_t len, const char *name, struct boots
 		    struct diag *d);
 
 void bootstrap_result_free(struct bootstrap_result *res);
+
+/*
+ * For the edits built on these (definition/zone_edit.c): the input text,
+ * valid, as a model (for lookups) and as a jansson tree (for the edit);
+ * -EINVAL with the loader's reasons in d. The caller frees both.
+ */
+int bootstrap_load(const char *text, size_t len, struct cluster **c, json_t **root, struct diag *d);
+
+/* The edited tree as text, validated again; on success res->text owns it. */
+int bootstrap_finish(json_t *root, struct bootstrap_result *res, struct diag *d);
 
 #endif

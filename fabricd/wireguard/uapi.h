@@ -4,12 +4,12 @@
  * device, configured over its UAPI socket WG_UAPI_RUN_DIR/<dev>.sock with the
  * cross-platform text protocol ("get=1" / "set=1", answers end "errno=N").
  *
- * wireguard-go is started detached (double fork, new session, SIGHUP
- * ignored), so it outlives a short `fabricd apply` and is never fabricd's
- * zombie; its PID goes to WG_UAPI_RUN_DIR/<dev>.pid. Once it answers, the
- * owner mark is set as the alias of its TUN link. It is stopped only after
- * /proc confirms the PID is "wireguard-go <dev>" in our network namespace.
- * wireguard/uapi.c has the protocol, wireguard/uapi_proc.c the process.
+ * wireguard-go is started detached (double fork, a process group of its
+ * own in fabricd's session, SIGHUP ignored), so it outlives a short `fabricd apply` and is never
+ * fabricd's zombie; its PID goes to WG_UAPI_RUN_DIR/<dev>.pid. Once it answers, the owner mark is
+ * set as the alias of its TUN link. It is stopped only after /proc confirms the PID is
+ * "wireguard-go <dev>" in our network namespace. wireguard/uapi.c has the protocol,
+ * wireguard/uapi_proc.c the process.
  *
  * WG_UAPI_RUN_DIR is shared by every network namespace: two namespaces with
  * the same device name need separate mount namespaces (see DESIGN.md).

@@ -47,7 +47,7 @@ enum input_kind {
 	INPUT_UAPI = 2,
 };
 
-/* The owner mark link_is_owned() and link_retire_note() are asked about. */
+/* The owner mark link_is_owned() and link_stage_note() are asked about. */
 #define FUZZ_OWNER "fabricd:fuzz"
 
 static void check_str(const char *s, size_t size)
@@ -81,9 +81,13 @@ static void fuzz_link(const struct nlmsghdr *nlh)
 	if (l.local.family)
 		check_family(&l.local);
 	/* the alias notes are parsed again by the planner */
-	struct retire_note n;
+	struct stage_note n;
 
-	if (link_retire_note(&l, FUZZ_OWNER, &n) && (n.after <= 0 || n.at < 0 || n.grace > 86400))
+	if (link_stage_note(&l, FUZZ_OWNER, LINK_RETIRE_NOTE, &n) &&
+	    (n.after <= 0 || n.at < 0 || n.grace > 86400))
+		__builtin_trap();
+	if (link_stage_note(&l, FUZZ_OWNER, LINK_HOLD_NOTE, &n) &&
+	    (n.after <= 0 || n.at < 0 || n.grace > 86400))
 		__builtin_trap();
 }
 

@@ -11,7 +11,14 @@ schemas/bench.schema.json, the SVG is XML, and the run left nothing behind
 a bench refuses to start where a name of its own exists.
 
 The bench names everything after its ID, "fb" + the last 4 hex digits of
-its PID, which it prints on stderr ("namespaces fbXXXX-*").
+its PID, which it prints on stderr ("namespaces fbXXXX-*"); with
+--reference, the lab built by hand is "fr" + the same digits.
+
+--reference in its quick form (one stream count, 2 s, one repeat: about
+20 s): the reference lab's cells and the fabricd / reference ratios are
+there, consistent with the medians, in the schema, and both labs are gone
+afterwards; a reference name that exists, or a missing tool, is refused
+before anything is built.
 """
 import json
 import os
@@ -279,6 +286,112 @@ def test_refuses_existing_name(bench_env):
             proc.kill()
             proc.wait()
         os.unlink(claimed["path"])
+
+
+@pytest.fixture(scope="module")
+def quick_reference(bench_env, tmp_path_factory):
+    """One quick bench with --reference at one stream count: (result, json dict, lab id)."""
+    json_path = tmp_path_factory.mktemp("bench-ref") / "bench.json"
+    res = subprocess.run([bench_env, "bench", "--quick", "--reference", "--streams", "1",
+                          "--json", str(json_path)],
+                         capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+    print(res.stdout)
+    print(res.stderr)
+    no_sanitizer_reports(res.stderr)
+    assert res.returncode == 0, f"fabricd bench --reference failed:\n{res.stdout}\n{res.stderr}"
+    with open(json_path) as f:
+        report = json.load(f)
+    return res, report, bench_id(res.stderr)
+
+
+def test_reference_matches_schema(quick_reference):
+    jsonschema = pytest.importorskip("jsonschema")
+    _res, report, _id = quick_reference
+    with open(SCHEMA) as f:
+        jsonschema.Draft202012Validator(json.load(f)).validate(report)
+    assert "reference" in report
+
+
+def test_reference_measured_and_ratios_consistent(quick_reference):
+    res, report, lab_id = quick_reference
+    ref = report["reference"]
+    assert ref["implementation"] == report["wireguard"]["implementation"]
+    fabricd = {(r["path"], r["streams"]): r for r in report["results"]}
+    hand = {(r["path"], r["streams"]): r for r in ref["results"]}
+    assert set(fabricd) == set(hand) == {(p, 1) for p in PATHS}
+    for key, r in hand.items():
+        assert r["runs"] == 1 and r["throughput_gbps"]["median"] > 0, key
+        assert r["cpu_s_per_gb"]["median"] > 0, key
+    if report["wireguard"]["backend"] == "userspace":
+        # the reference's own wireguard-go processes are found and measured
+        assert hand[("secure", 1)]["wireguard_cpu_pct"]["median"] > 5
+    ratios = {(q["path"], q["streams"]): q for q in ref["fabricd_vs_reference"]}
+    assert set(ratios) == set(fabricd)
+    for key, q in ratios.items():
+        f, h = fabricd[key], hand[key]
+        assert q["throughput"] == pytest.approx(
+            f["throughput_gbps"]["median"] / h["throughput_gbps"]["median"], rel=1e-3), key
+        assert q["cpu_s_per_gb"] == pytest.approx(
+            f["cpu_s_per_gb"]["median"] / h["cpu_s_per_gb"]["median"], rel=1e-3), key
+        # one repeat: the run-by-run ratio is that one pair's
+        assert q["throughput_paired"]["n"] == 1, key
+        assert q["throughput_paired"]["median"] == pytest.approx(
+            f["samples"][0]["throughput_gbps"] / h["samples"][0]["throughput_gbps"], rel=1e-3)
+        assert q["cpu_s_per_gb_paired"]["median"] == pytest.approx(
+            f["samples"][0]["cpu_s_per_gb"] / h["samples"][0]["cpu_s_per_gb"], rel=1e-3)
+    # every run of both labs on stderr, the reference's marked; the text section
+    runs = [l for l in res.stderr.splitlines() if re.match(r"\[ *\d+/6\]", l)]
+    assert len(runs) == 6 and sum("(reference)" in l for l in runs) == 3, runs
+    section = res.stdout.split("fabricd against the same lab built by hand")[1]
+    rows = [l.split() for l in section.splitlines() if l.split()[:1] and l.split()[0] in PATHS]
+    assert [(r[0], r[1]) for r in rows] == [(p, "1") for p in PATHS], section
+    assert f"namespaces fr{lab_id[2:]}-*" in res.stderr
+
+
+def test_reference_nothing_left_behind(quick_reference):
+    _res, _report, lab_id = quick_reference
+    assert leftovers(lab_id) == []
+    assert leftovers("fr" + lab_id[2:]) == []
+
+
+def test_reference_refuses_existing_name(bench_env):
+    """A stale reference namespace: refused after the fabricd lab was built, which goes too."""
+    def claim():
+        os.makedirs("/run/netns", exist_ok=True)
+        with open("/run/netns/fr%04x-g2" % (os.getpid() & 0xFFFF), "w"):
+            pass
+
+    proc = subprocess.Popen([bench_env, "bench", "--quick", "--reference"], preexec_fn=claim,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    suffix = "%04x" % (proc.pid & 0xFFFF)
+    claimed = f"/run/netns/fr{suffix}-g2"
+    try:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1, err
+        assert f"network namespace fr{suffix}-g2 already exists" in err
+        assert os.path.isfile(claimed), "the bench removed a file it did not make"
+        assert leftovers("fb" + suffix) == []
+        assert [x for x in leftovers("fr" + suffix) if x != f"netns fr{suffix}-g2"] == []
+        assert out == ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.unlink(claimed)
+
+
+def test_reference_needs_its_tools(fabricd_bin, tmp_path):
+    """--reference without ip/bridge/wg on PATH: refused before anything is built."""
+    only = tmp_path / "bin"
+    only.mkdir()
+    (only / "iperf3").symlink_to(shutil.which("iperf3"))
+    res = subprocess.run([fabricd_bin, "bench", "--quick", "--reference"], capture_output=True,
+                         text=True, timeout=30, env={"PATH": str(only)})
+    assert res.returncode == 1
+    assert "--reference builds its lab with ip, which is not installed: apt-get install " \
+           "iproute2" in res.stderr
+    assert res.stdout == ""
 
 
 @pytest.mark.parametrize("args,message", [

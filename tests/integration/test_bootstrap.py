@@ -26,7 +26,7 @@ import subprocess
 
 import pytest
 
-from fabtest import wait_until, zone
+from fabtest import wait_until
 from fabtest.daemon import Daemon, stop_daemons
 from fabtest.proc import run
 from fabtest.scenario import warm_sessions
@@ -107,15 +107,6 @@ def test_parallel_joins(fabricd_bin, tmp_path):
     assert_members(fabricd_bin, tmp, path, names)
 
 
-def definition_with_zone_member_only(path):
-    """A definition where pve2 is the only member of zone solo (for the leave refusal)."""
-    with open(path) as f:
-        d = json.load(f)
-    d["zones"] = [zone("solo", "plain", [("vnet100", 100)], nodes=["pve2"])]
-    with open(path, "w") as f:
-        json.dump(d, f, indent=2)
-
-
 # (name, argv after the binary, what stderr must say); {path}, {tmp} filled in
 ERRORS = [
     ("init without --prefix", ["init", "-c", "{path}", "--cluster", "lab"],
@@ -160,6 +151,59 @@ ERRORS = [
     ("stray argument", ["join", "-c", "{path}", "extra"], "usage: fabricd join"),
     ("name too long", ["join", "-c", "{path}", "-n", "n" * 64, "--underlay", "192.0.2.13"],
      "longer than 63 characters: give a shorter one with -n NODE"),
+    # zone / vnet (cli/zone.c, definition/zone_edit.c)
+    ("zone add without --transport", ["zone", "add", "-c", "{path}", "blue"],
+     "--transport is missing: give plain"),
+    ("zone add bad transport", ["zone", "add", "-c", "{path}", "blue", "--transport", "fast"],
+     "--transport \"fast\": give plain"),
+    ("zone add bad --vnet", ["zone", "add", "-c", "{path}", "blue", "--transport", "plain",
+                             "--vnet", "vnet200"], "--vnet: \"vnet200\" is not NAME:VNI"),
+    ("zone add bad VNI", ["zone", "add", "-c", "{path}", "blue", "--transport", "plain",
+                          "--vnet", "vnet200:two"], "the VNI \"two\" is not a number"),
+    ("zone add VNI range", ["zone", "add", "-c", "{path}", "blue", "--transport", "plain",
+                            "--vnet", "vnet200:16777216"], "zones[0].vnets[0].vni"),
+    ("zone add VNI taken", ["zone", "add", "-c", "{zoned}", "blue", "--transport", "plain",
+                            "--vnet", "vnet200:100"], "zones[1].vnets[0].vni"),
+    ("zone add vnet name taken", ["zone", "add", "-c", "{zoned}", "blue", "--transport",
+                                  "plain", "--vnet", "vnet100:200"], "zones[1].vnets[0].name"),
+    ("zone add bad name", ["zone", "add", "-c", "{path}", "Blue", "--transport", "plain"],
+     "zones[0].name"),
+    ("zone add unknown node", ["zone", "add", "-c", "{path}", "blue", "--transport", "plain",
+                               "--nodes", "pve1,pve9"], "zones[0].nodes[1]: \"pve9\" is not a node"),
+    ("zone add empty --nodes", ["zone", "add", "-c", "{path}", "blue", "--transport", "plain",
+                                "--nodes", ","], "leave --nodes out to put the zone on every node"),
+    ("zone add exists", ["zone", "add", "-c", "{zoned}", "solo", "--transport", "secure"],
+     "zones[0]: zone solo already exists (transport plain"),
+    ("zone add exists: the way out", ["zone", "add", "-c", "{zoned}", "solo", "--transport",
+                                      "plain", "--vnet", "vnet101:101"], "fabricd vnet add --zone solo"),
+    ("zone add missing definition", ["zone", "add", "-c", "{new}", "blue", "--transport", "plain"],
+     "no such definition: nothing was changed; create it with `fabricd init`"),
+    ("zone add invalid definition", ["zone", "add", "-c", "{invalid}", "blue", "--transport",
+                                     "plain"], "fabricd check -c FILE"),
+    ("zone add two names", ["zone", "add", "-c", "{path}", "blue", "green", "--transport",
+                            "plain"], "usage: fabricd zone add"),
+    ("zone remove with --transport", ["zone", "remove", "-c", "{zoned}", "solo", "--transport",
+                                      "plain"], "usage: fabricd zone add"),
+    ("zone unknown action", ["zone", "rename", "-c", "{path}", "blue"],
+     "zone \"rename\": use zone add or zone remove"),
+    ("zone no action", ["zone", "-c", "{path}"], "usage: fabricd zone add"),
+    ("zone unknown option", ["zone", "add", "-c", "{path}", "blue", "--mtu", "1400"],
+     "usage: fabricd zone add"),
+    ("vnet add unknown zone", ["vnet", "add", "-c", "{zoned}", "--zone", "nope", "vnet200:200"],
+     "zones: there is no zone \"nope\" (zones: solo)"),
+    ("vnet add without --zone", ["vnet", "add", "-c", "{zoned}", "vnet200:200"],
+     "usage: fabricd vnet add"),
+    ("vnet add bad NAME:VNI", ["vnet", "add", "-c", "{zoned}", "--zone", "solo", "vnet200"],
+     "vnet add: \"vnet200\" is not NAME:VNI"),
+    ("vnet add VNI taken", ["vnet", "add", "-c", "{zoned}", "--zone", "solo", "vnet200:100"],
+     "zones[0].vnets[1].vni: 100 is also the VNI of zones[0].vnets[0]"),
+    ("vnet add missing definition", ["vnet", "add", "-c", "{new}", "--zone", "solo", "v:1"],
+     "create it with `fabricd init`"),
+    ("vnet remove nothing", ["vnet", "remove", "-c", "{zoned}"], "usage: fabricd vnet add"),
+    ("vnet remove invalid definition", ["vnet", "remove", "-c", "{invalid}", "vnet100"],
+     "fabricd check -c FILE"),
+    ("vnet unknown action", ["vnet", "list", "-c", "{zoned}"],
+     "vnet \"list\": use vnet add or vnet remove"),
     ("no lock possible", ["join", "-c", "/proc/fabricd-test.json", "-n", "pve3", "--underlay",
                           "192.0.2.13", "--key-file", "{tmp}/pve3.key"],
      "cannot open the definition's lock file"),
@@ -180,7 +224,9 @@ def two_node_files(fabricd_bin, tmp_path):
             *key_args(tmp, "pve2"), check_rc=0)
     with open(files["path"]) as src, open(files["zoned"], "w") as dst:
         dst.write(src.read())
-    definition_with_zone_member_only(files["zoned"])
+    # pve2 is the only member of zone solo (for the leave refusal)
+    fabricd(fabricd_bin, "zone", "add", "-c", files["zoned"], "solo", "--transport", "plain",
+            "--vnet", "vnet100:100", "--nodes", "pve2", check_rc=0)
     with open(files["invalid"], "w") as f:
         f.write('{"version": 1}\n')
     for name, mode in (("other.key", 0o600), ("open.key", 0o644)):
@@ -234,6 +280,57 @@ def test_rotate_key_and_unchanged(fabricd_bin, two_node_files):
     assert "not a member" in res.stdout
 
 
+def test_zone_and_vnet_commands(fabricd_bin, two_node_files):
+    """zone/vnet add and remove: each edit valid, the same edit again changes nothing."""
+    files = two_node_files
+    tmp, path = files["tmp"], files["path"]
+
+    def zones():
+        with open(path) as f:
+            return json.load(f)["zones"]
+
+    res = fabricd(fabricd_bin, "zone", "add", "-c", path, "tenant", "--transport", "secure",
+                  "--vnet", "vnet100:100", "--vnet", "vnet101:101", check_rc=0)
+    assert "on every node" in res.stdout
+    assert zones() == [{"name": "tenant", "transport": "secure",
+                        "vnets": [{"name": "vnet100", "vni": 100},
+                                  {"name": "vnet101", "vni": 101}]}]
+    with open(path) as f:
+        text = f.read()
+    # again (or with a subset of its vnets): byte for byte the same file
+    for extra in (["--vnet", "vnet100:100", "--vnet", "vnet101:101"], ["--vnet", "vnet101:101"]):
+        res = fabricd(fabricd_bin, "zone", "add", "-c", path, "tenant", "--transport", "secure",
+                      *extra, check_rc=0)
+        assert "nothing to change" in res.stdout
+        assert open(path).read() == text
+    fabricd(fabricd_bin, "zone", "add", "-c", path, "office", "--transport", "plain",
+            "--nodes", "pve2", check_rc=0)
+    fabricd(fabricd_bin, "vnet", "add", "-c", path, "--zone", "office", "vnet200:200",
+            "vnet201:201", check_rc=0)
+    # a node that joins now is a member of tenant (no node list), not of office
+    fabricd(fabricd_bin, "join", "-c", path, "--underlay", "192.0.2.13", *key_args(tmp, "pve3"),
+            check_rc=0)
+    assert zones()[1] == {"name": "office", "transport": "plain", "nodes": ["pve2"],
+                          "vnets": [{"name": "vnet200", "vni": 200},
+                                    {"name": "vnet201", "vni": 201}]}
+    res = fabricd(fabricd_bin, "render", "-c", path, "-n", "pve3", "--key-file",
+                  f"{tmp}/pve3/private.key", check_rc=0)
+    assert "vnet100" in res.stdout and "vnet200" not in res.stdout, res.stdout
+    res = fabricd(fabricd_bin, "vnet", "remove", "-c", path, "vnet201", "vnet999", check_rc=0)
+    assert "1 vnets removed" in res.stdout
+    res = fabricd(fabricd_bin, "vnet", "remove", "-c", path, "vnet999", check_rc=0)
+    assert "nothing to change" in res.stdout
+    res = fabricd(fabricd_bin, "zone", "remove", "-c", path, "tenant", check_rc=0)
+    assert "with its 2 vnets" in res.stdout
+    res = fabricd(fabricd_bin, "zone", "remove", "-c", path, "tenant", check_rc=0)
+    assert "there is no zone tenant" in res.stdout
+    assert [z["name"] for z in zones()] == ["office"]
+    fabricd(fabricd_bin, "check", "-c", path, check_rc=0)
+    # the lock file is the only thing left next to the definition
+    assert not [n for n in os.listdir(tmp) if n.startswith("cluster.json.")
+                and n != "cluster.json.lock"]
+
+
 def test_no_route(fabricd_bin, two_node_files, netns_env):
     """Without --underlay and without a route, init and join say to give --underlay."""
     files = two_node_files
@@ -269,12 +366,10 @@ def test_cluster_from_init_and_join(make_cluster):
     res = pve1.fabricd("init", "-c", path, "--cluster", cluster.cluster_name,
                        "--prefix", cluster.fabric_prefix)
     assert res.rc == 0, res
-    # The one thing init/join do not write is a zone: every node is a member by default
-    with open(path) as f:
-        definition = json.load(f)
-    definition["zones"] = [zone("tenant", "secure", [("vnet100", 100)])]
-    with open(path, "w") as f:
-        json.dump(definition, f, indent=2)
+    # a zone without --nodes is on every node, so the nodes that join later carry it too
+    res = pve1.fabricd("zone", "add", "-c", path, "tenant", "--transport", "secure",
+                       "--vnet", "vnet100:100", node_options=False)
+    assert res.rc == 0, res
     # pve2 finds its underlay address from the route towards pve1
     res = pve2.fabricd("join", "-c", path)
     assert res.rc == 0, res

@@ -24,7 +24,6 @@ binary again, as `systemctl try-restart` would.
 """
 
 import glob
-import json
 import os
 import re
 import shutil
@@ -33,7 +32,7 @@ import tempfile
 
 import pytest
 
-from fabtest import wait_until, zone
+from fabtest import wait_until
 from fabtest.daemon import Daemon, stop_daemons
 from fabtest.pinger import Pingers
 from fabtest.proc import run
@@ -256,13 +255,10 @@ def test_upgrade_while_running(packages, sysroot, make_cluster):
     assert res.rc == 0, res
     res = pve2.fabricd("join", "-c", path)
     assert res.rc == 0, res
-    with open(path) as f:
-        text = f.read()
-    # the zone: the one part of the definition init/join do not write
-    text = text.replace('"zones": []', '"zones": [' + json.dumps(
-        zone("tenant", "secure", [("vnet100", 100)])) + "]")
-    with open(path, "w") as f:
-        f.write(text)
+    # the zone, with the installed binary too: no hand-edited JSON
+    res = pve1.fabricd("zone", "add", "-c", path, "tenant", "--transport", "secure",
+                       "--vnet", "vnet100:100", node_options=False)
+    assert res.rc == 0, res
     for node in cluster.nodes:
         node.public_key = run([installed, "pubkey"], input=open(node.key_file).read()).stdout.strip()
 

@@ -381,6 +381,70 @@ out:
 	bench_results_free(&r);
 }
 
+/* --reference: the text section and the JSON object, paired and median ratios. */
+static void test_reference(void)
+{
+	struct bench_results r = {.repeat = 3, .streams = {1}, .n_streams = 1, .n_cpu = 2};
+	struct bench_results *x = calloc(1, sizeof(*x));
+	struct bench_summary *s = NULL, *rs = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	json_t *o, *q;
+	FILE *f;
+
+	CHECK_INT(bench_results_init(&r), 0, "init");
+	if (!x)
+		goto out;
+	*x = (struct bench_results){.repeat = 3, .streams = {1}, .n_streams = 1, .n_cpu = 2};
+	snprintf(x->implementation, sizeof(x->implementation), "wireguard-go v0.0.20220316");
+	r.reference = x;
+	CHECK_INT(bench_results_init(x), 0, "init reference");
+	for (int p = 0; p < BENCH_N_PATHS; p++) {
+		/* fabricd 9, 10, 6 against 10, 10, 12: run by run 0.9, 1.0, 0.5 */
+		add_run(&r, 0, p, 9, 2, 50, 5000);
+		add_run(&r, 0, p, 10, 2, 50, 5000);
+		add_run(&r, 0, p, 6, 2, 50, 5000);
+		add_run(x, 0, p, 10, 2, 50, 5000);
+		add_run(x, 0, p, 10, 2, 50, 5000);
+		add_run(x, 0, p, 12, 2, 50, 5000);
+	}
+	s = bench_summarize(&r);
+	rs = bench_summarize(x);
+	CHECK(s && rs, "summaries");
+	if (!s || !rs)
+		goto out;
+	f = open_memstream(&text, &len);
+	bench_print_reference(&r, s, rs, f);
+	fclose(f);
+	CHECK(strstr(text, "fabricd against the same lab built by hand") != NULL, "%s", text);
+	/* medians 9 and 10; run by run median 0.9, range 0.5..1.0 */
+	CHECK(strstr(text, "secure        1      9.00     10.00 0.900x ±0.250") != NULL,
+	      "secure row in:\n%s", text);
+	free(text);
+	o = bench_reference_json(&r, s, rs);
+	q = json_array_get(json_object_get(o, "fabricd_vs_reference"), 2);
+	CHECK_STR(json_string_value(json_object_get(q, "path")), "secure", "third ratio");
+	CHECK(NEAR(json_real_value(json_object_get(q, "throughput")), 0.9), "ratio of medians");
+	CHECK(NEAR(json_real_value(json_object_get(json_object_get(q, "throughput_paired"), "min")),
+		   0.5),
+	      "paired min");
+	/* CPU s/GB: 2 CPU s for each run, so the inverse of the throughput ratio */
+	CHECK(NEAR(json_real_value(
+		       json_object_get(json_object_get(q, "cpu_s_per_gb_paired"), "median")),
+		   10.0 / 9),
+	      "paired CPU");
+	CHECK_INT(json_array_size(json_object_get(o, "results")), 3, "reference cells");
+	CHECK_STR(json_string_value(json_object_get(o, "implementation")),
+		  "wireguard-go v0.0.20220316", "implementation");
+	json_decref(o);
+out:
+	bench_summaries_free(s, r.n_cells);
+	bench_summaries_free(rs, x ? x->n_cells : 0);
+	if (!r.reference)
+		free(x);
+	bench_results_free(&r); /* frees the reference too */
+}
+
 int main(void)
 {
 	test_stat();
@@ -389,5 +453,6 @@ int main(void)
 	test_iperf();
 	test_trace();
 	test_report();
+	test_reference();
 	return unit_summary("test_bench_report");
 }

@@ -581,10 +581,15 @@ static void test_live(void)
 		CHECK(stat(WG_UAPI_RUN_DIR "/" IFNAME ".pid", &st) == 0 &&
 			  (st.st_mode & 07777) == 0644,
 		      "PID file mode 0644");
-		/* detached: not our child, its own session, SIGHUP ignored */
+		/*
+		 * detached: not our child, a process group of its own (no terminal
+		 * signal meant for us), SIGHUP ignored; but our session, so the
+		 * scheduler does not make it an autogroup of its own
+		 */
 		CHECK(status_field(pid, "PPid:", 10) != (unsigned long long)getpid(),
 		      "reparented away from us");
-		CHECK(getsid(pid) != getsid(0), "own session");
+		CHECK(getpgid(pid) != getpgid(0), "own process group");
+		CHECK(getsid(pid) == getsid(0), "our session");
 		CHECK(status_field(pid, "SigIgn:", 16) & 1, "SIGHUP ignored");
 	}
 	CHECK(wg_exists(WG_BACKEND_USERSPACE, IFNAME), "exists");
