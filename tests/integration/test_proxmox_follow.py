@@ -151,8 +151,10 @@ def test_follows_running_config(followed):
     wait_until(lambda: all_have(nodes, "green", "vx101") and all_have(nodes, "blue", "vx100"),
                timeout=10, interval=0.01, what="plain devices on every node")
     switched = time.monotonic() - applied
-    wait_until(lambda: not any("vs101" in n.links() for n in nodes), timeout=GRACE + 10,
-               what="vs101 retired after the grace period")
+    # after the grace period vx101 sends and vs101 stays as its mute standby
+    wait_until(lambda: all(n.fdb_remotes("vx101") and not n.fdb_remotes("vs101")
+                           for n in nodes), timeout=GRACE + 10,
+               what="vx101 sends, vs101 the standby, after the grace period")
     pve.apply("secure", {"blue": 100, "green": 101})
     wait_until(lambda: all_have(nodes, "green", "vs101") and all_have(nodes, "blue", "vs100"),
                timeout=10, interval=0.01, what="secure devices on every node again")
