@@ -35,13 +35,14 @@ from .wait import wait_until
 class Daemon:
     """One `fabricd run` on one node; see the module doc."""
 
-    def __init__(self, cluster, node, grace=6, verbose=None, extra_args=()):
+    def __init__(self, cluster, node, grace=6, verbose=None, extra_args=(), env=None):
         self.cluster = cluster
         self.node = cluster.node(node) if isinstance(node, str) else node
         self.grace = grace
         # FABTEST_DAEMON_VERBOSE=1 logs each kernel change (kept with FABTEST_KEEP_TMP=1)
         self.verbose = bool(os.environ.get("FABTEST_DAEMON_VERBOSE")) if verbose is None else verbose
         self.extra_args = list(extra_args)
+        self.env = dict(env or {})  # added to the daemon's environment
         self.dir = f"{cluster.tmpdir}/{self.node.name}"
         os.makedirs(self.dir, exist_ok=True)
         self.path = f"{self.dir}/cluster.json"
@@ -94,7 +95,7 @@ class Daemon:
         self._sock.bind(sock_path)
         self._sock.setblocking(False)
         self.messages = []
-        self.proc = self.node.run_bg(self.argv(), env={"NOTIFY_SOCKET": sock_path})
+        self.proc = self.node.run_bg(self.argv(), env=dict(self.env, NOTIFY_SOCKET=sock_path))
         if wait_ready:
             self.wait_notify("READY=1", timeout=timeout)
         return self
