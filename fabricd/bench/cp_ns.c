@@ -28,6 +28,7 @@
 
 #include "bench/bench.h"
 #include "bench/control_plane.h"
+#include "bench/labnet.h"
 #include "base/log.h"
 #include "definition/desired.h"
 #include "engine/observe.h"
@@ -245,34 +246,13 @@ int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int tim
 	return 0;
 }
 
-static int open_in(const struct cp_ns *ns, struct nl_sock *s)
-{
-	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ret;
-
-	if (self < 0)
-		return -errno;
-	if (setns(ns->net_fd, CLONE_NEWNET) < 0) {
-		ret = -errno;
-		close(self);
-		return ret;
-	}
-	ret = nl_open(s, NETLINK_ROUTE);
-	if (setns(self, CLONE_NEWNET) < 0) {
-		log_error("bench: cannot return to the host's network namespace: %s",
-			  strerror(errno));
-		abort(); /* never carry on in the wrong namespace */
-	}
-	close(self);
-	return ret;
-}
-
 int cp_count(const struct cp_ns *ns, struct cp_counts *c, char *backend, size_t backend_len)
 {
 	struct link_table lt = {0};
 	struct fdb_table ft = {0};
 	struct nl_sock s = {0};
 	pid_t pids[1];
-	int ret = open_in(ns, &s);
+	int ret = labnet_nl_open_in(ns->net_fd, &s);
 
 	memset(c, 0, sizeof(*c));
 	if (ret == 0)

@@ -38,14 +38,13 @@
 
 static const char *const node_names[LAB_NODES] = {"n1", "n2"};
 
-/* A route netlink socket inside where's network namespace (sockets keep their namespace). */
-static int open_in(const struct bench_lab *lab, enum lab_where where, struct nl_sock *s)
+int labnet_nl_open_in(int net_fd, struct nl_sock *s)
 {
 	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ret;
 
 	if (self < 0)
 		return -errno;
-	if (setns(lab->ns_fd[where], CLONE_NEWNET) < 0) {
+	if (setns(net_fd, CLONE_NEWNET) < 0) {
 		ret = -errno;
 		close(self);
 		return ret;
@@ -329,7 +328,7 @@ int labnet_build(struct bench_lab *lab)
 
 	memset(s, 0, sizeof(s));
 	for (int i = 0; i < LAB_N_NS; i++) {
-		err = open_in(lab, i, &s[i]);
+		err = labnet_nl_open_in(lab->ns_fd[i], &s[i]);
 		if (err < 0) {
 			fail(lab, i, "open a netlink socket", NULL, err);
 			goto out;

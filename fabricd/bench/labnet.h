@@ -2,12 +2,19 @@
 /*
  * labnet.h - inside the bench lab's namespaces (bench/lab.h): the
  * underlay links, the definition with fresh keys, fabricd's apply on both
- * nodes and the guests on the vnet bridges. Internal to bench_lab*.c.
+ * nodes and the guests on the vnet bridges. Internal to the bench.
  */
 #ifndef FABRICD_BENCH_LABNET_H
 #define FABRICD_BENCH_LABNET_H
 
 #include "bench/lab.h"
+#include "netlink/nl.h"
+
+/*
+ * A route netlink socket inside the network namespace net_fd (a socket keeps
+ * its namespace); the thread returns to its own. 0 or -errno.
+ */
+int labnet_nl_open_in(int net_fd, struct nl_sock *s);
 
 /* Everything after the namespaces exist. 0 or -1 (logged). */
 int labnet_build(struct bench_lab *lab);

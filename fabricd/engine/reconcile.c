@@ -166,7 +166,7 @@ static int plan_vnet(struct reconcile *r, const struct node_state *want,
 		if (br && strcmp(br->kind, "bridge"))
 			br = NULL;
 	}
-	return switch_plan_vnet(r, want, v, br, have, p);
+	return switch_plan_vnet(r, v, br, have, p);
 }
 
 int plan_build(struct reconcile *r, const struct node_state *want, const struct observed *have,

@@ -247,16 +247,14 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	return 0;
 }
 
-int switch_plan_vnet(const struct reconcile *r, const struct node_state *want,
-		     const struct desired_vnet *v, const struct link_obs *bridge,
-		     const struct observed *have, struct plan *p)
+int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
+		     const struct link_obs *bridge, const struct observed *have, struct plan *p)
 {
 	struct vxlan_port first, second;
 	struct vnet_stage st;
 	bool two;
 	int ret;
 
-	(void)want;
 	stage_of(r, v, have, &st);
 	two = !v->evpn && (v->standby || st.stage != STAGE_STEADY);
 	if (st.stage == STAGE_HOLDING) {

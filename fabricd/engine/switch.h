@@ -27,9 +27,8 @@ void switch_mark_stages(const struct reconcile *r, struct node_state *want,
  * Plans vnet v's VXLAN devices (the one that sends, and the standby or the
  * one being left) and their remotes; bridge: the vnet's bridge if kept.
  */
-int switch_plan_vnet(const struct reconcile *r, const struct node_state *want,
-		     const struct desired_vnet *v, const struct link_obs *bridge,
-		     const struct observed *have, struct plan *p);
+int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
+		     const struct link_obs *bridge, const struct observed *have, struct plan *p);
 
 /* True when vnet v wants a device named like l this pass (not to be removed). */
 bool switch_wants_device(const struct reconcile *r, const struct desired_vnet *v,

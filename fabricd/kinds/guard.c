@@ -269,6 +269,15 @@ static bool table_is(const struct firewall_obs *have, const struct firewall_rule
 	       !strcmp(have->summary, rs->summary);
 }
 
+static bool any_plain_sending(const struct node_state *want)
+{
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		if (want->vnets[i].transport == TRANSPORT_SECURE && want->vnets[i].plain_sending)
+			return true;
+	}
+	return false;
+}
+
 /* Plans loading rs (taken) in phase; the detail says why. */
 static int plan_table(const struct node_state *want, const struct firewall_obs *have,
 		      enum op_phase phase, struct firewall_ruleset *rs, struct plan *p)
@@ -313,26 +322,26 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 	}
 	for (int i = 0; i < FW_N_COUNTERS; i++)
 		firewall_obs_counter(have, (enum firewall_counter_id)i, &carry[i]);
-	ret = firewall_render_stage(want, carry, false, &early);
+	ret = firewall_render_stage(want, carry, true, &sealed);
 	if (ret < 0)
 		return ret;
-	ret = firewall_render_stage(want, carry, true, &sealed);
-	if (ret < 0) {
-		firewall_ruleset_free(&early);
-		return ret;
-	}
 	/*
 	 * Before the links change the table may only open what this pass needs
 	 * (a vnet switching to secure still sends plain until its plain device
-	 * is muted); the sealed table follows once it is (PHASE_SEAL).
+	 * is muted); the sealed table follows once it is (PHASE_SEAL). Without
+	 * such a vnet the two are the same table.
 	 */
-	if (!strcmp(early.comment, sealed.comment)) {
-		firewall_ruleset_free(&early);
+	if (!any_plain_sending(want)) {
 		if (table_is(have, &sealed)) {
 			firewall_ruleset_free(&sealed);
 			return 0;
 		}
 		return plan_table(want, have, PHASE_GUARD, &sealed, p);
+	}
+	ret = firewall_render_stage(want, carry, false, &early);
+	if (ret < 0) {
+		firewall_ruleset_free(&sealed);
+		return ret;
 	}
 	ret = table_is(have, &early) ? (firewall_ruleset_free(&early), 0)
 				     : plan_table(want, have, PHASE_GUARD, &early, p);
