@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "definition/config.h"
+#include "definition/pve_follow.h"
 #include "base/log.h"
 
 static json_t *string_list(char **items, size_t n)
@@ -48,7 +49,7 @@ int cmd_check(const struct options *o)
 	int ret;
 
 	diag_init(&d);
-	ret = config_load_file(o->config, &c, &d);
+	ret = definition_load_file(o->config, &c, &d); /* with Proxmox's vnets */
 	if (o->json) {
 		if (print_json(ret == 0, &d) < 0) {
 			log_error("check: out of memory writing JSON");

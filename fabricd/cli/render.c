@@ -53,6 +53,10 @@ static void render_text(const struct node_state *s)
 		printf("zone %s: transport %s, mtu policy %s, mtu %s\n", z->name,
 		       transport_name(z->transport), mtu_policy_name(z->mtu_policy),
 		       mtu_text(dz->mtu, b, sizeof(b)));
+		if (z->flags & ZONE_PVE_FOLLOW)
+			printf("  vnets of Proxmox Simple zone %s (%s/.running-config), VNIs "
+			       "%u..%u from their names unless pinned; bridges Proxmox's\n",
+			       z->pve_zone, c->pve_sdn_dir, z->vni_first, z->vni_last);
 		for (size_t vi = 0; vi < s->n_vnets; vi++) {
 			const struct desired_vnet *v = &s->vnets[vi];
 

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "daemon/source.h"
 #include "definition/config.h"
+#include "definition/pve_follow.h"
 
 void def_source_init(struct def_source *s, const struct options *o)
 {
@@ -13,7 +15,8 @@ void def_source_init(struct def_source *s, const struct options *o)
 	if (!o->sdn_dir) {
 		s->n = 1;
 		s->files[0] = o->config;
-		s->fix = "fix these problems and save it again";
+		s->fix = "fix these problems and save it again (or, for .running-config, in "
+			 "Proxmox, Datacenter > SDN, and Apply)";
 		return;
 	}
 	s->pve = true;
@@ -25,15 +28,54 @@ void def_source_init(struct def_source *s, const struct options *o)
 	s->fix = "fix these problems in Proxmox (Datacenter > SDN) and Apply again";
 }
 
+/*
+ * The definition file; where its zones follow Proxmox Simple zones, their
+ * vnets from .running-config, which is then read, watched and checked as a
+ * second file (its path comes from the definition).
+ */
+static int load_definition(struct def_source *s, struct cluster **out, struct diag *diag)
+{
+	char path[PATH_MAX];
+	int ret = config_load_file(s->files[0], out, diag);
+
+	if (ret < 0)
+		return ret; /* a file still followed stays followed */
+	if (!pve_follows(*out)) {
+		s->n = 1;
+		return 0;
+	}
+	pve_follow_path(*out, path, sizeof(path));
+	if (s->n == 1 || strcmp(path, s->running)) {
+		snprintf(s->running, sizeof(s->running), "%s", path);
+		s->files[1] = s->running;
+		s->n = 2;
+		log_info("%s: the zones with \"pve_zone\" follow Proxmox's %s", s->files[0],
+			 s->running);
+		if (s->watch && s->watch->fd >= 0 && file_watch_add(s->watch, s->running) < 0)
+			log_warn("%s: too many files to watch; changes are noticed by the "
+				 "periodic check",
+				 s->running);
+	}
+	file_id_read(s->files[1], &s->ids[1]);
+	ret = pve_follow_load(*out, diag);
+	if (ret < 0) {
+		cluster_free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
 int def_source_load(struct def_source *s, struct cluster **out, struct diag *diag)
 {
 	/* Proxmox's fabric has no keepalive by default and gives fabricd no MTU: as import-pve */
 	static const struct pve_import_opts opts = {0};
 
+	if (!s->pve) {
+		file_id_read(s->files[0], &s->ids[0]);
+		return load_definition(s, out, diag);
+	}
 	for (size_t i = 0; i < s->n; i++)
 		file_id_read(s->files[i], &s->ids[i]);
-	if (!s->pve)
-		return config_load_file(s->files[0], out, diag);
 	return pve_load_cluster(&s->paths, &opts, out, diag);
 }
 
@@ -53,9 +95,11 @@ bool def_source_changed(struct def_source *s)
 	return changed;
 }
 
-int def_source_watch(const struct def_source *s, struct file_watch *w)
+int def_source_watch(struct def_source *s, struct file_watch *w)
 {
 	int ret = file_watch_open(w, s->files[0]);
+
+	s->watch = w;
 
 	for (size_t i = 1; ret == 0 && i < s->n; i++)
 		ret = file_watch_add(w, s->files[i]);

@@ -11,6 +11,10 @@
  * `peers` (plain) and the WireGuard `fabric` (secure), is then one more
  * definition change for the daemon's usual path: load, check, reconcile,
  * keep the last good one when anything does not map.
+ *
+ * With -c FILE whose zones follow Proxmox Simple zones ("pve_zone",
+ * definition/pve_follow.h), the definition's pve_sdn_dir/.running-config is
+ * the second file: read after the definition, watched and checked as it is.
  */
 #ifndef FABRICD_DAEMON_SOURCE_H
 #define FABRICD_DAEMON_SOURCE_H
@@ -34,6 +38,7 @@ struct def_source {
 	const char *files[DEF_SOURCE_FILES];  /* the first names the source in messages */
 	struct file_id ids[DEF_SOURCE_FILES]; /* as last read */
 	const char *fix;		      /* what the operator does about a bad one */
+	struct file_watch *watch;	      /* def_source_watch()'s, NULL before */
 };
 
 /* Sets the source up from the options; the name for messages is s->files[0]. */
@@ -47,7 +52,11 @@ int def_source_load(struct def_source *s, struct cluster **out, struct diag *dia
 /* The periodic check (file systems without inotify, such as pmxcfs): changed since the last read?
  */
 bool def_source_changed(struct def_source *s);
-/* Watches the directory of every file read (w closed before). 0 or -errno. */
-int def_source_watch(const struct def_source *s, struct file_watch *w);
+/*
+ * Watches the directory of every file read (w closed before); a file the
+ * definition names later (a zone's "pve_zone": .running-config) is added to w
+ * when it is first read. 0 or -errno.
+ */
+int def_source_watch(struct def_source *s, struct file_watch *w);
 
 #endif

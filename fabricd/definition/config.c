@@ -29,7 +29,8 @@ struct loader {
 	int oom;
 };
 
-static const char *const top_keys[] = {"version", "cluster", "fabric", "nodes", "zones", NULL};
+static const char *const top_keys[] = {"version", "cluster",	 "fabric", "nodes",
+				       "zones",	  "pve_sdn_dir", NULL};
 static const char *const fabric_keys[] = {
     "prefix",	    "listen_port",   "secure_port", "keepalive",
     "underlay_mtu", "control_plane", "evpn",	    NULL};
@@ -37,8 +38,9 @@ static const char *const evpn_keys[] = {"asn", "route_reflectors", NULL};
 static const char *const control_planes[] = {"static", "evpn", NULL};
 static const char *const node_keys[] = {
     "name", "underlay", "fabric_address", "public_key", "listen_port", "endpoint", NULL};
-static const char *const zone_keys[] = {"name",	 "transport", "mtu_policy",    "mtu", "nodes",
-					"vnets", "bridges",   "control_plane", NULL};
+static const char *const zone_keys[] = {"name",	    "transport", "mtu_policy", "mtu",
+					"nodes",    "vnets",	 "bridges",    "control_plane",
+					"pve_zone", "vni_range", NULL};
 static const char *const vnet_keys[] = {"name", "vni", "replaces", NULL};
 static const char *const transports[] = {"plain", "secure", NULL};
 static const char *const mtu_policies[] = {"stable", "max", NULL};
@@ -497,6 +499,82 @@ static void load_members(struct loader *l, json_t *zone, const char *path, struc
 	}
 }
 
+/* A Proxmox zone or vnet id as Proxmox allows it: a letter, then letters and digits, 2..8. */
+static bool pve_id_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 2 || n > PVE_ZONE_ID_MAX || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return false;
+	for (; *s; s++) {
+		if (!is_alnum(*s))
+			return false;
+	}
+	return true;
+}
+
+/* "vni_range": [first, last], both 1..16777215, first <= last. */
+static void load_vni_range(struct loader *l, json_t *obj, const char *path, struct zone *z)
+{
+	char p[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
+	json_t *arr, *a, *b;
+
+	z->vni_first = PVE_VNI_FIRST;
+	z->vni_last = PVE_VNI_LAST;
+	if (get_container(l, obj, path, "vni_range", NULL, true, p, &arr) <= 0)
+		return;
+	a = json_array_get(arr, 0);
+	b = json_array_get(arr, 1);
+	if (json_array_size(arr) != 2 || !json_is_integer(a) || !json_is_integer(b) ||
+	    json_integer_value(a) < 1 || json_integer_value(b) > 16777215 ||
+	    json_integer_value(a) > json_integer_value(b)) {
+		config_error(&l->r, p,
+			     "%s is not a VNI range; give [first, last], integers 1..16777215 with "
+			     "first <= last, e.g. [%u, %u] (the default)",
+			     jtext(arr, t, sizeof(t)), PVE_VNI_FIRST, PVE_VNI_LAST);
+		return;
+	}
+	z->vni_first = (uint32_t)json_integer_value(a);
+	z->vni_last = (uint32_t)json_integer_value(b);
+}
+
+/*
+ * "pve_zone": the zone carries the vnets of this Proxmox Simple zone, read
+ * from .running-config (pve_follow.h); the bridges are then Proxmox's.
+ * Returns whether the key is there (the zone's "vnets" are then optional).
+ */
+static bool load_pve_zone(struct loader *l, json_t *obj, const char *path, struct zone *z)
+{
+	char p[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
+	const char *s;
+	json_t *v;
+	int ret = get_string(l, obj, path, "pve_zone", NULL, p, &s);
+
+	if (ret == 0) {
+		if (get_value(l, obj, path, "vni_range", NULL, p, &v) > 0)
+			config_error(&l->r, p,
+				     "is for a zone that follows a Proxmox Simple zone; add "
+				     "\"pve_zone\": \"<its id>\" or remove the key");
+		return false;
+	}
+	z->flags |= ZONE_PVE_FOLLOW;
+	if (ret > 0 && !pve_id_ok(s))
+		config_error(&l->r, p,
+			     "%s is not a Proxmox zone id (a letter, then letters and digits, 2..8 "
+			     "characters); give the id of the Simple zone as Proxmox shows it",
+			     config_quote(s, q, sizeof(q)));
+	else if (ret > 0)
+		memcpy(z->pve_zone, s, strlen(s) + 1);
+	if (get_value(l, obj, path, "bridges", NULL, p, &v) > 0 && json_is_string(v) &&
+	    !strcmp(json_string_value(v), "own"))
+		config_error(&l->r, p,
+			     "\"own\" cannot be: a Proxmox Simple zone's bridges are Proxmox's; "
+			     "remove the key (\"pve_zone\" implies \"existing\")");
+	z->flags |= ZONE_EXISTING_BRIDGES;
+	load_vni_range(l, obj, path, z);
+	return true;
+}
+
 static void load_zone(struct loader *l, json_t *obj, const char *path, struct zone *z)
 {
 	char p[CONFIG_PATH_LEN], ep[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
@@ -527,7 +605,10 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 		z->flags |= ZONE_HAS_CONTROL_PLANE;
 	}
 	load_members(l, obj, path, z);
-	if (get_container(l, obj, path, "vnets", "\"vnets\": [] with {\"name\", \"vni\"} objects",
+	if (get_container(l, obj, path, "vnets",
+			  load_pve_zone(l, obj, path, z)
+			      ? NULL
+			      : "\"vnets\": [] with {\"name\", \"vni\"} objects",
 			  true, p, &arr) <= 0)
 		return;
 	if (!(z->vnets = alloc_array(l, json_array_size(arr), sizeof(*z->vnets))))
@@ -603,6 +684,23 @@ static void load_zones(struct loader *l, json_t *root)
 	}
 }
 
+/* "pve_sdn_dir": an absolute directory, default Proxmox's /etc/pve/sdn. */
+static void load_sdn_dir(struct loader *l, json_t *root)
+{
+	char p[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
+	const char *s = "/etc/pve/sdn";
+
+	if (get_string(l, root, "", "pve_sdn_dir", NULL, p, &s) < 0)
+		return;
+	if (s[0] != '/' || strlen(s) > FABRICD_SDN_DIR_MAX)
+		config_error(&l->r, p,
+			     "%s is not an absolute path of at most %d bytes; give Proxmox's SDN "
+			     "directory, /etc/pve/sdn (the default)",
+			     config_quote(s, q, sizeof(q)), FABRICD_SDN_DIR_MAX);
+	else
+		memcpy(l->c->pve_sdn_dir, s, strlen(s) + 1);
+}
+
 static void load_root(struct loader *l, json_t *root)
 {
 	char p[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
@@ -633,6 +731,7 @@ static void load_root(struct loader *l, json_t *root)
 		load_fabric(l, v, p, &l->c->fabric);
 	load_nodes(l, root);
 	load_zones(l, root);
+	load_sdn_dir(l, root);
 }
 
 /* source names the input in syntax errors: the file, or "<input>". */

@@ -10,7 +10,8 @@
  *   cluster
  *   +- fabric            prefix, ports, keepalive, underlay MTU
  *   +- nodes[]           name, underlay, fabric address, public key, endpoint
- *   +- zones[]           transport, MTU policy, members (indices into nodes[])
+ *   +- zones[]           transport, MTU policy, members (indices into nodes[]),
+ *      |                 the Proxmox Simple zone it follows (pve_zone)
  *      +- vnets[]        name (= bridge name), VNI
  */
 #ifndef FABRICD_MODEL_H
@@ -96,7 +97,14 @@ enum zone_flags {
 	ZONE_HAS_CONTROL_PLANE = 1U << 2,
 	/* "bridges": "existing": the vnet bridges are another manager's (Proxmox's) */
 	ZONE_EXISTING_BRIDGES = 1U << 3,
+	/* "pve_zone": the vnets are a Proxmox Simple zone's (definition/pve_follow.h) */
+	ZONE_PVE_FOLLOW = 1U << 4,
 };
+
+#define PVE_ZONE_ID_MAX	    8	    /* Proxmox zone and vnet ids: 2..8 characters */
+#define PVE_VNI_FIRST	    1048576 /* the default "vni_range" of a followed zone */
+#define PVE_VNI_LAST	    16777215
+#define FABRICD_SDN_DIR_MAX 255
 
 struct zone {
 	char name[FABRICD_NAME_MAX + 1];
@@ -108,7 +116,10 @@ struct zone {
 	size_t n_members;
 	size_t *members; /* indices into cluster.nodes, in definition order */
 	size_t n_vnets;
-	struct vnet *vnets;
+	struct vnet *vnets; /* with ZONE_PVE_FOLLOW: the pins until pve_follow_load() */
+	/* with ZONE_PVE_FOLLOW: Proxmox's zone id and the VNIs vnet names hash into */
+	char pve_zone[PVE_ZONE_ID_MAX + 1];
+	uint32_t vni_first, vni_last;
 };
 
 struct cluster {
@@ -119,6 +130,8 @@ struct cluster {
 	struct node *nodes;
 	size_t n_zones;
 	struct zone *zones;
+	/* "pve_sdn_dir": where a followed zone's .running-config is (/etc/pve/sdn) */
+	char pve_sdn_dir[FABRICD_SDN_DIR_MAX + 1];
 };
 
 /* NULL-safe; frees the whole tree. */

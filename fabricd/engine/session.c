@@ -15,6 +15,7 @@
 #include "base/diag.h"
 #include "base/log.h"
 #include "definition/config.h"
+#include "definition/pve_follow.h"
 #include "definition/pve_load.h"
 #include "definition/wgkey.h"
 #include "engine/ifupdown.h"
@@ -48,7 +49,7 @@ int session_load_cluster(const struct options *o, struct cluster **out)
 	int ret;
 
 	diag_init(&diag);
-	ret = o->sdn_dir ? load_pve(o, out, &diag) : config_load_file(o->config, out, &diag);
+	ret = o->sdn_dir ? load_pve(o, out, &diag) : definition_load_file(o->config, out, &diag);
 	diag_print(&diag, stderr);
 	diag_free(&diag);
 	if (ret < 0) {
