@@ -3,7 +3,7 @@
  * cli/zone.c - zones and vnets without editing JSON by hand:
  *
  *   fabricd zone add -c FILE ZONE --transport plain|secure [--vnet NAME:VNI]...
- *                    [--nodes NODE,...]
+ *                    [--nodes NODE,...] [--pve-zone ID]
  *   fabricd zone remove -c FILE ZONE
  *   fabricd vnet add -c FILE --zone ZONE NAME:VNI...
  *   fabricd vnet remove -c FILE NAME...
@@ -36,11 +36,12 @@ struct zone_args {
 	size_t n_names;
 	bool has_nodes;
 	char *nodes_copy;
+	const char *pve_zone; /* --pve-zone: follow this Proxmox Simple zone */
 };
 
 static const char zone_usage[] =
     "usage: fabricd zone add -c FILE ZONE --transport plain|secure [--vnet NAME:VNI]... "
-    "[--nodes NODE,...]\n"
+    "[--nodes NODE,...] [--pve-zone ID]\n"
     "       fabricd zone remove -c FILE ZONE";
 static const char vnet_usage[] = "usage: fabricd vnet add -c FILE --zone ZONE NAME:VNI...\n"
 				 "       fabricd vnet remove -c FILE NAME...";
@@ -93,7 +94,7 @@ static int split_nodes(struct zone_args *a, const char *list)
 	return 0;
 }
 
-enum { OPT_TRANSPORT = 256, OPT_VNET, OPT_NODES, OPT_ZONE };
+enum { OPT_TRANSPORT = 256, OPT_VNET, OPT_NODES, OPT_ZONE, OPT_PVE_ZONE };
 
 static int parse_one(struct zone_args *a, int c, const char *usage)
 {
@@ -114,6 +115,9 @@ static int parse_one(struct zone_args *a, int c, const char *usage)
 	case OPT_ZONE:
 		a->zone = optarg;
 		return 0;
+	case OPT_PVE_ZONE:
+		a->pve_zone = optarg;
+		return 0;
 	case 'h':
 		printf("%s\n", usage);
 		exit(0);
@@ -132,6 +136,7 @@ static int parse_args(int argc, char **argv, struct zone_args *a, const char *us
 	    {"vnet", required_argument, NULL, OPT_VNET},
 	    {"nodes", required_argument, NULL, OPT_NODES},
 	    {"zone", required_argument, NULL, OPT_ZONE},
+	    {"pve-zone", required_argument, NULL, OPT_PVE_ZONE},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -160,8 +165,8 @@ static int zone_edit(const struct deffile *f, void *data, struct bootstrap_resul
 {
 	const struct zone_args *a = data;
 	struct zone_request z = {
-	    a->zone,   a->transport, a->vnets, a->n_vnets, a->has_nodes ? a->names : NULL,
-	    a->n_names};
+	    a->zone,	a->transport, a->vnets, a->n_vnets, a->has_nodes ? a->names : NULL,
+	    a->n_names, a->pve_zone};
 
 	if (!f->exists) {
 		diag_add(d, f->path,
@@ -197,8 +202,10 @@ static int run_edit(struct zone_args *a)
 		       "change\n",
 		       a->o.config, a->zone);
 	else if (!strcmp(a->action, "zone add"))
-		printf("%s: zone %s added (%s, %zu vnets, %s)\n", a->o.config, a->zone,
+		printf("%s: zone %s added (%s, %zu vnets%s%s, %s)\n", a->o.config, a->zone,
 		       a->transport, res.changed,
+		       a->pve_zone ? " pinned, the rest from Proxmox zone " : "",
+		       a->pve_zone ? a->pve_zone : "",
 		       a->has_nodes ? "on the nodes listed" : "on every node, joining nodes too");
 	else if (!strcmp(a->action, "zone remove"))
 		printf("%s: zone %s removed with its %zu vnets; running daemons remove them\n",
@@ -219,7 +226,8 @@ static int zone_positionals(struct zone_args *a, const char *action)
 		log_error("zone \"%s\": use zone add or zone remove\n%s", action, zone_usage);
 		return -1;
 	}
-	if (a->o.argc != 1 || a->zone || (!add && (a->transport || a->n_vnets || a->has_nodes))) {
+	if (a->o.argc != 1 || a->zone ||
+	    (!add && (a->transport || a->n_vnets || a->has_nodes || a->pve_zone))) {
 		log_error("%s", zone_usage);
 		return -1;
 	}

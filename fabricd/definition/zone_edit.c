@@ -107,7 +107,8 @@ static int zone_exists(const struct cluster *c, size_t idx, const struct zone_re
 {
 	const struct zone *have = &c->zones[idx];
 	const char *transport = have->transport == TRANSPORT_SECURE ? "secure" : "plain";
-	bool same = !strcmp(transport, z->transport) && same_members(c, have, z);
+	bool same = !strcmp(transport, z->transport) && same_members(c, have, z) &&
+		    !strcmp(have->pve_zone, z->pve_zone ? z->pve_zone : "");
 	char path[64];
 
 	for (size_t i = 0; same && i < z->n_vnets; i++) {
@@ -143,7 +144,10 @@ static json_t *zone_object(const struct zone_request *z)
 	if (ok && nodes) {
 		ok = json_object_set(obj, "nodes", nodes) == 0;
 	}
-	ok = ok && json_object_set(obj, "vnets", vnets) == 0;
+	if (ok && z->pve_zone)
+		ok = json_object_set_new(obj, "pve_zone", json_string(z->pve_zone)) == 0;
+	if (!z->pve_zone || z->n_vnets) /* a followed zone's vnets are Proxmox's, pins aside */
+		ok = ok && json_object_set(obj, "vnets", vnets) == 0;
 	json_decref(nodes);
 	json_decref(vnets);
 	if (!ok) {

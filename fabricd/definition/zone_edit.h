@@ -34,6 +34,7 @@ struct zone_request {
 	size_t n_vnets;
 	const char *const *nodes; /* NULL: no "nodes" key, the zone is on every node */
 	size_t n_nodes;
+	const char *pve_zone; /* NULL, or the Proxmox Simple zone followed (vnets then pins) */
 };
 
 /*

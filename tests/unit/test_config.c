@@ -78,7 +78,7 @@ static const struct tcase cases[] = {
     BAD("cluster integer", "cluster", "give a string", "\"lab\"", "7"),
     /* unknown and secret keys */
     BAD("unknown top", "colour",
-	"unknown key; remove it (allowed: version, cluster, fabric, nodes, zones)",
+	"unknown key; remove it (allowed: version, cluster, fabric, nodes, zones, pve_sdn_dir)",
 	"\"version\": 1,", "\"version\": 1, \"colour\": 1,"),
     BAD("unknown fabric", "fabric.mtu", "unknown key", FABRIC_END,
 	"\"listen_port\": 51820, \"mtu\": 1500}"),

@@ -75,7 +75,7 @@ static void test_zone_add(void)
 {
 	const char *text = base(), *nodes[] = {"pve2"};
 	struct vnet_request v[2] = {{"vnet200", 200}, {"vnet201", 201}};
-	struct zone_request z = {"blue", "plain", v, 2, NULL, 0};
+	struct zone_request z = {"blue", "plain", v, 2, NULL, 0, NULL};
 	struct bootstrap_result res;
 	struct cluster *c;
 	struct diag d;
@@ -114,6 +114,27 @@ static void test_zone_add(void)
 	CHECK(c && c->zones[1].n_members == 1 && c->zones[1].members[0] == 1, "pve2 only");
 	cluster_free(c);
 	bootstrap_result_free(&res);
+
+	/* --pve-zone: follows a Proxmox Simple zone, no "vnets" key; again: unchanged */
+	z = (struct zone_request){"front", "secure", NULL, 0, NULL, 0, "front"};
+	CHECK_INT(zone_edit_add(text, strlen(text), &z, &res, &d), 0, "pve zone");
+	c = load(res.text);
+	CHECK(c && c->n_zones == 2 && (c->zones[1].flags & ZONE_PVE_FOLLOW) &&
+		  !strcmp(c->zones[1].pve_zone, "front"),
+	      "follows front");
+	CHECK(res.text && !strstr(res.text, "\"vnets\": []"), "no vnets key: Proxmox's");
+	if (res.text) {
+		char *again = strdup(res.text);
+		struct bootstrap_result res2;
+
+		CHECK_INT(zone_edit_add(again, strlen(again), &z, &res2, &d), 0, "again");
+		CHECK(res2.outcome == BOOTSTRAP_UNCHANGED, "unchanged");
+		z.pve_zone = "back";
+		CHECK(zone_edit_add(again, strlen(again), &z, &res2, &d) < 0, "another pve zone");
+		free(again);
+	}
+	cluster_free(c);
+	bootstrap_result_free(&res);
 	diag_free(&d);
 }
 
@@ -121,7 +142,7 @@ static void test_zone_add_refused(void)
 {
 	const char *text = base(), *nodes[] = {"pve9"};
 	struct vnet_request v[] = {{"Bad", 5}, {"ok", 0}};
-	struct zone_request z = {"blue", "plain", v, 1, NULL, 0};
+	struct zone_request z = {"blue", "plain", v, 1, NULL, 0, NULL};
 	struct bootstrap_result res;
 	struct diag d;
 
