@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "definition/config.h"
 #include "definition/pve_follow.h"
@@ -19,6 +20,9 @@ struct followed {
 	struct vnet *vnets;
 	bool *derived;			 /* VNI from the name, not a pin */
 	const struct pve_section **secs; /* Proxmox's section of each */
+	bool has_members;		 /* Proxmox's zone names its nodes */
+	size_t n_members;
+	size_t *members; /* indices into cluster.nodes, definition order */
 };
 
 /* What the check sees: the new vnets of following zones, the definition's of the others. */
@@ -93,6 +97,7 @@ static void followed_free(struct followed *f)
 	free(f->vnets);
 	free(f->derived);
 	free(f->secs);
+	free(f->members);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -131,6 +136,53 @@ static const struct pve_section *simple_zone(const struct cluster *c, size_t i,
 		return NULL;
 	}
 	return s;
+}
+
+/*
+ * Proxmox's zone "nodes" (its bridges exist there only) become the zone's
+ * members, unless the definition lists them itself. Names are matched
+ * lower-cased, as import-pve writes them; one fabricd does not know is said.
+ */
+static int follow_members(const struct cluster *c, size_t i, const struct pve_section *zs,
+			  const struct pve_running *r, struct followed *f, struct diag *d)
+{
+	const struct pve_kv *kv = pve_section_get(zs, "nodes", NULL);
+	char where[PVE_WHERE_LEN];
+	char **items = NULL;
+	int n;
+
+	if (!kv || !kv->value || (c->zones[i].flags & ZONE_HAS_NODES))
+		return 0;
+	n = pve_split_list(kv->value, &items);
+	if (n < 0)
+		return n;
+	f->members = calloc(c->n_nodes ? c->n_nodes : 1, sizeof(*f->members));
+	if (!f->members) {
+		pve_strv_free(items);
+		return -ENOMEM;
+	}
+	f->has_members = true;
+	for (size_t k = 0; k < c->n_nodes; k++) {
+		for (int m = 0; m < n; m++) {
+			if (!strcasecmp(items[m], c->nodes[k].name)) {
+				f->members[f->n_members++] = k;
+				break;
+			}
+		}
+	}
+	for (int m = 0; m < n; m++) {
+		bool known = false;
+
+		for (size_t k = 0; k < f->n_members && !known; k++)
+			known = !strcasecmp(items[m], c->nodes[f->members[k]].name);
+		if (!known)
+			diag_warn(
+			    d, pve_where(where, &r->zones, zs, "nodes"),
+			    "%s is not a node of the definition; zone %s is not carried there",
+			    items[m], c->zones[i].name);
+	}
+	pve_strv_free(items);
+	return 0;
 }
 
 /* Fills f with Proxmox's vnets of zone i; pins come from the definition. 0 or -errno. */
@@ -322,11 +374,16 @@ static int build(const struct cluster *c, const struct pve_running *r, struct fo
 	for (size_t i = 0; i < c->n_zones; i++) {
 		if (!(c->zones[i].flags & ZONE_PVE_FOLLOW))
 			continue;
-		if (!simple_zone(c, i, r, d)) {
+		const struct pve_section *zs = simple_zone(c, i, r, d);
+		int one;
+
+		if (!zs) {
 			ret = -EINVAL;
 			continue;
 		}
-		int one = collect(c, i, r, &f[i], d);
+		one = collect(c, i, r, &f[i], d);
+		if (one == 0)
+			one = follow_members(c, i, zs, r, &f[i], d);
 
 		if (one == -ENOMEM)
 			return one;
@@ -356,6 +413,12 @@ int pve_follow_apply(struct cluster *c, const struct pve_running *r, struct diag
 			z->vnets = f[i].vnets;
 			z->n_vnets = f[i].n;
 			f[i].vnets = NULL;
+		}
+		if (ret == 0 && f[i].has_members) {
+			free(z->members);
+			z->members = f[i].members;
+			z->n_members = f[i].n_members;
+			f[i].members = NULL;
 		}
 		followed_free(&f[i]);
 	}

@@ -13,6 +13,8 @@
  * does not have is not carried. Two vnets with one VNI, a name that cannot
  * be a vnet of fabricd's, or a followed zone Proxmox does not have (as a
  * Simple zone) are errors naming the Proxmox vnet or zone and what to pin.
+ * A Proxmox zone restricted to some nodes ("nodes") has its bridges there
+ * only: those become the zone's members, unless the definition lists its own.
  *
  * Files only (the definition and .running-config); no DNS, no kernel.
  */

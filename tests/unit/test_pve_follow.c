@@ -278,6 +278,42 @@ static void test_zones(void)
 	}
 }
 
+static void test_members(void)
+{
+	static const char running[] =
+	    "{\"zones\": {\"ids\": {\"front\": {\"type\": \"simple\", \"nodes\": {\"PVE2\": 1, "
+	    "\"hv9\": 1}}}}, \"vnets\": {\"ids\": {\"v1\": {\"type\": \"vnet\", \"zone\": "
+	    "\"front\"}}}}";
+	struct pve_running r;
+	struct cluster *c;
+	struct diag d;
+
+	/* Proxmox's zone is on pve2 (and an unknown hv9): so is fabricd's */
+	c = load_def(DEF_HEAD "\"zones\": [{\"name\": \"front\", \"transport\": \"plain\", "
+			      "\"pve_zone\": \"front\"}]}",
+		     &d);
+	CHECK_INT(pve_running_parse(running, strlen(running), &r, &d), 0, "parse");
+	CHECK(c && c->zones[0].n_members == 2, "every node before");
+	CHECK_INT(c ? pve_follow_apply(c, &r, &d) : -1, 0, "apply");
+	CHECK(c && c->zones[0].n_members == 1 && c->zones[0].members[0] == 1, "pve2 only");
+	CHECK(has(d.warnings, d.n_warnings,
+		  ".running-config (zones) [simple: front] nodes: hv9 is not a node of the "
+		  "definition"),
+	      "hv9 said");
+	cluster_free(c);
+	diag_free(&d);
+
+	/* the definition's own node list wins */
+	c = load_def(DEF_HEAD "\"zones\": [{\"name\": \"front\", \"transport\": \"plain\", "
+			      "\"nodes\": [\"pve1\"], \"pve_zone\": \"front\"}]}",
+		     &d);
+	CHECK_INT(c ? pve_follow_apply(c, &r, &d) : -1, 0, "apply");
+	CHECK(c && c->zones[0].n_members == 1 && c->zones[0].members[0] == 0, "pve1 kept");
+	cluster_free(c);
+	diag_free(&d);
+	pve_running_free(&r);
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -345,6 +381,7 @@ int main(void)
 	test_apply();
 	test_errors();
 	test_zones();
+	test_members();
 	test_files();
 	return unit_summary("test_pve_follow");
 }
