@@ -125,3 +125,38 @@ def test_missing_running_config(tmp_path):
 def test_bad_option():
     r = run("import-pve", "--underlay-mtu", "12")
     assert r.returncode == 1 and "576..65535" in r.stderr
+
+
+def test_simple_zones_followed(clean92, tmp_path):
+    """--simple: each Proxmox Simple zone becomes a zone that follows it (README, Proxmox VE)."""
+    sdn = clean92 / "sdn"
+    with open(sdn / "zones.cfg", "a") as f:
+        f.write("\nsimple: front\n\tmtu 1390\n\tipam pve\n")
+    with open(sdn / "vnets.cfg", "a") as f:
+        f.write("\nvnet: web\n\tzone front\n")
+    args = ["import-pve", "--sdn-dir", sdn, "--corosync", clean92 / "corosync.conf", "--pending"]
+    r = run(*args)
+    assert r.returncode == 0 and "[simple: front]: not a VXLAN zone" in r.stderr, r.stderr
+    assert "front" not in [z["name"] for z in json.loads(r.stdout)["zones"]]
+    assert run(*args, "--simple", "fast").returncode == 1
+
+    out = tmp_path / "cluster.json"
+    r = run(*args, "--simple", "secure", "-o", out)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(out.read_text())
+    zones = {z["name"]: z for z in d["zones"]}
+    assert zones["front"] == {"name": "front", "transport": "secure", "mtu": 1390,
+                              "pve_zone": "front"}, zones["front"]
+    assert zones["sec"]["vnets"] == [{"name": "blue", "vni": 700001}], "VXLAN zones as before"
+    assert d["pve_sdn_dir"] == os.path.realpath(sdn)
+    # check reads the deployed vnets of the followed zone: web, VNI from its name
+    running = json.loads((sdn / ".running-config").read_text())
+    running["zones"]["ids"]["front"] = {"type": "simple", "mtu": 1390}
+    running["vnets"]["ids"]["web"] = {"type": "vnet", "zone": "front"}
+    (sdn / ".running-config").write_text(json.dumps(running))
+    c = run("check", "-c", out)
+    assert c.returncode == 0 and "3 zones, 3 vnets" in c.stdout, c.stdout + c.stderr
+    running["vnets"]["ids"]["Web2"] = {"type": "vnet", "zone": "front"}
+    (sdn / ".running-config").write_text(json.dumps(running))
+    c = run("check", "-c", out)
+    assert c.returncode == 1 and "[vnet: Web2]: the vnet id has characters" in c.stderr, c.stderr

@@ -27,6 +27,7 @@
 struct import_args {
 	struct pve_paths paths; /* --sdn-dir, --corosync, --pending */
 	const char *output, *key_out, *wg_keys, *node, *gen_dir;
+	const char *simple; /* --simple plain|secure */
 	bool partial;
 	unsigned int underlay_mtu;
 };
@@ -142,6 +143,7 @@ enum {
 	OPT_WG_KEYS,
 	OPT_UNDERLAY_MTU,
 	OPT_GENERATE_KEYS,
+	OPT_SIMPLE,
 };
 
 static void import_usage(FILE *f)
@@ -149,7 +151,7 @@ static void import_usage(FILE *f)
 	fprintf(f, "Usage: fabricd import-pve [--sdn-dir DIR] [--corosync FILE] [--pending]\n"
 		   "                          [-o FILE] [--partial] [--key-out FILE [-n NODE]]\n"
 		   "                          [--wg-keys FILE] [--underlay-mtu N]\n"
-		   "                          [--generate-keys DIR]\n");
+		   "                          [--generate-keys DIR] [--simple plain|secure]\n");
 }
 
 static int parse_args(int argc, char **argv, struct import_args *a)
@@ -165,6 +167,7 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 	    {"node", required_argument, NULL, 'n'},
 	    {"underlay-mtu", required_argument, NULL, OPT_UNDERLAY_MTU},
 	    {"generate-keys", required_argument, NULL, OPT_GENERATE_KEYS},
+	    {"simple", required_argument, NULL, OPT_SIMPLE},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -202,6 +205,15 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 			break;
 		case OPT_GENERATE_KEYS:
 			a->gen_dir = optarg;
+			break;
+		case OPT_SIMPLE:
+			if (strcmp(optarg, "plain") && strcmp(optarg, "secure")) {
+				log_error("--simple \"%s\": give plain or secure, the transport of "
+					  "the zones that carry Proxmox's Simple zones",
+					  optarg);
+				return -1;
+			}
+			a->simple = optarg;
 			break;
 		case 'v':
 			log_set_verbose(true);
@@ -283,6 +295,7 @@ int cmd_import_pve(const struct options *o)
 	struct import_args a = {
 	    .paths = {.sdn_dir = PVE_DEFAULT_SDN_DIR, .corosync = PVE_DEFAULT_COROSYNC}};
 	struct pve_import_opts opts = {0};
+	char sdn_dir[PATH_MAX];
 	struct pve_import *imp = NULL;
 	struct pve_files x;
 	struct diag d;
@@ -293,6 +306,13 @@ int cmd_import_pve(const struct options *o)
 	if (ret != 0)
 		return ret < 0 ? 1 : 0;
 	opts.underlay_mtu = a.underlay_mtu;
+	opts.simple = a.simple;
+	if (a.simple && !realpath(a.paths.sdn_dir, sdn_dir)) {
+		log_error("--sdn-dir %s: %s; give Proxmox's SDN directory", a.paths.sdn_dir,
+			  strerror(errno));
+		return 1;
+	}
+	opts.sdn_dir = a.simple ? sdn_dir : NULL;
 	if (a.gen_dir) {
 		opts.new_key = new_key;
 		opts.ctx = &a;

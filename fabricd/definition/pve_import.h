@@ -43,6 +43,14 @@ struct pve_import_opts {
 	 */
 	int (*new_key)(void *ctx, const char *node, uint8_t pub[32]);
 	void *ctx;
+	/*
+	 * NULL: Simple zones are Proxmox's alone (a warning). "plain" or "secure":
+	 * each becomes a zone of that transport following it ("pve_zone", its
+	 * vnets read at run time); sdn_dir (absolute, or NULL for /etc/pve/sdn)
+	 * is then written as "pve_sdn_dir".
+	 */
+	const char *simple;
+	const char *sdn_dir;
 };
 
 struct pve_import;

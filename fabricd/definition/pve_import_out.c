@@ -72,7 +72,10 @@ static json_t *zone_json(const struct pve_import *imp, const struct imp_zone *z)
 		json_decref(members);
 	if (z->mtu)
 		json_object_set_new(o, "mtu", json_integer(z->mtu));
-	json_object_set(o, "vnets", z->vnets);
+	if (z->follow)
+		json_object_set_new(o, "pve_zone", json_string(z->sec->id));
+	else
+		json_object_set(o, "vnets", z->vnets);
 	return o;
 fail:
 	json_decref(members);
@@ -98,6 +101,13 @@ static json_t *definition(const struct pve_import *imp)
 	}
 	def = json_pack("{s:i, s:s, s:o, s:o, s:o}", "version", 1, "cluster", imp->cluster,
 			"fabric", fabric_json(imp), "nodes", nodes, "zones", zones);
+	for (size_t i = 0; def && i < imp->n_zones; i++) {
+		if (imp->zones[i].follow && imp->opts->sdn_dir &&
+		    strcmp(imp->opts->sdn_dir, "/etc/pve/sdn")) {
+			json_object_set_new(def, "pve_sdn_dir", json_string(imp->opts->sdn_dir));
+			break;
+		}
+	}
 	return def;
 }
 

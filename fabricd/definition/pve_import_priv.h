@@ -47,6 +47,7 @@ struct imp_zone {
 	bool *member; /* per imp_node */
 	json_t *vnets;
 	const struct pve_section *sec;
+	bool follow; /* a Simple zone followed: "pve_zone" = sec->id, no vnets */
 };
 
 struct pve_import {

@@ -151,7 +151,8 @@ static int transport_from_fabric(struct pve_import *imp, const struct pve_sectio
 }
 
 /* Proxmox's mtu carries over only where it does not exceed fabricd's. */
-static void zone_mtu(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z)
+static void zone_mtu(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z,
+		     unsigned int pve_default)
 {
 	const char *text = imp_get(imp, imp->in->zones, s, "mtu");
 	unsigned int underlay =
@@ -172,7 +173,7 @@ static void zone_mtu(struct pve_import *imp, const struct pve_section *s, struct
 		snprintf(assumed, sizeof(assumed), " (assuming a %u underlay; see --underlay-mtu)",
 			 ASSUMED_UNDERLAY);
 	pve_where(where, imp->in->zones, s, text ? "mtu" : NULL);
-	pve = text ? (unsigned int)strtoul(text, &end, 10) : PROXMOX_DEFAULT_MTU;
+	pve = text ? (unsigned int)strtoul(text, &end, 10) : pve_default;
 	if (text && (*end || pve < MTU_MIN || pve > MTU_MAX)) {
 		diag_warn(imp->d, where, "\"%s\" is not an MTU; dropped, fabricd gives %u%s", text,
 			  computed, assumed);
@@ -285,11 +286,44 @@ static int vxlan_zone(struct pve_import *imp, const struct pve_section *s)
 		drop_last_zone(imp);
 		return ret < 0 ? ret : 0;
 	}
-	zone_mtu(imp, s, z);
+	zone_mtu(imp, s, z, PROXMOX_DEFAULT_MTU);
 	note_unused_keys(imp, s);
 	z->all_nodes = true;
 	for (size_t i = 0; i < imp->n_nodes; i++)
 		z->all_nodes = z->all_nodes && (z->member[i] || !imp->nodes[i].usable);
+	return 0;
+}
+
+/* --simple: a zone following Proxmox's Simple zone s, on every node (pve_follow.h). */
+static int simple_zone(struct pve_import *imp, const struct pve_section *s)
+{
+	char where[PVE_WHERE_LEN], name[FABRICD_NAME_MAX + 1];
+	struct imp_zone *z;
+
+	pve_where(where, imp->in->zones, s, NULL);
+	if (!imp_name(name, sizeof(name), s->id)) {
+		diag_add(imp->d, where, "zone id is not a fabricd zone name; rename the zone");
+		return 0;
+	}
+	for (size_t i = 0; i < imp->n_zones; i++) {
+		if (!strcmp(imp->zones[i].name, name)) {
+			diag_add(imp->d, where,
+				 "zones \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
+				 "lowercase); rename one",
+				 imp->zones[i].sec->id, s->id, name);
+			return 0;
+		}
+	}
+	if (!(z = new_zone(imp, s)))
+		return -ENOMEM;
+	memcpy(z->name, name, sizeof(name));
+	z->transport = strcmp(imp->opts->simple, "secure") ? TRANSPORT_PLAIN : TRANSPORT_SECURE;
+	z->follow = true;
+	z->all_nodes = true; /* Proxmox's "nodes" is followed at run time */
+	for (size_t i = 0; i < imp->n_nodes; i++)
+		z->member[i] = true;
+	/* Proxmox gives a Simple zone's bridges no MTU of their own: 1500 */
+	zone_mtu(imp, s, z, 1500);
 	return 0;
 }
 
@@ -309,12 +343,14 @@ static int read_zones(struct pve_import *imp)
 			diag_add(imp->d, where,
 				 "EVPN zone not imported: fabricd builds static VXLAN (plain or "
 				 "secure); keep it in Proxmox or turn it into a VXLAN zone");
+		else if (!strcmp(s->type, "simple") && imp->opts->simple)
+			ret = simple_zone(imp, s);
 		else if (!strcasecmp(s->type, "simple") || !strcasecmp(s->type, "vlan") ||
 			 !strcasecmp(s->type, "qinq"))
 			diag_warn(
 			    imp->d, where,
 			    "not a VXLAN zone: Proxmox keeps building it (see README, Proxmox "
-			    "VE, front end)");
+			    "VE; --simple plain|secure carries Simple zones)");
 		else
 			diag_warn(imp->d, where, "unknown zone type; dropped, as Proxmox does");
 	}
@@ -419,6 +455,8 @@ static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 		diag_warn(imp->d, where, "not imported: its zone \"%s\" is not", zone);
 		return 0;
 	}
+	if (z->follow)
+		return 0; /* read from .running-config at run time, with its VNI */
 	if (!imp_name(name, sizeof(name), s->id)) {
 		diag_add(imp->d, where,
 			 "vnet id is not a fabricd vnet name (letters, digits, '-', at most 15); "
