@@ -154,6 +154,69 @@ static void import_usage(FILE *f)
 		   "                          [--generate-keys DIR] [--simple plain|secure]\n");
 }
 
+/* One option; 1 after --help, -1 on a bad one. */
+static int parse_one(struct import_args *a, int c)
+{
+	char *end;
+
+	switch (c) {
+	case OPT_SDN_DIR:
+		a->paths.sdn_dir = optarg;
+		return 0;
+	case OPT_COROSYNC:
+		a->paths.corosync = optarg;
+		a->paths.corosync_given = true;
+		return 0;
+	case OPT_PENDING:
+		a->paths.pending = true;
+		return 0;
+	case 'o':
+		a->output = optarg;
+		return 0;
+	case OPT_PARTIAL:
+		a->partial = true;
+		return 0;
+	case OPT_KEY_OUT:
+		a->key_out = optarg;
+		return 0;
+	case OPT_WG_KEYS:
+		a->wg_keys = optarg;
+		return 0;
+	case 'n':
+		a->node = optarg;
+		return 0;
+	case OPT_GENERATE_KEYS:
+		a->gen_dir = optarg;
+		return 0;
+	case OPT_SIMPLE:
+		if (strcmp(optarg, "plain") && strcmp(optarg, "secure")) {
+			log_error("--simple \"%s\": give plain or secure, the transport of "
+				  "the zones that carry Proxmox's Simple zones",
+				  optarg);
+			return -1;
+		}
+		a->simple = optarg;
+		return 0;
+	case 'v':
+		log_set_verbose(true);
+		return 0;
+	case OPT_UNDERLAY_MTU:
+		a->underlay_mtu = (unsigned int)strtoul(optarg, &end, 10);
+		if (*end || a->underlay_mtu < 576 || a->underlay_mtu > 65535) {
+			log_error("--underlay-mtu \"%s\": give 576..65535", optarg);
+			return -1;
+		}
+		return 0;
+	case 'h':
+		import_usage(stdout);
+		return 1;
+	default:
+		import_usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct import_args *a)
 {
 	static const struct option opts[] = {
@@ -172,66 +235,14 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	char *end;
 	int c;
 
 	optind = 0; /* the caller's getopt state is not ours */
 	while ((c = getopt_long(argc, argv, "o:n:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_SDN_DIR:
-			a->paths.sdn_dir = optarg;
-			break;
-		case OPT_COROSYNC:
-			a->paths.corosync = optarg;
-			a->paths.corosync_given = true;
-			break;
-		case OPT_PENDING:
-			a->paths.pending = true;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_PARTIAL:
-			a->partial = true;
-			break;
-		case OPT_KEY_OUT:
-			a->key_out = optarg;
-			break;
-		case OPT_WG_KEYS:
-			a->wg_keys = optarg;
-			break;
-		case 'n':
-			a->node = optarg;
-			break;
-		case OPT_GENERATE_KEYS:
-			a->gen_dir = optarg;
-			break;
-		case OPT_SIMPLE:
-			if (strcmp(optarg, "plain") && strcmp(optarg, "secure")) {
-				log_error("--simple \"%s\": give plain or secure, the transport of "
-					  "the zones that carry Proxmox's Simple zones",
-					  optarg);
-				return -1;
-			}
-			a->simple = optarg;
-			break;
-		case 'v':
-			log_set_verbose(true);
-			break;
-		case OPT_UNDERLAY_MTU:
-			a->underlay_mtu = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || a->underlay_mtu < 576 || a->underlay_mtu > 65535) {
-				log_error("--underlay-mtu \"%s\": give 576..65535", optarg);
-				return -1;
-			}
-			break;
-		case 'h':
-			import_usage(stdout);
-			return 1;
-		default:
-			import_usage(stderr);
-			return -1;
-		}
+		int ret = parse_one(a, c);
+
+		if (ret != 0)
+			return ret;
 	}
 	if (optind < argc) {
 		log_error("import-pve: unexpected argument \"%s\"", argv[optind]);
