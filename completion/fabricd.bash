@@ -32,11 +32,11 @@ _fabricd()
 		COMPREPLY=($(compgen -W "auto kernel userspace" -- "$cur"))
 		return
 		;;
-	--transport)
+	--transport | --simple)
 		COMPREPLY=($(compgen -W "plain secure" -- "$cur"))
 		return
 		;;
-	--vnet | --nodes | --zone)
+	--vnet | --nodes | --zone | --pve-zone)
 		return
 		;;
 	-n | --node | --cluster | --prefix | --listen-port | --underlay | --grace | \
@@ -53,7 +53,7 @@ _fabricd()
 	status) opts="$node_opts --json --dot --svg --probe-file --sdn-dir --corosync" ;;
 	plan | apply | down) opts="$node_opts --grace --sdn-dir --corosync" ;;
 	run) opts="$node_opts --grace --metrics --metrics-file --probe-interval --probe-file --sdn-dir --corosync" ;;
-	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --verbose --help" ;;
+	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --simple --verbose --help" ;;
 	set-transport)
 		opts="-c --config --help"
 		local positional=0 i
@@ -82,7 +82,7 @@ _fabricd()
 		opts="-c --config --verbose --help"
 		# add's own options (all of them before the action is given)
 		if [[ ${words[2]} != remove ]]; then
-			[[ ${words[1]} == zone ]] && opts="$opts --transport --vnet --nodes"
+			[[ ${words[1]} == zone ]] && opts="$opts --transport --vnet --nodes --pve-zone"
 			[[ ${words[1]} == vnet ]] && opts="$opts --zone"
 		fi
 		;;
