@@ -15,8 +15,7 @@ void def_source_init(struct def_source *s, const struct options *o)
 	if (!o->sdn_dir) {
 		s->n = 1;
 		s->files[0] = o->config;
-		s->fix = "fix these problems and save it again (or, for .running-config, in "
-			 "Proxmox, Datacenter > SDN, and Apply)";
+		s->fix = "fix these problems and save it again";
 		return;
 	}
 	s->pve = true;
@@ -42,8 +41,11 @@ static int load_definition(struct def_source *s, struct cluster **out, struct di
 		return ret; /* a file still followed stays followed */
 	if (!pve_follows(*out)) {
 		s->n = 1;
+		s->fix = "fix these problems and save it again";
 		return 0;
 	}
+	s->fix = "fix these problems in the definition, or in Proxmox (Datacenter > SDN) and "
+		 "Apply again";
 	pve_follow_path(*out, path, sizeof(path));
 	if (s->n == 1 || strcmp(path, s->running)) {
 		snprintf(s->running, sizeof(s->running), "%s", path);
