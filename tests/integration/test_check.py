@@ -214,3 +214,33 @@ def test_valgrind_clean(fabricd, minimal, tmp_path, example):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode in (0, 1), r.stderr[-4000:]
     assert "All heap blocks were freed" in r.stderr, r.stderr[-4000:]
+
+
+def test_pve_zone_schema_and_check_agree(fabricd, schema, minimal, tmp_path):
+    """A zone following a Proxmox Simple zone: the schema and check accept and refuse alike."""
+    sdn = tmp_path / "sdn"
+    sdn.mkdir()
+    (sdn / ".running-config").write_text(json.dumps({
+        "version": 2, "zones": {"ids": {"front": {"type": "simple"}}},
+        "vnets": {"ids": {"web": {"type": "vnet", "zone": "front"},
+                          "db": {"type": "vnet", "zone": "front"}}}}))
+    minimal["pve_sdn_dir"] = str(sdn)
+    minimal["zones"].append({"name": "front", "transport": "secure", "pve_zone": "front",
+                             "vni_range": [5000, 5999], "vnets": [{"name": "db", "vni": 42}]})
+    assert [e.message for e in schema.iter_errors(minimal)] == []
+    r = check(fabricd, write(tmp_path, minimal))
+    assert r.returncode == 0 and "2 zones, 3 vnets" in r.stdout, r.stdout + r.stderr
+    for change, where in [({"bridges": "own"}, "zones[1].bridges"),
+                          ({"pve_zone": "front-1"}, "zones[1].pve_zone"),
+                          ({"vni_range": [0, 2]}, "zones[1].vni_range"),
+                          ({"vni_range": [9, 2]}, "zones[1].vni_range")]:
+        bad = json.loads(json.dumps(minimal))
+        bad["zones"][1].update(change)
+        if change != {"vni_range": [9, 2]}:  # first <= last: check alone can say it
+            assert list(schema.iter_errors(bad)), f"the schema must reject {change}"
+        r = check(fabricd, write(tmp_path, bad))
+        assert r.returncode == 1 and f"error: {where}: " in r.stderr, r.stderr
+    del minimal["zones"][1]["pve_zone"]
+    assert list(schema.iter_errors(minimal)), "vni_range without pve_zone"
+    r = check(fabricd, write(tmp_path, minimal))
+    assert r.returncode == 1 and "error: zones[1].vni_range: is for a zone" in r.stderr
