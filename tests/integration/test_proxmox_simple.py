@@ -120,6 +120,13 @@ def definition(cluster, pve, transports):
     return d
 
 
+def ports_are(node, bridge, want):
+    """node's bridge has exactly the ports want (an AssertionError says what it has)."""
+    have = ports(node, bridge)
+    assert have == sorted(want), f"{node.name}: {bridge} has {have}, want {sorted(want)}"
+    return True
+
+
 def carried(nodes, vnet, dev):
     return all(dev in ports(n, vnet) for n in nodes)
 
@@ -194,15 +201,15 @@ def test_follows_simple_zones(simple):
     pve.apply(pve.vnets, reload_times)
     vs2 = device("frontp", "vnet2", "secure")
     for n, g in zip(nodes, pln):
-        wait_until(lambda: ports(n, "vnet2") == sorted([vs2, g.tap]), timeout=GRACE + 8,
+        wait_until(lambda: ports_are(n, "vnet2", [vs2, g.tap]), timeout=GRACE + 15,
                    what=f"{n.name}: vnet2 on {vs2} alone")
     # and back, secure -> plain: vx sends again, vs stays as the mute standby
     run_at([(0.2 + 0.3 * i, lambda d=d: d.set_transport("frontp", "plain"))
             for i, d in enumerate(daemons.values())])
     pve.apply(pve.vnets, reload_times)
     for n, g in zip(nodes, pln):
-        wait_until(lambda: ports(n, "vnet2") == sorted([v2, vs2, g.tap])
-                   and n.fdb_remotes(v2) and not n.fdb_remotes(vs2), timeout=GRACE + 8,
+        wait_until(lambda: ports_are(n, "vnet2", [v2, vs2, g.tap])
+                   and n.fdb_remotes(v2) and not n.fdb_remotes(vs2), timeout=GRACE + 15,
                    what=f"{n.name}: vnet2 sends on {v2}, {vs2} the standby")
     pve.apply(pve.vnets, reload_times)
     busy = time.monotonic() - started
