@@ -154,8 +154,10 @@ static int follow_members(const struct cluster *c, size_t i, const struct pve_se
 	if (!kv || !kv->value || (c->zones[i].flags & ZONE_HAS_NODES))
 		return 0;
 	n = pve_split_list(kv->value, &items);
-	if (n < 0)
+	if (n <= 0) {
+		pve_strv_free(items); /* none listed: every node, as in Proxmox */
 		return n;
+	}
 	f->members = calloc(c->n_nodes ? c->n_nodes : 1, sizeof(*f->members));
 	if (!f->members) {
 		pve_strv_free(items);

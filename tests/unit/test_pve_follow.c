@@ -312,6 +312,19 @@ static void test_members(void)
 	cluster_free(c);
 	diag_free(&d);
 	pve_running_free(&r);
+
+	/* an empty node set is no restriction, as in Proxmox */
+	static const char empty[] = "{\"zones\": {\"ids\": {\"front\": {\"type\": \"simple\", "
+				    "\"nodes\": {}}}}}";
+	c = load_def(DEF_HEAD "\"zones\": [{\"name\": \"front\", \"transport\": \"plain\", "
+			      "\"pve_zone\": \"front\"}]}",
+		     &d);
+	CHECK_INT(pve_running_parse(empty, strlen(empty), &r, &d), 0, "parse");
+	CHECK_INT(c ? pve_follow_apply(c, &r, &d) : -1, 0, "apply");
+	CHECK(c && c->zones[0].n_members == 2, "every node");
+	cluster_free(c);
+	diag_free(&d);
+	pve_running_free(&r);
 }
 
 static void write_text(const char *path, const char *text)
