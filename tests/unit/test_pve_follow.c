@@ -284,6 +284,8 @@ static void test_members(void)
 	    "{\"zones\": {\"ids\": {\"front\": {\"type\": \"simple\", \"nodes\": {\"PVE2\": 1, "
 	    "\"hv9\": 1}}}}, \"vnets\": {\"ids\": {\"v1\": {\"type\": \"vnet\", \"zone\": "
 	    "\"front\"}}}}";
+	static const char empty[] = "{\"zones\": {\"ids\": {\"front\": {\"type\": \"simple\", "
+				    "\"nodes\": {}}}}}";
 	struct pve_running r;
 	struct cluster *c;
 	struct diag d;
@@ -314,8 +316,6 @@ static void test_members(void)
 	pve_running_free(&r);
 
 	/* an empty node set is no restriction, as in Proxmox */
-	static const char empty[] = "{\"zones\": {\"ids\": {\"front\": {\"type\": \"simple\", "
-				    "\"nodes\": {}}}}}";
 	c = load_def(DEF_HEAD "\"zones\": [{\"name\": \"front\", \"transport\": \"plain\", "
 			      "\"pve_zone\": \"front\"}]}",
 		     &d);
