@@ -89,4 +89,3 @@ void plan_print(const struct plan *p, FILE *f)
 		print_op(&p->later[i], f);
 	}
 }
-

@@ -9,6 +9,15 @@
  * records the kind that planned it (op.kind): that kind describes and
  * encodes it. The messages go into a kind_encoder, which the engine backs
  * with a batch (engine/apply.c): a kind never sends, waits or resolves.
+ *
+ * Three kinds use the same signatures with fields of their own:
+ * - guard: renders a whole table from the desired state and goes to
+ *   libnftables, so it has no parse (libnftables' JSON) and no encode;
+ * - fabric: WireGuard has two backends, so its ops other than the link's go
+ *   through engine/apply.c (fabric_device_of, fabric_peer_of), not encode;
+ * - frr: its state is a file (engine/frr.c reads and reloads it).
+ * Their few ops a pass carry their detail in op.note; the kinds whose ops
+ * come by the thousand (bridge, vxlan, fdb) describe from the payload.
  */
 #ifndef FABRICD_KIND_H
 #define FABRICD_KIND_H
