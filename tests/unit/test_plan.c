@@ -16,6 +16,7 @@
 #include "definition/config.h"
 #include "definition/desired.h"
 #include "engine/reconcile.h"
+#include "kinds/fabric.h"
 #include "unit.h"
 
 /* What op changes, as `plan` shows it. */
@@ -122,6 +123,7 @@ struct fixture {
 	struct cluster *c;
 	struct reconcile r;
 	struct observed have;
+	struct node_state want; /* of the last plan_for: its ops borrow from it */
 };
 
 /*
@@ -184,6 +186,8 @@ static void fixture_load(struct fixture *f)
 
 static void fixture_free(struct fixture *f)
 {
+	desired_free(&f->want);
+	free(f->r.psk);
 	observed_free(&f->have);
 	cluster_free(f->c);
 }
@@ -191,15 +195,14 @@ static void fixture_free(struct fixture *f)
 /* Plans pve1 of f->c against f->have; returns plan_build's result. */
 static int plan_for(struct fixture *f, struct plan *p, struct diag *d)
 {
-	struct node_state want;
 	int ret;
 
 	plan_init(p, f->r.owner);
-	ret = desired_build(f->c, 0, 1500, &want, d);
+	desired_free(&f->want);
+	ret = desired_build(f->c, 0, 1500, &f->want, d);
 	if (ret < 0)
 		return ret;
-	ret = plan_build(&f->r, &want, &f->have, p, d);
-	desired_free(&want);
+	ret = plan_build(&f->r, &f->want, &f->have, p, d);
 	/*
 	 * The recording predates the nftables guard, so every plan would also
 	 * create it; the guard's own planning is tested in test_firewall.c and
@@ -649,6 +652,78 @@ static void test_fabric_changes(void)
 	fixture_free(&f);
 }
 
+/* Whether the len bytes of key occur anywhere in the plan's ops. */
+static bool ops_hold(const struct plan *p, const uint8_t *key, size_t len)
+{
+	const uint8_t *b = (const uint8_t *)p->ops;
+	size_t n = p->n * sizeof(*p->ops);
+
+	for (size_t i = 0; i + len <= n; i++) {
+		if (!memcmp(b + i, key, len))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Issue 17: an op is small and holds no key. A re-keyed device and a peer
+ * with a new preshared key take the keys from struct reconcile when applied.
+ */
+static void test_ops_compact_and_keyless(void)
+{
+	struct fixture f;
+	struct wg_device dev;
+	struct wg_peer peer;
+	struct op_text t;
+	struct plan p;
+	struct diag d;
+	const struct op *dop = NULL, *pop = NULL;
+
+	CHECK(sizeof(struct op) <= 128, "struct op is %zu bytes", sizeof(struct op));
+	fixture_load(&f);
+	diag_init(&d);
+	memset(f.r.private_key, 0xa5, WG_KEY_LEN);
+	f.r.have_key = true;
+	memset(f.r.public_key, 0x5a, WG_KEY_LEN); /* not the device's: it is re-keyed */
+	f.r.psk_managed = true;
+	f.r.n_psk = f.c->n_nodes;
+	f.r.psk = calloc(f.c->n_nodes, sizeof(*f.r.psk));
+	for (size_t i = 0; f.r.psk && i < f.c->n_nodes; i++)
+		memset(f.r.psk[i], 0x3c, WG_KEY_LEN);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.ops[i].type == OP_WG_DEVICE)
+			dop = &p.ops[i];
+		if (p.ops[i].type == OP_WG_PEER && !pop)
+			pop = &p.ops[i];
+	}
+	CHECK(dop && (dop->u.dev.flags & WGDEVICE_HAS_PRIVATE_KEY), "the device is re-keyed");
+	CHECK(pop && (pop->u.peer.flags & WGPEER_HAS_PRESHARED_KEY), "a peer gets its key");
+	CHECK(!ops_hold(&p, f.r.private_key, WG_KEY_LEN), "no op holds the private key");
+	CHECK(!ops_hold(&p, f.r.psk[0], WG_KEY_LEN), "no op holds a preshared key");
+	if (dop) {
+		fabric_device_of(dop, f.r.private_key, &dev);
+		CHECK(!memcmp(dev.private_key, f.r.private_key, WG_KEY_LEN) &&
+			  !strcmp(dev.ifname, "wgfab0"),
+		      "applied with the key from struct reconcile");
+		explicit_bzero(&dev, sizeof(dev));
+		op_describe(dop, &t);
+		CHECK_STR(t.object, "fabric wgfab0", "the device's object");
+		CHECK_STR(t.detail, "private key from the key file", "its detail");
+	}
+	if (pop) {
+		fabric_peer_of(pop, &peer);
+		CHECK(!memcmp(peer.preshared_key, f.r.psk[0], WG_KEY_LEN),
+		      "the peer's preshared key from struct reconcile");
+		op_describe(pop, &t);
+		CHECK_STR(t.object, "peer pve2", "the peer's object");
+		CHECK(strstr(t.detail, "preshared key") != NULL, "its detail: %s", t.detail);
+	}
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
 int main(void)
 {
 	test_converged();
@@ -665,5 +740,6 @@ int main(void)
 	test_kernel_drift();
 	test_foreign_link();
 	test_fabric_changes();
+	test_ops_compact_and_keyless();
 	return unit_summary("test_plan");
 }
