@@ -71,13 +71,14 @@ enum op_verb {
 struct op_link {
 	uint16_t mask; /* enum link_change_mask */
 	bool isolated, learning, flood;
+	uint8_t role; /* a VXLAN port's enum vxlan_role, for people */
 	unsigned int mtu;
-	int master; /* ifindex; 0 with LINK_SET_MASTER: the bridge op.u.link.bridge, looked up */
+	/* ifindex; 0 with LINK_SET_MASTER: the bridge named below, looked up when applied */
+	int master;
 	uint32_t group;
-	uint8_t role;	      /* a VXLAN port's enum vxlan_role, for people */
 	unsigned int old_mtu; /* for people: the MTU it had */
-	const char
-	    *bridge; /* the bridge a VXLAN port goes into (borrowed from the desired state) */
+	/* the bridge a VXLAN port goes into (borrowed from the desired state) */
+	const char *bridge;
 };
 
 /*
@@ -94,13 +95,15 @@ struct op {
 	uint8_t phase; /* enum op_phase */
 	uint8_t verb;  /* enum op_verb */
 	uint8_t kind;  /* enum kind_id: the kind that planned it describes and encodes it */
-	uint8_t shows; /* the kind's OP_SHOW_* bits: what its detail says */
+	uint8_t shows; /* the kind's SHOW_* bits (kinds/<kind>.c): what its detail says */
 	bool failed;
 	int ifindex; /* of an existing link; 0 = look the name up when applying */
 	char ifname[16];
 	char *note; /* detail text no payload field carries (op_detail), or NULL; owned */
-	/* OP_FIREWALL_SET: the nft text; OP_FRR_CONFIG: the block (NULL removes it); OP_LINK_CHANGE
-	 * with LINK_SET_ALIAS: the alias. Owned. */
+	/*
+	 * Owned: OP_FIREWALL_SET's nft text, OP_FRR_CONFIG's block (NULL removes
+	 * it), the alias of an OP_LINK_CHANGE with LINK_SET_ALIAS.
+	 */
 	char *text;
 	union {
 		struct op_link link; /* OP_LINK_CHANGE */
@@ -108,23 +111,24 @@ struct op {
 			unsigned int mtu;
 			uint32_t vni;
 			uint16_t port;
-			uint8_t role;	  /* enum vxlan_role */
-			bool no_learning; /* VXLAN of an EVPN vnet: FRR installs what it would learn
-					   */
+			uint8_t role; /* enum vxlan_role */
+			/* VXLAN of an EVPN vnet: FRR installs what it would learn */
+			bool no_learning;
 			struct ip_addr local;
 			const char *bridge; /* to enslave a new VXLAN device to (borrowed) */
 		} create;
-		struct {	       /* OP_LINK_DELETE, for people */
-			char kind[16]; /* the link's kind ("" = "link") */
-			char name[16]; /* the link's name (ifname is set only where apply names it)
-					*/
+		/* OP_LINK_DELETE, for people: the link's kind ("" = "link") and name
+		 * (ifname is set only where the daemon's reports look it up) */
+		struct {
+			char kind[16];
+			char name[16];
 		} del;
 		struct ip_addr dst;	 /* OP_FDB_*: the remote */
 		struct ip_prefix prefix; /* OP_ADDR_* */
-		struct {		 /* OP_WG_DEVICE */
-			unsigned int
-			    flags; /* WGDEVICE_HAS_PRIVATE_KEY (struct reconcile's), _LISTEN_PORT */
-			uint16_t listen_port, old_port;
+		/* OP_WG_DEVICE: WGDEVICE_HAS_PRIVATE_KEY (struct reconcile's key), _LISTEN_PORT */
+		struct {
+			unsigned int flags;
+			uint16_t listen_port;
 		} dev;
 		struct {				 /* OP_WG_PEER */
 			const struct desired_peer *want; /* NULL: removed */
