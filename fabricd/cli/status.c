@@ -150,9 +150,11 @@ static json_t *status_drift(const struct plan *p)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 		char verb[2] = {(char)op->verb, '\0'};
+		struct op_text t;
 
+		op_describe(op, &t);
 		json_array_append_new(drift, json_pack("{s:s, s:s, s:s}", "change", verb, "object",
-						       op->object, "detail", op->detail));
+						       t.object, "detail", t.detail));
 	}
 	return drift;
 }

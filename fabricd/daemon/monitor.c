@@ -192,9 +192,13 @@ void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reaso
 	    ((reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS))))
 		return;
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->ops[i].phase != PHASE_RETIRE && p->ops[i].phase != PHASE_SEAL &&
-		    !comes_with_link(p, &p->ops[i]))
-			count_repair(&m->d, p->ops[i].object);
+		struct op_text t;
+
+		if (p->ops[i].phase == PHASE_RETIRE || p->ops[i].phase == PHASE_SEAL ||
+		    comes_with_link(p, &p->ops[i]))
+			continue;
+		op_describe(&p->ops[i], &t);
+		count_repair(&m->d, t.object);
 	}
 }
 

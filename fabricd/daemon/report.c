@@ -256,11 +256,15 @@ static const struct op *creator(const struct plan *p, const char *ifname)
 
 static void report_retire(const struct op *op)
 {
+	struct op_text t;
+
+	op_describe(op, &t);
 	if (op->verb == VERB_DELETE)
-		log_info("%s: removed%s%s%s", op->object, op->detail[0] ? " (" : "", op->detail,
-			 op->detail[0] ? ")" : "");
+		log_info("%s: removed%s%s%s", t.object, t.detail[0] ? " (" : "", t.detail,
+			 t.detail[0] ? ")" : "");
 	else
-		log_info("%s: %s", op->object, op->detail[0] ? op->detail : op_verb_word(op->verb));
+		log_info("%s: %s", t.object,
+			 t.detail[0] ? t.detail : op_verb_word((enum op_verb)op->verb));
 }
 
 /* "vxlan vx100: recreated (drift: missing)", collapsing what comes with a recreated link. */
@@ -268,30 +272,32 @@ static void report_drift(const struct plan *p, const struct op *op)
 {
 	const struct op *made = op->ifname[0] ? creator(p, op->ifname) : NULL;
 	size_t with = 0;
+	struct op_text t;
 
 	if (made && made != op)
 		return; /* comes with the link's creation */
+	op_describe(op, &t);
 	if (made) {
 		for (size_t i = 0; i < p->n; i++)
 			with += &p->ops[i] != op && !strcmp(p->ops[i].ifname, op->ifname);
 		if (with)
-			log_info("%s: recreated with %zu setting%s (drift: missing)", op->object,
+			log_info("%s: recreated with %zu setting%s (drift: missing)", t.object,
 				 with, with == 1 ? "" : "s");
 		else
-			log_info("%s: recreated (drift: missing)", op->object);
+			log_info("%s: recreated (drift: missing)", t.object);
 		return;
 	}
-	switch (op->verb) {
+	switch ((enum op_verb)op->verb) {
 	case VERB_CREATE:
-		log_info("%s: added again (drift: missing)", op->object);
+		log_info("%s: added again (drift: missing)", t.object);
 		break;
 	case VERB_DELETE:
-		log_info("%s: removed (drift: %s)", op->object,
-			 op->detail[0] ? op->detail : "not in the definition");
+		log_info("%s: removed (drift: %s)", t.object,
+			 t.detail[0] ? t.detail : "not in the definition");
 		break;
 	case VERB_CHANGE:
-		log_info("%s: %s (drift: changed out of band)", op->object,
-			 op->detail[0] ? op->detail : "restored");
+		log_info("%s: %s (drift: changed out of band)", t.object,
+			 t.detail[0] ? t.detail : "restored");
 		break;
 	}
 }

@@ -18,6 +18,7 @@
 #include "engine/observe.h"
 #include "netlink/ifindex.h"
 #include "engine/reconcile.h"
+#include "kinds/fabric.h"
 #include "kinds/kind.h"
 
 int fabric_apply(struct reconcile *r, struct op *op)
@@ -29,7 +30,7 @@ int fabric_apply(struct reconcile *r, struct op *op)
 	case OP_WG_CREATE:
 		return wg_create(r->backend, op->ifname, r->owner);
 	case OP_WG_DESTROY:
-		ret = wg_destroy(op->backend, op->ifname);
+		ret = wg_destroy(op->u.backend, op->ifname);
 		/* wireguard-go exited on its own (a burst of link changes) and took the device */
 		if (ret == -ENODEV && !if_nametoindex(op->ifname)) {
 			log_warn("fabric %s: already gone (its wireguard-go had exited)",
@@ -38,8 +39,7 @@ int fabric_apply(struct reconcile *r, struct op *op)
 		}
 		return ret;
 	case OP_WG_DEVICE:
-		dev = op->wg;
-		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
+		fabric_device_of(op, r->private_key, &dev);
 		ret = wg_set(r->backend, &dev);
 		explicit_bzero(&dev, sizeof(dev));
 		return ret;
@@ -51,18 +51,26 @@ int fabric_apply(struct reconcile *r, struct op *op)
 /* One op as it is sent, for --verbose. */
 static void log_op(const struct op *op)
 {
-	log_debug("%c %s: %s%s%s%s", (char)op->verb, op->object, op_verb_word(op->verb),
-		  op->detail[0] ? " (" : "", op->detail, op->detail[0] ? ")" : "");
+	struct op_text t;
+
+	if (!log_is_verbose())
+		return; /* the text is made only to be shown */
+	op_describe(op, &t);
+	log_debug("%c %s: %s%s%s%s", (char)op->verb, t.object, op_verb_word((enum op_verb)op->verb),
+		  t.detail[0] ? " (" : "", t.detail, t.detail[0] ? ")" : "");
 }
 
 static void report_failure(struct op *op, int err, const char *extack)
 {
+	const char *verb = op_verb_word((enum op_verb)op->verb);
+	struct op_text t;
+
 	op->failed = true;
+	op_describe(op, &t);
 	if (extack && extack[0])
-		log_error("%s: %s failed: %s (kernel: %s)", op->object, op_verb_word(op->verb),
-			  strerror(-err), extack);
+		log_error("%s: %s failed: %s (kernel: %s)", t.object, verb, strerror(-err), extack);
 	else
-		log_error("%s: %s failed: %s", op->object, op_verb_word(op->verb), strerror(-err));
+		log_error("%s: %s failed: %s", t.object, verb, strerror(-err));
 }
 
 static void batch_error(void *cookie, int err, const char *extack, void *data)
@@ -142,7 +150,7 @@ static int enc_fresh_ifindex(struct kind_encoder *e)
 static void encode_op(struct reconcile *r, struct nl_batch *b, struct name_cache *names,
 		      struct op *op)
 {
-	const struct kind *k = kind_for_op(op->type);
+	const struct kind *k = kind_by_id(op->kind);
 	struct batch_encoder be = {
 	    .e = {.msg = enc_msg,
 		  .commit = enc_commit,
@@ -157,7 +165,7 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct name_cache
 	};
 	int ret;
 
-	if (!k)
+	if (!k || !k->encode)
 		return;
 	log_op(op);
 	ret = k->encode(&be.e, op);
@@ -224,9 +232,7 @@ static void apply_peer_ops(struct reconcile *r, struct plan *p, int phase)
 			continue;
 		log_op(op);
 		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
-		/* pointers are set here: the plan's array may have moved since it was built */
-		op->peer.allowed_ips = op->peer.n_allowed_ips ? &op->allowed_ip : NULL;
-		dev.peers[dev.n_peers++] = op->peer;
+		fabric_peer_of(op, &dev.peers[dev.n_peers++]);
 	}
 	ret = wg_set(r->backend, &dev);
 	explicit_bzero(dev.peers, n * sizeof(*dev.peers)); /* preshared keys */

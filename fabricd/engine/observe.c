@@ -17,27 +17,28 @@
 #include "engine/observe.h"
 #include "engine/reconcile.h"
 #include "engine/guard_io.h"
+#include "kinds/kind.h"
 
-static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
+/* One message of a dump into its kind's table (struct kind.parse). */
+struct dump_into {
+	const struct kind *kind;
+	void *table;
+};
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct link_table *t = data;
-	struct link_obs l, *grown;
+	const struct dump_into *d = data;
 
-	if (link_parse(nlh, &l) < 0)
-		return MNL_CB_OK; /* not a link we can name: skip it */
-	grown = realloc(t->links, (t->n + 1) * sizeof(*grown));
-	if (!grown) {
+	if (d->kind->parse(nlh, d->table) < 0) {
 		errno = ENOMEM;
 		return MNL_CB_ERROR;
 	}
-	t->links = grown;
-	t->links[t->n++] = l;
 	return MNL_CB_OK;
 }
 
 static void link_table_reset(void *data)
 {
-	link_table_free(data);
+	link_table_free(((struct dump_into *)data)->table);
 }
 
 int link_dump(struct nl_sock *s, struct link_table *t)
@@ -45,41 +46,22 @@ int link_dump(struct nl_sock *s, struct link_table *t)
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	struct dump_into d = {&link_kind, t};
 	int ret;
 
 	ifi->ifi_family = AF_UNSPEC;
 	/* leave out per-VF and stats blocks: smaller dumps, nothing we read */
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	link_table_free(t);
-	ret = nl_dump(s, nlh, link_dump_cb, link_table_reset, t);
+	ret = nl_dump(s, nlh, dump_cb, link_table_reset, &d);
 	if (ret < 0)
 		link_table_free(t);
 	return ret;
 }
 
-static int fdb_dump_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct fdb_table *t = data;
-	struct fdb_entry e, *grown;
-
-	if (fdb_parse(nlh, &e) <= 0)
-		return MNL_CB_OK;
-	/* the capacity doubles whenever n reaches a power of two (0, 1, 2, 4, ...) */
-	if (!(t->n & (t->n - 1))) {
-		grown = realloc(t->entries, (t->n ? 2 * t->n : 1) * sizeof(*grown));
-		if (!grown) {
-			errno = ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		t->entries = grown;
-	}
-	t->entries[t->n++] = e;
-	return MNL_CB_OK;
-}
-
 static void fdb_table_reset(void *data)
 {
-	fdb_table_free(data);
+	fdb_table_free(((struct dump_into *)data)->table);
 }
 
 int fdb_dump(struct nl_sock *s, struct fdb_table *t)
@@ -87,11 +69,12 @@ int fdb_dump(struct nl_sock *s, struct fdb_table *t)
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETNEIGH, 0);
 	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	struct dump_into d = {&fdb_kind, t};
 	int ret;
 
 	ndm->ndm_family = AF_BRIDGE;
 	fdb_table_free(t);
-	ret = nl_dump(s, nlh, fdb_dump_cb, fdb_table_reset, t);
+	ret = nl_dump(s, nlh, dump_cb, fdb_table_reset, &d);
 	if (ret < 0)
 		fdb_table_free(t);
 	else
@@ -99,31 +82,9 @@ int fdb_dump(struct nl_sock *s, struct fdb_table *t)
 	return ret;
 }
 
-struct dump_ctx {
-	int ifindex;
-	struct ifaddr_table *t;
-};
-
-static int ifaddr_dump_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct dump_ctx *ctx = data;
-	struct ifaddr_entry e, *grown;
-
-	if (ifaddr_parse(nlh, &e) < 0 || e.ifindex != ctx->ifindex)
-		return MNL_CB_OK;
-	grown = realloc(ctx->t->entries, (ctx->t->n + 1) * sizeof(*grown));
-	if (!grown) {
-		errno = ENOMEM;
-		return MNL_CB_ERROR;
-	}
-	ctx->t->entries = grown;
-	ctx->t->entries[ctx->t->n++] = e;
-	return MNL_CB_OK;
-}
-
 static void ifaddr_reset(void *data)
 {
-	ifaddr_table_free(((struct dump_ctx *)data)->t);
+	ifaddr_table_free(((struct dump_into *)data)->table);
 }
 
 int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
@@ -131,14 +92,15 @@ int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETADDR, 0);
 	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-	struct dump_ctx ctx = {.ifindex = ifindex, .t = t};
+	struct dump_into d = {&ifaddr_kind, t};
 	int ret;
 
 	ifa->ifa_family = AF_UNSPEC;
 	/* strict checking lets the kernel filter by link */
 	ifa->ifa_index = (unsigned int)ifindex;
 	ifaddr_table_free(t);
-	ret = nl_dump(s, nlh, ifaddr_dump_cb, ifaddr_reset, &ctx);
+	t->ifindex = ifindex;
+	ret = nl_dump(s, nlh, dump_cb, ifaddr_reset, &d);
 	if (ret < 0)
 		ifaddr_table_free(t);
 	return ret;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* engine/plan.c - the op list: building, printing, counting. */
+/* engine/plan.c - the op list: building, counting (plan_text.c: its text for people). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +14,10 @@ void plan_init(struct plan *p, const char *owner)
 
 static void ops_free(struct op **ops, size_t *n, size_t *cap)
 {
-	for (size_t i = 0; i < *n; i++)
+	for (size_t i = 0; i < *n; i++) {
+		free((*ops)[i].note);
 		free((*ops)[i].text);
-	if (*ops)
-		explicit_bzero(*ops, *cap * sizeof(**ops));
+	}
 	free(*ops);
 	*ops = NULL;
 	*n = *cap = 0;
@@ -31,23 +31,20 @@ void plan_free(struct plan *p)
 	ops_free(&p->later, &p->n_later, &p->cap_later);
 }
 
-/* A zeroed op at the end of the array, or NULL on ENOMEM. */
+/*
+ * A zeroed op at the end of the array, or NULL on ENOMEM. The array grows by
+ * realloc: ops hold no key material, and a large block moves without a copy.
+ */
 static struct op *ops_push(struct op **ops, size_t *n, size_t *cap)
 {
 	struct op *op;
 
 	if (*n == *cap) {
 		size_t grown_cap = *cap ? *cap * 2 : 32;
-		struct op *grown = calloc(grown_cap, sizeof(*grown));
+		struct op *grown = realloc(*ops, grown_cap * sizeof(*grown));
 
 		if (!grown)
 			return NULL;
-		/* copy, then wipe the old array: ops may hold a private key */
-		if (*ops) {
-			memcpy(grown, *ops, *n * sizeof(*grown));
-			explicit_bzero(*ops, *cap * sizeof(**ops));
-			free(*ops);
-		}
 		*ops = grown;
 		*cap = grown_cap;
 	}
@@ -56,39 +53,37 @@ static struct op *ops_push(struct op **ops, size_t *n, size_t *cap)
 	return op;
 }
 
-struct op *plan_add(struct plan *p, enum op_type type, enum op_phase phase, enum op_verb verb,
-		    const char *object_fmt, ...)
+static void op_init(struct op *op, int kind, enum op_type type, enum op_phase phase,
+		    enum op_verb verb, const char *ifname)
+{
+	op->type = (uint8_t)type;
+	op->phase = (uint8_t)phase;
+	op->verb = (uint8_t)verb;
+	op->kind = (uint8_t)kind;
+	if (ifname)
+		snprintf(op->ifname, sizeof(op->ifname), "%s", ifname);
+}
+
+struct op *plan_add(struct plan *p, int kind, enum op_type type, enum op_phase phase,
+		    enum op_verb verb, const char *ifname)
 {
 	struct op *op = ops_push(&p->ops, &p->n, &p->cap);
-	va_list ap;
 
-	if (!op)
-		return NULL;
-	op->type = type;
-	op->phase = phase;
-	op->verb = verb;
-	va_start(ap, object_fmt);
-	vsnprintf(op->object, sizeof(op->object), object_fmt, ap);
-	va_end(ap);
+	if (op)
+		op_init(op, kind, type, phase, verb, ifname);
 	return op;
 }
 
-struct op *plan_add_later(struct plan *p, long long due, long long due_in, enum op_type type,
-			  enum op_verb verb, const char *object_fmt, ...)
+struct op *plan_add_later(struct plan *p, long long due, long long due_in, int kind,
+			  enum op_type type, enum op_verb verb, const char *ifname)
 {
 	struct op *op = ops_push(&p->later, &p->n_later, &p->cap_later);
-	va_list ap;
 
 	if (!op)
 		return NULL;
-	op->type = type;
-	op->phase = PHASE_RETIRE;
-	op->verb = verb;
+	op_init(op, kind, type, PHASE_RETIRE, verb, ifname);
 	op->due = due;
 	op->due_in = due_in;
-	va_start(ap, object_fmt);
-	vsnprintf(op->object, sizeof(op->object), object_fmt, ap);
-	va_end(ap);
 	return op;
 }
 
@@ -103,18 +98,49 @@ long long plan_next_due(const struct plan *p)
 	return next;
 }
 
-void op_detail(struct op *op, const char *fmt, ...)
+static void text_vadd(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	size_t len = strlen(op->detail);
-	va_list ap;
+	size_t len = strlen(buf);
 
-	if (len && len + 2 < sizeof(op->detail)) {
-		strcpy(op->detail + len, ", ");
+	if (len && len + 2 < size) {
+		strcpy(buf + len, ", ");
 		len += 2;
 	}
+	if (len < size)
+		vsnprintf(buf + len, size - len, fmt, ap);
+}
+
+void text_add(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
-	vsnprintf(op->detail + len, sizeof(op->detail) - len, fmt, ap);
+	text_vadd(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+void op_detail(struct op *op, const char *fmt, ...)
+{
+	char buf[OP_DETAIL_MAX];
+	va_list ap;
+
+	snprintf(buf, sizeof(buf), "%s", op->note ? op->note : "");
+	va_start(ap, fmt);
+	text_vadd(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* on ENOMEM the text for people stays shorter; the op itself is whole */
+	char *grown = realloc(op->note, strlen(buf) + 1);
+
+	if (grown) {
+		strcpy(grown, buf);
+		op->note = grown;
+	}
+}
+
+void op_delete_names(struct op *op, const char *kind, const char *name)
+{
+	snprintf(op->u.del.kind, sizeof(op->u.del.kind), "%s", kind ? kind : "");
+	snprintf(op->u.del.name, sizeof(op->u.del.name), "%s", name);
 }
 
 const char *op_verb_word(enum op_verb v)
@@ -122,27 +148,11 @@ const char *op_verb_word(enum op_verb v)
 	return v == VERB_CREATE ? "create" : v == VERB_DELETE ? "remove" : "change";
 }
 
-static void print_op(const struct op *op, FILE *f)
-{
-	fprintf(f, "%c %s: %s%s%s%s\n", (char)op->verb, op->object, op_verb_word(op->verb),
-		op->detail[0] ? " (" : "", op->detail, op->detail[0] ? ")" : "");
-}
-
-void plan_print(const struct plan *p, FILE *f)
-{
-	for (size_t i = 0; i < p->n; i++)
-		print_op(&p->ops[i], f);
-	for (size_t i = 0; i < p->n_later; i++) {
-		fprintf(f, "later, in %lld s: ", p->later[i].due_in);
-		print_op(&p->later[i], f);
-	}
-}
-
 void plan_count(const struct plan *p, size_t *created, size_t *changed, size_t *deleted)
 {
 	*created = *changed = *deleted = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		switch (p->ops[i].verb) {
+		switch ((enum op_verb)p->ops[i].verb) {
 		case VERB_CREATE:
 			(*created)++;
 			break;

@@ -15,6 +15,8 @@
 #include "kinds/link.h"
 #include "wireguard/wg.h"
 
+struct desired_peer;
+
 enum op_type {
 	OP_WG_CREATE,  /* create (kernel) or start (wireguard-go) the fabric device */
 	OP_WG_DESTROY, /* the reverse */
@@ -62,38 +64,83 @@ enum op_verb {
 	VERB_DELETE = '-',
 };
 
-struct op {
-	enum op_type type;
-	enum op_phase phase;
-	enum op_verb verb;
-	char object[64];  /* "bridge vnet100", "vxlan vx100", "peer pve2", ... */
-	char detail[256]; /* what changes, for people */
-	char ifname[16];
-	int ifindex; /* of an existing link; 0 = look the name up when applying */
-	/* link creation */
+/*
+ * What link ops change, without the alias (that is op.text): a compact
+ * struct link_change.
+ */
+struct op_link {
+	uint16_t mask; /* enum link_change_mask */
+	bool isolated, learning, flood;
+	uint8_t role; /* a VXLAN port's enum vxlan_role, for people */
 	unsigned int mtu;
-	uint32_t vni;
-	uint16_t port;
-	struct ip_addr local;
-	char master[16]; /* bridge to enslave a new VXLAN device to */
+	/* ifindex; 0 with LINK_SET_MASTER: the bridge named below, looked up when applied */
+	int master;
+	uint32_t group;
+	unsigned int old_mtu; /* for people: the MTU it had */
+	/* the bridge a VXLAN port goes into (borrowed from the desired state) */
+	const char *bridge;
+};
 
-	/* VXLAN of an EVPN vnet: FRR installs what it would learn */
-	bool no_learning;
-	/* OP_LINK_CHANGE */
-	struct link_change change;
-	/* OP_FDB_*: remote; OP_ADDR_*: address */
-	struct ip_addr dst;
-	struct ip_prefix prefix;
-	/* OP_WG_*: one device change with at most one peer and its allowed IP */
-	enum wg_backend backend;
-	struct wg_device wg;
-	struct wg_peer peer;
-	struct ip_prefix allowed_ip;
-	/* OP_FIREWALL_SET: the table's nft text, owned by the plan (plan_free frees it) */
+/*
+ * One change. Compact: the text for people is not stored but produced when
+ * it is shown (op_describe: the object from the type and the payload, the
+ * detail by the kind that planned the op); what no payload field carries is
+ * in note. Payloads borrow from the desired state, the observed state and
+ * struct reconcile of the pass that built the plan, which outlive it (one
+ * session holds all four). No op holds key material: the WireGuard ops point
+ * to the desired peer and the keys stay in struct reconcile.
+ */
+struct op {
+	uint8_t type;  /* enum op_type */
+	uint8_t phase; /* enum op_phase */
+	uint8_t verb;  /* enum op_verb */
+	uint8_t kind;  /* enum kind_id: the kind that planned it describes and encodes it */
+	uint8_t shows; /* the kind's SHOW_* bits (kinds/<kind>.c): what its detail says */
+	bool failed;
+	int ifindex; /* of an existing link; 0 = look the name up when applying */
+	char ifname[16];
+	char *note; /* detail text no payload field carries (op_detail), or NULL; owned */
+	/*
+	 * Owned: OP_FIREWALL_SET's nft text, OP_FRR_CONFIG's block (NULL removes
+	 * it), the alias of an OP_LINK_CHANGE with LINK_SET_ALIAS.
+	 */
 	char *text;
+	union {
+		struct op_link link; /* OP_LINK_CHANGE */
+		struct {	     /* OP_BRIDGE_CREATE, OP_VXLAN_CREATE */
+			unsigned int mtu;
+			uint32_t vni;
+			uint16_t port;
+			uint8_t role; /* enum vxlan_role */
+			/* VXLAN of an EVPN vnet: FRR installs what it would learn */
+			bool no_learning;
+			struct ip_addr local;
+			const char *bridge; /* to enslave a new VXLAN device to (borrowed) */
+		} create;
+		/* OP_LINK_DELETE, for people: the link's kind ("" = "link") and name
+		 * (ifname is set only where the daemon's reports look it up) */
+		struct {
+			char kind[16];
+			char name[16];
+		} del;
+		struct ip_addr dst;	 /* OP_FDB_*: the remote */
+		struct ip_prefix prefix; /* OP_ADDR_* */
+		/* OP_WG_DEVICE: WGDEVICE_HAS_PRIVATE_KEY (struct reconcile's key), _LISTEN_PORT */
+		struct {
+			unsigned int flags;
+			uint16_t listen_port;
+		} dev;
+		struct {				 /* OP_WG_PEER */
+			const struct desired_peer *want; /* NULL: removed */
+			const struct wg_peer *have;	 /* the kernel's, NULL: new */
+			const char *name;		 /* its node's, NULL: a peer no node has */
+			const uint8_t *psk;		 /* the key to set (HAS_PRESHARED_KEY) */
+			unsigned int flags;		 /* WGPEER_* */
+		} peer;
+		enum wg_backend backend; /* OP_WG_CREATE, OP_WG_DESTROY */
+	} u;
 	/* in plan.later: when it falls due (CLOCK_BOOTTIME s) and how far off that was */
 	long long due, due_in;
-	bool failed;
 };
 
 struct plan {
@@ -111,22 +158,34 @@ struct plan {
 };
 
 void plan_init(struct plan *p, const char *owner);
-/* Wipes key material. */
 void plan_free(struct plan *p);
 
-/* Appends an op; the object name is printf-formatted. NULL on ENOMEM. */
-struct op *plan_add(struct plan *p, enum op_type type, enum op_phase phase, enum op_verb verb,
-		    const char *object_fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Appends an op planned by kind (enum kind_id), zeroed but for these. NULL on ENOMEM. */
+struct op *plan_add(struct plan *p, int kind, enum op_type type, enum op_phase phase,
+		    enum op_verb verb, const char *ifname);
 /* Appends an op due at due (CLOCK_BOOTTIME s), due_in seconds from now, to p->later. */
-struct op *plan_add_later(struct plan *p, long long due, long long due_in, enum op_type type,
-			  enum op_verb verb, const char *object_fmt, ...)
-    __attribute__((format(printf, 6, 7)));
+struct op *plan_add_later(struct plan *p, long long due, long long due_in, int kind,
+			  enum op_type type, enum op_verb verb, const char *ifname);
 /* The earliest due time in p->later (CLOCK_BOOTTIME s), 0 when none. */
 long long plan_next_due(const struct plan *p);
+/* Names an OP_LINK_DELETE's link for people: its kind ("" or NULL: "link") and name. */
+void op_delete_names(struct op *op, const char *kind, const char *name);
 /* "create", "change" or "remove". */
 const char *op_verb_word(enum op_verb v);
-/* Appends printf-formatted text to op->detail, comma separated. */
+/* Appends printf-formatted text to op->note, comma separated (at most OP_DETAIL_MAX - 1 bytes). */
 void op_detail(struct op *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends printf-formatted text to buf (len bytes), comma separated, as op_detail does. */
+void text_add(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define OP_OBJECT_MAX 64
+#define OP_DETAIL_MAX 256
+
+/* An op's text for people: "vxlan vx100", "vni 100, port 4789, ...". */
+struct op_text {
+	char object[OP_OBJECT_MAX];
+	char detail[OP_DETAIL_MAX];
+};
+void op_describe(const struct op *op, struct op_text *t);
 
 /*
  * One line per change: "+ vxlan vx100: create (vni 100, port 4789, ...)";

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kinds/bridge.h"
+#include "kinds/kind.h"
 #include "kinds/fabric.h"
 #include "kinds/frr.h"
 #include "base/log.h"
@@ -104,7 +105,7 @@ static const struct desired_vnet *vnet_by_vni(const struct node_state *want, uin
 }
 
 /* Owned links the definition no longer wants. */
-static int plan_removals(struct reconcile *r, const struct node_state *want,
+static int plan_removals(const struct reconcile *r, const struct node_state *want,
 			 const struct observed *have, struct plan *p)
 {
 	for (size_t i = 0; i < have->links.n; i++) {
@@ -124,10 +125,11 @@ static int plan_removals(struct reconcile *r, const struct node_state *want,
 		 * (PHASE_RETIRE); EVPN: FRR 8.4's zebra crashes with two devices of
 		 * one VNI, so there it goes before the new one is made.
 		 */
-		op = plan_add(p, OP_LINK_DELETE, v && !v->evpn ? PHASE_RETIRE : PHASE_DELETE,
-			      VERB_DELETE, "%s %s", l->kind[0] ? l->kind : "link", l->name);
+		op = plan_add(p, KIND_LINK, OP_LINK_DELETE,
+			      v && !v->evpn ? PHASE_RETIRE : PHASE_DELETE, VERB_DELETE, l->name);
 		if (!op)
 			return -ENOMEM;
+		op_delete_names(op, l->kind, l->name);
 		if (v && v->evpn)
 			op_detail(op, "vnet %s moved to %s transport (evpn: before the new device)",
 				  v->name, transport_name(v->transport));
@@ -140,16 +142,18 @@ static int plan_removals(struct reconcile *r, const struct node_state *want,
 		else
 			op_detail(op, "not in the definition");
 		op->ifindex = l->ifindex;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
 	}
 	return 0;
 }
 
-static int plan_vnet(struct reconcile *r, const struct node_state *want,
-		     const struct desired_vnet *v, const struct observed *have, struct plan *p)
+/* A vnet's bridge (its kind, or a takeover of an existing one) and its VXLAN devices. */
+static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v, struct plan *p)
 {
-	const struct link_obs *br = v->existing_bridge ? link_find(&have->links, v->name)
-						       : owned_link(have, v->name, want->owner);
+	const struct observed *have = node->have;
+	const struct link_obs *br = v->existing_bridge
+					? link_find(&have->links, v->name)
+					: owned_link(have, v->name, node->want->owner);
+	struct kind_input in = *node;
 	int ret;
 
 	if (v->existing_bridge) {
@@ -159,39 +163,78 @@ static int plan_vnet(struct reconcile *r, const struct node_state *want,
 		if ((ret = takeover_plan(v, have, p)) < 0)
 			return ret;
 	} else {
-		ret = bridge_plan(v, br, p);
+		in.vnet = v;
+		in.link = br;
+		ret = bridge_kind.plan(&in, p);
 		if (ret < 0)
 			return ret;
 		/* a bridge that is replaced counts as new for its port */
 		if (br && strcmp(br->kind, "bridge"))
 			br = NULL;
 	}
-	return switch_plan_vnet(r, v, br, have, p);
+	/* the vxlan and fdb kinds, through the switch's roles */
+	return switch_plan_vnet(node->r, v, br, have, p);
 }
+
+/* Conflicts first: the fabric kind adds its own, and nothing is planned after one. */
+static int step_fabric(const struct kind_input *in, struct plan *p)
+{
+	size_t errors = in->diag->n;
+	int ret;
+
+	check_conflicts(in->want, in->have, in->diag);
+	ret = fabric_kind.plan(in, p);
+	return ret < 0 ? ret : in->diag->n > errors ? -EEXIST : 0;
+}
+
+static int step_guard(const struct kind_input *in, struct plan *p)
+{
+	return guard_kind.plan(in, p);
+}
+
+/* vnets first: within a phase, remotes are added to a new device before a retiring one loses them
+ */
+static int step_vnets(const struct kind_input *in, struct plan *p)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < in->want->n_vnets; i++)
+		ret = plan_vnet(in, &in->want->vnets[i], p);
+	return ret;
+}
+
+static int step_removals(const struct kind_input *in, struct plan *p)
+{
+	return plan_removals(in->r, in->want, in->have, p);
+}
+
+static int step_frr(const struct kind_input *in, struct plan *p)
+{
+	int ret = frr_kind.plan(in, p);
+
+	if (!ret)
+		frr_warn_plan(in->r->frr_pathspace, p, in->diag);
+	return ret;
+}
+
+/* The kinds in plan order: within a phase, ops run in the order they were planned. */
+static int (*const plan_steps[])(const struct kind_input *, struct plan *) = {
+    step_fabric,   /* fabric_kind (and ifaddr_kind), after the name conflicts */
+    step_guard,	   /* guard_kind */
+    step_vnets,	   /* bridge_kind, then vxlan_kind and fdb_kind through engine/switch.c */
+    step_removals, /* the link kind's deletes of owned links nobody wants */
+    step_frr,	   /* frr_kind */
+};
 
 int plan_build(struct reconcile *r, const struct node_state *want, const struct observed *have,
 	       struct plan *p, struct diag *diag)
 {
+	struct kind_input in = {.r = r, .want = want, .have = have, .diag = diag};
 	size_t errors = diag->n;
-	int ret;
+	int ret = 0;
 
-	check_conflicts(want, have, diag);
-	ret = fabric_plan(r, want, have, p, diag);
-	if (ret < 0 || diag->n > errors)
-		return ret < 0 ? ret : -EEXIST;
-	ret = firewall_plan(want, have->firewall, p);
-	if (ret < 0)
-		return ret;
-	/* vnets first: within a phase, remotes are added to a new device before a retiring one
-	 * loses them */
-	for (size_t i = 0; !ret && i < want->n_vnets; i++)
-		ret = plan_vnet(r, want, &want->vnets[i], have, p);
-	if (!ret)
-		ret = plan_removals(r, want, have, p);
-	if (!ret)
-		ret = frr_plan(want, have->frr.conf, have->frr.block, p, diag);
-	if (!ret)
-		frr_warn_plan(r->frr_pathspace, p, diag);
+	for (size_t i = 0; !ret && i < sizeof(plan_steps) / sizeof(plan_steps[0]); i++)
+		ret = plan_steps[i](&in, p);
 	return ret ? ret : diag->n > errors ? -EEXIST : 0;
 }
 
@@ -207,17 +250,20 @@ int plan_build_down(struct reconcile *r, const struct observed *have, struct pla
 
 		if (!link_is_owned(l, r->owner))
 			continue;
-		if (fabric)
-			op = plan_add(p, OP_WG_DESTROY, PHASE_WG_DESTROY, VERB_DELETE, "fabric %s",
+		if (fabric) {
+			op = plan_add(p, KIND_FABRIC, OP_WG_DESTROY, PHASE_WG_DESTROY, VERB_DELETE,
 				      l->name);
-		else
-			op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "%s %s",
-				      l->kind[0] ? l->kind : "link", l->name);
+			if (op)
+				op->u.backend = r->backend;
+		} else {
+			op = plan_add(p, KIND_LINK, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE,
+				      l->name);
+			if (op)
+				op_delete_names(op, l->kind, l->name);
+		}
 		if (!op)
 			return -ENOMEM;
 		op->ifindex = l->ifindex;
-		op->backend = r->backend;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", l->name);
 	}
 	return 0;
 }

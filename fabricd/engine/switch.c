@@ -49,6 +49,7 @@
 #include "engine/reconcile.h"
 #include "engine/switch.h"
 #include "kinds/fdb.h"
+#include "kinds/kind.h"
 #include "kinds/vxlan.h"
 
 enum stage {
@@ -208,13 +209,16 @@ static int plan_port(const struct reconcile *r, const struct vxlan_port *d,
 		     const struct link_obs *bridge, const struct observed *have, struct plan *p)
 {
 	const struct link_obs *l = link_find(&have->links, d->name);
-	bool recreated;
+	bool made = false;
+	struct kind_input in = {.r = r, .have = have, .port = d, .bridge = bridge, .made = &made};
 	int ret;
 
 	if (l && !link_is_owned(l, r->owner))
 		l = NULL; /* a conflict: plan_build stops before this */
-	ret = vxlan_plan(d, l, bridge, p, &recreated);
-	return ret < 0 ? ret : fdb_plan(d, l, recreated, &have->fdb, p);
+	in.link = l;
+	ret = vxlan_kind.plan(&in, p);
+	in.recreated = made;
+	return ret < 0 ? ret : fdb_kind.plan(&in, p);
 }
 
 /* What the stage does when it ends, for `plan` and the daemon's next wake-up. */
@@ -225,14 +229,14 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	struct op *op;
 
 	if (st->stage == STAGE_RETIRING) {
-		op = plan_add_later(p, st->due, in, OP_LINK_DELETE, VERB_DELETE, "vxlan %s",
-				    v->other_vxlan);
+		op = plan_add_later(p, st->due, in, KIND_LINK, OP_LINK_DELETE, VERB_DELETE, NULL);
 		if (!op)
 			return -ENOMEM;
+		op_delete_names(op, "vxlan", v->other_vxlan);
 		op_detail(op, "vnet %s moved to secure transport, grace period over", v->name);
 		return 0;
 	}
-	op = plan_add_later(p, st->due, in, OP_LINK_CHANGE, VERB_CHANGE, "vxlan %s", v->vxlan);
+	op = plan_add_later(p, st->due, in, KIND_VXLAN, OP_LINK_CHANGE, VERB_CHANGE, v->vxlan);
 	if (!op)
 		return -ENOMEM;
 	op_detail(op,
@@ -240,7 +244,7 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 		  "period over)",
 		  v->name);
 	op =
-	    plan_add_later(p, st->due, in, OP_LINK_CHANGE, VERB_CHANGE, "vxlan %s", v->other_vxlan);
+	    plan_add_later(p, st->due, in, KIND_VXLAN, OP_LINK_CHANGE, VERB_CHANGE, v->other_vxlan);
 	if (!op)
 		return -ENOMEM;
 	op_detail(op, "mute standby again: its remotes and learned entries go");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/takeover.h"
+#include "kinds/kind.h"
 #include "kinds/link.h"
 
 bool takeover_applies(const struct desired_vnet *v, const struct link_obs *l,
@@ -26,9 +27,10 @@ int takeover_plan(const struct desired_vnet *v, const struct observed *have, str
 	if (!old || !takeover_applies(v, old, have))
 		return 0;
 	/* in the VXLAN phase, just before its successor is created: the gap stays short */
-	op = plan_add(p, OP_LINK_DELETE, PHASE_VXLAN, VERB_DELETE, "vxlan %s", old->name);
+	op = plan_add(p, KIND_LINK, OP_LINK_DELETE, PHASE_VXLAN, VERB_DELETE, NULL);
 	if (!op)
 		return -ENOMEM;
+	op_delete_names(op, "vxlan", old->name);
 	op->ifindex = old->ifindex;
 	op_detail(op, "taken over: %s replaces it in bridge %s (\"replaces\")", v->vxlan, v->name);
 	return 0;

@@ -24,68 +24,93 @@ void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu)
 	mnl_attr_nest_end(nlh, info);
 }
 
+/* What a bridge op's detail says (op.shows). */
+enum {
+	SHOW_MTU = 1, /* create: "mtu N"; change: "mtu OLD -> NEW" */
+	SHOW_UP = 2,  /* change: "down -> up" */
+};
+
 static int plan_create(const struct desired_vnet *v, struct plan *p)
 {
 	struct op *op =
-	    plan_add(p, OP_BRIDGE_CREATE, PHASE_LINKS, VERB_CREATE, "bridge %s", v->name);
+	    plan_add(p, KIND_BRIDGE, OP_BRIDGE_CREATE, PHASE_LINKS, VERB_CREATE, v->name);
 
 	if (!op)
 		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", v->name);
-	op->mtu = v->mtu;
-	op_detail(op, "mtu %u", v->mtu);
+	op->u.create.mtu = v->mtu;
+	op->shows = SHOW_MTU;
 	return 0;
 }
 
-int bridge_plan(const struct desired_vnet *v, const struct link_obs *have, struct plan *p)
+/* in: vnet, link (the owned link of its name, NULL: absent). */
+static int bridge_plan(const struct kind_input *in, struct plan *p)
 {
-	struct link_change c = {0};
+	const struct desired_vnet *v = in->vnet;
+	const struct link_obs *have = in->link;
 	struct op *op;
 
 	if (!have)
 		return plan_create(v, p);
 	if (strcmp(have->kind, "bridge")) {
 		/* an owned link of another kind under this name: replace it */
-		op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "%s %s",
-			      have->kind[0] ? have->kind : "link", have->name);
+		op = plan_add(p, KIND_LINK, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, NULL);
 		if (!op)
 			return -ENOMEM;
+		op_delete_names(op, have->kind, have->name);
 		op->ifindex = have->ifindex;
 		op_detail(op, "replaced by bridge %s", v->name);
 		return plan_create(v, p);
 	}
-	op = NULL;
-	if (have->mtu != v->mtu) {
-		c.mask |= LINK_SET_MTU;
-		c.mtu = v->mtu;
-	}
-	if (!(have->flags & IFF_UP))
-		c.mask |= LINK_SET_UP;
-	if (!c.mask)
+	if (have->mtu == v->mtu && (have->flags & IFF_UP))
 		return 0;
-	op = plan_add(p, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, "bridge %s", v->name);
+	op = plan_add(p, KIND_BRIDGE, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, v->name);
 	if (!op)
 		return -ENOMEM;
 	op->ifindex = have->ifindex;
 	snprintf(op->ifname, sizeof(op->ifname), "%s", have->name);
-	op->change = c;
-	if (c.mask & LINK_SET_MTU)
-		op_detail(op, "mtu %u -> %u", have->mtu, v->mtu);
-	if (c.mask & LINK_SET_UP)
-		op_detail(op, "down -> up");
+	if (have->mtu != v->mtu) {
+		op->u.link.mask |= LINK_SET_MTU;
+		op->u.link.mtu = v->mtu;
+		op->u.link.old_mtu = have->mtu;
+		op->shows |= SHOW_MTU;
+	}
+	if (!(have->flags & IFF_UP)) {
+		op->u.link.mask |= LINK_SET_UP;
+		op->shows |= SHOW_UP;
+	}
 	return 0;
+}
+
+static void bridge_describe(const struct op *op, char *buf, size_t len)
+{
+	if (op->type == OP_BRIDGE_CREATE) {
+		snprintf(buf, len, "mtu %u", op->u.create.mtu);
+		return;
+	}
+	if (op->shows & SHOW_MTU)
+		text_add(buf, len, "mtu %u -> %u", op->u.link.old_mtu, op->u.link.mtu);
+	if (op->shows & SHOW_UP)
+		text_add(buf, len, "down -> up");
 }
 
 static int bridge_encode(struct kind_encoder *e, struct op *op)
 {
 	struct nlmsghdr *nlh;
 
+	if (op->type != OP_BRIDGE_CREATE)
+		return link_encode(e, op);
 	e->reserve(e, 3, 3 * KIND_LINK_MSG_MAX);
 	nlh = e->msg(e, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
 	if (!nlh)
 		return -ENOBUFS;
-	bridge_put_create(nlh, op->ifname, op->mtu);
+	bridge_put_create(nlh, op->ifname, op->u.create.mtu);
 	return link_encode_create(e, op, nlh);
 }
 
-const struct kind bridge_kind = {.name = "bridge", .encode = bridge_encode};
+/* Bridges are links: the link kind reads them (struct link_table). */
+const struct kind bridge_kind = {.name = "bridge",
+				 .noun = "bridge",
+				 .parse = NULL,
+				 .plan = bridge_plan,
+				 .encode = bridge_encode,
+				 .describe = bridge_describe};

@@ -10,7 +10,9 @@
 /* RTM_NEWLINK body creating bridge name, down, with MTU (alias and up follow separately). */
 void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu);
 
-/* Plans the bridge of vnet v given the link of that name (NULL: absent, owned otherwise). */
-int bridge_plan(const struct desired_vnet *v, const struct link_obs *have, struct plan *p);
+/*
+ * bridge_kind (kinds/kind.h) plans the bridge of vnet in->vnet given the
+ * link of that name, in->link (NULL: absent, owned otherwise).
+ */
 
 #endif

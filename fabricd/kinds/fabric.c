@@ -3,29 +3,24 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds/fabric.h"
+#include "kinds/kind.h"
 #include "base/log.h"
 #include "definition/wgkey.h"
 
-static const char *peer_name(const struct node_state *want, const uint8_t *key, char *buf,
-			     size_t len)
+/* The name of the node whose key this is; NULL when no node has it. */
+static const char *peer_name(const struct node_state *want, const uint8_t *key)
 {
 	const struct cluster *c = want->cluster;
 
 	for (size_t i = 0; i < c->n_nodes; i++) {
-		if (!memcmp(c->nodes[i].public_key, key, WG_KEY_LEN)) {
-			snprintf(buf, len, "%s", c->nodes[i].name);
-			return buf;
-		}
+		if (!memcmp(c->nodes[i].public_key, key, WG_KEY_LEN))
+			return c->nodes[i].name;
 	}
-	/* a peer no node has: name it by its key's start, as `wg` abbreviates */
-	char b64[WGKEY_B64_LEN];
-
-	wgkey_to_base64(b64, key);
-	snprintf(buf, len, "%.8s...", b64);
-	return buf;
+	return NULL;
 }
 
 static bool sockaddr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
@@ -67,13 +62,16 @@ static const struct wg_peer *find_peer(const struct wg_device *dev, const uint8_
 	return NULL;
 }
 
-static struct op *peer_op(struct plan *p, enum op_verb verb, const char *name, const uint8_t *key)
+/* want: the desired peer (NULL: removed); have: the kernel's (NULL: new). */
+static struct op *peer_op(struct plan *p, enum op_verb verb, const char *name,
+			  const struct desired_peer *want, const struct wg_peer *have)
 {
-	struct op *op = plan_add(p, OP_WG_PEER, PHASE_WG_CONFIG, verb, "peer %s", name);
+	struct op *op = plan_add(p, KIND_FABRIC, OP_WG_PEER, PHASE_WG_CONFIG, verb, FABRIC_IFNAME);
 
 	if (op) {
-		snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);
-		memcpy(op->peer.public_key, key, WG_KEY_LEN);
+		op->u.peer.want = want;
+		op->u.peer.have = have;
+		op->u.peer.name = name;
 	}
 	return op;
 }
@@ -95,20 +93,15 @@ static int plan_peer(const struct reconcile *r, const struct node_state *want,
 	bool allowed_ok;
 
 	if (!have) {
-		op = peer_op(p, VERB_CREATE, name, dp->public_key);
+		op = peer_op(p, VERB_CREATE, name, dp, NULL);
 		if (!op)
 			return -ENOMEM;
-		op->peer.flags = WGPEER_REPLACE_ALLOWEDIPS | WGPEER_HAS_KEEPALIVE;
-		if (ep.ss_family) {
-			op->peer.flags |= WGPEER_HAS_ENDPOINT;
-			op->peer.endpoint = ep;
-		}
-		op->peer.keepalive = (uint16_t)dp->keepalive;
-		op->allowed_ip = dp->allowed_ip;
-		op->peer.n_allowed_ips = 1;
+		op->u.peer.flags = WGPEER_REPLACE_ALLOWEDIPS | WGPEER_HAS_KEEPALIVE;
+		if (ep.ss_family)
+			op->u.peer.flags |= WGPEER_HAS_ENDPOINT;
 		if (psk && !wgkey_is_zero(psk)) {
-			op->peer.flags |= WGPEER_HAS_PRESHARED_KEY;
-			memcpy(op->peer.preshared_key, psk, WG_KEY_LEN);
+			op->u.peer.flags |= WGPEER_HAS_PRESHARED_KEY;
+			op->u.peer.psk = psk;
 			op_detail(op, "preshared key");
 		}
 		op_detail(op, "endpoint %s, allowed ips %s/%u, keepalive %u",
@@ -124,40 +117,36 @@ static int plan_peer(const struct reconcile *r, const struct node_state *want,
 	if (ep.ss_family && !sockaddr_equal(&ep, &have->endpoint) &&
 	    (!r->roaming || !have->endpoint.ss_family ||
 	     (dp->node < r->n_endpoint_moved && r->endpoint_moved[dp->node]))) {
-		op = peer_op(p, VERB_CHANGE, name, dp->public_key);
+		op = peer_op(p, VERB_CHANGE, name, dp, have);
 		if (!op)
 			return -ENOMEM;
-		op->peer.flags |= WGPEER_HAS_ENDPOINT;
-		op->peer.endpoint = ep;
+		op->u.peer.flags |= WGPEER_HAS_ENDPOINT;
 		op_detail(op, "endpoint %s -> %s", sockaddr_str(&have->endpoint, a, sizeof(a)),
 			  sockaddr_str(&ep, b, sizeof(b)));
 	}
 	if (have->keepalive != dp->keepalive) {
-		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp->public_key)))
+		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp, have)))
 			return -ENOMEM;
-		op->peer.flags |= WGPEER_HAS_KEEPALIVE;
-		op->peer.keepalive = (uint16_t)dp->keepalive;
+		op->u.peer.flags |= WGPEER_HAS_KEEPALIVE;
 		op_detail(op, "keepalive %u -> %u", have->keepalive, dp->keepalive);
 	}
 	if (!allowed_ok) {
-		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp->public_key)))
+		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp, have)))
 			return -ENOMEM;
-		op->peer.flags |= WGPEER_REPLACE_ALLOWEDIPS;
-		op->allowed_ip = dp->allowed_ip;
-		op->peer.n_allowed_ips = 1;
+		op->u.peer.flags |= WGPEER_REPLACE_ALLOWEDIPS;
 		op_detail(op, "allowed ips -> %s/%u",
 			  ip_addr_str(&dp->allowed_ip.addr, ip, sizeof(ip)), dp->allowed_ip.len);
 	}
 	if (psk && memcmp(psk, have->preshared_key, WG_KEY_LEN)) {
-		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp->public_key)))
+		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp, have)))
 			return -ENOMEM;
 		/* all zeros removes it: the peer's file is gone or empty */
-		op->peer.flags |= WGPEER_HAS_PRESHARED_KEY;
-		memcpy(op->peer.preshared_key, psk, WG_KEY_LEN);
+		op->u.peer.flags |= WGPEER_HAS_PRESHARED_KEY;
+		op->u.peer.psk = psk;
 		op_detail(op, wgkey_is_zero(psk) ? "preshared key removed" : "preshared key");
 	}
 	if (op)
-		op->peer.flags |= WGPEER_UPDATE_ONLY;
+		op->u.peer.flags |= WGPEER_UPDATE_ONLY;
 	return 0;
 }
 
@@ -165,7 +154,6 @@ static int plan_peers(const struct reconcile *r, const struct node_state *want,
 		      const struct wg_device *have, struct plan *p)
 {
 	const struct desired_fabric *f = &want->fabric;
-	char name[FABRICD_NAME_MAX + 1];
 	int ret;
 
 	for (size_t i = 0; i < f->n_peers; i++) {
@@ -182,16 +170,15 @@ static int plan_peers(const struct reconcile *r, const struct node_state *want,
 			wanted = !memcmp(f->peers[j].public_key, hp->public_key, WG_KEY_LEN);
 		if (wanted)
 			continue;
-		op = peer_op(p, VERB_DELETE, peer_name(want, hp->public_key, name, sizeof(name)),
-			     hp->public_key);
+		op = peer_op(p, VERB_DELETE, peer_name(want, hp->public_key), NULL, hp);
 		if (!op)
 			return -ENOMEM;
-		op->peer.flags = WGPEER_REMOVE_ME;
+		op->u.peer.flags = WGPEER_REMOVE_ME;
 	}
 	return 0;
 }
 
-static int plan_device(struct reconcile *r, const struct node_state *want,
+static int plan_device(const struct reconcile *r, const struct node_state *want,
 		       const struct wg_device *have, struct plan *p)
 {
 	bool key_ok = have && (have->flags & WGDEVICE_HAS_PUBLIC_KEY) &&
@@ -201,19 +188,18 @@ static int plan_device(struct reconcile *r, const struct node_state *want,
 
 	if (key_ok && port_ok)
 		return 0;
-	op = plan_add(p, OP_WG_DEVICE, PHASE_WG_CONFIG, have ? VERB_CHANGE : VERB_CREATE,
-		      "fabric %s", FABRIC_IFNAME);
+	op = plan_add(p, KIND_FABRIC, OP_WG_DEVICE, PHASE_WG_CONFIG,
+		      have ? VERB_CHANGE : VERB_CREATE, FABRIC_IFNAME);
 	if (!op)
 		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);
 	if (!key_ok) {
-		op->wg.flags |= WGDEVICE_HAS_PRIVATE_KEY;
-		memcpy(op->wg.private_key, r->private_key, WG_KEY_LEN);
+		/* the key itself stays in struct reconcile: fabric_device_of takes it from there */
+		op->u.dev.flags |= WGDEVICE_HAS_PRIVATE_KEY;
 		op_detail(op, "private key from the key file");
 	}
 	if (!port_ok) {
-		op->wg.flags |= WGDEVICE_HAS_LISTEN_PORT;
-		op->wg.listen_port = want->fabric.listen_port;
+		op->u.dev.flags |= WGDEVICE_HAS_LISTEN_PORT;
+		op->u.dev.listen_port = want->fabric.listen_port;
 		if (have)
 			op_detail(op, "listen port %u -> %u", have->listen_port,
 				  want->fabric.listen_port);
@@ -226,13 +212,12 @@ static int plan_device(struct reconcile *r, const struct node_state *want,
 static int plan_link(const struct node_state *want, const struct link_obs *l, bool adopt,
 		     struct plan *p)
 {
-	struct link_change c = {0};
+	struct op_link c = {0};
 	struct op *op;
 
 	if (adopt) {
 		/* fabricd started it but was stopped before marking it: mark it now */
 		c.mask |= LINK_SET_ALIAS;
-		snprintf(c.alias, sizeof(c.alias), "%s", want->owner);
 	}
 	if (!l || l->mtu != want->fabric.mtu) {
 		c.mask |= LINK_SET_MTU;
@@ -243,17 +228,17 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 	if (!l) {
 		/* no IPv6 link-local address: nothing may route through the tunnel by itself */
 		c.mask |= LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN;
-		snprintf(c.alias, sizeof(c.alias), "%s", want->owner);
 	}
 	if (!c.mask)
 		return 0;
-	op = plan_add(p, OP_LINK_CHANGE, PHASE_FABRIC_LINK, l ? VERB_CHANGE : VERB_CREATE,
-		      "fabric %s", FABRIC_IFNAME);
+	op = plan_add(p, KIND_FABRIC, OP_LINK_CHANGE, PHASE_FABRIC_LINK,
+		      l ? VERB_CHANGE : VERB_CREATE, FABRIC_IFNAME);
 	if (!op)
 		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);
 	op->ifindex = l ? l->ifindex : 0;
-	op->change = c;
+	op->u.link = c;
+	if ((c.mask & LINK_SET_ALIAS) && !(op->text = strdup(want->owner)))
+		return -ENOMEM;
 	if (!l)
 		op_detail(op, "mtu %u, up", c.mtu);
 	else if (c.mask & LINK_SET_MTU)
@@ -265,42 +250,98 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 	return 0;
 }
 
-int fabric_plan(struct reconcile *r, const struct node_state *want, const struct observed *have,
-		struct plan *p, struct diag *diag)
+/* in: r (backend, keys, roaming), want, have (links, fabric_addrs, wg), diag. */
+static int fabric_plan(const struct kind_input *in, struct plan *p)
 {
+	const struct reconcile *r = in->r;
+	const struct node_state *want = in->want;
+	const struct observed *have = in->have;
 	const struct link_obs *l = link_find(&have->links, FABRIC_IFNAME);
+	struct kind_input addr = *in;
 	int ret;
 
 	if (l && !link_is_owned(l, want->owner) && !have->wg_adopt) {
-		diag_add(diag, "fabric " FABRIC_IFNAME,
+		diag_add(in->diag, "fabric " FABRIC_IFNAME,
 			 "a link named %s exists that fabricd does not own (alias \"%s\"); "
 			 "delete it or give it the alias \"%s\" to let fabricd adopt it",
 			 FABRIC_IFNAME, l->alias, want->owner);
 		return 0;
 	}
 	if (l && !have->wg) {
-		diag_add(diag, "fabric " FABRIC_IFNAME,
+		diag_add(in->diag, "fabric " FABRIC_IFNAME,
 			 "the device exists but its WireGuard state cannot be read with the %s "
 			 "backend; run `fabricd down` and apply again",
 			 wg_backend_name(r->backend));
 		return 0;
 	}
 	if (!l) {
-		struct op *op = plan_add(p, OP_WG_CREATE, PHASE_WG_CREATE, VERB_CREATE, "fabric %s",
+		struct op *op = plan_add(p, KIND_FABRIC, OP_WG_CREATE, PHASE_WG_CREATE, VERB_CREATE,
 					 FABRIC_IFNAME);
 
 		if (!op)
 			return -ENOMEM;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);
-		op->backend = r->backend;
+		op->u.backend = r->backend;
 		op_detail(op, "WireGuard, %s backend", wg_backend_name(r->backend));
 	}
+	addr.link = l;
 	ret = plan_link(want, l, have->wg_adopt, p);
 	if (!ret)
-		ret = ifaddr_plan(want, l, &have->fabric_addrs, p);
+		ret = ifaddr_kind.plan(&addr, p);
 	if (!ret)
 		ret = plan_device(r, want, l ? have->wg : NULL, p);
 	if (!ret)
 		ret = plan_peers(r, want, l ? have->wg : NULL, p);
 	return ret;
 }
+
+void fabric_peer_of(const struct op *op, struct wg_peer *out)
+{
+	const struct desired_peer *w = op->u.peer.want;
+	unsigned int flags = op->u.peer.flags;
+
+	memset(out, 0, sizeof(*out));
+	out->flags = flags;
+	memcpy(out->public_key, w ? w->public_key : op->u.peer.have->public_key, WG_KEY_LEN);
+	if (w && (flags & WGPEER_HAS_ENDPOINT))
+		out->endpoint = w->endpoint;
+	if (w && (flags & WGPEER_HAS_KEEPALIVE))
+		out->keepalive = (uint16_t)w->keepalive;
+	if (w && (flags & WGPEER_REPLACE_ALLOWEDIPS)) {
+		out->n_allowed_ips = 1;
+		out->allowed_ips = (struct ip_prefix *)&w->allowed_ip;
+	}
+	if ((flags & WGPEER_HAS_PRESHARED_KEY) && op->u.peer.psk)
+		memcpy(out->preshared_key, op->u.peer.psk, WG_KEY_LEN);
+}
+
+void fabric_device_of(const struct op *op, const uint8_t *private_key, struct wg_device *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->ifname, sizeof(out->ifname), "%s", op->ifname);
+	out->flags = op->u.dev.flags;
+	out->listen_port = op->u.dev.listen_port;
+	if (out->flags & WGDEVICE_HAS_PRIVATE_KEY)
+		memcpy(out->private_key, private_key, WG_KEY_LEN);
+}
+
+/* Its link change goes as every link's; the WireGuard ops go to the backend (engine/apply.c). */
+static int fabric_encode(struct kind_encoder *e, struct op *op)
+{
+	return op->type == OP_LINK_CHANGE ? link_encode(e, op) : -EINVAL;
+}
+
+/* Every fabric op is one of a handful a pass: its detail is in op.note. */
+static void fabric_describe(const struct op *op, char *buf, size_t len)
+{
+	(void)op;
+	if (len)
+		buf[0] = '\0';
+}
+
+/* The fabric device is read by its WireGuard backend (engine/observe.c), not by parse. */
+const struct kind fabric_kind = {.name = "fabric",
+				 .noun = "fabric",
+				 .parse = NULL,
+				 .plan = fabric_plan,
+				 .encode = fabric_encode,
+				 .describe = fabric_describe};

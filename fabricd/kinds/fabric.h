@@ -9,7 +9,11 @@
 
 #include "engine/reconcile.h"
 
-int fabric_plan(struct reconcile *r, const struct node_state *want, const struct observed *have,
-		struct plan *p, struct diag *diag);
+/* fabric_kind (kinds/kind.h) plans all of it, the address through ifaddr_kind. */
+
+/* The peer change an OP_WG_PEER stands for (allowed_ips points into the desired state). */
+void fabric_peer_of(const struct op *op, struct wg_peer *out);
+/* The device change an OP_WG_DEVICE stands for, with private_key when it sets the key. */
+void fabric_device_of(const struct op *op, const uint8_t *private_key, struct wg_device *out);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "kinds/fdb.h"
 #include "kinds/kind.h"
+#include "engine/observe.h"
 #include "kinds/vxlan.h"
 #include "base/addr.h"
 
@@ -125,10 +126,16 @@ void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
 	mnl_attr_put(nlh, NDA_DST, ip_addr_len(dst), dst->bytes);
 }
 
-int fdb_plan(const struct vxlan_port *want, const struct link_obs *have, bool recreated,
-	     const struct fdb_table *fdb, struct plan *p)
+/*
+ * in: port (the device wanted), link (its owned link; NULL only when
+ * recreated), recreated, have->fdb.
+ */
+static int fdb_plan(const struct kind_input *in, struct plan *p)
 {
-	char a[IP_ADDR_STRLEN];
+	const struct vxlan_port *want = in->port;
+	const struct link_obs *have = in->link;
+	const struct fdb_table *fdb = &in->have->fdb;
+	bool recreated = in->recreated;
 	struct op *op;
 
 	if (want->evpn)
@@ -136,13 +143,11 @@ int fdb_plan(const struct vxlan_port *want, const struct link_obs *have, bool re
 	for (size_t r = 0; r < want->n_remotes; r++) {
 		if (!recreated && fdb_has(fdb, have->ifindex, &want->remotes[r]))
 			continue;
-		op = plan_add(p, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, "fdb %s remote %s",
-			      want->name, ip_addr_str(&want->remotes[r], a, sizeof(a)));
+		op = plan_add(p, KIND_FDB, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, want->name);
 		if (!op)
 			return -ENOMEM;
-		snprintf(op->ifname, sizeof(op->ifname), "%s", want->name);
 		op->ifindex = recreated ? 0 : have->ifindex;
-		op->dst = want->remotes[r];
+		op->u.dst = want->remotes[r];
 	}
 	if (recreated)
 		return 0;
@@ -156,12 +161,11 @@ int fdb_plan(const struct vxlan_port *want, const struct link_obs *have, bool re
 			wanted = ip_addr_equal(&want->remotes[r], &e->dst);
 		if (wanted)
 			continue;
-		op = plan_add(p, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, "fdb %s remote %s",
-			      want->name, ip_addr_str(&e->dst, a, sizeof(a)));
+		op = plan_add(p, KIND_FDB, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, want->name);
 		if (!op)
 			return -ENOMEM;
 		op->ifindex = have->ifindex;
-		op->dst = e->dst;
+		op->u.dst = e->dst;
 	}
 	return 0;
 }
@@ -180,9 +184,44 @@ static int fdb_encode(struct kind_encoder *e, struct op *op)
 		nlh = e->msg(e, RTM_DELNEIGH, 0);
 	if (!nlh)
 		return -ENOBUFS;
-	fdb_put(nlh, idx, &op->dst);
+	fdb_put(nlh, idx, &op->u.dst);
 	e->commit(e, nlh);
 	return 0;
 }
 
-const struct kind fdb_kind = {.name = "fdb", .encode = fdb_encode};
+/* The FDB kind's table of the observed state: struct fdb_table (unsorted until fdb_table_sort). */
+static int fdb_kind_parse(const struct nlmsghdr *nlh, void *table)
+{
+	struct fdb_table *t = table;
+	struct fdb_entry e;
+
+	if (fdb_parse(nlh, &e) <= 0)
+		return 0;
+	/* the capacity doubles whenever n reaches a power of two (0, 1, 2, 4, ...) */
+	if (!(t->n & (t->n - 1))) {
+		struct fdb_entry *grown =
+		    realloc(t->entries, (t->n ? 2 * t->n : 1) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->entries = grown;
+	}
+	t->entries[t->n++] = e;
+	t->sorted = false;
+	return 1;
+}
+
+/* The object says it all: "fdb vx100 remote 192.0.2.2". */
+static void fdb_describe(const struct op *op, char *buf, size_t len)
+{
+	(void)op;
+	if (len)
+		buf[0] = '\0';
+}
+
+const struct kind fdb_kind = {.name = "fdb",
+			      .noun = "fdb",
+			      .parse = fdb_kind_parse,
+			      .plan = fdb_plan,
+			      .encode = fdb_encode,
+			      .describe = fdb_describe};

@@ -40,12 +40,10 @@ int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);
 void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst);
 
 /*
- * Plans the remotes of device want (kinds/vxlan.h) on its link have: adds the
- * missing ones (all of them when recreated, the device then starts empty),
- * removes the others. An EVPN device's are zebra's: left alone.
+ * fdb_kind (kinds/kind.h) plans the remotes of device in->port (kinds/vxlan.h)
+ * on its link in->link: adds the missing ones (all of them when
+ * in->recreated, the device then starts empty), removes the others. An EVPN
+ * device's are zebra's: left alone.
  */
-struct vxlan_port;
-int fdb_plan(const struct vxlan_port *want, const struct link_obs *have, bool recreated,
-	     const struct fdb_table *fdb, struct plan *p);
 
 #endif

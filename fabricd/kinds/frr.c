@@ -11,6 +11,8 @@
 #include "definition/evpn.h"
 #include "engine/plan.h"
 #include "kinds/frr.h"
+#include "kinds/kind.h"
+#include "engine/observe.h"
 
 /*
  * A BGP router ID is an IPv4 address: the fabric address, else the
@@ -300,8 +302,8 @@ int frr_plan(const struct node_state *want, const char *conf, const char *block,
 		free(text);
 		return 0;
 	}
-	op = plan_add(p, OP_FRR_CONFIG, PHASE_FRR,
-		      text ? (block ? VERB_CHANGE : VERB_CREATE) : VERB_DELETE, "frr bgp evpn");
+	op = plan_add(p, KIND_FRR, OP_FRR_CONFIG, PHASE_FRR,
+		      text ? (block ? VERB_CHANGE : VERB_CREATE) : VERB_DELETE, NULL);
 	if (!op) {
 		free(text);
 		return -ENOMEM;
@@ -327,9 +329,34 @@ int frr_plan_down(const char *block, struct plan *p)
 
 	if (!block)
 		return 0;
-	op = plan_add(p, OP_FRR_CONFIG, PHASE_FRR, VERB_DELETE, "frr bgp evpn");
+	op = plan_add(p, KIND_FRR, OP_FRR_CONFIG, PHASE_FRR, VERB_DELETE, NULL);
 	if (!op)
 		return -ENOMEM;
 	op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
 	return 0;
 }
+
+/*
+ * FRR's part is one kind like the others, but it is read from frr.conf
+ * (engine/frr.c), not parsed from a dump, and applied by frr-reload.py: in:
+ * want, have->frr (the file and fabricd's block in it), diag.
+ */
+static int frr_kind_plan(const struct kind_input *in, struct plan *p)
+{
+	return frr_plan(in->want, in->have->frr.conf, in->have->frr.block, p, in->diag);
+}
+
+/* Its op is one a pass: the detail is in op.note. */
+static void frr_describe(const struct op *op, char *buf, size_t len)
+{
+	(void)op;
+	if (len)
+		buf[0] = '\0';
+}
+
+const struct kind frr_kind = {.name = "frr",
+			      .noun = "frr bgp evpn",
+			      .parse = NULL,
+			      .plan = frr_kind_plan,
+			      .encode = NULL,
+			      .describe = frr_describe};

@@ -11,6 +11,8 @@
 
 #include "kinds/guard.h"
 #include "kinds/guard_priv.h"
+#include "kinds/kind.h"
+#include "engine/observe.h"
 #include "base/log.h"
 
 struct firewall_obs {
@@ -283,7 +285,7 @@ static int plan_table(const struct node_state *want, const struct firewall_obs *
 		      enum op_phase phase, struct firewall_ruleset *rs, struct plan *p)
 {
 	struct op *op =
-	    plan_add(p, OP_FIREWALL_SET, phase, have ? VERB_CHANGE : VERB_CREATE, OBJECT);
+	    plan_add(p, KIND_GUARD, OP_FIREWALL_SET, phase, have ? VERB_CHANGE : VERB_CREATE, NULL);
 	size_t n_secure = 0;
 
 	if (!op) {
@@ -364,12 +366,37 @@ int firewall_plan_down(const struct firewall_obs *have, struct plan *p)
 			 have->comment);
 		return 0;
 	}
-	op = plan_add(p, OP_FIREWALL_DELETE, PHASE_UNGUARD, VERB_DELETE, OBJECT);
+	op = plan_add(p, KIND_GUARD, OP_FIREWALL_DELETE, PHASE_UNGUARD, VERB_DELETE, NULL);
 	if (!op)
 		return -ENOMEM;
 	op_detail(op, "the guard goes last");
 	return 0;
 }
+
+/*
+ * The guard is one kind like the others, but its parse is libnftables' JSON
+ * (firewall_obs_parse, read by engine/guard_io.c), its plan renders a whole
+ * table, and its op goes to libnftables, not rtnetlink: in: want, have->firewall.
+ */
+static int guard_plan(const struct kind_input *in, struct plan *p)
+{
+	return firewall_plan(in->want, in->have->firewall, p);
+}
+
+/* Its op is one a pass: the detail is in op.note. */
+static void guard_describe(const struct op *op, char *buf, size_t len)
+{
+	(void)op;
+	if (len)
+		buf[0] = '\0';
+}
+
+const struct kind guard_kind = {.name = "guard",
+				.noun = OBJECT,
+				.parse = NULL,
+				.plan = guard_plan,
+				.encode = NULL,
+				.describe = guard_describe};
 
 /* --- status ------------------------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 
 #include "kinds/ifaddr.h"
 #include "kinds/kind.h"
+#include "engine/observe.h"
 
 int ifaddr_parse(const struct nlmsghdr *nlh, struct ifaddr_entry *e)
 {
@@ -64,11 +65,13 @@ void ifaddr_put(struct nlmsghdr *nlh, int ifindex, const struct ip_prefix *p)
 		mnl_attr_put_u32(nlh, IFA_FLAGS, IFA_F_NODAD);
 }
 
-int ifaddr_plan(const struct node_state *want, const struct link_obs *l,
-		const struct ifaddr_table *addrs, struct plan *p)
+/* in: want (its fabric address), link (the fabric device, NULL: not made yet), have->fabric_addrs.
+ */
+static int ifaddr_plan(const struct kind_input *in, struct plan *p)
 {
-	const struct ip_prefix *pfx = &want->fabric.address;
-	char a[IP_ADDR_STRLEN];
+	const struct ip_prefix *pfx = &in->want->fabric.address;
+	const struct ifaddr_table *addrs = &in->have->fabric_addrs;
+	const struct link_obs *l = in->link;
 	bool present = false;
 	struct op *op;
 
@@ -83,22 +86,19 @@ int ifaddr_plan(const struct node_state *want, const struct link_obs *l,
 			present = true;
 			continue;
 		}
-		op = plan_add(p, OP_ADDR_DEL, PHASE_NEIGH, VERB_DELETE, "address %s/%u on %s",
-			      ip_addr_str(&h->addr, a, sizeof(a)), h->len, FABRIC_IFNAME);
+		op = plan_add(p, KIND_IFADDR, OP_ADDR_DEL, PHASE_NEIGH, VERB_DELETE, FABRIC_IFNAME);
 		if (!op)
 			return -ENOMEM;
 		op->ifindex = l->ifindex;
-		op->prefix = *h;
+		op->u.prefix = *h;
 	}
 	if (present)
 		return 0;
-	op = plan_add(p, OP_ADDR_ADD, PHASE_NEIGH, VERB_CREATE, "address %s/%u on %s",
-		      ip_addr_str(&pfx->addr, a, sizeof(a)), pfx->len, FABRIC_IFNAME);
+	op = plan_add(p, KIND_IFADDR, OP_ADDR_ADD, PHASE_NEIGH, VERB_CREATE, FABRIC_IFNAME);
 	if (!op)
 		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", FABRIC_IFNAME);
 	op->ifindex = l ? l->ifindex : 0;
-	op->prefix = *pfx;
+	op->u.prefix = *pfx;
 	return 0;
 }
 
@@ -116,9 +116,38 @@ static int ifaddr_encode(struct kind_encoder *e, struct op *op)
 		nlh = e->msg(e, RTM_DELADDR, 0);
 	if (!nlh)
 		return -ENOBUFS;
-	ifaddr_put(nlh, idx, &op->prefix);
+	ifaddr_put(nlh, idx, &op->u.prefix);
 	e->commit(e, nlh);
 	return 0;
 }
 
-const struct kind ifaddr_kind = {.name = "address", .encode = ifaddr_encode};
+/* The kind's table: struct ifaddr_table, keeping only the link t->ifindex's addresses (0: all). */
+static int ifaddr_kind_parse(const struct nlmsghdr *nlh, void *table)
+{
+	struct ifaddr_table *t = table;
+	struct ifaddr_entry e, *grown;
+
+	if (ifaddr_parse(nlh, &e) < 0 || (t->ifindex && e.ifindex != t->ifindex))
+		return 0;
+	grown = realloc(t->entries, (t->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	t->entries = grown;
+	t->entries[t->n++] = e;
+	return 1;
+}
+
+/* The object says it all: "address 10.255.0.1/16 on wgfab0". */
+static void ifaddr_describe(const struct op *op, char *buf, size_t len)
+{
+	(void)op;
+	if (len)
+		buf[0] = '\0';
+}
+
+const struct kind ifaddr_kind = {.name = "address",
+				 .noun = "address",
+				 .parse = ifaddr_kind_parse,
+				 .plan = ifaddr_plan,
+				 .encode = ifaddr_encode,
+				 .describe = ifaddr_describe};

@@ -15,6 +15,7 @@ struct ifaddr_entry {
 };
 
 struct ifaddr_table {
+	int ifindex; /* the link whose addresses the kind's parse keeps; 0: every link's */
 	size_t n;
 	struct ifaddr_entry *entries;
 };
@@ -25,10 +26,9 @@ int ifaddr_parse(const struct nlmsghdr *nlh, struct ifaddr_entry *e);
 void ifaddr_put(struct nlmsghdr *nlh, int ifindex, const struct ip_prefix *p);
 
 /*
- * Plans the fabric address on the fabric device l (NULL: not made yet) given
- * its addresses: adds it, removes any other (the kernel's link-local stays).
+ * ifaddr_kind (kinds/kind.h) plans the fabric address on the fabric device
+ * in->link (NULL: not made yet) given its addresses (in->have->fabric_addrs):
+ * adds it, removes any other (the kernel's link-local stays).
  */
-int ifaddr_plan(const struct node_state *want, const struct link_obs *l,
-		const struct ifaddr_table *addrs, struct plan *p);
 
 #endif

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* kinds/kind.c - which kind encodes which op. */
+/* kinds/kind.c - the table of kinds, by the id an op records. */
 #include "kinds/kind.h"
 
-static const struct kind *const by_op[] = {
-    [OP_BRIDGE_CREATE] = &bridge_kind, [OP_VXLAN_CREATE] = &vxlan_kind,
-    [OP_LINK_CHANGE] = &link_kind,     [OP_LINK_DELETE] = &link_kind,
-    [OP_FDB_ADD] = &fdb_kind,	       [OP_FDB_DEL] = &fdb_kind,
-    [OP_ADDR_ADD] = &ifaddr_kind,      [OP_ADDR_DEL] = &ifaddr_kind,
+static const struct kind *const by_id[KIND_COUNT] = {
+    [KIND_LINK] = &link_kind,	[KIND_BRIDGE] = &bridge_kind, [KIND_VXLAN] = &vxlan_kind,
+    [KIND_FDB] = &fdb_kind,	[KIND_IFADDR] = &ifaddr_kind, [KIND_FABRIC] = &fabric_kind,
+    [KIND_GUARD] = &guard_kind, [KIND_FRR] = &frr_kind,
 };
 
-const struct kind *kind_for_op(enum op_type t)
+const struct kind *kind_by_id(unsigned int id)
 {
-	return (size_t)t < sizeof(by_op) / sizeof(by_op[0]) ? by_op[t] : NULL;
+	return id < KIND_COUNT ? by_id[id] : NULL;
 }

@@ -363,20 +363,37 @@ int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *n
 	((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index = idx;
 	e->commit(e, nlh);
 	/* under 1280 bytes a link has no IPv6 state, and the kernel refuses the setting */
-	if (op->mtu && op->mtu < IPV6_MIN_MTU)
+	if (op->u.create.mtu && op->u.create.mtu < IPV6_MIN_MTU)
 		c.mask &= ~LINK_SET_NO_ADDRGEN;
 	snprintf(c.alias, sizeof(c.alias), "%s", e->owner);
 	return encode_change(e, op, idx, &c);
 }
 
-static int link_encode(struct kind_encoder *e, struct op *op)
+void link_change_of(const struct op *op, struct link_change *c)
 {
-	struct link_change c = op->change;
+	const struct op_link *l = &op->u.link;
+
+	memset(c, 0, sizeof(*c));
+	c->mask = l->mask;
+	c->mtu = l->mtu;
+	c->master = l->master;
+	c->isolated = l->isolated;
+	c->learning = l->learning;
+	c->flood = l->flood;
+	c->group = l->group;
+	if ((c->mask & LINK_SET_ALIAS) && op->text)
+		snprintf(c->alias, sizeof(c->alias), "%s", op->text);
+}
+
+int link_encode(struct kind_encoder *e, struct op *op)
+{
+	struct link_change c;
 	struct nlmsghdr *nlh;
 
 	if (op->type == OP_LINK_CHANGE) {
+		link_change_of(op, &c);
 		if ((c.mask & LINK_SET_MASTER) && !c.master) {
-			c.master = e->ifindex(e, op->master);
+			c.master = op->u.link.bridge ? e->ifindex(e, op->u.link.bridge) : 0;
 			if (!c.master) {
 				snprintf(e->why, sizeof(e->why), "bridge not found");
 				return -ENODEV;
@@ -385,6 +402,8 @@ static int link_encode(struct kind_encoder *e, struct op *op)
 		e->reserve(e, 2, 2 * KIND_LINK_MSG_MAX);
 		return encode_change(e, op, op->ifindex, &c);
 	}
+	if (op->type != OP_LINK_DELETE)
+		return -EINVAL;
 	nlh = e->msg(e, RTM_DELLINK, 0);
 	if (!nlh)
 		return -ENOBUFS;
@@ -393,4 +412,41 @@ static int link_encode(struct kind_encoder *e, struct op *op)
 	return 0;
 }
 
-const struct kind link_kind = {.name = "link", .encode = link_encode};
+/* The link kind's table of the observed state: struct link_table. */
+static int link_kind_parse(const struct nlmsghdr *nlh, void *table)
+{
+	struct link_table *t = table;
+	struct link_obs l;
+
+	if (link_parse(nlh, &l) < 0)
+		return 0; /* not a link we can name: skip it */
+	/* the capacity doubles whenever n reaches a power of two (0, 1, 2, 4, ...) */
+	if (!(t->n & (t->n - 1))) {
+		struct link_obs *grown = realloc(t->links, (t->n ? 2 * t->n : 1) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->links = grown;
+	}
+	t->links[t->n++] = l;
+	return 1;
+}
+
+/*
+ * The link kind plans nothing by itself: the owned links nobody wants any
+ * more are found by engine/reconcile.c, which knows a transport switch keeps
+ * some (engine/switch.c); each link kind plans its own link.
+ */
+static int link_kind_plan(const struct kind_input *in, struct plan *p)
+{
+	(void)in;
+	(void)p;
+	return 0;
+}
+
+const struct kind link_kind = {.name = "link",
+			       .noun = "link",
+			       .parse = link_kind_parse,
+			       .plan = link_kind_plan,
+			       .encode = link_encode,
+			       .describe = NULL};

@@ -5,6 +5,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds/vxlan.h"
@@ -18,19 +19,19 @@ void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 	/* created down: the message that marks it owned brings it up (see engine/reconcile.c) */
 	ifi->ifi_family = AF_UNSPEC;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, op->ifname);
-	mnl_attr_put_u32(nlh, IFLA_MTU, op->mtu);
+	mnl_attr_put_u32(nlh, IFLA_MTU, op->u.create.mtu);
 	if (master)
 		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)master);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vxlan");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	mnl_attr_put_u32(nlh, IFLA_VXLAN_ID, op->vni);
-	mnl_attr_put_u16(nlh, IFLA_VXLAN_PORT, htons(op->port));
-	if (op->local.family == AF_INET)
-		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, op->local.bytes);
+	mnl_attr_put_u32(nlh, IFLA_VXLAN_ID, op->u.create.vni);
+	mnl_attr_put_u16(nlh, IFLA_VXLAN_PORT, htons(op->u.create.port));
+	if (op->u.create.local.family == AF_INET)
+		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, op->u.create.local.bytes);
 	else
-		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, op->local.bytes);
-	if (op->no_learning)
+		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, op->u.create.local.bytes);
+	if (op->u.create.no_learning)
 		mnl_attr_put_u8(nlh, IFLA_VXLAN_LEARNING, 0);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
@@ -65,16 +66,27 @@ bool vxlan_port_may_send(const struct link_obs *l)
 	return !strcmp(l->slave_kind, "bridge") && (l->port_learning || l->port_flood);
 }
 
+/* What a VXLAN op's detail says (op.shows). */
+enum {
+	SHOW_ISOLATED = 1,     /* port: "bridge port isolated" */
+	SHOW_EVPN = 2,	       /* port: "learning off (evpn)" */
+	SHOW_ROLE = 4,	       /* port: what its role does */
+	SHOW_MTU = 8,	       /* device: "mtu OLD -> NEW" */
+	SHOW_INTO_BRIDGE = 16, /* device: "into bridge B" */
+	SHOW_UP = 32,	       /* device: "down -> up" */
+	SHOW_ALIAS = 64,       /* device: the new alias (op.text) */
+};
+
 static struct op *add_change(const struct vxlan_port *w, const struct link_obs *have,
 			     enum op_phase phase, struct plan *p)
 {
-	struct op *op = plan_add(p, OP_LINK_CHANGE, phase, VERB_CHANGE, "vxlan %s", w->name);
+	struct op *op = plan_add(p, KIND_VXLAN, OP_LINK_CHANGE, phase, VERB_CHANGE, w->name);
 
 	if (!op)
 		return NULL;
 	op->ifindex = have ? have->ifindex : 0;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", w->name);
-	snprintf(op->master, sizeof(op->master), "%s", w->bridge);
+	op->u.link.bridge = w->bridge;
+	op->u.link.role = (uint8_t)w->role;
 	return op;
 }
 
@@ -90,6 +102,7 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, st
 	bool flood_differs = have ? have->port_flood != (flood ? LINK_FLOOD_ALL : 0) : !flood;
 	bool smaller = (was_learning && !learning) || (was_flooding && !flood);
 	struct op *op;
+	struct op_link *c;
 
 	if (have && have->isolated && have->port_learning == learning && !flood_differs)
 		return 0;
@@ -98,52 +111,83 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, st
 			have && smaller && w->role != VXLAN_SENDS ? PHASE_RETIRE : PHASE_VXLAN, p);
 	if (!op)
 		return -ENOMEM;
-	op->change.mask = LINK_SET_ISOLATED;
-	op->change.isolated = true;
+	c = &op->u.link;
+	c->mask = LINK_SET_ISOLATED;
+	c->isolated = true;
 	if (!have || !have->isolated)
-		op_detail(op, "bridge port isolated");
+		op->shows |= SHOW_ISOLATED;
 	if (was_learning != learning) {
-		op->change.mask |= LINK_SET_LEARNING;
-		op->change.learning = learning;
+		c->mask |= LINK_SET_LEARNING;
+		c->learning = learning;
 	}
 	if (flood_differs) {
-		op->change.mask |= LINK_SET_FLOOD;
-		op->change.flood = flood;
+		c->mask |= LINK_SET_FLOOD;
+		c->flood = flood;
 	}
 	if (w->role == VXLAN_MUTE && was_learning)
-		op->change.mask |= LINK_SET_FLUSH;
+		c->mask |= LINK_SET_FLUSH;
 	if (w->evpn)
-		op_detail(op, "learning off (evpn)");
-	else if (op->change.mask & (LINK_SET_LEARNING | LINK_SET_FLOOD))
-		op_detail(op, "%s",
-			  w->role == VXLAN_SENDS     ? "sends: learning and flooding on"
-			  : w->role == VXLAN_LISTENS ? "listens: learning, no flooding"
-						     : "mute: receives only, learned "
-						       "entries flushed");
+		op->shows |= SHOW_EVPN;
+	else if (c->mask & (LINK_SET_LEARNING | LINK_SET_FLOOD))
+		op->shows |= SHOW_ROLE;
 	return 0;
 }
 
 static int plan_create(const struct vxlan_port *w, struct plan *p)
 {
-	char a[IP_ADDR_STRLEN];
-	struct op *op = plan_add(p, OP_VXLAN_CREATE, PHASE_VXLAN, VERB_CREATE, "vxlan %s", w->name);
+	struct op *op = plan_add(p, KIND_VXLAN, OP_VXLAN_CREATE, PHASE_VXLAN, VERB_CREATE, w->name);
 
 	if (!op)
 		return -ENOMEM;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", w->name);
-	snprintf(op->master, sizeof(op->master), "%s", w->bridge);
-	op->mtu = w->mtu;
-	op->vni = w->vni;
-	op->port = w->port;
-	op->local = w->local;
-	op->no_learning = w->evpn;
-	op_detail(op, "vni %u, port %u, local %s, mtu %u, bridge %s%s", w->vni, w->port,
-		  ip_addr_str(&w->local, a, sizeof(a)), w->mtu, w->bridge,
-		  w->evpn		   ? ", evpn: no learning"
-		  : w->role == VXLAN_SENDS ? ""
-					   : ", standby");
+	op->u.create.bridge = w->bridge;
+	op->u.create.mtu = w->mtu;
+	op->u.create.vni = w->vni;
+	op->u.create.port = w->port;
+	op->u.create.local = w->local;
+	op->u.create.no_learning = w->evpn;
+	op->u.create.role = (uint8_t)w->role;
 	/* the port options are set once it is in the bridge */
 	return plan_port(w, NULL, p);
+}
+
+static void describe_create(const struct op *op, char *buf, size_t len)
+{
+	char a[IP_ADDR_STRLEN];
+
+	snprintf(buf, len, "vni %u, port %u, local %s, mtu %u, bridge %s%s", op->u.create.vni,
+		 op->u.create.port, ip_addr_str(&op->u.create.local, a, sizeof(a)),
+		 op->u.create.mtu, op->u.create.bridge,
+		 op->u.create.no_learning	    ? ", evpn: no learning"
+		 : op->u.create.role == VXLAN_SENDS ? ""
+						    : ", standby");
+}
+
+static void vxlan_describe(const struct op *op, char *buf, size_t len)
+{
+	const struct op_link *c = &op->u.link;
+
+	if (op->type == OP_VXLAN_CREATE) {
+		describe_create(op, buf, len);
+		return;
+	}
+	if (op->shows & SHOW_MTU)
+		text_add(buf, len, "mtu %u -> %u", c->old_mtu, c->mtu);
+	if (op->shows & SHOW_INTO_BRIDGE)
+		text_add(buf, len, "into bridge %s", c->bridge);
+	if (op->shows & SHOW_UP)
+		text_add(buf, len, "down -> up");
+	if (op->shows & SHOW_ALIAS)
+		text_add(buf, len, "alias \"%s\"", op->text ? op->text : "");
+	if (op->shows & SHOW_ISOLATED)
+		text_add(buf, len, "bridge port isolated");
+	if (op->shows & SHOW_EVPN)
+		text_add(buf, len, "learning off (evpn)");
+	else if (op->shows & SHOW_ROLE)
+		text_add(buf, len, "%s",
+			 c->role == VXLAN_SENDS	    ? "sends: learning and flooding on"
+			 : c->role == VXLAN_LISTENS ? "listens: learning, no flooding"
+						    : "mute: receives only, learned "
+						      "entries flushed");
 }
 
 /* Attributes the kernel cannot change on a live device. */
@@ -181,54 +225,64 @@ static bool immutable_differs(const struct vxlan_port *w, const struct link_obs 
 	return false;
 }
 
-int vxlan_plan(const struct vxlan_port *want, const struct link_obs *have,
-	       const struct link_obs *bridge, struct plan *p, bool *recreated)
+/*
+ * in: port (the device wanted), link (the owned link of that name or NULL),
+ * bridge (the vnet's bridge if it exists and is kept); sets *in->made when
+ * the device is (re)created.
+ */
+static int vxlan_plan(const struct kind_input *in, struct plan *p)
 {
-	struct link_change c = {0};
+	const struct vxlan_port *want = in->port;
+	const struct link_obs *have = in->link, *bridge = in->bridge;
+	struct op_link c = {0};
+	unsigned int shows = 0;
 	char why[128];
 	struct op *op;
 
-	*recreated = false;
+	*in->made = false;
 	if (!have) {
-		*recreated = true;
+		*in->made = true;
 		return plan_create(want, p);
 	}
 	if (immutable_differs(want, have, why, sizeof(why))) {
-		op = plan_add(p, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, "vxlan %s", have->name);
+		op = plan_add(p, KIND_LINK, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE, NULL);
 		if (!op)
 			return -ENOMEM;
+		op_delete_names(op, "vxlan", have->name);
 		op->ifindex = have->ifindex;
 		op_detail(op, "recreated: %s", why);
-		*recreated = true;
+		*in->made = true;
 		return plan_create(want, p);
 	}
 	if (have->mtu != want->mtu) {
 		c.mask |= LINK_SET_MTU;
 		c.mtu = want->mtu;
+		c.old_mtu = have->mtu;
+		shows |= SHOW_MTU;
 	}
 	if (!bridge || have->master != bridge->ifindex) {
 		c.mask |= LINK_SET_MASTER;
 		c.master = bridge ? bridge->ifindex : 0; /* 0: the bridge is new, look it up */
+		shows |= SHOW_INTO_BRIDGE;
 	}
-	if (!(have->flags & IFF_UP))
+	if (!(have->flags & IFF_UP)) {
 		c.mask |= LINK_SET_UP;
+		shows |= SHOW_UP;
+	}
 	if (strcmp(have->alias, want->alias)) {
 		c.mask |= LINK_SET_ALIAS;
-		snprintf(c.alias, sizeof(c.alias), "%s", want->alias);
+		shows |= SHOW_ALIAS;
 	}
 	if (c.mask) {
 		op = add_change(want, have, PHASE_VXLAN, p);
 		if (!op)
 			return -ENOMEM;
-		op->change = c;
-		if (c.mask & LINK_SET_MTU)
-			op_detail(op, "mtu %u -> %u", have->mtu, want->mtu);
-		if (c.mask & LINK_SET_MASTER)
-			op_detail(op, "into bridge %s", want->bridge);
-		if (c.mask & LINK_SET_UP)
-			op_detail(op, "down -> up");
-		if (c.mask & LINK_SET_ALIAS)
-			op_detail(op, "alias \"%s\"", want->alias);
+		c.bridge = op->u.link.bridge;
+		c.role = op->u.link.role;
+		op->u.link = c;
+		op->shows = (uint8_t)shows;
+		if ((c.mask & LINK_SET_ALIAS) && !(op->text = strdup(want->alias)))
+			return -ENOMEM;
 	}
 	/* port options: set after (re)joining the bridge, which resets them */
 	return plan_port(want, (c.mask & LINK_SET_MASTER) ? NULL : have, p);
@@ -236,9 +290,12 @@ int vxlan_plan(const struct vxlan_port *want, const struct link_obs *have,
 
 static int vxlan_encode(struct kind_encoder *e, struct op *op)
 {
-	int master = e->ifindex(e, op->master);
+	int master;
 	struct nlmsghdr *nlh;
 
+	if (op->type != OP_VXLAN_CREATE)
+		return link_encode(e, op);
+	master = op->u.create.bridge ? e->ifindex(e, op->u.create.bridge) : 0;
 	if (!master) {
 		snprintf(e->why, sizeof(e->why), "bridge not found");
 		return -ENODEV;
@@ -251,4 +308,10 @@ static int vxlan_encode(struct kind_encoder *e, struct op *op)
 	return link_encode_create(e, op, nlh);
 }
 
-const struct kind vxlan_kind = {.name = "vxlan", .encode = vxlan_encode};
+/* VXLAN devices are links: the link kind reads them (struct link_table). */
+const struct kind vxlan_kind = {.name = "vxlan",
+				.noun = "vxlan",
+				.parse = NULL,
+				.plan = vxlan_plan,
+				.encode = vxlan_encode,
+				.describe = vxlan_describe};

@@ -43,14 +43,13 @@ const char *vxlan_role_name(enum vxlan_role role);
 void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master);
 
 /*
- * Plans device want. have: the owned link of that name or NULL; bridge: the
- * vnet's bridge link if it exists and is kept (NULL otherwise). A port that
- * takes a smaller role (stops flooding or learning) changes in PHASE_RETIRE,
- * after the other device of its vnet has taken over. *recreated is set when
- * the device is (re)created, so its FDB starts empty.
+ * vxlan_kind (kinds/kind.h) plans device in->port. in->link: the owned link
+ * of that name or NULL; in->bridge: the vnet's bridge link if it exists and
+ * is kept (NULL otherwise). A port that takes a smaller role (stops flooding
+ * or learning) changes in PHASE_RETIRE, after the other device of its vnet
+ * has taken over. *in->made is set when the device is (re)created, so its
+ * FDB starts empty.
  */
-int vxlan_plan(const struct vxlan_port *want, const struct link_obs *have,
-	       const struct link_obs *bridge, struct plan *p, bool *recreated);
 
 /* True when l's bridge port could still send: learning or flooding on. */
 bool vxlan_port_may_send(const struct link_obs *l);

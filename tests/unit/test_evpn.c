@@ -17,8 +17,18 @@
 #include "engine/frr.h"
 #include "engine/plan.h"
 #include "kinds/frr.h"
+#include "kinds/kind.h"
 #include "kinds/vxlan.h"
 #include "unit.h"
+
+/* What op changes, as `plan` shows it. */
+static const char *detail_of(const struct op *op)
+{
+	static struct op_text t;
+
+	op_describe(op, &t);
+	return t.detail;
+}
 
 #define K1 "t4trv5Xh2YF5ozt+bXxYVHI2m7/vbmEufLZk1+4J31Q="
 #define K2 "CXmRQWxEZ/Ip0OBIkUEY9l845AwSoxglz2nf2WfBQgs="
@@ -299,9 +309,9 @@ static void test_desired_and_plan(void)
 		plan_init(&p, s.owner);
 		CHECK_INT(frr_plan(&s, old, old, &p, &d), 0, "plan a changed block");
 		CHECK(p.n == 1 && p.ops[0].verb == VERB_CHANGE &&
-			  strstr(p.ops[0].detail, "-neighbor 10.255.0.9 peer-group fabricd") &&
-			  strstr(p.ops[0].detail, "+neighbor 10.255.0.3 peer-group fabricd"),
-		      "plan shows the changed lines: %s", p.n ? p.ops[0].detail : "(none)");
+			  strstr(detail_of(&p.ops[0]), "-neighbor 10.255.0.9 peer-group fabricd") &&
+			  strstr(detail_of(&p.ops[0]), "+neighbor 10.255.0.3 peer-group fabricd"),
+		      "plan shows the changed lines: %s", p.n ? detail_of(&p.ops[0]) : "(none)");
 		plan_free(&p);
 		free(old);
 	}
@@ -320,10 +330,19 @@ static void test_desired_and_plan(void)
 	diag_free(&d);
 }
 
+/* vxlan_kind's plan for device v on link have, in bridge. */
+static int plan_vxlan(const struct vxlan_port *v, const struct link_obs *have,
+		      const struct link_obs *bridge, struct plan *p, bool *recreated)
+{
+	struct kind_input in = {.port = v, .link = have, .bridge = bridge, .made = recreated};
+
+	return vxlan_kind.plan(&in, p);
+}
+
 static const struct op *find_op(const struct plan *p, enum op_type type, unsigned int mask)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->ops[i].type == type && (p->ops[i].change.mask & mask) == mask)
+		if (p->ops[i].type == type && (p->ops[i].u.link.mask & mask) == mask)
 			return &p->ops[i];
 	}
 	return NULL;
@@ -359,36 +378,37 @@ static void test_vxlan_learning(void)
 	ip_addr_parse("10.255.0.1", &v.local);
 	have.local = v.local;
 	plan_init(&p, "fabricd:lab");
-	CHECK_INT(vxlan_plan(&v, NULL, &bridge, &p, &recreated), 0, "create");
+	CHECK_INT(plan_vxlan(&v, NULL, &bridge, &p, &recreated), 0, "create");
 	op = find_op(&p, OP_VXLAN_CREATE, 0);
-	CHECK(op && op->no_learning, "an EVPN device is created with learning off");
+	CHECK(op && op->u.create.no_learning, "an EVPN device is created with learning off");
 	op = find_op(&p, OP_LINK_CHANGE, LINK_SET_ISOLATED | LINK_SET_LEARNING);
-	CHECK(op && !op->change.learning, "and its bridge port learns nothing");
+	CHECK(op && !op->u.link.learning, "and its bridge port learns nothing");
 	plan_free(&p);
 
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, &p, &recreated);
-	CHECK(recreated && find_op(&p, OP_LINK_DELETE, 0) && strstr(p.ops[0].detail, "learning"),
+	plan_vxlan(&v, &have, &bridge, &p, &recreated);
+	CHECK(recreated && find_op(&p, OP_LINK_DELETE, 0) &&
+		  strstr(detail_of(&p.ops[0]), "learning"),
 	      "a learning device becomes EVPN: recreated (learning is fixed at creation)");
 	plan_free(&p);
 
 	have.vxlan_nolearning = true;
 	have.port_learning = true;
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, &p, &recreated);
+	plan_vxlan(&v, &have, &bridge, &p, &recreated);
 	CHECK(!recreated && p.n == 1 && find_op(&p, OP_LINK_CHANGE, LINK_SET_LEARNING),
 	      "port learning back on: turned off again, nothing else");
 	plan_free(&p);
 
 	have.port_learning = false;
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, &p, &recreated);
+	plan_vxlan(&v, &have, &bridge, &p, &recreated);
 	CHECK_INT(p.n, 0, "an EVPN device as it should be: nothing to do");
 	plan_free(&p);
 
 	v.evpn = false;
 	plan_init(&p, "fabricd:lab");
-	vxlan_plan(&v, &have, &bridge, &p, &recreated);
+	plan_vxlan(&v, &have, &bridge, &p, &recreated);
 	CHECK(recreated, "back to static: recreated with learning on");
 	plan_free(&p);
 }

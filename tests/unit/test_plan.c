@@ -16,7 +16,33 @@
 #include "definition/config.h"
 #include "definition/desired.h"
 #include "engine/reconcile.h"
+#include "kinds/fabric.h"
 #include "unit.h"
+
+/* What op changes, as `plan` shows it. */
+static const char *detail_of(const struct op *op)
+{
+	static struct op_text t;
+
+	op_describe(op, &t);
+	return t.detail;
+}
+
+/* What op acts on, as `plan` shows it ("vxlan vx100"). */
+static const char *object_of(const struct op *op)
+{
+	static struct op_text t;
+
+	op_describe(op, &t);
+	return t.object;
+}
+
+/* The alias a link change sets ("" when none). */
+static const char *alias_of(const struct op *op)
+{
+	return (op->u.link.mask & LINK_SET_ALIAS) && op->text ? op->text : "";
+}
+
 #include "wireguard/uapi.h"
 
 #define FIXTURE "tests/fixtures/nl/two-node/"
@@ -97,6 +123,7 @@ struct fixture {
 	struct cluster *c;
 	struct reconcile r;
 	struct observed have;
+	struct node_state want; /* of the last plan_for: its ops borrow from it */
 };
 
 /*
@@ -159,6 +186,8 @@ static void fixture_load(struct fixture *f)
 
 static void fixture_free(struct fixture *f)
 {
+	desired_free(&f->want);
+	free(f->r.psk);
 	observed_free(&f->have);
 	cluster_free(f->c);
 }
@@ -166,15 +195,14 @@ static void fixture_free(struct fixture *f)
 /* Plans pve1 of f->c against f->have; returns plan_build's result. */
 static int plan_for(struct fixture *f, struct plan *p, struct diag *d)
 {
-	struct node_state want;
 	int ret;
 
 	plan_init(p, f->r.owner);
-	ret = desired_build(f->c, 0, 1500, &want, d);
+	desired_free(&f->want);
+	ret = desired_build(f->c, 0, 1500, &f->want, d);
 	if (ret < 0)
 		return ret;
-	ret = plan_build(&f->r, &want, &f->have, p, d);
-	desired_free(&want);
+	ret = plan_build(&f->r, &f->want, &f->have, p, d);
 	/*
 	 * The recording predates the nftables guard, so every plan would also
 	 * create it; the guard's own planning is tested in test_firewall.c and
@@ -185,8 +213,10 @@ static int plan_for(struct fixture *f, struct plan *p, struct diag *d)
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->ops[i].type != OP_FIREWALL_SET && p->ops[i].type != OP_FIREWALL_DELETE)
 			p->ops[kept++] = p->ops[i];
-		else
+		else {
 			free(p->ops[i].text);
+			free(p->ops[i].note);
+		}
 	}
 	p->n = kept;
 	return ret;
@@ -204,7 +234,7 @@ static size_t count_ops(const struct plan *p, enum op_type type)
 static bool all_objects_mention(const struct plan *p, const char *text)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		if (!strstr(p->ops[i].object, text))
+		if (!strstr(object_of(&p->ops[i]), text))
 			return false;
 	}
 	return true;
@@ -256,7 +286,7 @@ static const struct op *find_op(const struct op *ops, size_t n, enum op_type typ
 				const char *object)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (ops[i].type == type && !strcmp(ops[i].object, object))
+		if (ops[i].type == type && !strcmp(object_of(&ops[i]), object))
 			return &ops[i];
 	}
 	return NULL;
@@ -266,8 +296,8 @@ static const struct op *find_op(const struct op *ops, size_t n, enum op_type typ
 static const struct op *find_change(const struct plan *p, const char *object, unsigned int bit)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->ops[i].type == OP_LINK_CHANGE && !strcmp(p->ops[i].object, object) &&
-		    (p->ops[i].change.mask & bit))
+		if (p->ops[i].type == OP_LINK_CHANGE && !strcmp(object_of(&p->ops[i]), object) &&
+		    (p->ops[i].u.link.mask & bit))
 			return &p->ops[i];
 	}
 	return NULL;
@@ -279,7 +309,7 @@ static size_t count_on(const struct plan *p, enum op_type type, const char *obje
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->n; i++)
-		n += p->ops[i].type == type && strstr(p->ops[i].object, object) != NULL;
+		n += p->ops[i].type == type && strstr(object_of(&p->ops[i]), object) != NULL;
 	return n;
 }
 
@@ -308,17 +338,16 @@ static void test_switch_to_plain(unsigned int grace)
 	CHECK_INT(count_ops(&p, OP_WG_PEER) + count_ops(&p, OP_WG_DEVICE), 0, "fabric untouched");
 	CHECK(all_objects_mention(&p, "200"), "only vnet200's devices change");
 	op = find_change(&p, "vxlan vx200", LINK_SET_FLOOD);
-	CHECK(grace ? op && !op->change.flood && op->phase == PHASE_VXLAN : !op,
+	CHECK(grace ? op && !op->u.link.flood && op->phase == PHASE_VXLAN : !op,
 	      "vx200 listens (no flooding) while vs200 holds");
 	op = find_change(&p, "vxlan vs200", LINK_SET_ALIAS);
-	CHECK(grace
-		  ? op && !strcmp(op->change.alias, "fabricd:lab secure-until=1030 grace=30 at=30")
-		  : !op,
-	      "hold note on vs200: %s", op ? op->change.alias : "none");
+	CHECK(grace ? op && !strcmp(alias_of(op), "fabricd:lab secure-until=1030 grace=30 at=30")
+		    : !op,
+	      "hold note on vs200: %s", op ? alias_of(op) : "none");
 	op = find_change(&p, "vxlan vs200", LINK_SET_FLOOD);
 	CHECK(grace ? !op
-		    : op && !op->change.flood && !op->change.learning &&
-			  (op->change.mask & LINK_SET_FLUSH) && op->phase == PHASE_RETIRE,
+		    : op && !op->u.link.flood && !op->u.link.learning &&
+			  (op->u.link.mask & LINK_SET_FLUSH) && op->phase == PHASE_RETIRE,
 	      "vs200 turns mute standby only after vx200 took over");
 	CHECK_INT(p.n_later, grace ? 2 : 0, "the swap is due later");
 	CHECK_INT(plan_next_due(&p), grace ? 30 : 0, "at the end of the grace period");
@@ -348,7 +377,7 @@ static void test_switch_to_secure(unsigned int grace)
 	CHECK_INT(count_on(&p, OP_FDB_ADD, "vs100"), 1, "vs100 takes the remote");
 	CHECK(all_objects_mention(&p, "100"), "only vnet100's devices change");
 	op = find_change(&p, "vxlan vs100", LINK_SET_FLOOD);
-	CHECK(op && op->change.flood && op->phase == PHASE_VXLAN, "vs100 floods at once");
+	CHECK(op && op->u.link.flood && op->phase == PHASE_VXLAN, "vs100 floods at once");
 	if (!grace) {
 		op = find_op(p.ops, p.n, OP_LINK_DELETE, "vxlan vx100");
 		CHECK(op && op->phase == PHASE_RETIRE,
@@ -358,10 +387,10 @@ static void test_switch_to_secure(unsigned int grace)
 	CHECK_INT(count_on(&p, OP_FDB_DEL, "vx100"), 1, "vx100 loses its remote");
 	CHECK_INT(count_ops(&p, OP_LINK_DELETE), 0, "vx100 stays for the grace period");
 	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
-	CHECK(op && !strcmp(op->change.alias, "fabricd:lab retire-after=1030 grace=30 at=30"),
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab retire-after=1030 grace=30 at=30"),
 	      "retire note on vx100");
 	op = find_change(&p, "vxlan vx100", LINK_SET_FLUSH);
-	CHECK(op && !op->change.learning && !op->change.flood && op->phase == PHASE_RETIRE,
+	CHECK(op && !op->u.link.learning && !op->u.link.flood && op->phase == PHASE_RETIRE,
 	      "vx100 mute once vs100 sends");
 	op = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vx100");
 	CHECK(op && op->due == 30, "vx100 removed at the end of the grace period");
@@ -447,7 +476,7 @@ static void test_hold_stage(void)
 	      "vs100 keeps sending, its note kept");
 	CHECK_INT(count_on(&p, OP_FDB_ADD, "vs100"), 1, "with the members' fabric addresses");
 	op = find_change(&p, "vxlan vx100", LINK_SET_FLOOD);
-	CHECK(op && !op->change.flood, "vx100 listens");
+	CHECK(op && !op->u.link.flood, "vx100 listens");
 	CHECK_INT(count_on(&p, OP_FDB_DEL, "vx100"), 1, "and has no remotes");
 	CHECK_INT(plan_next_due(&p), 110, "the swap at 110");
 	plan_free(&p);
@@ -455,11 +484,11 @@ static void test_hold_stage(void)
 	f.r.boot_now = 110;
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan at the end");
 	op = find_change(&p, "vxlan vs100", LINK_SET_FLOOD);
-	CHECK(op && !op->change.flood && !op->change.learning &&
-		  (op->change.mask & LINK_SET_FLUSH) && op->phase == PHASE_RETIRE,
+	CHECK(op && !op->u.link.flood && !op->u.link.learning &&
+		  (op->u.link.mask & LINK_SET_FLUSH) && op->phase == PHASE_RETIRE,
 	      "vs100 back to the mute standby, its learned entries flushed");
 	op = find_change(&p, "vxlan vs100", LINK_SET_ALIAS);
-	CHECK(op && !strcmp(op->change.alias, "fabricd:lab"), "its note goes");
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab"), "its note goes");
 	CHECK(p.n == 2 && p.n_later == 0, "vx100 as recorded sends: nothing else");
 	plan_free(&p);
 	diag_free(&d);
@@ -487,7 +516,7 @@ static void test_standby_left_by_a_killed_run(void)
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	CHECK(!find_change(&p, "vxlan vs100", LINK_SET_ALIAS), "no hold note");
 	op = find_change(&p, "vxlan vs100", LINK_SET_FLOOD);
-	CHECK(op && !op->change.flood && !op->change.learning, "made mute");
+	CHECK(op && !op->u.link.flood && !op->u.link.learning, "made mute");
 	CHECK(!find_change(&p, "vxlan vx100", LINK_SET_FLOOD), "vx100 keeps sending");
 	CHECK_INT(p.n_later, 0, "no stage");
 	plan_free(&p);
@@ -522,13 +551,13 @@ static void test_switch_back(void)
 	diag_init(&d);
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	op = find_change(&p, "vxlan vs100", LINK_SET_ALIAS);
-	CHECK(op && !strcmp(op->change.alias, "fabricd:lab secure-until=1030 grace=30 at=130"),
-	      "vs100 holds for a new grace period: %s", op ? op->change.alias : "none");
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab secure-until=1030 grace=30 at=130"),
+	      "vs100 holds for a new grace period: %s", op ? alias_of(op) : "none");
 	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
-	CHECK(op && !strcmp(op->change.alias, "fabricd:lab"), "vx100 no longer retiring");
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab"), "vx100 no longer retiring");
 	op = find_change(&p, "vxlan vx100", LINK_SET_LEARNING);
-	CHECK(op && op->change.learning && op->phase == PHASE_VXLAN &&
-		  !(op->change.mask & LINK_SET_FLOOD),
+	CHECK(op && op->u.link.learning && op->phase == PHASE_VXLAN &&
+		  !(op->u.link.mask & LINK_SET_FLOOD),
 	      "vx100 listens again (learning, no flooding)");
 	CHECK_INT(count_ops(&p, OP_LINK_DELETE), 0, "nothing goes");
 	plan_free(&p);
@@ -549,7 +578,7 @@ static void test_remove_node(void)
 		f.c->zones[z].n_members = 1;
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	CHECK_INT(count_ops(&p, OP_WG_PEER), 1, "its peer goes");
-	CHECK(p.n && p.ops[0].peer.flags & WGPEER_REMOVE_ME, "removed one by one, not replaced");
+	CHECK(p.n && p.ops[0].u.peer.flags & WGPEER_REMOVE_ME, "removed one by one, not replaced");
 	CHECK_INT(count_ops(&p, OP_FDB_DEL), 2, "its remote goes from both vnets");
 	CHECK_INT(p.n, 3, "nothing else");
 	plan_free(&p);
@@ -571,8 +600,8 @@ static void test_kernel_drift(void)
 	f.have.fdb.n = 0; /* every remote deleted out of band */
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	CHECK_INT(count_ops(&p, OP_LINK_CHANGE), 1, "bridge mtu");
-	CHECK(p.n && strstr(p.ops[0].detail, "mtu 1500 -> 1390"), "detail: %s",
-	      p.n ? p.ops[0].detail : "");
+	CHECK(p.n && strstr(detail_of(&p.ops[0]), "mtu 1500 -> 1390"), "detail: %s",
+	      p.n ? detail_of(&p.ops[0]) : "");
 	CHECK_INT(count_ops(&p, OP_FDB_ADD), 2, "remotes restored");
 	CHECK_INT(p.n, 3, "nothing else");
 	plan_free(&p);
@@ -611,13 +640,85 @@ static void test_fabric_changes(void)
 	f.c->fabric.keepalive = 10;
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	CHECK_INT(count_ops(&p, OP_WG_DEVICE), 1, "listen port");
-	CHECK(p.n && !(p.ops[0].wg.flags & WGDEVICE_HAS_PRIVATE_KEY), "key kept: no re-keying");
+	CHECK(p.n && !(p.ops[0].u.dev.flags & WGDEVICE_HAS_PRIVATE_KEY), "key kept: no re-keying");
 	CHECK_INT(count_ops(&p, OP_WG_PEER), 1, "keepalive and endpoint port of pve2");
 	for (size_t i = 0; i < p.n; i++) {
 		if (p.ops[i].type == OP_WG_PEER)
-			CHECK(p.ops[i].peer.flags & WGPEER_UPDATE_ONLY, "peer changed in place");
+			CHECK(p.ops[i].u.peer.flags & WGPEER_UPDATE_ONLY, "peer changed in place");
 	}
 	CHECK_INT(p.n, 2, "nothing else");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/* Whether the len bytes of key occur anywhere in the plan's ops. */
+static bool ops_hold(const struct plan *p, const uint8_t *key, size_t len)
+{
+	const uint8_t *b = (const uint8_t *)p->ops;
+	size_t n = p->n * sizeof(*p->ops);
+
+	for (size_t i = 0; i + len <= n; i++) {
+		if (!memcmp(b + i, key, len))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Issue 17: an op is small and holds no key. A re-keyed device and a peer
+ * with a new preshared key take the keys from struct reconcile when applied.
+ */
+static void test_ops_compact_and_keyless(void)
+{
+	struct fixture f;
+	struct wg_device dev;
+	struct wg_peer peer;
+	struct op_text t;
+	struct plan p;
+	struct diag d;
+	const struct op *dop = NULL, *pop = NULL;
+
+	CHECK(sizeof(struct op) <= 128, "struct op is %zu bytes", sizeof(struct op));
+	fixture_load(&f);
+	diag_init(&d);
+	memset(f.r.private_key, 0xa5, WG_KEY_LEN);
+	f.r.have_key = true;
+	memset(f.r.public_key, 0x5a, WG_KEY_LEN); /* not the device's: it is re-keyed */
+	f.r.psk_managed = true;
+	f.r.n_psk = f.c->n_nodes;
+	f.r.psk = calloc(f.c->n_nodes, sizeof(*f.r.psk));
+	for (size_t i = 0; f.r.psk && i < f.c->n_nodes; i++)
+		memset(f.r.psk[i], 0x3c, WG_KEY_LEN);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.ops[i].type == OP_WG_DEVICE)
+			dop = &p.ops[i];
+		if (p.ops[i].type == OP_WG_PEER && !pop)
+			pop = &p.ops[i];
+	}
+	CHECK(dop && (dop->u.dev.flags & WGDEVICE_HAS_PRIVATE_KEY), "the device is re-keyed");
+	CHECK(pop && (pop->u.peer.flags & WGPEER_HAS_PRESHARED_KEY), "a peer gets its key");
+	CHECK(!ops_hold(&p, f.r.private_key, WG_KEY_LEN), "no op holds the private key");
+	CHECK(!ops_hold(&p, f.r.psk[0], WG_KEY_LEN), "no op holds a preshared key");
+	if (dop) {
+		fabric_device_of(dop, f.r.private_key, &dev);
+		CHECK(!memcmp(dev.private_key, f.r.private_key, WG_KEY_LEN) &&
+			  !strcmp(dev.ifname, "wgfab0"),
+		      "applied with the key from struct reconcile");
+		explicit_bzero(&dev, sizeof(dev));
+		op_describe(dop, &t);
+		CHECK_STR(t.object, "fabric wgfab0", "the device's object");
+		CHECK_STR(t.detail, "private key from the key file", "its detail");
+	}
+	if (pop) {
+		fabric_peer_of(pop, &peer);
+		CHECK(!memcmp(peer.preshared_key, f.r.psk[0], WG_KEY_LEN),
+		      "the peer's preshared key from struct reconcile");
+		op_describe(pop, &t);
+		CHECK_STR(t.object, "peer pve2", "the peer's object");
+		CHECK(strstr(t.detail, "preshared key") != NULL, "its detail: %s", t.detail);
+	}
 	plan_free(&p);
 	diag_free(&d);
 	fixture_free(&f);
@@ -639,5 +740,6 @@ int main(void)
 	test_kernel_drift();
 	test_foreign_link();
 	test_fabric_changes();
+	test_ops_compact_and_keyless();
 	return unit_summary("test_plan");
 }

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine/plan_text.c - the op list for people: an op's object from its type
+ * and payload, what it changes from the kind that planned it (struct
+ * kind.describe) and its note. Ops store no text; it is made here when shown.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "definition/wgkey.h"
+#include "engine/plan.h"
+#include "kinds/kind.h"
+
+/* What an op acts on, from its type and payload: "vxlan vx100", "fdb vx100 remote 192.0.2.2". */
+static void op_object(const struct op *op, char *buf, size_t len)
+{
+	char a[IP_ADDR_STRLEN];
+	const struct kind *k = kind_by_id(op->kind);
+
+	switch ((enum op_type)op->type) {
+	case OP_BRIDGE_CREATE:
+		snprintf(buf, len, "bridge %s", op->ifname);
+		return;
+	case OP_VXLAN_CREATE:
+		snprintf(buf, len, "vxlan %s", op->ifname);
+		return;
+	case OP_LINK_DELETE:
+		snprintf(buf, len, "%s %s", op->u.del.kind[0] ? op->u.del.kind : "link",
+			 op->u.del.name);
+		return;
+	case OP_FDB_ADD:
+	case OP_FDB_DEL:
+		snprintf(buf, len, "fdb %s remote %s", op->ifname,
+			 ip_addr_str(&op->u.dst, a, sizeof(a)));
+		return;
+	case OP_ADDR_ADD:
+	case OP_ADDR_DEL:
+		snprintf(buf, len, "address %s/%u on %s",
+			 ip_addr_str(&op->u.prefix.addr, a, sizeof(a)), op->u.prefix.len,
+			 op->ifname);
+		return;
+	case OP_WG_PEER:
+		if (op->u.peer.name) {
+			snprintf(buf, len, "peer %s", op->u.peer.name);
+		} else {
+			/* a peer no node has: named by its key's start, as `wg` abbreviates */
+			char b64[WGKEY_B64_LEN] = "";
+
+			if (op->u.peer.have)
+				wgkey_to_base64(b64, op->u.peer.have->public_key);
+			snprintf(buf, len, "peer %.8s...", b64);
+		}
+		return;
+	default:
+		/* the rest name their kind: "bridge vnet1", "fabric wgfab0", the guard's table */
+		snprintf(buf, len, "%s%s%s", k ? k->noun : "", op->ifname[0] ? " " : "",
+			 op->ifname);
+	}
+}
+
+void op_describe(const struct op *op, struct op_text *t)
+{
+	const struct kind *k = kind_by_id(op->kind);
+
+	op_object(op, t->object, sizeof(t->object));
+	t->detail[0] = '\0';
+	if (k && k->describe)
+		k->describe(op, t->detail, sizeof(t->detail));
+	if (op->note)
+		text_add(t->detail, sizeof(t->detail), "%s", op->note);
+}
+
+static void print_op(const struct op *op, FILE *f)
+{
+	struct op_text t;
+
+	op_describe(op, &t);
+	fprintf(f, "%c %s: %s%s%s%s\n", (char)op->verb, t.object,
+		op_verb_word((enum op_verb)op->verb), t.detail[0] ? " (" : "", t.detail,
+		t.detail[0] ? ")" : "");
+}
+
+void plan_print(const struct plan *p, FILE *f)
+{
+	for (size_t i = 0; i < p->n; i++)
+		print_op(&p->ops[i], f);
+	for (size_t i = 0; i < p->n_later; i++) {
+		fprintf(f, "later, in %lld s: ", p->later[i].due_in);
+		print_op(&p->later[i], f);
+	}
+}
