@@ -541,6 +541,11 @@ void wg_genl_counts(unsigned int *opened, unsigned int *resolved)
 	*resolved = genl.resolved;
 }
 
+void wg_genl_test_family(uint16_t id)
+{
+	genl.family_id = id;
+}
+
 static int open_genl(struct nl_sock **s, uint16_t *family_id, const char *ifname)
 {
 	ino_t netns = current_netns();

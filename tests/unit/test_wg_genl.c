@@ -757,6 +757,29 @@ static void test_shared_sockets_live(void)
 	if (wg)
 		CHECK_INT(r1, g_resolved, "the family id resolved once");
 
+	/* a stale family id (wireguard unloaded and loaded again): ENOENT, looked up anew */
+	{
+		struct wg_device change = {.ifname = "wgfab9", .flags = WGDEVICE_HAS_LISTEN_PORT};
+		struct wg_device *dev = NULL;
+		int ret;
+
+		wg_genl_test_family(0x7ff0);
+		ret = wg_get(WG_BACKEND_KERNEL, "wgfab9", &dev);
+		wg_genl_counts(&g1, &r1);
+		CHECK_INT(ret, wg ? -ENODEV : -EPROTONOSUPPORT, "stale family id: %s",
+			  wg_last_error());
+		CHECK_INT(g1, g_opened, "stale family id: the same socket");
+		if (wg)
+			CHECK_INT(r1, g_resolved + 1, "stale family id: resolved again");
+		wg_device_free(dev);
+
+		/* the same for a change: none of it ran, so it is sent again under the new id */
+		wg_genl_test_family(0x7ff0);
+		ret = wg_set(WG_BACKEND_KERNEL, &change);
+		CHECK_INT(ret, wg ? -ENODEV : -EPROTONOSUPPORT, "stale family id, set: %s",
+			  wg_last_error());
+	}
+
 	/* the descriptor goes bad under the socket: the failure marks it, the next use reopens */
 	close(mnl_socket_get_fd(s->mnl));
 	CHECK(!wg_exists(WG_BACKEND_KERNEL, "wgfab9"), "bad descriptor: nothing found");
