@@ -71,14 +71,20 @@ bool kmod_in_path(const char *prog)
 	return false;
 }
 
+/* What an earlier probe of this process found (found once, found for good). */
+static struct kmod_caps found;
+
 void kmod_probe(struct kmod_caps *caps)
 {
 	memset(caps, 0, sizeof(*caps));
 	caps->wireguard = wg_genl_available();
-	caps->vxlan = kmod_module_available("vxlan");
-	caps->bridge = kmod_module_available("bridge");
-	caps->wireguard_go = kmod_in_path("wireguard-go");
+	caps->vxlan = found.vxlan || kmod_module_available("vxlan");
+	caps->bridge = found.bridge || kmod_module_available("bridge");
+	caps->wireguard_go = found.wireguard_go || kmod_in_path("wireguard-go");
 	caps->tun = access("/dev/net/tun", R_OK | W_OK) == 0;
+	found.vxlan = caps->vxlan;
+	found.bridge = caps->bridge;
+	found.wireguard_go = caps->wireguard_go;
 }
 
 int kmod_choose_backend(enum wg_backend_choice choice, const struct kmod_caps *caps,

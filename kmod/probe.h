@@ -33,6 +33,13 @@ struct kmod_caps {
 /* Whether module name is built in, loaded or loadable for the running kernel. */
 bool kmod_module_available(const char *name);
 
+/*
+ * What this host has. What was found stays found for the process (the
+ * daemon's passes do not search modules.dep and PATH again); what was
+ * missing is looked for again, so a module loaded or a package installed
+ * later counts. The WireGuard family is asked of the kept generic netlink
+ * socket (wireguard/genl.h), which answers at once once resolved.
+ */
 void kmod_probe(struct kmod_caps *caps);
 
 /* Whether prog is an executable in $PATH (or the usual directories without one). */

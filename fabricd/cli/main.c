@@ -302,8 +302,13 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (!strcmp(name, subcommands[i].name)) {
 			int ret = subcommands[i].fn(&o);
+			unsigned int genl_opened, genl_resolved;
 
 			resolve_cache_free();
+			wg_genl_counts(&genl_opened, &genl_resolved);
+			log_debug("netlink: %u rtnetlink socket(s), %u generic netlink socket(s) "
+				  "opened; the wireguard family resolved %u time(s)",
+				  nl_route_shared_opened(), genl_opened, genl_resolved);
 			wg_genl_close();
 			nl_route_shared_close();
 			return ret;

@@ -42,6 +42,7 @@
 #include "engine/ifupdown.h"
 #include "engine/session.h"
 #include "definition/config.h"
+#include "definition/keyfile.h"
 #include "daemon/daemon.h"
 #include "daemon/report.h"
 #include "daemon/retry.h"
@@ -93,7 +94,8 @@ struct daemon {
 	size_t n_mtus;
 	struct zone_mtu *mtus;
 	char status[256];
-	struct monitor *monitor; /* metrics and data-path probes (daemon/monitor.h) */
+	struct monitor *monitor;   /* metrics and data-path probes (daemon/monitor.h) */
+	struct keyfile_store keys; /* private and preshared keys, read again when changed */
 };
 
 static long long clock_ms(clockid_t id)
@@ -420,7 +422,7 @@ static int run_pass_locked(struct daemon *d)
 	/* a failure that repeats is logged once (daemon/retry.h) */
 	captured = cand && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
-	      session_load_keys(&s, d->o, true) < 0 ||
+	      session_load_keys_kept(&s, d->o, &d->keys) < 0 ||
 	      roam_mark_moved(&s.r,
 			      d->roam_base ? d->roam_base
 			      : cand	   ? d->cluster
@@ -592,6 +594,7 @@ static void close_all(struct daemon *d)
 	cluster_free(d->roam_base);
 	def_retry_drop(&d->pending);
 	free(d->mtus);
+	keyfile_store_free(&d->keys); /* wiped */
 }
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)

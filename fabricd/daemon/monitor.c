@@ -40,9 +40,7 @@ struct peer_state {
 struct monitor {
 	const char *metrics_file;
 	struct metrics_http *http;
-	bool metrics; /* --metrics or --metrics-file */
-	struct nl_sock rtnl;
-	bool rtnl_open;
+	bool metrics;	/* --metrics or --metrics-file */
 	bool converged; /* monitor_converged() came at least once */
 	enum wg_backend backend;
 	struct metrics_data d;
@@ -81,12 +79,10 @@ int monitor_open(const struct options *o, struct monitor **out)
 		if (metrics_http_start(&ss, &m->http) < 0)
 			goto fail;
 	}
-	if (m->metrics) {
-		if (nl_open(&m->rtnl, NETLINK_ROUTE) < 0) {
-			log_error("metrics: cannot open a netlink socket: %s", strerror(errno));
-			goto fail;
-		}
-		m->rtnl_open = true;
+	/* the statistics come over the process's rtnetlink socket (netlink/nl.h) */
+	if (m->metrics && !nl_route_shared()) {
+		log_error("metrics: cannot open a netlink socket: %s", strerror(errno));
+		goto fail;
 	}
 	/* even with rounds off (interval 0) this node answers its peers' probes */
 	probe_start(o->probe_interval_ms, o->probe_file, &m->probe);
@@ -116,8 +112,6 @@ void monitor_close(struct monitor *m)
 		return;
 	probe_stop(m->probe);
 	metrics_http_stop(m->http);
-	if (m->rtnl_open)
-		nl_close(&m->rtnl);
 	free_data(&m->d);
 	free(m->d.repairs);
 	free(m->peers);
@@ -364,8 +358,9 @@ static void read_peers(struct monitor *m)
 static void read_vnets(struct monitor *m)
 {
 	struct link_stats_table t = {0};
+	struct nl_sock *rtnl = nl_route_shared();
 
-	if (link_stats_dump(&m->rtnl, &t) < 0)
+	if (!rtnl || link_stats_dump(rtnl, &t) < 0)
 		log_debug("metrics: cannot read link statistics: %s", strerror(errno));
 	for (size_t i = 0; i < m->d.n_vnets; i++) {
 		struct metrics_vnet *v = &m->d.vnets[i];

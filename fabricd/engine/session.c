@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "definition/config.h"
 #include "definition/pve_follow.h"
+#include "definition/keyfile.h"
 #include "definition/pve_load.h"
 #include "definition/wgkey.h"
 #include "engine/ifupdown.h"
@@ -228,13 +229,13 @@ int session_plan(struct session *s)
 }
 
 /* The private key from --key-file, checked against this node's public key. */
-static int load_private_key(struct session *s, const struct options *o)
+static int load_private_key(struct session *s, const struct options *o, struct keyfile_store *keys)
 {
 	const struct node *me = &s->cluster->nodes[s->self];
 	char err[512];
 	int idx = (int)s->self;
 
-	if (wgkey_load_file(o->key_file, s->r.private_key, err, sizeof(err)) < 0) {
+	if (keyfile_store_load(keys, o->key_file, s->r.private_key, err, sizeof(err)) < 0) {
 		log_error("%s", err);
 		return -1;
 	}
@@ -254,7 +255,7 @@ static int load_private_key(struct session *s, const struct options *o)
  * Both nodes of a pair hold the same key. Every peer needs one: a missing
  * file is an error rather than a silently unprotected session.
  */
-static int load_psks(struct session *s, const struct options *o)
+static int load_psks(struct session *s, const struct options *o, struct keyfile_store *keys)
 {
 	const struct cluster *c = s->cluster;
 	char path[4096], err[512];
@@ -270,7 +271,7 @@ static int load_psks(struct session *s, const struct options *o)
 		if (i == s->self)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", o->psk_dir, c->nodes[i].name);
-		if (wgkey_load_file(path, s->r.psk[i], err, sizeof(err)) < 0) {
+		if (keyfile_store_load(keys, path, s->r.psk[i], err, sizeof(err)) < 0) {
 			log_error("peer %s: %s (every peer needs a preshared key file in %s, the "
 				  "same on both nodes: umask 077; fabricd genkey > %s)",
 				  c->nodes[i].name, err, o->psk_dir, path);
@@ -282,9 +283,17 @@ static int load_psks(struct session *s, const struct options *o)
 
 int session_load_keys(struct session *s, const struct options *o, bool private_key)
 {
-	if (private_key && load_private_key(s, o) < 0)
+	if (private_key && load_private_key(s, o, NULL) < 0)
 		return -1;
-	return load_psks(s, o);
+	return load_psks(s, o, NULL);
+}
+
+int session_load_keys_kept(struct session *s, const struct options *o, struct keyfile_store *keys)
+{
+	if (load_private_key(s, o, keys) < 0 || load_psks(s, o, keys) < 0)
+		return -1;
+	keyfile_store_sweep(keys); /* the preshared keys of peers that left */
+	return 0;
 }
 
 /* Passes apply makes when wireguard-go dies under a burst of link events. */

@@ -43,6 +43,13 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
  * the definition) and the preshared keys from --psk-dir. 0 or -1 (logged).
  */
 int session_load_keys(struct session *s, const struct options *o, bool private_key);
+/*
+ * The same for the daemon, both keys from keys (definition/keyfile.h), which
+ * it keeps across passes: a file is read again only when it changed. The
+ * preshared keys of peers no longer in the definition are forgotten.
+ */
+struct keyfile_store;
+int session_load_keys_kept(struct session *s, const struct options *o, struct keyfile_store *keys);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */

@@ -52,6 +52,12 @@ static struct {
 	struct nl_sock s;
 	ino_t netns;
 } route_shared;
+static unsigned int route_shared_opened; /* for nl_route_shared_opened() */
+
+unsigned int nl_route_shared_opened(void)
+{
+	return route_shared_opened;
+}
 
 static ino_t current_netns(void)
 {
@@ -72,7 +78,7 @@ struct nl_sock *nl_route_shared(void)
 	ino_t netns = current_netns();
 	int ret;
 
-	if (route_shared.open && route_shared.netns == netns)
+	if (route_shared.open && route_shared.netns == netns && !route_shared.s.broken)
 		return &route_shared.s;
 	nl_route_shared_close();
 	ret = nl_open(&route_shared.s, NETLINK_ROUTE);
@@ -82,6 +88,7 @@ struct nl_sock *nl_route_shared(void)
 	}
 	route_shared.open = true;
 	route_shared.netns = netns;
+	route_shared_opened++;
 	return &route_shared.s;
 }
 
@@ -136,8 +143,10 @@ int nl_parse_error(const struct nlmsghdr *nlh, char *extack, size_t len)
 
 static int send_msg(struct nl_sock *s, const void *buf, size_t len)
 {
-	if (mnl_socket_sendto(s->mnl, buf, len) < 0)
+	if (mnl_socket_sendto(s->mnl, buf, len) < 0) {
+		s->broken = true;
 		return -errno;
+	}
 	return 0;
 }
 
@@ -154,8 +163,10 @@ static int recv_until(struct nl_sock *s, char *buf, size_t size,
 		const struct nlmsghdr *r;
 		int left;
 
-		if (n < 0)
+		if (n < 0) {
+			s->broken = true;
 			return -errno;
+		}
 		left = (int)n;
 		for (r = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(r, left);
 		     r = mnl_nlmsg_next(r, &left)) {

@@ -23,6 +23,11 @@ struct nl_sock {
 	uint32_t portid;
 	uint32_t seq;
 	char extack[NL_EXTACK_MAX]; /* the kernel's text for the last error, or "" */
+	/*
+	 * A send or receive failed (ENOBUFS, EBADF, ...), not the kernel's answer:
+	 * replies may be lost or still queued. A kept socket is opened anew.
+	 */
+	bool broken;
 };
 
 /* Opens and binds a socket on bus; 0 or -errno. */
@@ -32,12 +37,16 @@ void nl_close(struct nl_sock *s);
 /*
  * The process's rtnetlink socket, opened on first use and kept (the daemon's
  * passes share it; a one-shot command has one pass). A socket stays in the
- * namespace it was opened in, so a process that moved gets a new one. NULL
- * with errno set when it cannot be opened.
+ * namespace it was opened in, so a process that moved gets a new one; so does
+ * one whose last send or receive failed (broken). The struct stays at the same
+ * address when it is opened anew, so callers may keep the pointer. NULL with
+ * errno set when it cannot be opened.
  */
 struct nl_sock *nl_route_shared(void);
 /* Closes it (at exit, or after an error that may have left replies unread). */
 void nl_route_shared_close(void);
+/* How often this process opened it (for tests and --verbose). */
+unsigned int nl_route_shared_opened(void);
 
 /*
  * Starts a message in buf (at least NL_MSG_BUF bytes, zeroed here): type, flags (NLM_F_REQUEST and

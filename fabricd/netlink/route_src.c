@@ -37,20 +37,19 @@ int nl_route_source(const struct ip_addr *dst, struct ip_addr *src)
 {
 	struct route_answer a = {.family = dst->family};
 	char buf[NL_MSG_BUF];
-	struct nl_sock s;
+	struct nl_sock *s = nl_route_shared(); /* the process's: one socket per command */
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
-	int ret = nl_open(&s, NETLINK_ROUTE);
+	int ret;
 
-	if (ret < 0)
-		return ret;
-	nlh = nl_msg_start(&s, buf, RTM_GETROUTE, 0);
+	if (!s)
+		return -errno;
+	nlh = nl_msg_start(s, buf, RTM_GETROUTE, 0);
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = (uint8_t)dst->family;
 	rtm->rtm_dst_len = ip_addr_host_len(dst);
 	mnl_attr_put(nlh, RTA_DST, ip_addr_len(dst), dst->bytes);
-	ret = nl_request(&s, nlh, answer_cb, &a);
-	nl_close(&s);
+	ret = nl_request(s, nlh, answer_cb, &a);
 	if (ret == -ENETUNREACH || ret == -EHOSTUNREACH || (ret == 0 && !a.routed))
 		return -ENETUNREACH;
 	if (ret < 0)

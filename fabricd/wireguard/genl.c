@@ -127,10 +127,13 @@ static int put_allowed_ip(struct nlmsghdr *nlh, size_t buflen, const struct ip_p
 /*
  * Adds as much of the current peer as fits. Returns 1 when the peer is
  * complete (move on), 0 when the message is full, -EINVAL. *progress is set
- * when something of this peer went into the message.
+ * when something of this peer went into the message. A peer is split over
+ * messages only when it leads one (alone): one behind others that does not
+ * fit whole starts the next message, as a split peer is briefly without some
+ * of its allowed IPs (REPLACE_ALLOWEDIPS comes with the first part).
  */
 static int put_peer(struct nlmsghdr *nlh, size_t buflen, const struct wg_peer *p,
-		    struct wg_genl_cursor *cur, bool *progress)
+		    struct wg_genl_cursor *cur, bool alone, bool *progress)
 {
 	size_t n_ips = (p->flags & WGPEER_REMOVE_ME) ? 0 : p->n_allowed_ips;
 	bool first = !cur->peer_started;
@@ -179,6 +182,10 @@ static int put_peer(struct nlmsghdr *nlh, size_t buflen, const struct wg_peer *p
 	/* a continued peer without a single new allowed IP would be an empty repeat */
 	if (!first && !added)
 		goto cancel;
+	if (first && !complete && !alone) {
+		cur->allowed_ip = 0;
+		goto cancel;
+	}
 	mnl_attr_nest_end(nlh, peer);
 	*progress = true;
 	if (!complete) {
@@ -229,7 +236,8 @@ size_t wg_genl_encode_set(const struct wg_device *change, uint16_t family_id, ui
 	while (peers && cursor->peer < change->n_peers) {
 		bool peer_progress;
 
-		ret = put_peer(nlh, buflen, &change->peers[cursor->peer], cursor, &peer_progress);
+		ret = put_peer(nlh, buflen, &change->peers[cursor->peer], cursor, !in_message,
+			       &peer_progress);
 		if (ret < 0) {
 			cursor->error = ret;
 			return 0;
@@ -495,13 +503,18 @@ int wg_genl_parse_device(const struct nlmsghdr *nlh, struct wg_device *dev)
  * One generic netlink socket per process and network namespace, with the
  * family id resolved once: the daemon keeps it across passes, a peer change
  * costs no socket and no family lookup. A socket stays in the namespace it
- * was opened in, so a process that moved (the unit tests unshare) opens anew.
+ * was opened in, so a process that moved (the unit tests unshare) opens anew;
+ * so does one whose send or receive failed (nl_sock.broken). The family id is
+ * asked for again while the kernel has none (the module may be loaded later)
+ * and after the kernel said it no longer knows it (-ENOENT: the module was
+ * unloaded, perhaps loaded again under another id).
  */
 static struct {
 	bool open;
 	struct nl_sock s;
-	uint16_t family_id;
+	uint16_t family_id; /* 0: not resolved */
 	ino_t netns;
+	unsigned int opened, resolved; /* for wg_genl_counts() */
 } genl;
 
 static ino_t current_netns(void)
@@ -513,9 +526,24 @@ static ino_t current_netns(void)
 
 void wg_genl_close(void)
 {
+	unsigned int opened = genl.opened, resolved = genl.resolved;
+
 	if (genl.open)
 		nl_close(&genl.s);
 	memset(&genl, 0, sizeof(genl));
+	genl.opened = opened;
+	genl.resolved = resolved;
+}
+
+void wg_genl_counts(unsigned int *opened, unsigned int *resolved)
+{
+	*opened = genl.opened;
+	*resolved = genl.resolved;
+}
+
+void wg_genl_test_family(uint16_t id)
+{
+	genl.family_id = id;
 }
 
 static int open_genl(struct nl_sock **s, uint16_t *family_id, const char *ifname)
@@ -524,38 +552,51 @@ static int open_genl(struct nl_sock **s, uint16_t *family_id, const char *ifname
 	char err[128];
 	int ret;
 
-	if (genl.open && genl.netns == netns)
-		goto done;
-	wg_genl_close();
-	ret = nl_open(&genl.s, NETLINK_GENERIC);
-	if (ret < 0) {
-		wg_set_last_error("%s: cannot open a generic netlink socket: %s", ifname,
-				  nl_strerror(NULL, ret, err, sizeof(err)));
-		return ret;
+	if (genl.open && (genl.netns != netns || genl.s.broken))
+		wg_genl_close();
+	if (!genl.open) {
+		ret = nl_open(&genl.s, NETLINK_GENERIC);
+		if (ret < 0) {
+			wg_set_last_error("%s: cannot open a generic netlink socket: %s", ifname,
+					  nl_strerror(NULL, ret, err, sizeof(err)));
+			return ret;
+		}
+		genl.open = true;
+		genl.netns = netns;
+		genl.opened++;
 	}
-	ret = nl_genl_family(&genl.s, WG_GENL_NAME, &genl.family_id);
-	if (ret < 0) {
-		if (ret == -EPROTONOSUPPORT)
-			wg_set_last_error("%s: %s", ifname, WG_GENL_NO_KERNEL);
-		else
-			wg_set_last_error("%s: cannot resolve the wireguard netlink family: %s",
-					  ifname, nl_strerror(&genl.s, ret, err, sizeof(err)));
-		nl_close(&genl.s);
-		return ret;
+	if (!genl.family_id) {
+		ret = nl_genl_family(&genl.s, WG_GENL_NAME, &genl.family_id);
+		if (ret < 0) {
+			if (ret == -EPROTONOSUPPORT)
+				wg_set_last_error("%s: %s", ifname, WG_GENL_NO_KERNEL);
+			else
+				wg_set_last_error(
+				    "%s: cannot resolve the wireguard netlink family: %s", ifname,
+				    nl_strerror(&genl.s, ret, err, sizeof(err)));
+			genl.family_id = 0;
+			if (genl.s.broken)
+				wg_genl_close();
+			return ret;
+		}
+		genl.resolved++;
 	}
-	genl.open = true;
-	genl.netns = netns;
-done:
 	*s = &genl.s;
 	*family_id = genl.family_id;
 	return 0;
 }
 
-/* After a failure that may have left replies unread: the next call opens anew. */
+/*
+ * After a failure: a socket whose send or receive failed may have replies
+ * unread (the next call opens anew); -ENOENT is the generic netlink core's
+ * answer to a family id it does not know (wireguard was unloaded).
+ */
 static void genl_failed(int err)
 {
-	if (err != -ENODEV && err != -EINVAL && err != -ENOENT && err != -EPERM)
+	if (genl.s.broken)
 		wg_genl_close();
+	else if (err == -ENOENT)
+		genl.family_id = 0;
 }
 
 bool wg_genl_available(void)
@@ -563,7 +604,7 @@ bool wg_genl_available(void)
 	struct nl_sock *s;
 	uint16_t id;
 
-	/* the probe of every pass: an open socket answers at once */
+	/* the probe of every pass: an open socket with a known family answers at once */
 	return open_genl(&s, &id, WG_GENL_NAME) == 0;
 }
 
@@ -588,7 +629,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int wg_genl_get(const char *ifname, struct wg_device **out)
+static int genl_get_once(const char *ifname, struct wg_device **out)
 {
 	struct wg_device *dev = NULL;
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
@@ -628,7 +669,8 @@ out:
 	return ret;
 }
 
-int wg_genl_set(const struct wg_device *change)
+/* *sent: how many messages went out (a retry is safe only when the first failed). */
+static int genl_set_once(const struct wg_device *change, unsigned int *sent)
 {
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
 	struct wg_genl_cursor cursor = {0};
@@ -651,6 +693,7 @@ int wg_genl_set(const struct wg_device *change)
 					  change->ifname, strerror(-ret));
 			goto out;
 		}
+		*sent = cursor.messages;
 		ret = nl_request(s, (struct nlmsghdr *)buf, NULL, NULL);
 		if (ret < 0) {
 			wg_set_last_error("%s: setting the WireGuard device failed%s: %s",
@@ -664,5 +707,26 @@ int wg_genl_set(const struct wg_device *change)
 	ret = 0;
 out:
 	explicit_bzero(buf, sizeof(buf)); /* held the private key */
+	return ret;
+}
+
+int wg_genl_get(const char *ifname, struct wg_device **out)
+{
+	int ret = genl_get_once(ifname, out);
+
+	/* the family id the kernel knew at the first lookup is gone: look it up again */
+	if (ret == -ENOENT)
+		ret = genl_get_once(ifname, out);
+	return ret;
+}
+
+int wg_genl_set(const struct wg_device *change)
+{
+	unsigned int sent = 0;
+	int ret = genl_set_once(change, &sent);
+
+	/* the kernel ran none of it: the same change under the family's new id */
+	if (ret == -ENOENT && sent == 1)
+		ret = genl_set_once(change, &sent);
 	return ret;
 }

@@ -86,6 +86,10 @@ size_t wg_genl_encode_create(const char *ifname, const char *alias, uint32_t seq
 bool wg_genl_available(void);
 /* Closes the process's generic netlink socket (it opens again when needed). */
 void wg_genl_close(void);
+/* How often this process opened that socket and resolved the family (for tests, --verbose). */
+void wg_genl_counts(unsigned int *opened, unsigned int *resolved);
+/* For tests: takes id as the family's (a stale id the kernel answers with ENOENT). */
+void wg_genl_test_family(uint16_t id);
 
 /* The backend itself; wireguard/wg.c dispatches here. Errors go to wg_last_error(). */
 int wg_genl_create(const char *ifname, const char *alias);

@@ -89,6 +89,17 @@ static int link_lookup(struct nl_sock *s, const char *ifname, struct link_obs *i
 	return nl_request(s, nlh, link_cb, info);
 }
 
+/* The process's rtnetlink socket (netlink/nl.h); NULL with errno and wg_last_error() set. */
+static struct nl_sock *route_socket(const char *ifname)
+{
+	struct nl_sock *s = nl_route_shared();
+
+	if (!s)
+		wg_set_last_error("%s: cannot open an rtnetlink socket: %s", ifname,
+				  strerror(errno));
+	return s;
+}
+
 /* The outcome of one message of a batch, by its cookie. */
 struct ack {
 	int err;
@@ -175,7 +186,7 @@ int wg_genl_create(const char *ifname, const char *alias)
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
 	const struct nlmsghdr *create = (const struct nlmsghdr *)buf, *mark;
 	struct ack acks[2] = {0}; /* create, mark */
-	struct nl_sock s = {0};
+	struct nl_sock *s;
 	struct link_obs info;
 	struct nl_batch *b;
 	size_t len;
@@ -195,18 +206,15 @@ int wg_genl_create(const char *ifname, const char *alias)
 		return -EAGAIN;
 	((struct ifinfomsg *)mnl_nlmsg_get_payload(create))->ifi_index = idx;
 	((struct ifinfomsg *)mnl_nlmsg_get_payload(mark))->ifi_index = idx;
-	ret = nl_open(&s, NETLINK_ROUTE);
-	if (ret < 0) {
-		wg_set_last_error("%s: cannot open an rtnetlink socket: %s", ifname,
-				  strerror(-ret));
-		return ret;
-	}
+	s = route_socket(ifname);
+	if (!s)
+		return -errno;
 	/*
 	 * The kernel runs the second message even when the first fails, and
 	 * would mark a link someone else made: never send it for a link that
 	 * exists already.
 	 */
-	ret = link_lookup(&s, ifname, &info);
+	ret = link_lookup(s, ifname, &info);
 	if (ret != -ENODEV) {
 		if (!ret)
 			wg_set_last_error(
@@ -214,28 +222,27 @@ int wg_genl_create(const char *ifname, const char *alias)
 			    info.kind);
 		else
 			wg_set_last_error("%s: lookup failed: %s", ifname,
-					  nl_strerror(&s, ret, err, sizeof(err)));
+					  nl_strerror(s, ret, err, sizeof(err)));
 		ret = ret ? ret : -EEXIST;
 		goto out;
 	}
 	/* both messages in one sendmsg: there is no moment for fabricd to die in between */
-	b = nl_batch_new(&s, ack_error, &acks[0]);
+	b = nl_batch_new(s, ack_error, &acks[0]);
 	if (b)
 		nl_batch_reserve(b, 2, len);
 	ret = b ? batch_put(b, create, &acks[0]) : -ENOMEM;
 	if (!ret && batch_put(b, mark, &acks[1]) < 0)
 		acks[1].err = -ENOBUFS; /* the link goes out alone, and is removed below */
 	sent = nl_batch_finish(b);
-	ret = create_result(&s, ifname, alias, acks, ret, sent);
+	ret = create_result(s, ifname, alias, acks, ret, sent);
 out:
-	nl_close(&s);
 	return ret;
 }
 
 int wg_genl_destroy(const char *ifname)
 {
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
-	struct nl_sock s = {0};
+	struct nl_sock *s;
 	struct link_obs info;
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
@@ -243,19 +250,16 @@ int wg_genl_destroy(const char *ifname)
 
 	if (!wg_ifname_valid(ifname))
 		return -EINVAL;
-	ret = nl_open(&s, NETLINK_ROUTE);
-	if (ret < 0) {
-		wg_set_last_error("%s: cannot open an rtnetlink socket: %s", ifname,
-				  strerror(-ret));
-		return ret;
-	}
-	ret = link_lookup(&s, ifname, &info);
+	s = route_socket(ifname);
+	if (!s)
+		return -errno;
+	ret = link_lookup(s, ifname, &info);
 	if (ret < 0) {
 		if (ret == -ENODEV)
 			wg_set_last_error("%s: no such device", ifname);
 		else
 			wg_set_last_error("%s: lookup failed: %s", ifname,
-					  nl_strerror(&s, ret, err, sizeof(err)));
+					  nl_strerror(s, ret, err, sizeof(err)));
 		goto out;
 	}
 	/* never remove a link of another kind that happens to have our name */
@@ -265,28 +269,22 @@ int wg_genl_destroy(const char *ifname)
 				  ifname, info.kind);
 		goto out;
 	}
-	nlh = nl_msg_start(&s, buf, RTM_DELLINK, 0);
+	nlh = nl_msg_start(s, buf, RTM_DELLINK, 0);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = info.ifindex;
-	ret = nl_request(&s, nlh, NULL, NULL);
+	ret = nl_request(s, nlh, NULL, NULL);
 	if (ret < 0 && ret != -ENODEV)
 		wg_set_last_error("%s: delete failed: %s", ifname,
-				  nl_strerror(&s, ret, err, sizeof(err)));
+				  nl_strerror(s, ret, err, sizeof(err)));
 out:
-	nl_close(&s);
 	return ret;
 }
 
 bool wg_genl_exists(const char *ifname)
 {
-	struct nl_sock s = {0};
+	struct nl_sock *s = wg_ifname_valid(ifname) ? nl_route_shared() : NULL;
 	struct link_obs info;
-	bool found;
 
-	if (!wg_ifname_valid(ifname) || nl_open(&s, NETLINK_ROUTE) < 0)
-		return false;
-	found = link_lookup(&s, ifname, &info) == 0 && !strcmp(info.kind, WG_GENL_NAME);
-	nl_close(&s);
-	return found;
+	return s && link_lookup(s, ifname, &info) == 0 && !strcmp(info.kind, WG_GENL_NAME);
 }

@@ -435,25 +435,23 @@ static int set_alias(const char *ifname, const char *alias)
 {
 	char buf[NL_MSG_BUF], err[NL_EXTACK_MAX + 64];
 	struct link_change c = {.mask = LINK_SET_ALIAS};
-	struct nl_sock s;
+	struct nl_sock *s = nl_route_shared(); /* the process's (netlink/nl.h) */
 	struct nlmsghdr *nlh;
 	int ret;
 
 	snprintf(c.alias, sizeof(c.alias), "%s", alias);
-	memset(buf, 0, sizeof(buf)); /* libmnl before 1.0.5 leaves attribute padding as it was */
-	ret = nl_open(&s, NETLINK_ROUTE);
-	if (ret < 0) {
+	if (!s) {
+		ret = -errno;
 		wg_set_last_error("%s: cannot open an rtnetlink socket to set its alias: %s",
 				  ifname, strerror(-ret));
 		return ret;
 	}
-	nlh = nl_msg_start(&s, buf, RTM_NEWLINK, 0);
+	nlh = nl_msg_start(s, buf, RTM_NEWLINK, 0); /* zeroes buf */
 	link_put_change(nlh, 0, ifname, &c);
-	ret = nl_request(&s, nlh, NULL, NULL);
+	ret = nl_request(s, nlh, NULL, NULL);
 	if (ret < 0)
 		wg_set_last_error("%s: %s runs, but setting its alias \"%s\" failed: %s", ifname,
-				  WG_GO, alias, nl_strerror(&s, ret, err, sizeof(err)));
-	nl_close(&s);
+				  WG_GO, alias, nl_strerror(s, ret, err, sizeof(err)));
 	return ret;
 }
 

@@ -266,6 +266,56 @@ static void test_peer_remove(void)
 	check_bytes("peer remove", &dev, want, sizeof(want));
 }
 
+/* A pass's changes in one message: device settings, a peer added, one removed. */
+static void test_multi_peer(void)
+{
+	/* clang-format off */
+	static const uint8_t want[] = {
+	    HDR(236, 1),
+	    IFNAME,
+	    0x24, 0x00, 0x03, 0x00, R32(0x11),			/* WGDEVICE_A_PRIVATE_KEY */
+	    0x06, 0x00, 0x06, 0x00, 0x6c, 0xca, 0x00, 0x00,	/* WGDEVICE_A_LISTEN_PORT */
+	    /* WGDEVICE_A_PEERS: len 160 = 4 + 108 + 48 */
+	    0xa0, 0x00, 0x08, 0x80,
+	    /* the added peer, as in "peer add v4" */
+	    0x6c, 0x00, 0x00, 0x80,
+	    0x24, 0x00, 0x01, 0x00, R32(0x22),
+	    0x14, 0x00, 0x04, 0x00, 0x02, 0x00, 0xca, 0x6c, 192, 0, 2, 12, R4(0x00), R4(0x00),
+	    0x06, 0x00, 0x05, 0x00, 0x19, 0x00, 0x00, 0x00,
+	    0x08, 0x00, 0x03, 0x00, 0x02, 0x00, 0x00, 0x00,
+	    0x20, 0x00, 0x09, 0x80,
+	    0x1c, 0x00, 0x00, 0x80,
+	    0x06, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+	    0x08, 0x00, 0x02, 0x00, 10, 255, 0, 2,
+	    0x05, 0x00, 0x03, 0x00, 0x20, 0x00, 0x00, 0x00,
+	    /* the removed peer, as in "peer remove" */
+	    0x30, 0x00, 0x00, 0x80,
+	    0x24, 0x00, 0x01, 0x00, R32(0x66),
+	    0x08, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00,
+	};
+	/* clang-format on */
+	struct ip_prefix ip;
+	struct wg_peer peers[2] = {
+	    {.keepalive = 25,
+	     .n_allowed_ips = 1,
+	     .allowed_ips = &ip,
+	     .flags = WGPEER_HAS_ENDPOINT | WGPEER_HAS_KEEPALIVE | WGPEER_REPLACE_ALLOWEDIPS},
+	    {.flags = WGPEER_REMOVE_ME},
+	};
+	struct wg_device dev = {.ifname = "wgfab0",
+				.flags = WGDEVICE_HAS_PRIVATE_KEY | WGDEVICE_HAS_LISTEN_PORT,
+				.listen_port = 51820,
+				.n_peers = 2,
+				.peers = peers};
+
+	memset(dev.private_key, 0x11, sizeof(dev.private_key));
+	memset(peers[0].public_key, 0x22, WG_KEY_LEN);
+	memset(peers[1].public_key, 0x66, WG_KEY_LEN);
+	set_v4(&peers[0].endpoint, "192.0.2.12", 51820);
+	prefix(&ip, "10.255.0.2/32");
+	check_bytes("device and two peers", &dev, want, sizeof(want));
+}
+
 /* What one peer entry of an encoded message held. */
 struct seen_peer {
 	uint8_t key0;
@@ -329,6 +379,70 @@ static int walk_message(const struct nlmsghdr *nlh, unsigned int index, struct s
 		}
 	}
 	return (int)n;
+}
+
+/* The size of one peer of test_many_peers in a message (as "peer add v4"). */
+#define PEER_ENTRY 108
+#define MANY_PEERS 200
+
+/*
+ * Many peers: packed into as few messages as hold them, each peer whole in
+ * one of them, in order; a message ends only when the next peer would not fit.
+ */
+static void test_many_peers(size_t buflen)
+{
+	struct wg_peer *peers = calloc(MANY_PEERS, sizeof(*peers));
+	struct ip_prefix *ips = calloc(MANY_PEERS, sizeof(*ips));
+	struct wg_device dev = {.ifname = "wgfab0",
+				.flags = WGDEVICE_HAS_PRIVATE_KEY | WGDEVICE_HAS_LISTEN_PORT,
+				.listen_port = 51820,
+				.n_peers = MANY_PEERS,
+				.peers = peers};
+	/* header, genl header and ifname (32), the peers nest (4); the device's 44 in the first */
+	size_t first_fit = (buflen - 32 - 44 - 4) / PEER_ENTRY,
+	       fit = (buflen - 32 - 4) / PEER_ENTRY;
+	size_t want = 1 + (MANY_PEERS - first_fit + fit - 1) / fit, next = 0;
+	struct wg_genl_cursor cur = {0};
+	uint8_t *buf = malloc(buflen);
+	unsigned int messages = 0;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%d peers in %zu-byte messages", MANY_PEERS, buflen);
+	for (size_t i = 0; i < MANY_PEERS; i++) {
+		peers[i].keepalive = 25;
+		peers[i].n_allowed_ips = 1;
+		peers[i].allowed_ips = &ips[i];
+		peers[i].flags =
+		    WGPEER_HAS_ENDPOINT | WGPEER_HAS_KEEPALIVE | WGPEER_REPLACE_ALLOWEDIPS;
+		memset(peers[i].public_key, (int)i, WG_KEY_LEN);
+		set_v4(&peers[i].endpoint, "192.0.2.12", 51820);
+		prefix(&ips[i], "10.255.0.2/32");
+	}
+	while (!cur.done && messages < 100) {
+		struct seen_peer seen[MANY_PEERS];
+		size_t len = wg_genl_encode_set(&dev, FAMILY, messages + 1, 0, buf, buflen, &cur);
+		int n;
+
+		if (!len) {
+			CHECK(len, "%s: encoder stopped: %d", name, cur.error);
+			break;
+		}
+		n = walk_message((const struct nlmsghdr *)buf, messages, seen, MANY_PEERS);
+		for (int i = 0; i < n; i++, next++) {
+			CHECK_INT(seen[i].key0, (uint8_t)next, "%s: peer order", name);
+			CHECK_INT(seen[i].n_ips, 1, "%s: whole peer", name);
+		}
+		if (!cur.done)
+			CHECK(len + PEER_ENTRY > buflen,
+			      "%s: message %u ends with room (%zu bytes)", name, messages, len);
+		messages++;
+	}
+	CHECK(cur.done, "%s: finished", name);
+	CHECK_INT(next, MANY_PEERS, "%s: every peer once", name);
+	CHECK_INT(messages, want, "%s: messages", name);
+	free(buf);
+	free(ips);
+	free(peers);
 }
 
 #define BIG_IPS 2000
@@ -615,6 +729,69 @@ static void test_create_live(void)
 	CHECK(!find_link("wgfab0", &l), "removed");
 }
 
+/*
+ * As root, in the namespace test_create_live made: the process's rtnetlink
+ * and generic netlink sockets are opened once however often they are used,
+ * and anew after a failed send or receive (EBADF here).
+ */
+static void test_shared_sockets_live(void)
+{
+	struct nl_sock *s = nl_route_shared();
+	unsigned int opened = nl_route_shared_opened(), g_opened, g_resolved, g1, r1;
+	struct link_table t = {0};
+	bool wg = wg_genl_available();
+
+	CHECK(s != NULL, "rtnetlink socket: %s", strerror(errno));
+	if (!s)
+		return;
+	wg_genl_counts(&g_opened, &g_resolved);
+	for (int i = 0; i < 5; i++) {
+		CHECK(!wg_exists(WG_BACKEND_KERNEL, "wgfab9"), "no such device");
+		CHECK_INT(wg_genl_available(), wg, "the family answers the same");
+		CHECK(nl_route_shared() == s, "the same socket");
+	}
+	wg_genl_counts(&g1, &r1);
+	CHECK_INT(nl_route_shared_opened(), opened, "rtnetlink: no socket opened");
+	CHECK_INT(g1, g_opened, "generic netlink: no socket opened");
+	/* without the module the family is asked for each time (it may be loaded later) */
+	if (wg)
+		CHECK_INT(r1, g_resolved, "the family id resolved once");
+
+	/* a stale family id (wireguard unloaded and loaded again): ENOENT, looked up anew */
+	{
+		struct wg_device change = {.ifname = "wgfab9", .flags = WGDEVICE_HAS_LISTEN_PORT};
+		struct wg_device *dev = NULL;
+		int ret;
+
+		wg_genl_test_family(0x7ff0);
+		ret = wg_get(WG_BACKEND_KERNEL, "wgfab9", &dev);
+		wg_genl_counts(&g1, &r1);
+		CHECK_INT(ret, wg ? -ENODEV : -EPROTONOSUPPORT, "stale family id: %s",
+			  wg_last_error());
+		CHECK_INT(g1, g_opened, "stale family id: the same socket");
+		if (wg)
+			CHECK_INT(r1, g_resolved + 1, "stale family id: resolved again");
+		wg_device_free(dev);
+
+		/* the same for a change: none of it ran, so it is sent again under the new id */
+		wg_genl_test_family(0x7ff0);
+		ret = wg_set(WG_BACKEND_KERNEL, &change);
+		CHECK_INT(ret, wg ? -ENODEV : -EPROTONOSUPPORT, "stale family id, set: %s",
+			  wg_last_error());
+	}
+
+	/* the descriptor goes bad under the socket: the failure marks it, the next use reopens */
+	close(mnl_socket_get_fd(s->mnl));
+	CHECK(!wg_exists(WG_BACKEND_KERNEL, "wgfab9"), "bad descriptor: nothing found");
+	CHECK(s->broken, "a failed send marks the socket");
+	CHECK(nl_route_shared() == s, "reopened in place");
+	CHECK_INT(nl_route_shared_opened(), opened + 1, "one new socket");
+	CHECK(!s->broken, "the new one is sound");
+	CHECK_INT(link_dump(s, &t), 0, "the new socket works");
+	CHECK(link_find(&t, "lo") != NULL, "it sees lo");
+	link_table_free(&t);
+}
+
 /* ---- dumps: built the way the kernel's wg_get_device_dump() lays them out ---- */
 
 static void put_ip4(struct nlmsghdr *nlh, uint8_t last, uint8_t cidr)
@@ -793,6 +970,7 @@ int main(void)
 	test_peer_add_v6();
 	test_peer_change();
 	test_peer_remove();
+	test_multi_peer();
 	test_encode_get();
 	test_encode_create();
 #else
@@ -801,12 +979,16 @@ int main(void)
 	test_split(8192);
 	test_split(1024);
 	test_split(300);
+	test_many_peers(8192);
+	test_many_peers(1024);
 	test_too_small();
 	test_parse_dump();
 	test_parse_malformed();
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
 		test_create_live();
-	else
+		test_shared_sockets_live();
+	} else {
 		unit_skip("test_wg_genl", "not root: the live create part");
+	}
 	return unit_summary("test_wg_genl");
 }

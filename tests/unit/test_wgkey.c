@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_wgkey.c - Curve25519 keys: RFC 7748 vectors, agreement with `wg`,
- * clamping, base64/hex forms, and the refusals of private key files.
+ * clamping, base64/hex forms, the refusals of private key files, and the
+ * keys the daemon keeps across passes (read again only when a file changed).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "definition/keyfile.h"
 #include "definition/wgkey.h"
 
 static void from_hex(const char *hex, uint8_t key[WGKEY_LEN])
@@ -291,6 +293,75 @@ static void test_load_file(void)
 	remove_dir(dir);
 }
 
+/* The daemon's store: a file is read once, again after each kind of change, never when not. */
+static void test_store(void)
+{
+	char dir[] = "/tmp/test_wgkey_store.XXXXXX", err[512], path[600], psk[600];
+	uint8_t a[WGKEY_LEN], b[WGKEY_LEN], key[WGKEY_LEN];
+	struct keyfile_store ks = {0};
+	unsigned int reads;
+
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(path, sizeof(path), "%s/node.key", dir);
+	snprintf(psk, sizeof(psk), "%s/peer", dir);
+	wgkey_generate(a);
+	wgkey_generate(b);
+	CHECK_INT(keyfile_write(path, a, err, sizeof(err)), 0, "write: %s", err);
+	CHECK_INT(keyfile_write(psk, b, err, sizeof(err)), 0, "write psk: %s", err);
+
+	/* just written: its times cannot tell a second write in the same tick, read it again */
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "first: %s", err);
+	CHECK(!memcmp(key, a, WGKEY_LEN), "first: the key");
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "recent: %s", err);
+	CHECK_INT(ks.reads, 2, "a file changed just now is read each time");
+
+	ks.racy_ms = -1; /* as if the file were older than the window */
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "%s", err);
+	reads = ks.reads;
+	for (int i = 0; i < 5; i++)
+		CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "kept: %s", err);
+	CHECK_INT(ks.reads, reads, "unchanged: never read again");
+	CHECK(!memcmp(key, a, WGKEY_LEN), "kept: the same key");
+
+	/* rotated by rename (keyfile_write): a new inode, the new key */
+	CHECK_INT(keyfile_write(path, b, err, sizeof(err)), 0, "rotate: %s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "rotated: %s", err);
+	CHECK_INT(ks.reads, reads + 1, "rotated: read again");
+	CHECK(!memcmp(key, b, WGKEY_LEN), "rotated: the new key");
+
+	/* chmod: the cached key is not used, the file is refused as wgkey_load_file does */
+	chmod(path, 0644);
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), -EPERM, "chmod 644");
+	CHECK(strstr(err, "readable by group or others") != NULL, "chmod: %s", err);
+	CHECK_INT(ks.n, 0, "a refused file is forgotten");
+	chmod(path, 0600);
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "0600 again: %s", err);
+	CHECK(!memcmp(key, b, WGKEY_LEN), "0600 again: the key");
+
+	/* a second file; the sweep forgets what the last pass did not ask for */
+	CHECK_INT(keyfile_store_load(&ks, psk, key, err, sizeof(err)), 0, "psk: %s", err);
+	CHECK_INT(ks.n, 2, "two kept");
+	keyfile_store_sweep(&ks);
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "%s", err);
+	keyfile_store_sweep(&ks);
+	CHECK_INT(ks.n, 1, "the peer's key not asked for is forgotten");
+	CHECK_STR(ks.kept ? "kept" : "none", "kept", "the private key stays");
+
+	/* removed: an error, and forgotten */
+	unlink(path);
+	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), -ENOENT, "removed");
+	CHECK_INT(ks.n, 0, "removed: forgotten");
+	CHECK(wgkey_is_zero(key), "no stale key handed out");
+
+	/* without a store: a plain read */
+	CHECK_INT(keyfile_store_load(NULL, psk, key, err, sizeof(err)), 0, "no store: %s", err);
+	CHECK(!memcmp(key, b, WGKEY_LEN), "no store: the key");
+	keyfile_store_free(&ks);
+	keyfile_store_free(NULL);
+	remove_dir(dir);
+}
+
 int main(void)
 {
 	test_rfc7748();
@@ -298,5 +369,6 @@ int main(void)
 	test_generate();
 	test_base64_forms();
 	test_load_file();
+	test_store();
 	return unit_summary("test_wgkey");
 }
