@@ -72,7 +72,7 @@ char *sbuf_take(struct sbuf *b)
 
 /* --- string lists ------------------------------------------------------------------- */
 
-int strlist_add(struct strlist *l, const char *s)
+int strlist_add(struct firewall_elems *l, const char *s)
 {
 	char *copy;
 
@@ -97,7 +97,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void strlist_sort(struct strlist *l)
+void strlist_sort(struct firewall_elems *l)
 {
 	size_t out = 0;
 
@@ -113,7 +113,7 @@ void strlist_sort(struct strlist *l)
 	l->n = out;
 }
 
-void strlist_free(struct strlist *l)
+void strlist_free(struct firewall_elems *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
@@ -121,26 +121,34 @@ void strlist_free(struct strlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* "name: a, b, c" with the elements sorted; appended to lines. */
-int summary_set_line(struct strlist *lines, const char *name, struct strlist *elems)
+bool strlist_equal(const struct firewall_elems *a, const struct firewall_elems *b)
 {
-	struct sbuf b = {0};
-	char *line;
-	int ret;
-
-	strlist_sort(elems);
-	sbuf_printf(&b, "set %s:", name);
-	for (size_t i = 0; i < elems->n; i++)
-		sbuf_printf(&b, "%s %s", i ? "," : "", elems->v[i]);
-	line = sbuf_take(&b);
-	if (!line)
-		return -ENOMEM;
-	ret = strlist_add(lines, line);
-	free(line);
-	return ret;
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		if (strcmp(a->v[i], b->v[i]))
+			return false;
+	}
+	return true;
 }
 
-char *summary_join(struct strlist *lines)
+const char *const firewall_set_names[FW_N_SETS] = {
+    [FW_SET_PLAIN_MEMBERS] = "plain_members",
+    [FW_SET_SECURE_VNIS] = "secure_vnis",
+    [FW_SET_WG_IP] = "wireguard_peers_ip",
+    [FW_SET_WG_IP6] = "wireguard_peers_ip6",
+};
+
+enum firewall_set_id firewall_set_by_name(const char *name)
+{
+	int i = 0;
+
+	while (i < FW_N_SETS && strcmp(name, firewall_set_names[i]))
+		i++;
+	return (enum firewall_set_id)i;
+}
+
+char *summary_join(struct firewall_elems *lines)
 {
 	struct sbuf b = {0};
 
@@ -157,9 +165,9 @@ struct spec {
 	const char *fabric_if;
 	int underlay_family;
 	uint16_t secure_port, listen_port;
-	struct strlist plain_members; /* "addr . vni" */
-	struct strlist secure_vnis;   /* "vni" */
-	struct strlist wg_ip, wg_ip6; /* addresses */
+	struct firewall_elems plain_members; /* "addr . vni" */
+	struct firewall_elems secure_vnis;   /* "vni" */
+	struct firewall_elems wg_ip, wg_ip6; /* addresses */
 };
 
 static void spec_free(struct spec *s)
@@ -170,7 +178,7 @@ static void spec_free(struct spec *s)
 	strlist_free(&s->wg_ip6);
 }
 
-static int add_addr(struct strlist *l, const struct ip_addr *a, long long vni)
+static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
 {
 	char ip[IP_ADDR_STRLEN], buf[IP_ADDR_STRLEN + 32];
 
@@ -258,7 +266,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 /* --- text ------------------------------------------------------------------------------ */
 
 static void render_set(struct sbuf *b, const char *name, const char *type, const char *what,
-		       const struct strlist *elems)
+		       const struct firewall_elems *elems)
 {
 	sbuf_printf(b, "\n\t# %s\n\tset %s {\n\t\t%s\n", what, name, type);
 	if (elems->n) {
@@ -328,12 +336,9 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 #define RULES_INPUT  7
 #define RULES_OUTPUT 2
 
-static int spec_summary(const struct spec *s, char **out)
+static int spec_summary(char **out)
 {
-	struct strlist lines = {0}, copy = {0};
-	const struct strlist *sets[] = {&s->plain_members, &s->secure_vnis, &s->wg_ip, &s->wg_ip6};
-	static const char *const set_names[] = {"plain_members", "secure_vnis",
-						"wireguard_peers_ip", "wireguard_peers_ip6"};
+	struct firewall_elems lines = {0};
 	char line[128];
 	int ret = 0;
 
@@ -342,12 +347,9 @@ static int spec_summary(const struct spec *s, char **out)
 		snprintf(line, sizeof(line), "counter %s", firewall_counter_names[i]);
 		ret = strlist_add(&lines, line);
 	}
-	for (size_t i = 0; !ret && i < sizeof(sets) / sizeof(sets[0]); i++) {
-		for (size_t k = 0; !ret && k < sets[i]->n; k++)
-			ret = strlist_add(&copy, sets[i]->v[k]);
-		if (!ret)
-			ret = summary_set_line(&lines, set_names[i], &copy);
-		strlist_free(&copy);
+	for (int i = 0; !ret && i < FW_N_SETS; i++) {
+		snprintf(line, sizeof(line), "set %s", firewall_set_names[i]);
+		ret = strlist_add(&lines, line);
 	}
 	snprintf(line, sizeof(line), "chain input: filter input -10 accept, %d rules", RULES_INPUT);
 	if (!ret)
@@ -365,35 +367,68 @@ static int spec_summary(const struct spec *s, char **out)
 	return ret;
 }
 
-int firewall_render_stage(const struct node_state *want, const struct firewall_counter *carry,
-			  bool sealed, struct firewall_ruleset *out)
+/* The skeleton's hash: the table without set elements, comment and counter values. */
+static uint64_t skeleton_hash(const struct spec *s, bool *failed)
+{
+	struct spec bare = *s;
+	struct sbuf b = {0};
+	uint64_t h;
+	char *text;
+
+	memset(&bare.plain_members, 0, sizeof(bare.plain_members));
+	memset(&bare.secure_vnis, 0, sizeof(bare.secure_vnis));
+	memset(&bare.wg_ip, 0, sizeof(bare.wg_ip));
+	memset(&bare.wg_ip6, 0, sizeof(bare.wg_ip6));
+	render_table(&b, &bare, NULL, NULL);
+	text = sbuf_take(&b);
+	*failed = !text;
+	h = text ? fnv1a(FNV1A_INIT, text, strlen(text)) : 0;
+	free(text);
+	return h;
+}
+
+/* Everything but the text (with_text false), or all of it. */
+static int render(const struct node_state *want, const struct firewall_counter *carry, bool sealed,
+		  bool with_text, struct firewall_ruleset *out)
 {
 	struct sbuf b = {0};
+	bool failed;
 	struct spec s;
-	char *plain;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	ret = spec_build(want, sealed, &s);
 	if (ret < 0)
 		return ret;
-	render_table(&b, &s, NULL, NULL);
-	plain = sbuf_take(&b);
-	if (!plain) {
-		spec_free(&s);
-		return -ENOMEM;
-	}
-	out->hash = fnv1a(FNV1A_INIT, plain, strlen(plain));
-	free(plain);
+	out->hash = skeleton_hash(&s, &failed);
 	snprintf(out->comment, sizeof(out->comment), "%s %016llx", want->owner,
 		 (unsigned long long)out->hash);
-	render_table(&b, &s, out->comment, carry);
-	out->text = sbuf_take(&b);
-	ret = out->text ? spec_summary(&s, &out->summary) : -ENOMEM;
-	spec_free(&s);
+	if (with_text) {
+		render_table(&b, &s, out->comment, carry);
+		out->text = sbuf_take(&b);
+		failed = failed || !out->text;
+	}
+	ret = failed ? -ENOMEM : spec_summary(&out->summary);
+	/* the sets move into the ruleset */
+	out->sets[FW_SET_PLAIN_MEMBERS] = s.plain_members;
+	out->sets[FW_SET_SECURE_VNIS] = s.secure_vnis;
+	out->sets[FW_SET_WG_IP] = s.wg_ip;
+	out->sets[FW_SET_WG_IP6] = s.wg_ip6;
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;
+}
+
+int firewall_render_stage(const struct node_state *want, const struct firewall_counter *carry,
+			  bool sealed, struct firewall_ruleset *out)
+{
+	return render(want, carry, sealed, true, out);
+}
+
+int firewall_render_summary(const struct node_state *want, bool sealed,
+			    struct firewall_ruleset *out)
+{
+	return render(want, NULL, sealed, false, out);
 }
 
 int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
@@ -408,5 +443,7 @@ void firewall_ruleset_free(struct firewall_ruleset *rs)
 		return;
 	free(rs->text);
 	free(rs->summary);
+	for (int i = 0; i < FW_N_SETS; i++)
+		strlist_free(&rs->sets[i]);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -10,6 +10,7 @@
 #include "definition/config.h"
 #include "definition/desired.h"
 #include "kinds/guard.h"
+#include "kinds/guard_priv.h"
 #include "unit.h"
 
 static struct cluster *load(const char *path)
@@ -105,8 +106,10 @@ static void test_three_node_pve1(void)
 		  "\t\tudp dport 4789 @th,96,24 @secure_vnis counter name \"drop_leak\" drop\n"
 		  "\t\tudp dport 4790 oifname != \"wgfab0\" counter name \"drop_leak\" drop\n"
 		  "\t}\n");
-	check_has(a.summary, "set plain_members: 198.51.100.12 . 100, 198.51.100.12 . 101, "
-			     "198.51.100.13 . 100, 198.51.100.13 . 101, 198.51.100.13 . 300\n");
+	check_has(a.summary, "set plain_members\n");
+	CHECK_INT(a.sets[FW_SET_PLAIN_MEMBERS].n, 5, "five plain members");
+	CHECK_STR(a.sets[FW_SET_PLAIN_MEMBERS].v[0], "198.51.100.12 . 100", "sorted");
+	CHECK_STR(a.sets[FW_SET_PLAIN_MEMBERS].v[4], "198.51.100.13 . 300", "sorted, to the end");
 	check_has(a.summary, "chain input: filter input -10 accept, 7 rules\n");
 	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
 	check_has(a.summary, "counter drop_leak\n");
@@ -144,14 +147,16 @@ static void test_three_node_pve1(void)
 	check_has(b.text, "198.51.100.12 . 200");
 	check_has(b.text, "198.51.100.13 . 200");
 	check_has(b.text, "elements = { 200 }");
-	CHECK(a.hash != b.hash, "the grace period is another table");
+	/* the same skeleton: only set elements differ, so a switch changes them alone */
+	CHECK(a.hash == b.hash, "the grace period changes set elements only");
+	CHECK(b.sets[FW_SET_PLAIN_MEMBERS].n == 7, "the members of VNI 200 too");
 	firewall_ruleset_free(&b);
 
 	/* before the pass has muted the plain device, the table still lets it out */
 	CHECK_INT(firewall_render_stage(&s, NULL, false, &b), 0, "render before the seal");
 	check_has(b.text, "198.51.100.12 . 200");
 	check_lacks(b.text, "elements = { 200 }");
-	check_has(b.summary, "set secure_vnis:\n");
+	CHECK_INT(b.sets[FW_SET_SECURE_VNIS].n, 0, "no secure VNI yet");
 	firewall_ruleset_free(&b);
 
 	/* once it is muted, the early table is the sealed one */
@@ -380,10 +385,133 @@ static void test_observed_summary(void)
 	cluster_free(c);
 }
 
+/* The kernel's copy of rs built as engine/guard_nl.c does, from binary keys. */
+static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, bool drop_member,
+					  bool extra_member)
+{
+	static const uint8_t member[8] = {192, 0, 2, 12, 0, 0, 100, 0}; /* 192.0.2.12 . 100 */
+	static const uint8_t stranger[8] = {192, 0, 2, 99, 0, 0, 100, 0};
+	static const uint8_t vni200[3] = {0, 0, 200}, peer[4] = {192, 0, 2, 12};
+	struct firewall_obs *fw = firewall_obs_new();
+
+	CHECK(fw != NULL, "an observation");
+	if (!fw)
+		return NULL;
+	firewall_obs_set_comment(fw, rs->comment);
+	for (int i = 0; i < FW_N_COUNTERS; i++)
+		CHECK_INT(firewall_obs_add_counter(fw, firewall_counter_names[i], 1, 10), 0,
+			  "counter");
+	for (int i = 0; i < FW_N_SETS; i++)
+		CHECK_INT(firewall_obs_add_set(fw, firewall_set_names[i]), 0, "set");
+	if (!drop_member)
+		firewall_obs_add_elem(fw, "plain_members", member, sizeof(member));
+	if (extra_member)
+		firewall_obs_add_elem(fw, "plain_members", stranger, sizeof(stranger));
+	firewall_obs_add_elem(fw, "secure_vnis", vni200, sizeof(vni200));
+	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
+	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 7);
+	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
+	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
+	return fw;
+}
+
+/* Only set elements differ: they change in one transaction, the table stays. */
+static void test_delta(void)
+{
+	struct firewall_obs *fw;
+	struct cluster *c = NULL;
+	struct firewall_ruleset rs;
+	struct node_state s;
+	struct diag d;
+	struct plan p;
+
+	diag_init(&d);
+	CHECK_INT(config_load_buffer(two_node, strlen(two_node), &c, &d), 0, "two-node loads");
+	diag_free(&d);
+	if (!c || build(c, "pve1", &s) < 0)
+		return;
+	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
+
+	/* decoded from the keys: the same elements as rendered, nothing to do */
+	fw = obs_from_keys(&rs, false, false);
+	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
+	firewall_obs_free(fw);
+
+	/* a member deleted, a stranger added: one delta op, no table text */
+	fw = obs_from_keys(&rs, true, true);
+	plan_init(&p, s.owner);
+	CHECK_INT(firewall_plan(&s, fw, &p), 0, "plan the delta");
+	CHECK_INT(p.n, 1, "one op");
+	if (p.n == 1) {
+		CHECK(!strncmp(p.ops[0].text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK)),
+		      "set elements only");
+		check_has(p.ops[0].text,
+			  "add element inet fabricd plain_members { 192.0.2.12 . 100 }\n");
+		check_has(p.ops[0].text,
+			  "delete element inet fabricd plain_members { 192.0.2.99 . 100 }\n");
+		check_lacks(p.ops[0].text, "table inet fabricd {");
+		check_lacks(p.ops[0].text, "secure_vnis");
+		check_has(p.ops[0].detail, "1 added, 1 removed");
+		CHECK_INT(p.ops[0].phase, PHASE_GUARD, "before any device");
+	}
+	plan_free(&p);
+	firewall_obs_free(fw);
+
+	/*
+	 * vnet200 switching from plain, its plain device still sending: the early
+	 * table opens plain VXLAN of VNI 200 (a delta from the kernel's), the seal
+	 * closes it again (a delta from the early table, whatever the kernel had)
+	 */
+	fw = obs_from_keys(&rs, false, false);
+	for (size_t i = 0; i < s.n_vnets; i++)
+		s.vnets[i].plain_receiving = s.vnets[i].plain_sending = s.vnets[i].vni == 200;
+	plan_init(&p, s.owner);
+	CHECK_INT(firewall_plan(&s, fw, &p), 0, "plan a switch");
+	CHECK_INT(p.n, 2, "guard and seal");
+	if (p.n == 2) {
+		CHECK_INT(p.ops[0].phase, PHASE_GUARD, "the early table first");
+		check_has(p.ops[0].text, "delete element inet fabricd secure_vnis { 200 }\n");
+		check_has(p.ops[0].text,
+			  "add element inet fabricd plain_members { 192.0.2.12 . 200 }");
+		CHECK_INT(p.ops[1].phase, PHASE_SEAL, "then the seal");
+		check_has(p.ops[1].text, "add element inet fabricd secure_vnis { 200 }\n");
+		check_lacks(p.ops[1].text,
+			    "plain_members"); /* still received in the grace period */
+	}
+	plan_free(&p);
+	firewall_obs_free(fw);
+
+	/* a rule gone as well: the whole table */
+	fw = obs_from_keys(&rs, true, false);
+	firewall_obs_add_chain(fw, "theirs", NULL, NULL, 0, NULL, 1);
+	CHECK_INT(firewall_obs_finish(fw), 0, "finish again");
+	for (size_t i = 0; i < s.n_vnets; i++)
+		s.vnets[i].plain_receiving = s.vnets[i].plain_sending = false;
+	check_plan(&s, fw, 0, 1, VERB_CHANGE, "kernel copy has objects");
+	firewall_obs_free(fw);
+
+	/* keys fabricd never makes are kept as hex, never equal to a rendered element */
+	fw = obs_from_keys(&rs, false, false);
+	CHECK_INT(firewall_obs_add_elem(fw, "secure_vnis", (const uint8_t *)"\x01\x02", 2), 0,
+		  "odd");
+	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
+	plan_init(&p, s.owner);
+	CHECK_INT(firewall_plan(&s, fw, &p), 0, "plan");
+	CHECK(p.n == 1 && strstr(p.ops[0].text, "delete element inet fabricd secure_vnis { 0102 }"),
+	      "the odd key is deleted");
+	plan_free(&p);
+	firewall_obs_free(fw);
+
+	firewall_ruleset_free(&rs);
+	desired_free(&s);
+	cluster_free(c);
+}
+
 int main(void)
 {
 	test_three_node_pve1();
 	test_ipv6_underlay();
 	test_observed_summary();
+	test_delta();
 	return unit_summary("test_firewall");
 }
