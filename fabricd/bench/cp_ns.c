@@ -246,6 +246,22 @@ int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int tim
 	return 0;
 }
 
+pid_t cp_spawn(const struct cp_ns *ns, char *const argv[], const char *log)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		log_error("bench: cannot start %s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		child_run(ns, argv, log);
+	return pid;
+}
+
 int cp_count(const struct cp_ns *ns, struct cp_counts *c, char *backend, size_t backend_len)
 {
 	struct link_table lt = {0};

@@ -47,6 +47,36 @@ static double ratio_of(const struct cp_run *r, enum cp_step s)
 	return r->step[s].seconds / r->step[to].seconds;
 }
 
+/* The daemon's one-vnet pass as a share of a full build; < 0 when either is missing. */
+static double daemon_ratio(const struct cp_run *r)
+{
+	const struct cp_result *b = &r->step[CP_BUILD];
+
+	if (!r->daemon.add_vnet_done || !b->ran || b->seconds <= 0)
+		return -1;
+	return r->daemon.add_vnet_seconds / b->seconds;
+}
+
+static void print_daemon(const struct cp_run *r, FILE *f)
+{
+	const struct cp_daemon *d = &r->daemon;
+	char ratio[32] = "";
+
+	if (!d->ran) {
+		fprintf(f, "%-36s %9s\n", "fabricd run (daemon)", "not run");
+		return;
+	}
+	if (daemon_ratio(r) >= 0)
+		snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * daemon_ratio(r));
+	fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB RSS\n", "fabricd run, adopting the node",
+		d->startup_seconds, "", (double)d->steady_rss_kib / 1024);
+	fprintf(f, "%-36s %9.3f  %-16s\n", "fabricd run, one vnet added", d->add_vnet_seconds,
+		d->add_vnet_done ? ratio : "FAILED");
+	fprintf(f, "%-36s %9u  %-16s %6.1f MiB RSS (before: %.1f MiB)\n",
+		"fabricd run, SIGHUP reloads", d->reloads, "",
+		(double)d->rss_after_reloads_kib / 1024, (double)d->rss_before_reloads_kib / 1024);
+}
+
 void cp_print(const struct cp_run *r, FILE *f)
 {
 	fprintf(f,
@@ -75,6 +105,7 @@ void cp_print(const struct cp_run *r, FILE *f)
 				(double)x->sub_rss[0] / 1024, "  of which bridge -batch (fdb)",
 				x->sub[1], "", (double)x->sub_rss[1] / 1024);
 	}
+	print_daemon(r, f);
 	fprintf(f,
 		"\nbuilt: reference %u bridges, %u VXLAN, %u flood entries; fabricd %u, %u, %u "
 		"and %u fabric device; left after down: %u links, %u processes\n",
@@ -136,6 +167,29 @@ static json_t *head_json(const struct cp_run *r)
 			 r->backend, "wall_seconds", r->wall_seconds, "ok", !r->failed);
 }
 
+static json_t *opt_real(bool have, double v)
+{
+	return have ? json_real(v) : json_null();
+}
+
+static json_t *daemon_json(const struct cp_run *r)
+{
+	const struct cp_daemon *d = &r->daemon;
+	bool up = d->ran && d->steady_rss_kib > 0;
+
+	return json_pack(
+	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran, "startup_seconds",
+	    opt_real(up, d->startup_seconds), "add_vnet_seconds",
+	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_ratio",
+	    opt_real(daemon_ratio(r) >= 0, daemon_ratio(r)), "steady_rss_kib",
+	    up ? json_integer(d->steady_rss_kib) : json_null(), "rss_before_reloads_kib",
+	    d->rss_before_reloads_kib ? json_integer(d->rss_before_reloads_kib) : json_null(),
+	    "rss_after_reloads_kib",
+	    d->rss_after_reloads_kib ? json_integer(d->rss_after_reloads_kib) : json_null(),
+	    "reloads", (json_int_t)d->reloads, "reloads_wanted", (json_int_t)d->reloads_wanted,
+	    "exit_status", d->ran ? json_integer(d->exit_status) : json_null());
+}
+
 int cp_write_json(const struct cp_run *r, const char *path)
 {
 	const struct cp_result *ref = &r->step[CP_REF_BUILD];
@@ -148,12 +202,14 @@ int cp_write_json(const struct cp_run *r, const char *path)
 					  "bridge_seconds", ref->sub[1], "ip_peak_rss_kib",
 					  (json_int_t)ref->sub_rss[0], "bridge_peak_rss_kib",
 					  (json_int_t)ref->sub_rss[1])) == 0 &&
+	    json_object_set_new(root, "daemon", daemon_json(r)) == 0 &&
 	    json_object_set_new(root, "kernel_state",
-				json_pack("{s:o, s:o, s:o, s:o, s:o}", "reference_built",
+				json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "reference_built",
 					  counts_json(&r->ref_built), "reference_after_delete",
 					  counts_json(&r->ref_after), "fabricd_built",
 					  counts_json(&r->fab_built), "fabricd_after_add",
-					  counts_json(&r->fab_added), "fabricd_after_down",
+					  counts_json(&r->fab_added), "fabricd_after_daemon_add",
+					  counts_json(&r->fab_daemon), "fabricd_after_down",
 					  counts_json(&r->fab_after))) == 0 &&
 	    json_object_set_new(root, "namespaces",
 				json_pack("{s:I, s:I, s:I}", "reference_net_inode",
