@@ -17,7 +17,7 @@
 struct firewall_obs {
 	char comment[256];
 	char *summary; /* firewall_obs_finish(): the lines, joined */
-	struct firewall_elems lines;
+	struct strlist lines;
 	struct firewall_elems sets[FW_N_SETS];
 	bool has_set[FW_N_SETS];
 	struct firewall_counter counters[FW_N_COUNTERS];
@@ -70,56 +70,40 @@ bool firewall_obs_has_set(const struct firewall_obs *fw, enum firewall_set_id id
 void firewall_obs_clear_set(struct firewall_obs *fw, enum firewall_set_id id)
 {
 	if (id < FW_N_SETS)
-		strlist_free(&fw->sets[id]);
+		elems_free(&fw->sets[id]);
 }
 
-static void vni_text(const uint8_t *k, char *out, size_t len)
+/* The key lengths fabricd's sets have (IPv4 or IPv6 underlay for the members). */
+static bool key_len_fits(enum firewall_set_id id, size_t len)
 {
-	snprintf(out, len, "%u", (unsigned int)k[0] << 16 | (unsigned int)k[1] << 8 | k[2]);
-}
-
-/* The element as the renderer writes it (see firewall_obs_add_elem). */
-static void elem_key_text(const uint8_t *key, size_t len, char *out, size_t outlen)
-{
-	struct ip_addr a = {0};
-	char ip[IP_ADDR_STRLEN], vni[16];
-	size_t alen = len == 4 || len == 8 ? 4 : 16;
-
-	if (len == 3) {
-		vni_text(key, out, outlen);
-		return;
+	switch (id) {
+	case FW_SET_PLAIN_MEMBERS:
+		return len == 8 || len == 20;
+	case FW_SET_SECURE_VNIS:
+		return len == 3;
+	case FW_SET_WG_IP:
+		return len == 4;
+	case FW_SET_WG_IP6:
+		return len == 16;
+	default:
+		return false;
 	}
-	if (len != 4 && len != 8 && len != 16 && len != 20) {
-		size_t used = 0;
-
-		/* not a key fabricd makes: shown as it is, never equal to a rendered one */
-		for (size_t i = 0; i < len && used + 3 < outlen; i++)
-			used += (size_t)snprintf(out + used, outlen - used, "%02x", key[i]);
-		if (!len)
-			snprintf(out, outlen, "empty");
-		return;
-	}
-	a.family = alen == 4 ? AF_INET : AF_INET6;
-	memcpy(a.bytes, key, alen);
-	ip_addr_str(&a, ip, sizeof(ip));
-	if (len == alen) {
-		snprintf(out, outlen, "%s", ip);
-		return;
-	}
-	/* a concatenation: each part takes whole 32-bit registers */
-	vni_text(key + alen, vni, sizeof(vni));
-	snprintf(out, outlen, "%s . %s", ip, vni);
 }
 
 int firewall_obs_add_elem(struct firewall_obs *fw, const char *set, const uint8_t *key, size_t len)
 {
 	enum firewall_set_id id = firewall_set_by_name(set);
-	char text[IP_ADDR_STRLEN + 96];
+	struct firewall_key k = {0};
 
 	if (id >= FW_N_SETS)
 		return strlist_add(&fw->lines, "other element of a foreign set");
-	elem_key_text(key, len, text, sizeof(text));
-	return strlist_add(&fw->sets[id], text);
+	/* a key of another length is another set type: the whole table is replaced */
+	if (!key_len_fits(id, len))
+		return strlist_add(&fw->lines, "other element fabricd never makes");
+	k.len = (uint8_t)len;
+	if (len)
+		memcpy(k.b, key, len);
+	return elems_add(&fw->sets[id], &k);
 }
 
 int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char *type,
@@ -151,7 +135,7 @@ int firewall_obs_add_other(struct firewall_obs *fw, const char *what)
 int firewall_obs_finish(struct firewall_obs *fw)
 {
 	for (int i = 0; i < FW_N_SETS; i++)
-		strlist_sort(&fw->sets[i]);
+		elems_sort(&fw->sets[i]);
 	free(fw->summary);
 	/* the lines stay (sorted): more may follow, and another finish */
 	fw->summary = summary_join(&fw->lines);
@@ -191,6 +175,18 @@ static void elem_text(json_t *e, struct sbuf *b)
 	}
 }
 
+/* An element as libnftables printed it; one fabricd never makes marks the table. */
+static int elem_add_text(struct firewall_obs *fw, enum firewall_set_id id, const char *text)
+{
+	struct firewall_key k;
+
+	if (id >= FW_N_SETS)
+		return firewall_obs_add_other(fw, "element of a foreign set");
+	if (key_parse(text, &k) < 0 || !key_len_fits(id, k.len))
+		return firewall_obs_add_other(fw, "element fabricd never makes");
+	return elems_add(&fw->sets[id], &k);
+}
+
 static int summarize_set(struct firewall_obs *fw, json_t *set)
 {
 	const char *name = json_string_value(json_object_get(set, "name"));
@@ -213,8 +209,7 @@ static int summarize_set(struct firewall_obs *fw, json_t *set)
 		text = sbuf_take(&b);
 		if (!text)
 			return -ENOMEM;
-		ret = id < FW_N_SETS ? strlist_add(&fw->sets[id], text)
-				     : firewall_obs_add_other(fw, "element of a foreign set");
+		ret = elem_add_text(fw, id, text);
 		free(text);
 	}
 	return ret;
@@ -329,7 +324,7 @@ void firewall_obs_free(struct firewall_obs *fw)
 	free(fw->summary);
 	strlist_free(&fw->lines);
 	for (int i = 0; i < FW_N_SETS; i++)
-		strlist_free(&fw->sets[i]);
+		elems_free(&fw->sets[i]);
 	free(fw);
 }
 
@@ -402,7 +397,7 @@ static void describe_drift(const char *want, const char *have, struct op *op)
 static bool sets_equal(const struct firewall_elems *a, const struct firewall_elems *b)
 {
 	for (int i = 0; i < FW_N_SETS; i++) {
-		if (!strlist_equal(&a[i], &b[i]))
+		if (!elems_equal(&a[i], &b[i]))
 			return false;
 	}
 	return true;
@@ -421,13 +416,15 @@ static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
 	size_t k = 0, n = 0;
 
 	for (size_t i = 0; i < from->n; i++) {
+		char text[IP_ADDR_STRLEN + 48];
 		int c = 1;
 
-		while (k < minus->n && (c = strcmp(minus->v[k], from->v[i])) < 0)
+		while (k < minus->n && (c = key_cmp(&minus->v[k], &from->v[i])) < 0)
 			k++;
 		if (k < minus->n && c == 0)
 			continue;
-		sbuf_printf(b, "%s%s", n++ ? ", " : "", from->v[i]);
+		key_text(&from->v[i], text, sizeof(text));
+		sbuf_printf(b, "%s%s", n++ ? ", " : "", text);
 	}
 	return n;
 }

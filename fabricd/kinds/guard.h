@@ -80,10 +80,21 @@ enum firewall_set_id {
 
 extern const char *const firewall_set_names[FW_N_SETS];
 
-/* Elements as nft writes them, sorted (strcmp), each once. */
+/*
+ * One set element: its key as the kernel holds it, by length: 3 a VNI (24 bits,
+ * big-endian), 4 IPv4, 16 IPv6, 8 and 20 an address and a VNI (a
+ * concatenation: each part padded to 32 bits). Unused bytes are zero.
+ */
+#define FW_KEY_MAX 20
+struct firewall_key {
+	uint8_t len;
+	uint8_t b[FW_KEY_MAX];
+};
+
+/* A set's elements, sorted (memcmp of the whole key), each once; one array. */
 struct firewall_elems {
 	size_t n, cap;
-	char **v;
+	struct firewall_key *v;
 };
 
 /* A rendered table. */

@@ -72,7 +72,7 @@ char *sbuf_take(struct sbuf *b)
 
 /* --- string lists ------------------------------------------------------------------- */
 
-int strlist_add(struct firewall_elems *l, const char *s)
+int strlist_add(struct strlist *l, const char *s)
 {
 	char *copy;
 
@@ -97,7 +97,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void strlist_sort(struct firewall_elems *l)
+void strlist_sort(struct strlist *l)
 {
 	size_t out = 0;
 
@@ -113,7 +113,7 @@ void strlist_sort(struct firewall_elems *l)
 	l->n = out;
 }
 
-void strlist_free(struct firewall_elems *l)
+void strlist_free(struct strlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
@@ -121,15 +121,139 @@ void strlist_free(struct firewall_elems *l)
 	memset(l, 0, sizeof(*l));
 }
 
-bool strlist_equal(const struct firewall_elems *a, const struct firewall_elems *b)
+/* --- set elements -------------------------------------------------------------- */
+
+int key_cmp(const struct firewall_key *a, const struct firewall_key *b)
 {
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++) {
-		if (strcmp(a->v[i], b->v[i]))
-			return false;
+	return memcmp(a, b, sizeof(*a));
+}
+
+static int key_sort_cmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+int elems_add(struct firewall_elems *l, const struct firewall_key *k)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct firewall_key *grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
 	}
-	return true;
+	l->v[l->n++] = *k;
+	return 0;
+}
+
+void elems_sort(struct firewall_elems *l)
+{
+	size_t out = 0;
+
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), key_sort_cmp);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!out || key_cmp(&l->v[out - 1], &l->v[i]))
+			l->v[out++] = l->v[i];
+	}
+	l->n = out;
+}
+
+bool elems_equal(const struct firewall_elems *a, const struct firewall_elems *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->v, b->v, a->n * sizeof(*a->v)));
+}
+
+void elems_free(struct firewall_elems *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+void key_make(struct firewall_key *k, const struct ip_addr *addr, long long vni)
+{
+	size_t alen = addr ? ip_addr_len(addr) : 0;
+
+	memset(k, 0, sizeof(*k));
+	memcpy(k->b, addr ? addr->bytes : k->b, alen);
+	k->len = (uint8_t)alen;
+	if (vni >= 0) {
+		k->b[alen] = (uint8_t)(vni >> 16);
+		k->b[alen + 1] = (uint8_t)(vni >> 8);
+		k->b[alen + 2] = (uint8_t)vni;
+		/* alone a VNI is 3 bytes; in a concatenation it takes a whole register */
+		k->len = (uint8_t)(alen ? alen + 4 : 3);
+	}
+}
+
+static unsigned int key_vni(const uint8_t *b)
+{
+	return (unsigned int)b[0] << 16 | (unsigned int)b[1] << 8 | b[2];
+}
+
+void key_text(const struct firewall_key *k, char *out, size_t len)
+{
+	struct ip_addr a = {0};
+	char ip[IP_ADDR_STRLEN];
+	size_t alen = k->len == 4 || k->len == 8 ? 4 : 16, used = 0;
+
+	if (k->len == 3) {
+		snprintf(out, len, "%u", key_vni(k->b));
+		return;
+	}
+	if (k->len != 4 && k->len != 8 && k->len != 16 && k->len != 20) {
+		/* not a key fabricd makes: shown as it is, never equal to a rendered one */
+		snprintf(out, len, "0x");
+		for (size_t i = 0; i < k->len && i < FW_KEY_MAX && used + 5 < len; i++)
+			used += (size_t)snprintf(out + 2 + used, len - 2 - used, "%02x", k->b[i]);
+		return;
+	}
+	a.family = alen == 4 ? AF_INET : AF_INET6;
+	memcpy(a.bytes, k->b, alen);
+	ip_addr_str(&a, ip, sizeof(ip));
+	if (k->len == alen)
+		snprintf(out, len, "%s", ip);
+	else
+		snprintf(out, len, "%s . %u", ip, key_vni(k->b + alen));
+}
+
+static int parse_vni(const char *s, long long *vni)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (end == s || *end || v > 0xffffff)
+		return -EINVAL;
+	*vni = (long long)v;
+	return 0;
+}
+
+int key_parse(const char *text, struct firewall_key *k)
+{
+	const char *dot = strstr(text, " . ");
+	char part[IP_ADDR_STRLEN + 8];
+	struct ip_addr a;
+	long long vni = -1;
+
+	if (!dot) {
+		if (ip_addr_parse(text, &a) == 0) {
+			key_make(k, &a, -1);
+			return 0;
+		}
+		if (parse_vni(text, &vni) < 0)
+			return -EINVAL;
+		key_make(k, NULL, vni);
+		return 0;
+	}
+	if ((size_t)(dot - text) >= sizeof(part))
+		return -EINVAL;
+	snprintf(part, sizeof(part), "%.*s", (int)(dot - text), text);
+	if (ip_addr_parse(part, &a) < 0 || parse_vni(dot + 3, &vni) < 0)
+		return -EINVAL;
+	key_make(k, &a, vni);
+	return 0;
 }
 
 const char *const firewall_set_names[FW_N_SETS] = {
@@ -148,7 +272,7 @@ enum firewall_set_id firewall_set_by_name(const char *name)
 	return (enum firewall_set_id)i;
 }
 
-char *summary_join(struct firewall_elems *lines)
+char *summary_join(struct strlist *lines)
 {
 	struct sbuf b = {0};
 
@@ -172,22 +296,18 @@ struct spec {
 
 static void spec_free(struct spec *s)
 {
-	strlist_free(&s->plain_members);
-	strlist_free(&s->secure_vnis);
-	strlist_free(&s->wg_ip);
-	strlist_free(&s->wg_ip6);
+	elems_free(&s->plain_members);
+	elems_free(&s->secure_vnis);
+	elems_free(&s->wg_ip);
+	elems_free(&s->wg_ip6);
 }
 
 static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
 {
-	char ip[IP_ADDR_STRLEN], buf[IP_ADDR_STRLEN + 32];
+	struct firewall_key k;
 
-	ip_addr_str(a, ip, sizeof(ip));
-	if (vni >= 0)
-		snprintf(buf, sizeof(buf), "%s . %lld", ip, vni);
-	else
-		snprintf(buf, sizeof(buf), "%s", ip);
-	return strlist_add(l, buf);
+	key_make(&k, a, vni);
+	return elems_add(l, &k);
 }
 
 static int add_wg_peer(struct spec *s, const struct ip_addr *a)
@@ -227,7 +347,6 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
 		bool secure = v->transport == TRANSPORT_SECURE;
-		char vni[16];
 
 		/*
 		 * Switching from plain: until its plain device is gone, nodes that
@@ -237,10 +356,8 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		 */
 		if (secure && (v->plain_receiving || (!sealed && v->plain_sending)))
 			ret = add_members(s, want, v);
-		if (secure && !ret && (sealed || !v->plain_sending)) {
-			snprintf(vni, sizeof(vni), "%u", v->vni);
-			ret = strlist_add(&s->secure_vnis, vni);
-		}
+		if (secure && !ret && (sealed || !v->plain_sending))
+			ret = add_addr(&s->secure_vnis, NULL, v->vni);
 		for (size_t r = 0; !secure && !ret && r < v->n_remotes; r++)
 			ret = add_addr(&s->plain_members, &v->remotes[r], v->vni);
 	}
@@ -256,10 +373,10 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		return ret;
 	}
 	/* sorted: the text does not depend on the order of the definition */
-	strlist_sort(&s->plain_members);
-	strlist_sort(&s->secure_vnis);
-	strlist_sort(&s->wg_ip);
-	strlist_sort(&s->wg_ip6);
+	elems_sort(&s->plain_members);
+	elems_sort(&s->secure_vnis);
+	elems_sort(&s->wg_ip);
+	elems_sort(&s->wg_ip6);
 	return 0;
 }
 
@@ -271,8 +388,12 @@ static void render_set(struct sbuf *b, const char *name, const char *type, const
 	sbuf_printf(b, "\n\t# %s\n\tset %s {\n\t\t%s\n", what, name, type);
 	if (elems->n) {
 		sbuf_printf(b, "\t\telements = {");
-		for (size_t i = 0; i < elems->n; i++)
-			sbuf_printf(b, "%s%s", i ? ",\n\t\t\t     " : " ", elems->v[i]);
+		for (size_t i = 0; i < elems->n; i++) {
+			char text[IP_ADDR_STRLEN + 16];
+
+			key_text(&elems->v[i], text, sizeof(text));
+			sbuf_printf(b, "%s%s", i ? ",\n\t\t\t     " : " ", text);
+		}
 		sbuf_printf(b, " }\n");
 	}
 	sbuf_printf(b, "\t}\n");
@@ -338,7 +459,7 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 
 static int spec_summary(char **out)
 {
-	struct firewall_elems lines = {0};
+	struct strlist lines = {0};
 	char line[128];
 	int ret = 0;
 
@@ -444,6 +565,6 @@ void firewall_ruleset_free(struct firewall_ruleset *rs)
 	free(rs->text);
 	free(rs->summary);
 	for (int i = 0; i < FW_N_SETS; i++)
-		strlist_free(&rs->sets[i]);
+		elems_free(&rs->sets[i]);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -108,8 +108,26 @@ static void test_three_node_pve1(void)
 		  "\t}\n");
 	check_has(a.summary, "set plain_members\n");
 	CHECK_INT(a.sets[FW_SET_PLAIN_MEMBERS].n, 5, "five plain members");
-	CHECK_STR(a.sets[FW_SET_PLAIN_MEMBERS].v[0], "198.51.100.12 . 100", "sorted");
-	CHECK_STR(a.sets[FW_SET_PLAIN_MEMBERS].v[4], "198.51.100.13 . 300", "sorted, to the end");
+	{
+		char first[64], last[64];
+		struct firewall_key k;
+
+		key_text(&a.sets[FW_SET_PLAIN_MEMBERS].v[0], first, sizeof(first));
+		key_text(&a.sets[FW_SET_PLAIN_MEMBERS].v[4], last, sizeof(last));
+		CHECK_STR(first, "198.51.100.12 . 100", "sorted");
+		CHECK_STR(last, "198.51.100.13 . 300", "sorted, to the end");
+		/* keys as the kernel holds them: a concatenation pads the VNI to 32 bits */
+		CHECK_INT(a.sets[FW_SET_PLAIN_MEMBERS].v[0].len, 8, "IPv4 . VNI");
+		CHECK_INT(key_parse("2001:db8::1 . 70000", &k), 0, "parse IPv6 . VNI");
+		CHECK(k.len == 20 && k.b[16] == 1 && k.b[17] == 0x11 && k.b[18] == 0x70,
+		      "its bytes");
+		key_text(&k, first, sizeof(first));
+		CHECK_STR(first, "2001:db8::1 . 70000", "and back");
+		CHECK_INT(key_parse("200", &k), 0, "a VNI");
+		CHECK(k.len == 3 && k.b[2] == 200, "3 bytes");
+		CHECK_INT(key_parse("10.0.0.0/8", &k), -EINVAL, "a prefix is not ours");
+		CHECK_INT(key_parse("1.2.3.4 . 16777216", &k), -EINVAL, "a VNI has 24 bits");
+	}
 	check_has(a.summary, "chain input: filter input -10 accept, 7 rules\n");
 	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
 	check_has(a.summary, "counter drop_leak\n");
@@ -490,16 +508,12 @@ static void test_delta(void)
 	check_plan(&s, fw, 0, 1, VERB_CHANGE, "kernel copy has objects");
 	firewall_obs_free(fw);
 
-	/* keys fabricd never makes are kept as hex, never equal to a rendered element */
+	/* a key of another length is another set type: the whole table, not a delta */
 	fw = obs_from_keys(&rs, false, false);
 	CHECK_INT(firewall_obs_add_elem(fw, "secure_vnis", (const uint8_t *)"\x01\x02", 2), 0,
 		  "odd");
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
-	plan_init(&p, s.owner);
-	CHECK_INT(firewall_plan(&s, fw, &p), 0, "plan");
-	CHECK(p.n == 1 && strstr(p.ops[0].text, "delete element inet fabricd secure_vnis { 0102 }"),
-	      "the odd key is deleted");
-	plan_free(&p);
+	check_plan(&s, fw, 0, 1, VERB_CHANGE, "kernel copy has objects");
 	firewall_obs_free(fw);
 
 	firewall_ruleset_free(&rs);
