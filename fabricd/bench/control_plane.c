@@ -156,6 +156,7 @@ static int run_reference(struct cp_run *r)
 		goto out;
 	*s = (struct cp_result){.ran = true,
 				.seconds = a.seconds + b.seconds,
+				.cpu = a.cpu + b.cpu,
 				.maxrss_kib =
 				    a.maxrss_kib > b.maxrss_kib ? a.maxrss_kib : b.maxrss_kib,
 				.sub = {a.seconds, b.seconds},

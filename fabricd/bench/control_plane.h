@@ -55,6 +55,7 @@ struct cp_result {
 	bool ran;
 	int status;	 /* exit status (128 + signal when killed) */
 	double seconds;	 /* wall time */
+	double cpu;	 /* user + system time of the child and what it waited for */
 	long maxrss_kib; /* wait4's ru_maxrss of the child */
 	double sub[2];	 /* CP_REF_BUILD: ip, bridge; otherwise 0 */
 	long sub_rss[2]; /* their peak RSS */
@@ -80,6 +81,7 @@ struct cp_daemon {
 	double t0, startup_seconds; /* until it had adopted the built node */
 	double add_vnet_seconds;    /* definition written until the vnet's flood entries are in */
 	long steady_rss_kib, rss_before_reloads_kib, rss_after_reloads_kib;
+	long peak_rss_kib; /* VmHWM after the reloads: the largest pass */
 	unsigned int reloads, reloads_wanted;
 	int exit_status;
 };

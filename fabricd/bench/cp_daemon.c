@@ -98,22 +98,28 @@ static int wait_line(const struct cp_daemon *d, const char *log, long from, cons
 	return -1;
 }
 
-/* The daemon's resident set (VmRSS, KiB); 0 when unreadable. */
-static long rss_kib(pid_t pid)
+/* A line "NAME: N kB" of the daemon's /proc status (VmRSS, VmHWM), KiB; 0 when unreadable. */
+static long status_kib(pid_t pid, const char *name)
 {
-	char path[64], line[128];
+	char path[64], line[128], fmt[32];
 	long kib = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	snprintf(fmt, sizeof(fmt), "%s: %%ld kB", name);
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+		if (sscanf(line, fmt, &kib) == 1)
 			break;
 	}
 	if (f)
 		fclose(f);
 	return kib;
+}
+
+static long rss_kib(pid_t pid)
+{
+	return status_kib(pid, "VmRSS");
 }
 
 static int count_fdb_cb(const struct nlmsghdr *nlh, void *data)
@@ -220,6 +226,7 @@ int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d)
 		d->reloads = i + 1;
 	}
 	d->rss_after_reloads_kib = rss_kib(d->pid);
+	d->peak_rss_kib = status_kib(d->pid, "VmHWM");
 	return 0;
 }
 

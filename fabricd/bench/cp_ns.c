@@ -242,6 +242,8 @@ int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int tim
 	out->ran = true;
 	out->seconds = now_s() - t0;
 	out->maxrss_kib = ru.ru_maxrss;
+	out->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	out->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	return 0;
 }

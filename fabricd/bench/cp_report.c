@@ -72,9 +72,20 @@ static void print_daemon(const struct cp_run *r, FILE *f)
 		d->startup_seconds, "", (double)d->steady_rss_kib / 1024);
 	fprintf(f, "%-36s %9.3f  %-16s\n", "fabricd run, one vnet added", d->add_vnet_seconds,
 		d->add_vnet_done ? ratio : "FAILED");
-	fprintf(f, "%-36s %9u  %-16s %6.1f MiB RSS (before: %.1f MiB)\n",
+	fprintf(f, "%-36s %9u  %-16s %6.1f MiB RSS (before: %.1f MiB, peak %.1f MiB)\n",
 		"fabricd run, SIGHUP reloads", d->reloads, "",
-		(double)d->rss_after_reloads_kib / 1024, (double)d->rss_before_reloads_kib / 1024);
+		(double)d->rss_after_reloads_kib / 1024, (double)d->rss_before_reloads_kib / 1024,
+		(double)d->peak_rss_kib / 1024);
+}
+
+/* The same for CPU time (load on a shared machine stretches wall time, not this). */
+static double cpu_ratio_of(const struct cp_run *r, enum cp_step s)
+{
+	enum cp_step to = ratio_to(s);
+
+	if (to == CP_N_STEPS || !r->step[s].ran || !r->step[to].ran || r->step[to].cpu <= 0)
+		return -1;
+	return r->step[s].cpu / r->step[to].cpu;
 }
 
 void cp_print(const struct cp_run *r, FILE *f)
@@ -83,7 +94,8 @@ void cp_print(const struct cp_run *r, FILE *f)
 		"control plane of node n1: %u nodes, %u VNIs (%u plain, %u secure), %llu flood "
 		"entries; WireGuard %s\n\n",
 		r->o.nodes, r->o.vnis, r->plain, r->secure, r->flood, r->backend);
-	fprintf(f, "%-36s %9s  %-16s %10s\n", "step", "seconds", "ratio", "peak RSS");
+	fprintf(f, "%-36s %9s  %-16s %10s  %s\n", "step", "seconds", "ratio", "peak RSS",
+		"CPU s (ratio)");
 	for (int s = 0; s < CP_N_STEPS; s++) {
 		const struct cp_result *x = &r->step[s];
 		double q = ratio_of(r, s);
@@ -97,8 +109,14 @@ void cp_print(const struct cp_run *r, FILE *f)
 			snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * q);
 		else if (q >= 0)
 			snprintf(ratio, sizeof(ratio), "%.2fx", q);
-		fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB%s\n", labels[s], x->seconds, ratio,
-			(double)x->maxrss_kib / 1024, x->status ? "  FAILED" : "");
+		fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB  %5.2f", labels[s], x->seconds, ratio,
+			(double)x->maxrss_kib / 1024, x->cpu);
+		if (cpu_ratio_of(r, s) >= 0)
+			fprintf(f, " (%.1f%s)",
+				ratio_to(s) == CP_BUILD ? 100 * cpu_ratio_of(r, s)
+							: cpu_ratio_of(r, s),
+				ratio_to(s) == CP_BUILD ? "%" : "x");
+		fprintf(f, "%s\n", x->status ? "  FAILED" : "");
 		if (s == CP_REF_BUILD)
 			fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB\n%-36s %9.2f  %-16s %6.1f MiB\n",
 				"  of which ip -batch (links)", x->sub[0], "",
@@ -131,12 +149,14 @@ static json_t *step_json(const struct cp_run *r, enum cp_step s)
 	double q = ratio_of(r, s);
 	enum cp_step to = ratio_to(s);
 
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "name", cp_step_name(s),
-			 "description", labels[s], "ran", x->ran, "exit_status",
+	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
+			 cp_step_name(s), "description", labels[s], "ran", x->ran, "exit_status",
 			 x->ran ? json_integer(x->status) : json_null(), "seconds",
-			 x->ran ? json_real(x->seconds) : json_null(), "peak_rss_kib",
-			 x->ran ? json_integer(x->maxrss_kib) : json_null(), "ratio",
-			 q >= 0 ? json_real(q) : json_null(), "ratio_to",
+			 x->ran ? json_real(x->seconds) : json_null(), "cpu_seconds",
+			 x->ran ? json_real(x->cpu) : json_null(), "cpu_ratio",
+			 cpu_ratio_of(r, s) >= 0 ? json_real(cpu_ratio_of(r, s)) : json_null(),
+			 "peak_rss_kib", x->ran ? json_integer(x->maxrss_kib) : json_null(),
+			 "ratio", q >= 0 ? json_real(q) : json_null(), "ratio_to",
 			 to == CP_N_STEPS ? json_null() : json_string(cp_step_name(to)));
 }
 
@@ -178,14 +198,15 @@ static json_t *daemon_json(const struct cp_run *r)
 	bool up = d->ran && d->steady_rss_kib > 0;
 
 	return json_pack(
-	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran, "startup_seconds",
-	    opt_real(up, d->startup_seconds), "add_vnet_seconds",
+	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
+	    "startup_seconds", opt_real(up, d->startup_seconds), "add_vnet_seconds",
 	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_ratio",
 	    opt_real(daemon_ratio(r) >= 0, daemon_ratio(r)), "steady_rss_kib",
 	    up ? json_integer(d->steady_rss_kib) : json_null(), "rss_before_reloads_kib",
 	    d->rss_before_reloads_kib ? json_integer(d->rss_before_reloads_kib) : json_null(),
 	    "rss_after_reloads_kib",
 	    d->rss_after_reloads_kib ? json_integer(d->rss_after_reloads_kib) : json_null(),
+	    "peak_rss_kib", d->peak_rss_kib ? json_integer(d->peak_rss_kib) : json_null(),
 	    "reloads", (json_int_t)d->reloads, "reloads_wanted", (json_int_t)d->reloads_wanted,
 	    "exit_status", d->ran ? json_integer(d->exit_status) : json_null());
 }

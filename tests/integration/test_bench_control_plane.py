@@ -92,6 +92,7 @@ def test_every_step_ran(quick):
     for st in report["steps"]:
         assert st["ran"] and st["exit_status"] == 0, st
         assert st["seconds"] > 0 and st["peak_rss_kib"] > 0, st
+        assert st["cpu_seconds"] >= 0, st
     by = {st["name"]: st for st in report["steps"]}
     assert by["apply_build"]["ratio_to"] == "reference_build"
     assert by["down"]["ratio_to"] == "reference_down"
@@ -99,6 +100,8 @@ def test_every_step_ran(quick):
         assert by[name]["ratio_to"] == "apply_build"
         assert by[name]["ratio"] == pytest.approx(
             by[name]["seconds"] / by["apply_build"]["seconds"], rel=1e-6)
+        assert by[name]["cpu_ratio"] == pytest.approx(
+            by[name]["cpu_seconds"] / by["apply_build"]["cpu_seconds"], rel=1e-6)
     assert report["wireguard"]["backend"] in ("kernel", "userspace")
     # the table names every step with its ratio
     assert "fabricd plan, nothing to do" in stdout and "% of apply" in stdout
@@ -131,8 +134,10 @@ def test_daemon_steps(quick):
     assert d["add_vnet_ratio"] == pytest.approx(
         d["add_vnet_seconds"] / report["steps"][1]["seconds"], rel=1e-6)
     assert d["reloads"] == d["reloads_wanted"] == 20, d
-    for key in ("steady_rss_kib", "rss_before_reloads_kib", "rss_after_reloads_kib"):
+    for key in ("steady_rss_kib", "rss_before_reloads_kib", "rss_after_reloads_kib",
+                "peak_rss_kib"):
         assert 1024 < d[key] < 64 * 1024, (key, d)
+    assert d["peak_rss_kib"] >= d["rss_after_reloads_kib"], d
     # 20 reloads of the same definition: no growth beyond allocator noise
     assert d["rss_after_reloads_kib"] - d["rss_before_reloads_kib"] < 1024, d
     # the second added vnet: its bridge and its flood entries, counted by the bench
