@@ -122,6 +122,43 @@ static long rss_kib(pid_t pid)
 	return status_kib(pid, "VmRSS");
 }
 
+/* The daemon's CPU time so far, in clock ticks; -1 when unreadable. */
+static long long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold spaces: fields count from after it */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st);
+}
+
+/* Waits until the daemon's pass is over: no CPU used for 300 ms (at most 10 s). */
+static void wait_idle(pid_t pid)
+{
+	long long last = cpu_ticks(pid);
+	int quiet = 0;
+
+	for (int i = 0; i < 100 && quiet < 3 && !bench_stop; i++) {
+		long long now;
+
+		pause_ms(100);
+		now = cpu_ticks(pid);
+		quiet = now == last ? quiet + 1 : 0;
+		last = now;
+	}
+}
+
 static int count_fdb_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct fdb_entry e;
@@ -174,7 +211,7 @@ int cp_daemon_start(const struct cp_ns *ns, char *const argv[], const char *log,
 	if (wait_line(d, log, d->log_from, LINE_ADOPTED, 1) < 0)
 		return -1;
 	d->startup_seconds = now_s() - d->t0;
-	pause_ms(200); /* the settling pass */
+	wait_idle(d->pid); /* the settling pass */
 	d->steady_rss_kib = rss_kib(d->pid);
 	return 0;
 }
@@ -217,7 +254,7 @@ int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d)
 {
 	long from = log_size(log);
 
-	pause_ms(300); /* the pass after the vnet, and the one that reads it back */
+	wait_idle(d->pid); /* the pass after the vnet, and the one that reads it back */
 	d->rss_before_reloads_kib = rss_kib(d->pid);
 	for (unsigned int i = 0; i < n; i++) {
 		if (kill(d->pid, SIGHUP) < 0 ||
@@ -225,6 +262,7 @@ int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d)
 			return -1;
 		d->reloads = i + 1;
 	}
+	wait_idle(d->pid); /* the last reload's pass */
 	d->rss_after_reloads_kib = rss_kib(d->pid);
 	d->peak_rss_kib = status_kib(d->pid, "VmHWM");
 	return 0;
