@@ -156,6 +156,7 @@ static int run_reference(struct cp_run *r)
 		goto out;
 	*s = (struct cp_result){.ran = true,
 				.seconds = a.seconds + b.seconds,
+				.cpu = a.cpu + b.cpu,
 				.maxrss_kib =
 				    a.maxrss_kib > b.maxrss_kib ? a.maxrss_kib : b.maxrss_kib,
 				.sub = {a.seconds, b.seconds},
@@ -179,6 +180,42 @@ static void count_after_down(struct cp_run *r)
 		if (cp_count(&r->fab, &r->fab_after, NULL, 0) < 0 || !r->fab_after.processes)
 			return;
 		nanosleep(&ts, NULL);
+	}
+}
+
+static int write_second_vnet(void *arg)
+{
+	return cp_write_definition(arg, 2);
+}
+
+/*
+ * `fabricd run` on the built node: adopted, one more vnet, reloads, stopped.
+ * A failure is logged and marks the run; down follows in any case.
+ */
+static void run_daemon(struct cp_run *r, const char *backend)
+{
+	char *run[] = {"/proc/self/exe", "run",	 "-c",		 r->def,	  "-n", "n1",
+		       "--key-file",	 r->key, "--wg-backend", (char *)backend, NULL};
+	struct cp_daemon *d = &r->daemon;
+	char bridge[32];
+
+	if (bench_stop || r->failed)
+		return;
+	log_header(r, "fabricd run (daemon)");
+	cp_plain_bridge(r->plain + 1, bridge, sizeof(bridge));
+	memset(d, 0, sizeof(*d));
+	d->ran = true;
+	d->reloads_wanted = r->o.quick ? CP_QUICK_RELOADS : CP_RELOADS;
+	if (cp_daemon_start(&r->fab, run, r->log, d) < 0 ||
+	    cp_daemon_add_vnet(&r->fab, bridge, r->o.nodes - 1, write_second_vnet, r, d) < 0 ||
+	    cp_count(&r->fab, &r->fab_daemon, NULL, 0) < 0 ||
+	    cp_daemon_reloads(r->log, d->reloads_wanted, d) < 0)
+		r->failed = true;
+	cp_daemon_stop(d);
+	if (d->exit_status) {
+		log_error("bench: fabricd run exited with %d; its output is in %s", d->exit_status,
+			  r->log);
+		r->failed = true;
 	}
 }
 
@@ -206,11 +243,12 @@ static int run_fabricd(struct cp_run *r)
 	/* plan's exit status says whether there is something to do: 0 is the point */
 	run_step(r, &r->fab, "fabricd plan (nothing to do)", plan, &r->step[CP_PLAN], 0);
 	run_step(r, &r->fab, "fabricd apply (nothing to do)", apply, &r->step[CP_NOOP], 0);
-	if (cp_write_definition(r, true) < 0)
+	if (cp_write_definition(r, 1) < 0)
 		goto out;
 	/* counted whatever the exit status: a failed step must not look like an empty kernel */
 	run_step(r, &r->fab, "fabricd apply (one vnet added)", apply, &r->step[CP_ADD_VNET], 0);
 	cp_count(&r->fab, &r->fab_added, NULL, 0);
+	run_daemon(r, backend);
 	run_step(r, &r->fab, "fabricd down", down, &r->step[CP_DOWN], 0);
 	count_after_down(r);
 	ret = 0;
@@ -247,6 +285,11 @@ static void check_counts(struct cp_run *r)
 		expect(r, "fabricd: bridges after adding a vnet", r->fab_added.bridges, v + 1);
 		expect(r, "fabricd: flood entries after adding a vnet", r->fab_added.fdb,
 		       r->flood + n - 1);
+	}
+	if (r->daemon.add_vnet_done) {
+		expect(r, "fabricd run: bridges after adding a vnet", r->fab_daemon.bridges, v + 2);
+		expect(r, "fabricd run: flood entries after adding a vnet", r->fab_daemon.fdb,
+		       r->flood + 2 * (n - 1));
 	}
 	if (r->step[CP_DOWN].ran) {
 		expect(r, "fabricd: links left after down",
@@ -285,7 +328,7 @@ int cp_main(const struct cp_opts *o)
 	log_info("bench: control plane of node n1 of %u nodes, %u VNIs (%u plain, %u secure), "
 		 "%llu flood entries",
 		 o->nodes, o->vnis, r.plain, r.secure, r.flood);
-	if (setup_dir(&r) < 0 || cp_keys(&r) < 0 || cp_write_definition(&r, false) < 0 ||
+	if (setup_dir(&r) < 0 || cp_keys(&r) < 0 || cp_write_definition(&r, 0) < 0 ||
 	    cp_write_batches(&r) < 0)
 		goto out;
 	if (run_reference(&r) < 0 || bench_stop)

@@ -55,6 +55,7 @@ struct cp_result {
 	bool ran;
 	int status;	 /* exit status (128 + signal when killed) */
 	double seconds;	 /* wall time */
+	double cpu;	 /* user + system time of the child and what it waited for */
 	long maxrss_kib; /* wait4's ru_maxrss of the child */
 	double sub[2];	 /* CP_REF_BUILD: ip, bridge; otherwise 0 */
 	long sub_rss[2]; /* their peak RSS */
@@ -72,6 +73,22 @@ struct cp_ns {
 	dev_t net_dev;
 };
 
+/* The daemon steps (bench/cp_daemon.c). */
+struct cp_daemon {
+	pid_t pid; /* 0: not running */
+	bool ran, add_vnet_done;
+	long log_from;
+	double t0, startup_seconds; /* until it had adopted the built node */
+	double add_vnet_seconds;    /* definition written until the vnet's flood entries are in */
+	long steady_rss_kib, rss_before_reloads_kib, rss_after_reloads_kib;
+	long peak_rss_kib; /* VmHWM after the reloads: the largest pass */
+	unsigned int reloads, reloads_wanted;
+	int exit_status;
+};
+
+#define CP_RELOADS	 200 /* SIGHUP reloads at the default size */
+#define CP_QUICK_RELOADS 20
+
 struct cp_run {
 	struct cp_opts o;
 	char dir[64];
@@ -83,7 +100,8 @@ struct cp_run {
 	char backend[16];	    /* "kernel" or "userspace", as found after the build */
 	struct cp_ns ref, fab;
 	struct cp_result step[CP_N_STEPS];
-	struct cp_counts ref_built, ref_after, fab_built, fab_added, fab_after;
+	struct cp_counts ref_built, ref_after, fab_built, fab_added, fab_daemon, fab_after;
+	struct cp_daemon daemon;
 	double wall_seconds;
 	bool failed;
 };
@@ -93,8 +111,10 @@ const char *cp_step_name(enum cp_step s);
 /* --- bench/cp_def.c --------------------------------------------------------- */
 /* Keys for every node (node 1's private key into r->key, mode 0600). 0 or -1 (logged). */
 int cp_keys(struct cp_run *r);
-/* The definition into r->def: every vnet, plus one more plain vnet when extra. 0 or -1. */
-int cp_write_definition(const struct cp_run *r, bool extra);
+/* The definition into r->def: every vnet, plus extra more plain vnets. 0 or -1. */
+int cp_write_definition(const struct cp_run *r, unsigned int extra);
+/* The bridge name of plain vnet k (k = r->plain is the first extra one). */
+void cp_plain_bridge(unsigned int k, char *out, size_t len);
 /* The iproute2 batch files building (and deleting) exactly the vnets fabricd builds. */
 int cp_write_batches(const struct cp_run *r);
 
@@ -112,8 +132,25 @@ void cp_ns_drop(struct cp_ns *ns);
  */
 int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int timeout_s,
 	    struct cp_result *out);
+/* Starts argv in ns, output appended to log, without waiting: its PID or -1 (logged). */
+pid_t cp_spawn(const struct cp_ns *ns, char *const argv[], const char *log);
 /* Counts the links, flood entries and processes in ns. 0 or -errno. */
 int cp_count(const struct cp_ns *ns, struct cp_counts *c, char *backend, size_t backend_len);
+
+/* --- bench/cp_daemon.c ------------------------------------------------------ */
+/* Starts `fabricd run` (argv) in ns and waits until it has adopted the node. 0 or -1 (logged). */
+int cp_daemon_start(const struct cp_ns *ns, char *const argv[], const char *log,
+		    struct cp_daemon *d);
+/*
+ * write_def(arg) adds a vnet to the definition; the time until bridge has
+ * want_flood flood entries on its ports. 0 or -1 (logged).
+ */
+int cp_daemon_add_vnet(const struct cp_ns *ns, const char *bridge, unsigned int want_flood,
+		       int (*write_def)(void *arg), void *arg, struct cp_daemon *d);
+/* n SIGHUP reloads, each waited for; the RSS before and after. 0 or -1 (logged). */
+int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d);
+/* SIGTERM, and the exit status. */
+void cp_daemon_stop(struct cp_daemon *d);
 
 /* --- bench/cp_report.c ------------------------------------------------------ */
 void cp_print(const struct cp_run *r, FILE *f);

@@ -129,7 +129,12 @@ static int add_zones(json_t *zones, bool secure, unsigned int n)
 	return 0;
 }
 
-int cp_write_definition(const struct cp_run *r, bool extra)
+void cp_plain_bridge(unsigned int k, char *out, size_t len)
+{
+	snprintf(out, len, "v%u", vni_of(false, k));
+}
+
+int cp_write_definition(const struct cp_run *r, unsigned int extra)
 {
 	json_t *def, *zones = json_array(), *nodes = nodes_json(r);
 	int ret = -1;
@@ -137,9 +142,13 @@ int cp_write_definition(const struct cp_run *r, bool extra)
 	def = json_pack("{s:i, s:s, s:{s:s, s:i, s:i, s:i}, s:o, s:o}", "version", 1, "cluster",
 			CP_CLUSTER, "fabric", "prefix", "10.255.0.0/16", "listen_port", 51820,
 			"keepalive", 25, "underlay_mtu", 1500, "nodes", nodes, "zones", zones);
-	if (def && add_zones(zones, false, r->plain + (extra ? 1 : 0)) == 0 &&
-	    add_zones(zones, true, r->secure) == 0 &&
-	    json_dump_file(def, r->def, JSON_COMPACT) == 0)
+	char tmp[sizeof(r->def) + 8];
+
+	/* renamed into place: a daemon watching the file reads it whole, once */
+	snprintf(tmp, sizeof(tmp), "%s.new", r->def);
+	if (def && add_zones(zones, false, r->plain + extra) == 0 &&
+	    add_zones(zones, true, r->secure) == 0 && json_dump_file(def, tmp, JSON_COMPACT) == 0 &&
+	    rename(tmp, r->def) == 0)
 		ret = 0;
 	if (ret < 0)
 		log_error("bench: cannot write the definition %s", r->def);

@@ -242,8 +242,26 @@ int cp_exec(const struct cp_ns *ns, char *const argv[], const char *log, int tim
 	out->ran = true;
 	out->seconds = now_s() - t0;
 	out->maxrss_kib = ru.ru_maxrss;
+	out->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	out->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	return 0;
+}
+
+pid_t cp_spawn(const struct cp_ns *ns, char *const argv[], const char *log)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		log_error("bench: cannot start %s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		child_run(ns, argv, log);
+	return pid;
 }
 
 int cp_count(const struct cp_ns *ns, struct cp_counts *c, char *backend, size_t backend_len)

@@ -47,13 +47,55 @@ static double ratio_of(const struct cp_run *r, enum cp_step s)
 	return r->step[s].seconds / r->step[to].seconds;
 }
 
+/* The daemon's one-vnet pass as a share of a full build; < 0 when either is missing. */
+static double daemon_ratio(const struct cp_run *r)
+{
+	const struct cp_result *b = &r->step[CP_BUILD];
+
+	if (!r->daemon.add_vnet_done || !b->ran || b->seconds <= 0)
+		return -1;
+	return r->daemon.add_vnet_seconds / b->seconds;
+}
+
+static void print_daemon(const struct cp_run *r, FILE *f)
+{
+	const struct cp_daemon *d = &r->daemon;
+	char ratio[32] = "";
+
+	if (!d->ran) {
+		fprintf(f, "%-36s %9s\n", "fabricd run (daemon)", "not run");
+		return;
+	}
+	if (daemon_ratio(r) >= 0)
+		snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * daemon_ratio(r));
+	fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB RSS\n", "fabricd run, adopting the node",
+		d->startup_seconds, "", (double)d->steady_rss_kib / 1024);
+	fprintf(f, "%-36s %9.3f  %-16s\n", "fabricd run, one vnet added", d->add_vnet_seconds,
+		d->add_vnet_done ? ratio : "FAILED");
+	fprintf(f, "%-36s %9u  %-16s %6.1f MiB RSS (before: %.1f MiB, peak %.1f MiB)\n",
+		"fabricd run, SIGHUP reloads", d->reloads, "",
+		(double)d->rss_after_reloads_kib / 1024, (double)d->rss_before_reloads_kib / 1024,
+		(double)d->peak_rss_kib / 1024);
+}
+
+/* The same for CPU time (load on a shared machine stretches wall time, not this). */
+static double cpu_ratio_of(const struct cp_run *r, enum cp_step s)
+{
+	enum cp_step to = ratio_to(s);
+
+	if (to == CP_N_STEPS || !r->step[s].ran || !r->step[to].ran || r->step[to].cpu <= 0)
+		return -1;
+	return r->step[s].cpu / r->step[to].cpu;
+}
+
 void cp_print(const struct cp_run *r, FILE *f)
 {
 	fprintf(f,
 		"control plane of node n1: %u nodes, %u VNIs (%u plain, %u secure), %llu flood "
 		"entries; WireGuard %s\n\n",
 		r->o.nodes, r->o.vnis, r->plain, r->secure, r->flood, r->backend);
-	fprintf(f, "%-36s %9s  %-16s %10s\n", "step", "seconds", "ratio", "peak RSS");
+	fprintf(f, "%-36s %9s  %-16s %10s  %s\n", "step", "seconds", "ratio", "peak RSS",
+		"CPU s (ratio)");
 	for (int s = 0; s < CP_N_STEPS; s++) {
 		const struct cp_result *x = &r->step[s];
 		double q = ratio_of(r, s);
@@ -67,14 +109,21 @@ void cp_print(const struct cp_run *r, FILE *f)
 			snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * q);
 		else if (q >= 0)
 			snprintf(ratio, sizeof(ratio), "%.2fx", q);
-		fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB%s\n", labels[s], x->seconds, ratio,
-			(double)x->maxrss_kib / 1024, x->status ? "  FAILED" : "");
+		fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB  %5.2f", labels[s], x->seconds, ratio,
+			(double)x->maxrss_kib / 1024, x->cpu);
+		if (cpu_ratio_of(r, s) >= 0)
+			fprintf(f, " (%.1f%s)",
+				ratio_to(s) == CP_BUILD ? 100 * cpu_ratio_of(r, s)
+							: cpu_ratio_of(r, s),
+				ratio_to(s) == CP_BUILD ? "%" : "x");
+		fprintf(f, "%s\n", x->status ? "  FAILED" : "");
 		if (s == CP_REF_BUILD)
 			fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB\n%-36s %9.2f  %-16s %6.1f MiB\n",
 				"  of which ip -batch (links)", x->sub[0], "",
 				(double)x->sub_rss[0] / 1024, "  of which bridge -batch (fdb)",
 				x->sub[1], "", (double)x->sub_rss[1] / 1024);
 	}
+	print_daemon(r, f);
 	fprintf(f,
 		"\nbuilt: reference %u bridges, %u VXLAN, %u flood entries; fabricd %u, %u, %u "
 		"and %u fabric device; left after down: %u links, %u processes\n",
@@ -100,12 +149,14 @@ static json_t *step_json(const struct cp_run *r, enum cp_step s)
 	double q = ratio_of(r, s);
 	enum cp_step to = ratio_to(s);
 
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "name", cp_step_name(s),
-			 "description", labels[s], "ran", x->ran, "exit_status",
+	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
+			 cp_step_name(s), "description", labels[s], "ran", x->ran, "exit_status",
 			 x->ran ? json_integer(x->status) : json_null(), "seconds",
-			 x->ran ? json_real(x->seconds) : json_null(), "peak_rss_kib",
-			 x->ran ? json_integer(x->maxrss_kib) : json_null(), "ratio",
-			 q >= 0 ? json_real(q) : json_null(), "ratio_to",
+			 x->ran ? json_real(x->seconds) : json_null(), "cpu_seconds",
+			 x->ran ? json_real(x->cpu) : json_null(), "cpu_ratio",
+			 cpu_ratio_of(r, s) >= 0 ? json_real(cpu_ratio_of(r, s)) : json_null(),
+			 "peak_rss_kib", x->ran ? json_integer(x->maxrss_kib) : json_null(),
+			 "ratio", q >= 0 ? json_real(q) : json_null(), "ratio_to",
 			 to == CP_N_STEPS ? json_null() : json_string(cp_step_name(to)));
 }
 
@@ -136,6 +187,30 @@ static json_t *head_json(const struct cp_run *r)
 			 r->backend, "wall_seconds", r->wall_seconds, "ok", !r->failed);
 }
 
+static json_t *opt_real(bool have, double v)
+{
+	return have ? json_real(v) : json_null();
+}
+
+static json_t *daemon_json(const struct cp_run *r)
+{
+	const struct cp_daemon *d = &r->daemon;
+	bool up = d->ran && d->steady_rss_kib > 0;
+
+	return json_pack(
+	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
+	    "startup_seconds", opt_real(up, d->startup_seconds), "add_vnet_seconds",
+	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_ratio",
+	    opt_real(daemon_ratio(r) >= 0, daemon_ratio(r)), "steady_rss_kib",
+	    up ? json_integer(d->steady_rss_kib) : json_null(), "rss_before_reloads_kib",
+	    d->rss_before_reloads_kib ? json_integer(d->rss_before_reloads_kib) : json_null(),
+	    "rss_after_reloads_kib",
+	    d->rss_after_reloads_kib ? json_integer(d->rss_after_reloads_kib) : json_null(),
+	    "peak_rss_kib", d->peak_rss_kib ? json_integer(d->peak_rss_kib) : json_null(),
+	    "reloads", (json_int_t)d->reloads, "reloads_wanted", (json_int_t)d->reloads_wanted,
+	    "exit_status", d->ran ? json_integer(d->exit_status) : json_null());
+}
+
 int cp_write_json(const struct cp_run *r, const char *path)
 {
 	const struct cp_result *ref = &r->step[CP_REF_BUILD];
@@ -148,12 +223,14 @@ int cp_write_json(const struct cp_run *r, const char *path)
 					  "bridge_seconds", ref->sub[1], "ip_peak_rss_kib",
 					  (json_int_t)ref->sub_rss[0], "bridge_peak_rss_kib",
 					  (json_int_t)ref->sub_rss[1])) == 0 &&
+	    json_object_set_new(root, "daemon", daemon_json(r)) == 0 &&
 	    json_object_set_new(root, "kernel_state",
-				json_pack("{s:o, s:o, s:o, s:o, s:o}", "reference_built",
+				json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "reference_built",
 					  counts_json(&r->ref_built), "reference_after_delete",
 					  counts_json(&r->ref_after), "fabricd_built",
 					  counts_json(&r->fab_built), "fabricd_after_add",
-					  counts_json(&r->fab_added), "fabricd_after_down",
+					  counts_json(&r->fab_added), "fabricd_after_daemon_add",
+					  counts_json(&r->fab_daemon), "fabricd_after_down",
 					  counts_json(&r->fab_after))) == 0 &&
 	    json_object_set_new(root, "namespaces",
 				json_pack("{s:I, s:I, s:I}", "reference_net_inode",

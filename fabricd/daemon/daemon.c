@@ -28,6 +28,7 @@
  * which plans nothing and logs nothing; then the loop sleeps.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -474,6 +475,12 @@ static int timed_pass(struct daemon *d)
 	monitor_pass_begin(d->monitor);
 	ret = run_pass(d);
 	monitor_pass_end(d->monitor, ret == 0);
+	/*
+	 * A pass's observed state and plan are freed, but glibc keeps the pages
+	 * (at 64 nodes x 1024 VNIs the daemon idled at the pass's peak, 12 MiB):
+	 * give them back, so an idle daemon holds only what it keeps.
+	 */
+	malloc_trim(0);
 	return ret;
 }
 

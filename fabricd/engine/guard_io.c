@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * engine/guard_io.c - the nftables guard's I/O: read the `inet fabricd` table,
- * replace or remove it in one transaction (libnftables, no nft process).
+ * engine/guard_io.c - the nftables guard's changes: replace or remove the
+ * `inet fabricd` table, or change its set elements, in one transaction
+ * (libnftables, no nft process). Reading it is engine/guard_nl.c's.
  * What the table should hold and whether it differs is kinds/guard.c's.
  */
 #include <errno.h>
@@ -94,40 +95,6 @@ static int nft_errno(const char *err)
 	return -EIO;
 }
 
-int firewall_observe(struct firewall_obs **out)
-{
-	char err[512], *json = NULL, *text = NULL;
-	int ret;
-
-	*out = NULL;
-	if (nft_run(NFT_CTX_OUTPUT_JSON, "list table " TABLE_NAME, &json, err, sizeof(err)) < 0) {
-		if (strstr(err, "No such file or directory"))
-			return 0; /* no table (yet) */
-		/* no nf_tables in this kernel: no table either; apply says why */
-		if (nft_errno(err) == -EOPNOTSUPP)
-			return 0;
-		/* a table we cannot read may be someone else's: never plan over it */
-		log_error("%s: cannot be read: %s; nothing was changed", OBJECT, err);
-		return nft_errno(err) == -EINVAL ? -EIO : nft_errno(err);
-	}
-	/* the JSON listing leaves the table comment out; the terse text has it */
-	if (nft_run(NFT_CTX_OUTPUT_TERSE, "list table " TABLE_NAME, &text, err, sizeof(err)) < 0) {
-		/* without its comment the table would look foreign: do not guess */
-		log_error("%s: cannot be read as text: %s", OBJECT, err);
-		free(json);
-		return nft_errno(err);
-	}
-	ret = firewall_obs_parse(json, text, out);
-	if (ret == -EINVAL)
-		log_error(
-		    "%s: libnftables listed it in a form fabricd does not understand; nothing "
-		    "was changed",
-		    OBJECT);
-	free(json);
-	free(text);
-	return ret;
-}
-
 int firewall_apply(struct op *op)
 {
 	/* the empty declaration makes the delete succeed when there is no table yet */
@@ -150,7 +117,10 @@ int firewall_apply(struct op *op)
 	if (op->type == OP_FIREWALL_SET && op->verb == VERB_CREATE)
 		mark = strstr(op->text, "\n\tcomment \"");
 	/* one buffer, one transaction: the old table is never gone without the new one */
-	if (mark)
+	if (op->type == OP_FIREWALL_SET &&
+	    !strncmp(op->text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK)))
+		; /* set elements only: the rest of the table, and its counters, stay */
+	else if (mark)
 		sbuf_printf(&b, "create table " TABLE_NAME " {%.*s\n}\n",
 			    (int)strcspn(mark + 1, "\n") + 1, mark);
 	else

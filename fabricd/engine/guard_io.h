@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* engine/guard_io.h - reading and replacing the nftables guard (libnftables). */
+/* engine/guard_io.h - reading the nftables guard (netlink, engine/guard_nl.c) and changing it
+ * (libnftables, engine/guard_io.c). */
 #ifndef FABRICD_GUARD_IO_H
 #define FABRICD_GUARD_IO_H
 

@@ -97,13 +97,31 @@ static const struct link_obs *other_device(const struct reconcile *r, const stru
 	return l;
 }
 
+/*
+ * Whether l has a flood remote. The dumped table is sorted by device
+ * (fdb_table_sort): bisected, not scanned; 512 plain vnets' standbys scanned
+ * 64,512 entries each, 10% of a `plan` at 64 nodes x 1024 VNIs.
+ */
 static bool has_remotes(const struct link_obs *l, const struct fdb_table *fdb)
 {
-	for (size_t i = 0; i < fdb->n; i++) {
-		if (fdb->entries[i].ifindex == l->ifindex)
-			return true;
+	size_t lo = 0, hi = fdb->n;
+
+	if (!fdb->sorted) {
+		for (size_t i = 0; i < fdb->n; i++) {
+			if (fdb->entries[i].ifindex == l->ifindex)
+				return true;
+		}
+		return false;
 	}
-	return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fdb->entries[mid].ifindex < l->ifindex)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fdb->n && fdb->entries[lo].ifindex == l->ifindex;
 }
 
 static void stage_of(const struct reconcile *r, const struct desired_vnet *v,

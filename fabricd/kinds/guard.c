@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kinds/guard.h"
@@ -17,12 +18,133 @@
 
 struct firewall_obs {
 	char comment[256];
-	char *summary;
+	char *summary; /* firewall_obs_finish(): the lines, joined */
+	struct strlist lines;
+	struct firewall_elems sets[FW_N_SETS];
+	bool has_set[FW_N_SETS];
 	struct firewall_counter counters[FW_N_COUNTERS];
 	bool has_counter[FW_N_COUNTERS];
 };
 
-/* --- reading the kernel's copy ---------------------------------------------------- */
+/* --- building an observation ------------------------------------------------------- */
+
+struct firewall_obs *firewall_obs_new(void)
+{
+	return calloc(1, sizeof(struct firewall_obs));
+}
+
+void firewall_obs_set_comment(struct firewall_obs *fw, const char *comment)
+{
+	snprintf(fw->comment, sizeof(fw->comment), "%s", comment);
+}
+
+int firewall_obs_add_counter(struct firewall_obs *fw, const char *name, uint64_t packets,
+			     uint64_t bytes)
+{
+	char line[160];
+
+	for (int i = 0; i < FW_N_COUNTERS; i++) {
+		if (strcmp(name, firewall_counter_names[i]))
+			continue;
+		fw->counters[i] = (struct firewall_counter){packets, bytes};
+		fw->has_counter[i] = true;
+	}
+	snprintf(line, sizeof(line), "counter %s", name);
+	return strlist_add(&fw->lines, line);
+}
+
+int firewall_obs_add_set(struct firewall_obs *fw, const char *name)
+{
+	enum firewall_set_id id = firewall_set_by_name(name);
+	char line[160];
+
+	if (id < FW_N_SETS)
+		fw->has_set[id] = true;
+	snprintf(line, sizeof(line), "set %s", name);
+	return strlist_add(&fw->lines, line);
+}
+
+bool firewall_obs_has_set(const struct firewall_obs *fw, enum firewall_set_id id)
+{
+	return id < FW_N_SETS && fw->has_set[id];
+}
+
+void firewall_obs_clear_set(struct firewall_obs *fw, enum firewall_set_id id)
+{
+	if (id < FW_N_SETS)
+		elems_free(&fw->sets[id]);
+}
+
+/* The key lengths fabricd's sets have (IPv4 or IPv6 underlay for the members). */
+static bool key_len_fits(enum firewall_set_id id, size_t len)
+{
+	switch (id) {
+	case FW_SET_PLAIN_MEMBERS:
+		return len == 8 || len == 20;
+	case FW_SET_SECURE_VNIS:
+		return len == 3;
+	case FW_SET_WG_IP:
+		return len == 4;
+	case FW_SET_WG_IP6:
+		return len == 16;
+	default:
+		return false;
+	}
+}
+
+int firewall_obs_add_elem(struct firewall_obs *fw, const char *set, const uint8_t *key, size_t len)
+{
+	enum firewall_set_id id = firewall_set_by_name(set);
+	struct firewall_key k = {0};
+
+	if (id >= FW_N_SETS)
+		return strlist_add(&fw->lines, "other element of a foreign set");
+	/* a key of another length is another set type: the whole table is replaced */
+	if (!key_len_fits(id, len))
+		return strlist_add(&fw->lines, "other element fabricd never makes");
+	k.len = (uint8_t)len;
+	if (len)
+		memcpy(k.b, key, len);
+	return elems_add(&fw->sets[id], &k);
+}
+
+int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char *type,
+			   const char *hook, long long prio, const char *policy, size_t n_rules)
+{
+	struct sbuf b = {0};
+	char *line;
+	int ret;
+
+	sbuf_printf(&b, "chain %s:", name);
+	if (hook)
+		sbuf_printf(&b, " %s %s %lld %s", type ? type : "?", hook, prio,
+			    policy ? policy : "?");
+	sbuf_printf(&b, ", %zu rules", n_rules);
+	line = sbuf_take(&b);
+	ret = line ? strlist_add(&fw->lines, line) : -ENOMEM;
+	free(line);
+	return ret;
+}
+
+int firewall_obs_add_other(struct firewall_obs *fw, const char *what)
+{
+	char line[160];
+
+	snprintf(line, sizeof(line), "other %s", what);
+	return strlist_add(&fw->lines, line);
+}
+
+int firewall_obs_finish(struct firewall_obs *fw)
+{
+	for (int i = 0; i < FW_N_SETS; i++)
+		elems_sort(&fw->sets[i]);
+	free(fw->summary);
+	/* the lines stay (sorted): more may follow, and another finish */
+	fw->summary = summary_join(&fw->lines);
+	return fw->summary ? 0 : -ENOMEM;
+}
+
+/* --- reading libnftables' JSON listing -------------------------------------------- */
 
 /* One set element as the renderer writes it: "addr", "vni" or "addr . vni". */
 static void elem_text(json_t *e, struct sbuf *b)
@@ -55,29 +177,43 @@ static void elem_text(json_t *e, struct sbuf *b)
 	}
 }
 
-static int summarize_set(json_t *set, struct strlist *lines)
+/* An element as libnftables printed it; one fabricd never makes marks the table. */
+static int elem_add_text(struct firewall_obs *fw, enum firewall_set_id id, const char *text)
 {
-	struct strlist elems = {0};
+	struct firewall_key k;
+
+	if (id >= FW_N_SETS)
+		return firewall_obs_add_other(fw, "element of a foreign set");
+	if (key_parse(text, &k) < 0 || !key_len_fits(id, k.len))
+		return firewall_obs_add_other(fw, "element fabricd never makes");
+	return elems_add(&fw->sets[id], &k);
+}
+
+static int summarize_set(struct firewall_obs *fw, json_t *set)
+{
+	const char *name = json_string_value(json_object_get(set, "name"));
+	enum firewall_set_id id;
 	json_t *e;
 	size_t i;
-	int ret = 0;
+	int ret;
 
+	name = name ? name : "?";
+	id = firewall_set_by_name(name);
+	ret = firewall_obs_add_set(fw, name);
 	json_array_foreach(json_object_get(set, "elem"), i, e)
 	{
 		struct sbuf b = {0};
 		char *text;
 
-		elem_text(e, &b);
-		text = sbuf_take(&b);
-		ret = text ? strlist_add(&elems, text) : -ENOMEM;
-		free(text);
 		if (ret)
 			break;
+		elem_text(e, &b);
+		text = sbuf_take(&b);
+		if (!text)
+			return -ENOMEM;
+		ret = elem_add_text(fw, id, text);
+		free(text);
 	}
-	if (!ret)
-		ret = summary_set_line(lines, json_string_value(json_object_get(set, "name")),
-				       &elems);
-	strlist_free(&elems);
 	return ret;
 }
 
@@ -96,48 +232,21 @@ static size_t count_rules(json_t *items, const char *chain)
 	return n;
 }
 
-static int summarize_chain(json_t *chain, json_t *items, struct strlist *lines)
+static int summarize_chain(struct firewall_obs *fw, json_t *chain, json_t *items)
 {
 	const char *name = json_string_value(json_object_get(chain, "name"));
-	const char *type = json_string_value(json_object_get(chain, "type"));
-	const char *hook = json_string_value(json_object_get(chain, "hook"));
-	const char *policy = json_string_value(json_object_get(chain, "policy"));
-	json_t *prio = json_object_get(chain, "prio");
-	struct sbuf b = {0};
-	char *line;
-	int ret;
 
 	name = name ? name : "?";
-	sbuf_printf(&b, "chain %s:", name);
-	if (hook)
-		sbuf_printf(&b, " %s %s %lld %s", type ? type : "?", hook,
-			    (long long)json_integer_value(prio), policy ? policy : "?");
-	sbuf_printf(&b, ", %zu rules", count_rules(items, name));
-	line = sbuf_take(&b);
-	ret = line ? strlist_add(lines, line) : -ENOMEM;
-	free(line);
-	return ret;
-}
-
-static void read_counter(struct firewall_obs *fw, json_t *c)
-{
-	const char *name = json_string_value(json_object_get(c, "name"));
-
-	for (int i = 0; name && i < FW_N_COUNTERS; i++) {
-		if (strcmp(name, firewall_counter_names[i]))
-			continue;
-		fw->counters[i].packets =
-		    (uint64_t)json_integer_value(json_object_get(c, "packets"));
-		fw->counters[i].bytes = (uint64_t)json_integer_value(json_object_get(c, "bytes"));
-		fw->has_counter[i] = true;
-	}
+	return firewall_obs_add_chain(fw, name, json_string_value(json_object_get(chain, "type")),
+				      json_string_value(json_object_get(chain, "hook")),
+				      (long long)json_integer_value(json_object_get(chain, "prio")),
+				      json_string_value(json_object_get(chain, "policy")),
+				      count_rules(items, name));
 }
 
 static int summarize(struct firewall_obs *fw, json_t *items)
 {
-	struct strlist lines = {0};
 	json_t *item, *o;
-	char line[160];
 	size_t i;
 	int ret = 0;
 
@@ -146,29 +255,26 @@ static int summarize(struct firewall_obs *fw, json_t *items)
 		if ((o = json_object_get(item, "counter"))) {
 			const char *name = json_string_value(json_object_get(o, "name"));
 
-			read_counter(fw, o);
-			snprintf(line, sizeof(line), "counter %s", name ? name : "?");
-			ret = strlist_add(&lines, line);
+			ret = firewall_obs_add_counter(
+			    fw, name ? name : "?",
+			    (uint64_t)json_integer_value(json_object_get(o, "packets")),
+			    (uint64_t)json_integer_value(json_object_get(o, "bytes")));
 		} else if ((o = json_object_get(item, "set")) ||
 			   (o = json_object_get(item, "map"))) {
-			ret = summarize_set(o, &lines);
+			ret = summarize_set(fw, o);
 		} else if ((o = json_object_get(item, "chain"))) {
-			ret = summarize_chain(o, items, &lines);
+			ret = summarize_chain(fw, o, items);
 		} else if (!json_object_get(item, "rule") && !json_object_get(item, "table") &&
 			   !json_object_get(item, "metainfo")) {
 			/* an object fabricd never makes: the table is not as rendered */
 			const char *key = json_object_iter_key(json_object_iter(item));
 
-			snprintf(line, sizeof(line), "other %s", key ? key : "?");
-			ret = strlist_add(&lines, line);
+			ret = firewall_obs_add_other(fw, key ? key : "?");
 		}
 		if (ret)
 			break;
 	}
-	if (!ret && !(fw->summary = summary_join(&lines)))
-		ret = -ENOMEM;
-	strlist_free(&lines);
-	return ret;
+	return ret ? ret : firewall_obs_finish(fw);
 }
 
 /* The table comment from the text listing: the line "\tcomment "..."" at table level. */
@@ -197,7 +303,7 @@ int firewall_obs_parse(const char *json, const char *text, struct firewall_obs *
 		json_decref(root);
 		return -EINVAL;
 	}
-	fw = calloc(1, sizeof(*fw));
+	fw = firewall_obs_new();
 	if (!fw) {
 		json_decref(root);
 		return -ENOMEM;
@@ -218,6 +324,9 @@ void firewall_obs_free(struct firewall_obs *fw)
 	if (!fw)
 		return;
 	free(fw->summary);
+	strlist_free(&fw->lines);
+	for (int i = 0; i < FW_N_SETS; i++)
+		elems_free(&fw->sets[i]);
 	free(fw);
 }
 
@@ -243,19 +352,42 @@ static bool owned_by(const struct firewall_obs *fw, const char *owner)
 	return sp && (size_t)(sp - fw->comment) == n && !strncmp(fw->comment, owner, n);
 }
 
+/* What the kernel holds, or will once the ops before have run. */
+struct view {
+	const char *comment, *summary;
+	const struct firewall_elems *sets; /* FW_N_SETS */
+};
+
+static struct view view_of_obs(const struct firewall_obs *fw)
+{
+	return (struct view){fw->comment, fw->summary ? fw->summary : "", fw->sets};
+}
+
+static struct view view_of_rs(const struct firewall_ruleset *rs)
+{
+	return (struct view){rs->comment, rs->summary, rs->sets};
+}
+
+/* Whether text has the line line[0..n) as a whole line. */
+static bool has_line(const char *text, const char *line, size_t n)
+{
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len == n && !strncmp(p, line, n))
+			return true;
+		p += len + (p[len] == '\n');
+	}
+	return false;
+}
+
 /* What the kernel's copy lacks or has extra, for the plan's detail. */
 static void describe_drift(const char *want, const char *have, struct op *op)
 {
-	const char *line = want;
-
-	while (*line) {
+	for (const char *line = want; *line;) {
 		size_t n = strcspn(line, "\n");
-		const char *found = strstr(have, line);
 
-		/* whole-line match only */
-		while (found && ((found != have && found[-1] != '\n') || found[n] != '\n'))
-			found = strstr(found + 1, line);
-		if (!found) {
+		if (!has_line(have, line, n)) {
 			op_detail(op, "kernel copy differs: %.*s", (int)(n > 120 ? 120 : n), line);
 			return;
 		}
@@ -264,11 +396,94 @@ static void describe_drift(const char *want, const char *have, struct op *op)
 	op_detail(op, "kernel copy has objects the definition does not make");
 }
 
-/* True when the kernel's table is rs. */
-static bool table_is(const struct firewall_obs *have, const struct firewall_ruleset *rs)
+static bool sets_equal(const struct firewall_elems *a, const struct firewall_elems *b)
 {
-	return have && !strcmp(have->comment, rs->comment) && have->summary &&
-	       !strcmp(have->summary, rs->summary);
+	for (int i = 0; i < FW_N_SETS; i++) {
+		if (!elems_equal(&a[i], &b[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Only set elements differ: the rest of the table (skeleton, objects, rule counts) is rs's. */
+static bool only_elements_differ(const struct view *have, const struct firewall_ruleset *rs)
+{
+	return !strcmp(have->comment, rs->comment) && !strcmp(have->summary, rs->summary);
+}
+
+/* Appends the elements of from that minus lacks (both sorted), ", "-separated; how many. */
+static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
+			  const struct firewall_elems *minus)
+{
+	size_t k = 0, n = 0;
+
+	for (size_t i = 0; i < from->n; i++) {
+		char text[IP_ADDR_STRLEN + 48];
+		int c = 1;
+
+		while (k < minus->n && (c = key_cmp(&minus->v[k], &from->v[i])) < 0)
+			k++;
+		if (k < minus->n && c == 0)
+			continue;
+		key_text(&from->v[i], text, sizeof(text));
+		sbuf_printf(b, "%s%s", n++ ? ", " : "", text);
+	}
+	return n;
+}
+
+/* The set-element commands turning have's sets into want's, one transaction. */
+static char *delta_text(const struct firewall_elems *want, const struct firewall_elems *have,
+			size_t *added, size_t *removed)
+{
+	struct sbuf b = {0};
+
+	*added = *removed = 0;
+	sbuf_printf(&b, FIREWALL_DELTA_MARK);
+	for (int i = 0; i < FW_N_SETS; i++) {
+		for (int del = 0; del < 2; del++) {
+			const struct firewall_elems *from = del ? &have[i] : &want[i];
+			const struct firewall_elems *minus = del ? &want[i] : &have[i];
+			size_t mark = b.len, n;
+
+			sbuf_printf(&b, "%s element " TABLE_NAME " %s { ", del ? "delete" : "add",
+				    firewall_set_names[i]);
+			n = delta_elems(&b, from, minus);
+			if (!n) {
+				b.len = mark; /* nothing for this set */
+				if (b.buf)
+					b.buf[mark] = '\0';
+				continue;
+			}
+			sbuf_printf(&b, " }\n");
+			*(del ? removed : added) += n;
+		}
+	}
+	return sbuf_take(&b);
+}
+
+/* Plans the set elements' change from have to rs (kept by the caller). 0 or -ENOMEM. */
+static int plan_delta(const struct view *have, enum op_phase phase,
+		      const struct firewall_ruleset *rs, struct plan *p)
+{
+	struct op *op = plan_add(p, KIND_GUARD, OP_FIREWALL_SET, phase, VERB_CHANGE, NULL);
+	size_t added, removed;
+
+	if (!op)
+		return -ENOMEM;
+	op->text = delta_text(rs->sets, have->sets, &added, &removed);
+	if (!op->text)
+		return -ENOMEM;
+	if (phase == PHASE_SEAL)
+		op_detail(op,
+			  "sealed: switched vnets' plain VXLAN no longer leaves this node (%zu "
+			  "set elements added, %zu removed)",
+			  added, removed);
+	else
+		op_detail(op,
+			  "set elements: %zu added, %zu removed, in one transaction (rules and "
+			  "counters kept)",
+			  added, removed);
+	return 0;
 }
 
 static bool any_plain_sending(const struct node_state *want)
@@ -280,18 +495,21 @@ static bool any_plain_sending(const struct node_state *want)
 	return false;
 }
 
-/* Plans loading rs (taken) in phase; the detail says why. */
-static int plan_table(const struct node_state *want, const struct firewall_obs *have,
-		      enum op_phase phase, struct firewall_ruleset *rs, struct plan *p)
+/* Plans loading the whole of want's table (stage sealed) in phase; the detail says why. */
+static int plan_table(const struct node_state *want, const struct view *have, bool sealed,
+		      const struct firewall_counter *carry, enum op_phase phase, struct plan *p)
 {
 	struct op *op =
 	    plan_add(p, KIND_GUARD, OP_FIREWALL_SET, phase, have ? VERB_CHANGE : VERB_CREATE, NULL);
+	struct firewall_ruleset rs;
 	size_t n_secure = 0;
+	int ret;
 
-	if (!op) {
-		firewall_ruleset_free(rs);
+	if (!op)
 		return -ENOMEM;
-	}
+	ret = firewall_render_stage(want, carry, sealed, &rs);
+	if (ret < 0)
+		return ret;
 	for (size_t i = 0; i < want->n_vnets; i++)
 		n_secure += want->vnets[i].transport == TRANSPORT_SECURE;
 	if (phase == PHASE_SEAL)
@@ -299,20 +517,31 @@ static int plan_table(const struct node_state *want, const struct firewall_obs *
 	else if (!have)
 		op_detail(op, "guard for %zu plain and %zu secure vnets, WireGuard port %u",
 			  want->n_vnets - n_secure, n_secure, want->fabric.listen_port);
-	else if (strcmp(have->comment, rs->comment))
+	else if (strcmp(have->comment, rs.comment))
 		op_detail(op, "rules changed: replaced in one transaction, counters kept");
 	else
-		describe_drift(rs->summary, have->summary ? have->summary : "", op);
-	op->text = rs->text;
-	rs->text = NULL;
-	firewall_ruleset_free(rs);
+		describe_drift(rs.summary, have->summary, op);
+	op->text = rs.text;
+	rs.text = NULL;
+	firewall_ruleset_free(&rs);
 	return 0;
+}
+
+/* Whatever turns have (NULL: no table) into stage rs: nothing, its elements, or all of it. */
+static int plan_stage(const struct node_state *want, const struct view *have, bool sealed,
+		      const struct firewall_counter *carry, const struct firewall_ruleset *rs,
+		      enum op_phase phase, struct plan *p)
+{
+	if (have && only_elements_differ(have, rs))
+		return sets_equal(have->sets, rs->sets) ? 0 : plan_delta(have, phase, rs, p);
+	return plan_table(want, have, sealed, carry, phase, p);
 }
 
 int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p)
 {
 	struct firewall_counter carry[FW_N_COUNTERS];
 	struct firewall_ruleset early, sealed;
+	struct view kernel, before_seal;
 	int ret;
 
 	if (have && !owned_by(have, want->owner)) {
@@ -322,9 +551,11 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 			  OBJECT, want->owner, have->comment, TABLE_NAME);
 		return -EEXIST;
 	}
+	if (have)
+		kernel = view_of_obs(have);
 	for (int i = 0; i < FW_N_COUNTERS; i++)
 		firewall_obs_counter(have, (enum firewall_counter_id)i, &carry[i]);
-	ret = firewall_render_stage(want, carry, true, &sealed);
+	ret = firewall_render_summary(want, true, &sealed);
 	if (ret < 0)
 		return ret;
 	/*
@@ -334,24 +565,20 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 	 * such a vnet the two are the same table.
 	 */
 	if (!any_plain_sending(want)) {
-		if (table_is(have, &sealed)) {
-			firewall_ruleset_free(&sealed);
-			return 0;
-		}
-		return plan_table(want, have, PHASE_GUARD, &sealed, p);
-	}
-	ret = firewall_render_stage(want, carry, false, &early);
-	if (ret < 0) {
+		ret = plan_stage(want, have ? &kernel : NULL, true, carry, &sealed, PHASE_GUARD, p);
 		firewall_ruleset_free(&sealed);
 		return ret;
 	}
-	ret = table_is(have, &early) ? (firewall_ruleset_free(&early), 0)
-				     : plan_table(want, have, PHASE_GUARD, &early, p);
-	if (ret < 0) {
-		firewall_ruleset_free(&sealed);
-		return ret;
-	}
-	return plan_table(want, have, PHASE_SEAL, &sealed, p);
+	ret = firewall_render_summary(want, false, &early);
+	if (ret == 0)
+		ret = plan_stage(want, have ? &kernel : NULL, false, carry, &early, PHASE_GUARD, p);
+	/* the seal starts from the early table, whatever the kernel held before */
+	before_seal = view_of_rs(&early);
+	if (ret == 0)
+		ret = plan_stage(want, &before_seal, true, carry, &sealed, PHASE_SEAL, p);
+	firewall_ruleset_free(&early);
+	firewall_ruleset_free(&sealed);
+	return ret;
 }
 
 int firewall_plan_down(const struct firewall_obs *have, struct plan *p)

@@ -30,9 +30,13 @@
  *   over (PHASE_SEAL).
  *
  * The table comment "fabricd:<cluster> <hash>" marks it owned and names the
- * rendering it came from; together with a summary of the kernel's copy (set
- * elements, counters, chains and their rule counts) it decides whether the
- * table must be replaced, so a second apply plans nothing.
+ * skeleton it came from (the rendering without set elements: chains, rules,
+ * set types, counters); together with a summary of the kernel's copy
+ * (counters, chains and their rule counts, the sets) and the sets' elements
+ * it decides what to do, so a second apply plans nothing. When only set
+ * elements differ (a vnet added or removed, a switch's seal, an element
+ * someone deleted), the elements are added and deleted in one transaction;
+ * anything else replaces the table in one transaction.
  */
 #ifndef FABRICD_FIREWALL_H
 #define FABRICD_FIREWALL_H
@@ -65,11 +69,41 @@ struct firewall_counter {
 	uint64_t packets, bytes;
 };
 
+/* The sets the table holds; their elements are compared one by one, not hashed. */
+enum firewall_set_id {
+	FW_SET_PLAIN_MEMBERS, /* "addr . vni" */
+	FW_SET_SECURE_VNIS,   /* "vni" */
+	FW_SET_WG_IP,	      /* IPv4 addresses */
+	FW_SET_WG_IP6,	      /* IPv6 addresses */
+	FW_N_SETS,
+};
+
+extern const char *const firewall_set_names[FW_N_SETS];
+
+/*
+ * One set element: its key as the kernel holds it, by length: 3 a VNI (24 bits,
+ * big-endian), 4 IPv4, 16 IPv6, 8 and 20 an address and a VNI (a
+ * concatenation: each part padded to 32 bits). Unused bytes are zero.
+ */
+#define FW_KEY_MAX 20
+struct firewall_key {
+	uint8_t len;
+	uint8_t b[FW_KEY_MAX];
+};
+
+/* A set's elements, sorted (memcmp of the whole key), each once; one array. */
+struct firewall_elems {
+	size_t n, cap;
+	struct firewall_key *v;
+};
+
 /* A rendered table. */
 struct firewall_ruleset {
 	char *text;    /* "table inet fabricd { ... }", loadable by nft */
 	char *summary; /* what firewall_obs_parse() makes of the kernel's copy when in sync */
-	uint64_t hash; /* of the text without counter values and comment */
+	struct firewall_elems sets[FW_N_SETS];
+	/* of the text without set elements, counter values and comment: the table's skeleton */
+	uint64_t hash;
 	char comment[FABRICD_NAME_MAX + 64];
 };
 
@@ -94,6 +128,29 @@ void firewall_obs_free(struct firewall_obs *fw);
  * text (the text listing, for the table comment). 0, -EINVAL or -ENOMEM.
  */
 int firewall_obs_parse(const char *json, const char *text, struct firewall_obs **out);
+
+/*
+ * Building an observation piece by piece (engine/guard_nl.c, from a netlink
+ * dump). Each adder returns 0 or -ENOMEM; firewall_obs_finish() makes the
+ * summary. An element's key is decoded by its length (3: VNI, 4: IPv4,
+ * 8: IPv4 . VNI, 16: IPv6, 20: IPv6 . VNI; anything else in hex).
+ */
+struct firewall_obs *firewall_obs_new(void);
+void firewall_obs_set_comment(struct firewall_obs *fw, const char *comment);
+int firewall_obs_add_counter(struct firewall_obs *fw, const char *name, uint64_t packets,
+			     uint64_t bytes);
+/* A set (or map); its elements follow with firewall_obs_add_elem(). */
+int firewall_obs_add_set(struct firewall_obs *fw, const char *name);
+/* Whether the set was added; dropping the elements gathered so far (a dump restarts). */
+bool firewall_obs_has_set(const struct firewall_obs *fw, enum firewall_set_id id);
+void firewall_obs_clear_set(struct firewall_obs *fw, enum firewall_set_id id);
+int firewall_obs_add_elem(struct firewall_obs *fw, const char *set, const uint8_t *key, size_t len);
+/* A chain; hook NULL for a regular one. */
+int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char *type,
+			   const char *hook, long long prio, const char *policy, size_t n_rules);
+/* An object fabricd never makes (a quota, a flowtable, ...): what makes the table differ. */
+int firewall_obs_add_other(struct firewall_obs *fw, const char *what);
+int firewall_obs_finish(struct firewall_obs *fw);
 /* A counter's values; false when the kernel's table has no such counter. */
 bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_id id,
 			  struct firewall_counter *out);

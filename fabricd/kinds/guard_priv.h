@@ -2,8 +2,9 @@
 /*
  * guard_priv.h - helpers shared by kinds/guard.c (kernel side) and
  * kinds/guard_render.c (text side): a growing string, a list of strings and the
- * summary format both sides produce ("counter NAME", "set NAME: e1, e2",
- * "chain NAME: TYPE HOOK PRIO POLICY, N rules", one per line, sorted).
+ * summary format both sides produce ("counter NAME", "set NAME",
+ * "chain NAME: TYPE HOOK PRIO POLICY, N rules", "other WHAT", one per line,
+ * sorted; the sets' elements are kept apart, as keys in struct firewall_elems).
  */
 #ifndef FABRICD_FIREWALL_PRIV_H
 #define FABRICD_FIREWALL_PRIV_H
@@ -22,14 +23,14 @@ struct sbuf {
 	bool failed;
 };
 
-void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The string (caller frees; "" when nothing was written), NULL after ENOMEM. Resets b. */
-char *sbuf_take(struct sbuf *b);
-
 struct strlist {
 	size_t n, cap;
 	char **v;
 };
+
+void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The string (caller frees; "" when nothing was written), NULL after ENOMEM. Resets b. */
+char *sbuf_take(struct sbuf *b);
 
 /* Appends a copy. 0 or -ENOMEM. */
 int strlist_add(struct strlist *l, const char *s);
@@ -37,8 +38,27 @@ int strlist_add(struct strlist *l, const char *s);
 void strlist_sort(struct strlist *l);
 void strlist_free(struct strlist *l);
 
-/* Appends "set NAME: e1, e2" (elems sorted in place). 0 or -ENOMEM. */
-int summary_set_line(struct strlist *lines, const char *name, struct strlist *elems);
+/* Set elements: appended (0 or -ENOMEM), sorted and made unique, compared, freed. */
+int elems_add(struct firewall_elems *l, const struct firewall_key *k);
+void elems_sort(struct firewall_elems *l);
+bool elems_equal(const struct firewall_elems *a, const struct firewall_elems *b);
+int key_cmp(const struct firewall_key *a, const struct firewall_key *b);
+void elems_free(struct firewall_elems *l);
+/* The element as nft writes it ("addr", "vni", "addr . vni"; other keys in hex). */
+void key_text(const struct firewall_key *k, char *out, size_t len);
+/* An address, a VNI, or "addr . vni" as a key. 0 or -EINVAL. */
+int key_parse(const char *text, struct firewall_key *k);
+/* The key of addr (NULL: none) and vni (< 0: none). */
+void key_make(struct firewall_key *k, const struct ip_addr *addr, long long vni);
+/* The set's index by name, FW_N_SETS when fabricd makes no such set. */
+enum firewall_set_id firewall_set_by_name(const char *name);
+/* Starts an op's text that changes set elements only (engine/guard_io.c runs it as it is). */
+#define FIREWALL_DELTA_MARK "# inet fabricd: set elements only\n"
+
+/* firewall_render_stage() without the text (what planning compares). 0 or -ENOMEM. */
+int firewall_render_summary(const struct node_state *want, bool sealed,
+			    struct firewall_ruleset *out);
+
 /* The lines sorted, each ending in "\n"; NULL on ENOMEM. */
 char *summary_join(struct strlist *lines);
 

@@ -121,23 +121,155 @@ void strlist_free(struct strlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* "name: a, b, c" with the elements sorted; appended to lines. */
-int summary_set_line(struct strlist *lines, const char *name, struct strlist *elems)
-{
-	struct sbuf b = {0};
-	char *line;
-	int ret;
+/* --- set elements -------------------------------------------------------------- */
 
-	strlist_sort(elems);
-	sbuf_printf(&b, "set %s:", name);
-	for (size_t i = 0; i < elems->n; i++)
-		sbuf_printf(&b, "%s %s", i ? "," : "", elems->v[i]);
-	line = sbuf_take(&b);
-	if (!line)
-		return -ENOMEM;
-	ret = strlist_add(lines, line);
-	free(line);
-	return ret;
+int key_cmp(const struct firewall_key *a, const struct firewall_key *b)
+{
+	return memcmp(a, b, sizeof(*a));
+}
+
+static int key_sort_cmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+int elems_add(struct firewall_elems *l, const struct firewall_key *k)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct firewall_key *grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *k;
+	return 0;
+}
+
+void elems_sort(struct firewall_elems *l)
+{
+	size_t out = 0;
+
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), key_sort_cmp);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!out || key_cmp(&l->v[out - 1], &l->v[i]))
+			l->v[out++] = l->v[i];
+	}
+	l->n = out;
+}
+
+bool elems_equal(const struct firewall_elems *a, const struct firewall_elems *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->v, b->v, a->n * sizeof(*a->v)));
+}
+
+void elems_free(struct firewall_elems *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+void key_make(struct firewall_key *k, const struct ip_addr *addr, long long vni)
+{
+	size_t alen = addr ? ip_addr_len(addr) : 0;
+
+	memset(k, 0, sizeof(*k));
+	memcpy(k->b, addr ? addr->bytes : k->b, alen);
+	k->len = (uint8_t)alen;
+	if (vni >= 0) {
+		k->b[alen] = (uint8_t)(vni >> 16);
+		k->b[alen + 1] = (uint8_t)(vni >> 8);
+		k->b[alen + 2] = (uint8_t)vni;
+		/* alone a VNI is 3 bytes; in a concatenation it takes a whole register */
+		k->len = (uint8_t)(alen ? alen + 4 : 3);
+	}
+}
+
+static unsigned int key_vni(const uint8_t *b)
+{
+	return (unsigned int)b[0] << 16 | (unsigned int)b[1] << 8 | b[2];
+}
+
+void key_text(const struct firewall_key *k, char *out, size_t len)
+{
+	struct ip_addr a = {0};
+	char ip[IP_ADDR_STRLEN];
+	size_t alen = k->len == 4 || k->len == 8 ? 4 : 16, used = 0;
+
+	if (k->len == 3) {
+		snprintf(out, len, "%u", key_vni(k->b));
+		return;
+	}
+	if (k->len != 4 && k->len != 8 && k->len != 16 && k->len != 20) {
+		/* not a key fabricd makes: shown as it is, never equal to a rendered one */
+		snprintf(out, len, "0x");
+		for (size_t i = 0; i < k->len && i < FW_KEY_MAX && used + 5 < len; i++)
+			used += (size_t)snprintf(out + 2 + used, len - 2 - used, "%02x", k->b[i]);
+		return;
+	}
+	a.family = alen == 4 ? AF_INET : AF_INET6;
+	memcpy(a.bytes, k->b, alen);
+	ip_addr_str(&a, ip, sizeof(ip));
+	if (k->len == alen)
+		snprintf(out, len, "%s", ip);
+	else
+		snprintf(out, len, "%s . %u", ip, key_vni(k->b + alen));
+}
+
+static int parse_vni(const char *s, long long *vni)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (end == s || *end || v > 0xffffff)
+		return -EINVAL;
+	*vni = (long long)v;
+	return 0;
+}
+
+int key_parse(const char *text, struct firewall_key *k)
+{
+	const char *dot = strstr(text, " . ");
+	char part[IP_ADDR_STRLEN + 8];
+	struct ip_addr a;
+	long long vni = -1;
+
+	if (!dot) {
+		if (ip_addr_parse(text, &a) == 0) {
+			key_make(k, &a, -1);
+			return 0;
+		}
+		if (parse_vni(text, &vni) < 0)
+			return -EINVAL;
+		key_make(k, NULL, vni);
+		return 0;
+	}
+	if ((size_t)(dot - text) >= sizeof(part))
+		return -EINVAL;
+	snprintf(part, sizeof(part), "%.*s", (int)(dot - text), text);
+	if (ip_addr_parse(part, &a) < 0 || parse_vni(dot + 3, &vni) < 0)
+		return -EINVAL;
+	key_make(k, &a, vni);
+	return 0;
+}
+
+const char *const firewall_set_names[FW_N_SETS] = {
+    [FW_SET_PLAIN_MEMBERS] = "plain_members",
+    [FW_SET_SECURE_VNIS] = "secure_vnis",
+    [FW_SET_WG_IP] = "wireguard_peers_ip",
+    [FW_SET_WG_IP6] = "wireguard_peers_ip6",
+};
+
+enum firewall_set_id firewall_set_by_name(const char *name)
+{
+	int i = 0;
+
+	while (i < FW_N_SETS && strcmp(name, firewall_set_names[i]))
+		i++;
+	return (enum firewall_set_id)i;
 }
 
 char *summary_join(struct strlist *lines)
@@ -157,29 +289,25 @@ struct spec {
 	const char *fabric_if;
 	int underlay_family;
 	uint16_t secure_port, listen_port;
-	struct strlist plain_members; /* "addr . vni" */
-	struct strlist secure_vnis;   /* "vni" */
-	struct strlist wg_ip, wg_ip6; /* addresses */
+	struct firewall_elems plain_members; /* "addr . vni" */
+	struct firewall_elems secure_vnis;   /* "vni" */
+	struct firewall_elems wg_ip, wg_ip6; /* addresses */
 };
 
 static void spec_free(struct spec *s)
 {
-	strlist_free(&s->plain_members);
-	strlist_free(&s->secure_vnis);
-	strlist_free(&s->wg_ip);
-	strlist_free(&s->wg_ip6);
+	elems_free(&s->plain_members);
+	elems_free(&s->secure_vnis);
+	elems_free(&s->wg_ip);
+	elems_free(&s->wg_ip6);
 }
 
-static int add_addr(struct strlist *l, const struct ip_addr *a, long long vni)
+static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
 {
-	char ip[IP_ADDR_STRLEN], buf[IP_ADDR_STRLEN + 32];
+	struct firewall_key k;
 
-	ip_addr_str(a, ip, sizeof(ip));
-	if (vni >= 0)
-		snprintf(buf, sizeof(buf), "%s . %lld", ip, vni);
-	else
-		snprintf(buf, sizeof(buf), "%s", ip);
-	return strlist_add(l, buf);
+	key_make(&k, a, vni);
+	return elems_add(l, &k);
 }
 
 static int add_wg_peer(struct spec *s, const struct ip_addr *a)
@@ -219,7 +347,6 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
 		bool secure = v->transport == TRANSPORT_SECURE;
-		char vni[16];
 
 		/*
 		 * Switching from plain: until its plain device is gone, nodes that
@@ -229,10 +356,8 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		 */
 		if (secure && (v->plain_receiving || (!sealed && v->plain_sending)))
 			ret = add_members(s, want, v);
-		if (secure && !ret && (sealed || !v->plain_sending)) {
-			snprintf(vni, sizeof(vni), "%u", v->vni);
-			ret = strlist_add(&s->secure_vnis, vni);
-		}
+		if (secure && !ret && (sealed || !v->plain_sending))
+			ret = add_addr(&s->secure_vnis, NULL, v->vni);
 		for (size_t r = 0; !secure && !ret && r < v->n_remotes; r++)
 			ret = add_addr(&s->plain_members, &v->remotes[r], v->vni);
 	}
@@ -248,23 +373,27 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		return ret;
 	}
 	/* sorted: the text does not depend on the order of the definition */
-	strlist_sort(&s->plain_members);
-	strlist_sort(&s->secure_vnis);
-	strlist_sort(&s->wg_ip);
-	strlist_sort(&s->wg_ip6);
+	elems_sort(&s->plain_members);
+	elems_sort(&s->secure_vnis);
+	elems_sort(&s->wg_ip);
+	elems_sort(&s->wg_ip6);
 	return 0;
 }
 
 /* --- text ------------------------------------------------------------------------------ */
 
 static void render_set(struct sbuf *b, const char *name, const char *type, const char *what,
-		       const struct strlist *elems)
+		       const struct firewall_elems *elems)
 {
 	sbuf_printf(b, "\n\t# %s\n\tset %s {\n\t\t%s\n", what, name, type);
 	if (elems->n) {
 		sbuf_printf(b, "\t\telements = {");
-		for (size_t i = 0; i < elems->n; i++)
-			sbuf_printf(b, "%s%s", i ? ",\n\t\t\t     " : " ", elems->v[i]);
+		for (size_t i = 0; i < elems->n; i++) {
+			char text[IP_ADDR_STRLEN + 16];
+
+			key_text(&elems->v[i], text, sizeof(text));
+			sbuf_printf(b, "%s%s", i ? ",\n\t\t\t     " : " ", text);
+		}
 		sbuf_printf(b, " }\n");
 	}
 	sbuf_printf(b, "\t}\n");
@@ -328,12 +457,9 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 #define RULES_INPUT  7
 #define RULES_OUTPUT 2
 
-static int spec_summary(const struct spec *s, char **out)
+static int spec_summary(char **out)
 {
-	struct strlist lines = {0}, copy = {0};
-	const struct strlist *sets[] = {&s->plain_members, &s->secure_vnis, &s->wg_ip, &s->wg_ip6};
-	static const char *const set_names[] = {"plain_members", "secure_vnis",
-						"wireguard_peers_ip", "wireguard_peers_ip6"};
+	struct strlist lines = {0};
 	char line[128];
 	int ret = 0;
 
@@ -342,12 +468,9 @@ static int spec_summary(const struct spec *s, char **out)
 		snprintf(line, sizeof(line), "counter %s", firewall_counter_names[i]);
 		ret = strlist_add(&lines, line);
 	}
-	for (size_t i = 0; !ret && i < sizeof(sets) / sizeof(sets[0]); i++) {
-		for (size_t k = 0; !ret && k < sets[i]->n; k++)
-			ret = strlist_add(&copy, sets[i]->v[k]);
-		if (!ret)
-			ret = summary_set_line(&lines, set_names[i], &copy);
-		strlist_free(&copy);
+	for (int i = 0; !ret && i < FW_N_SETS; i++) {
+		snprintf(line, sizeof(line), "set %s", firewall_set_names[i]);
+		ret = strlist_add(&lines, line);
 	}
 	snprintf(line, sizeof(line), "chain input: filter input -10 accept, %d rules", RULES_INPUT);
 	if (!ret)
@@ -365,35 +488,68 @@ static int spec_summary(const struct spec *s, char **out)
 	return ret;
 }
 
-int firewall_render_stage(const struct node_state *want, const struct firewall_counter *carry,
-			  bool sealed, struct firewall_ruleset *out)
+/* The skeleton's hash: the table without set elements, comment and counter values. */
+static uint64_t skeleton_hash(const struct spec *s, bool *failed)
+{
+	struct spec bare = *s;
+	struct sbuf b = {0};
+	uint64_t h;
+	char *text;
+
+	memset(&bare.plain_members, 0, sizeof(bare.plain_members));
+	memset(&bare.secure_vnis, 0, sizeof(bare.secure_vnis));
+	memset(&bare.wg_ip, 0, sizeof(bare.wg_ip));
+	memset(&bare.wg_ip6, 0, sizeof(bare.wg_ip6));
+	render_table(&b, &bare, NULL, NULL);
+	text = sbuf_take(&b);
+	*failed = !text;
+	h = text ? fnv1a(FNV1A_INIT, text, strlen(text)) : 0;
+	free(text);
+	return h;
+}
+
+/* Everything but the text (with_text false), or all of it. */
+static int render(const struct node_state *want, const struct firewall_counter *carry, bool sealed,
+		  bool with_text, struct firewall_ruleset *out)
 {
 	struct sbuf b = {0};
+	bool failed;
 	struct spec s;
-	char *plain;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	ret = spec_build(want, sealed, &s);
 	if (ret < 0)
 		return ret;
-	render_table(&b, &s, NULL, NULL);
-	plain = sbuf_take(&b);
-	if (!plain) {
-		spec_free(&s);
-		return -ENOMEM;
-	}
-	out->hash = fnv1a(FNV1A_INIT, plain, strlen(plain));
-	free(plain);
+	out->hash = skeleton_hash(&s, &failed);
 	snprintf(out->comment, sizeof(out->comment), "%s %016llx", want->owner,
 		 (unsigned long long)out->hash);
-	render_table(&b, &s, out->comment, carry);
-	out->text = sbuf_take(&b);
-	ret = out->text ? spec_summary(&s, &out->summary) : -ENOMEM;
-	spec_free(&s);
+	if (with_text) {
+		render_table(&b, &s, out->comment, carry);
+		out->text = sbuf_take(&b);
+		failed = failed || !out->text;
+	}
+	ret = failed ? -ENOMEM : spec_summary(&out->summary);
+	/* the sets move into the ruleset */
+	out->sets[FW_SET_PLAIN_MEMBERS] = s.plain_members;
+	out->sets[FW_SET_SECURE_VNIS] = s.secure_vnis;
+	out->sets[FW_SET_WG_IP] = s.wg_ip;
+	out->sets[FW_SET_WG_IP6] = s.wg_ip6;
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;
+}
+
+int firewall_render_stage(const struct node_state *want, const struct firewall_counter *carry,
+			  bool sealed, struct firewall_ruleset *out)
+{
+	return render(want, carry, sealed, true, out);
+}
+
+int firewall_render_summary(const struct node_state *want, bool sealed,
+			    struct firewall_ruleset *out)
+{
+	return render(want, NULL, sealed, false, out);
 }
 
 int firewall_render(const struct node_state *want, const struct firewall_counter *carry,
@@ -408,5 +564,7 @@ void firewall_ruleset_free(struct firewall_ruleset *rs)
 		return;
 	free(rs->text);
 	free(rs->summary);
+	for (int i = 0; i < FW_N_SETS; i++)
+		elems_free(&rs->sets[i]);
 	memset(rs, 0, sizeof(*rs));
 }

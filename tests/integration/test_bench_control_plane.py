@@ -9,8 +9,10 @@ expected, the kernel held exactly the bridges, VXLAN devices and flood
 entries of the definition on both sides (the bench counts them itself, in
 the namespace, between the steps), nothing was left after `down` and the
 reference deletes, and after the run no process is in its namespaces, no
-mount of its tmpfs exists and its directory is gone. Also: the option
-errors name the option.
+mount of its tmpfs exists and its directory is gone. The daemon steps
+(`fabricd run` on the built node: one more vnet, 20 reloads, SIGTERM) ran,
+their vnet reached the kernel and the daemon's RSS stayed flat. Also: the
+option errors name the option.
 """
 import json
 import os
@@ -90,6 +92,7 @@ def test_every_step_ran(quick):
     for st in report["steps"]:
         assert st["ran"] and st["exit_status"] == 0, st
         assert st["seconds"] > 0 and st["peak_rss_kib"] > 0, st
+        assert st["cpu_seconds"] >= 0, st
     by = {st["name"]: st for st in report["steps"]}
     assert by["apply_build"]["ratio_to"] == "reference_build"
     assert by["down"]["ratio_to"] == "reference_down"
@@ -97,6 +100,8 @@ def test_every_step_ran(quick):
         assert by[name]["ratio_to"] == "apply_build"
         assert by[name]["ratio"] == pytest.approx(
             by[name]["seconds"] / by["apply_build"]["seconds"], rel=1e-6)
+        assert by[name]["cpu_ratio"] == pytest.approx(
+            by[name]["cpu_seconds"] / by["apply_build"]["cpu_seconds"], rel=1e-6)
     assert report["wireguard"]["backend"] in ("kernel", "userspace")
     # the table names every step with its ratio
     assert "fabricd plan, nothing to do" in stdout and "% of apply" in stdout
@@ -118,6 +123,28 @@ def test_kernel_held_the_definition(quick):
     added = k["fabricd_after_add"]
     assert (added["bridges"], added["vxlans"], added["flood_entries"]) == \
         (VNIS + 1, VNIS + plain + 2, flood + NODES - 1)
+
+
+def test_daemon_steps(quick):
+    """`fabricd run` on the built node: adopted, one more vnet in the kernel, reloads, stopped."""
+    report, stdout, _pid = quick
+    d = report["daemon"]
+    assert d["ran"] and d["exit_status"] == 0, d
+    assert d["startup_seconds"] > 0 and d["add_vnet_seconds"] > 0, d
+    assert d["add_vnet_ratio"] == pytest.approx(
+        d["add_vnet_seconds"] / report["steps"][1]["seconds"], rel=1e-6)
+    assert d["reloads"] == d["reloads_wanted"] == 20, d
+    for key in ("steady_rss_kib", "rss_before_reloads_kib", "rss_after_reloads_kib",
+                "peak_rss_kib"):
+        assert 1024 < d[key] < 64 * 1024, (key, d)
+    assert d["peak_rss_kib"] >= d["rss_after_reloads_kib"], d
+    # 20 reloads of the same definition: no growth beyond allocator noise
+    assert d["rss_after_reloads_kib"] - d["rss_before_reloads_kib"] < 1024, d
+    # the second added vnet: its bridge and its flood entries, counted by the bench
+    flood = VNIS * (NODES - 1)
+    k = report["kernel_state"]["fabricd_after_daemon_add"]
+    assert (k["bridges"], k["flood_entries"]) == (VNIS + 2, flood + 2 * (NODES - 1)), k
+    assert "fabricd run, one vnet added" in stdout and "SIGHUP reloads" in stdout
 
 
 def test_nothing_left(quick):

@@ -267,6 +267,45 @@ def test_tampering_is_drift_and_apply_repairs_it_keeping_counts(guarded):
     assert counters(pve1, guarded.path)["drop_plain"] >= before["drop_plain"]
 
 
+def table_handle(node):
+    """The table's handle: a replaced table gets a new one."""
+    for item in table_json(node):
+        if "table" in item:
+            return item["table"]["handle"]
+    raise AssertionError(f"{node.name}: no table inet fabricd")
+
+
+def test_a_new_vnet_changes_set_elements_only(guarded):
+    """One more plain vnet: its members go into plain_members in one transaction; the
+    table (its handle, rules and counters) stays. A deleted element comes back the same way."""
+    cluster = guarded.cluster
+    pve1 = cluster.node("pve1")
+    handle, before = table_handle(pve1), counters(pve1, guarded.path)
+    more = zone("tenant-more", "plain", [("vnet400", 400)], nodes=["pve1", "pve2"])
+    path = cluster.write_definition(cluster.definition(zones=[PLAIN, SECURE, flip("plain"), more]),
+                                    f"{cluster.tmpdir}/more.json")
+    try:
+        res = pve1.fabricd("plan", "-c", path)
+        assert res.rc == 2 and "set elements: 1 added, 0 removed" in res.stdout, res
+        assert pve1.fabricd("apply", "-c", path).rc == 0
+        assert table_handle(pve1) == handle, "the table was replaced for one vnet"
+        members = [tuple(e["concat"]) for e in set_elements(pve1, "plain_members")]
+        assert ("192.0.2.12", 400) in members
+        assert counters(pve1, path)["drop_plain"] >= before["drop_plain"]
+        # someone deletes a member: drift, repaired by the same delta
+        nft(pve1, "delete", "element", "inet", "fabricd", "plain_members", "{ 192.0.2.12 . 100 }")
+        res = pve1.fabricd("plan", "-c", path)
+        assert res.rc == 2 and "set elements: 1 added" in res.stdout, res
+        assert pve1.fabricd("apply", "-c", path).rc == 0
+        assert table_handle(pve1) == handle
+        assert ["192.0.2.12", 100] in [e["concat"] for e in set_elements(pve1, "plain_members")]
+        assert pve1.fabricd("plan", "-c", path).rc == 0
+    finally:
+        assert pve1.fabricd("apply", "-c", guarded.path).rc == 0
+    assert table_handle(pve1) == handle and pve1.fabricd("plan", "-c", guarded.path).rc == 0
+    assert ("192.0.2.12", 400) not in [tuple(e["concat"]) for e in set_elements(pve1, "plain_members")]
+
+
 # --- a transport switch --------------------------------------------------------------------
 
 

@@ -26,14 +26,18 @@ pytestmark = [pytest.mark.netns]
 SHIM = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <string.h>
-struct nft_ctx;
-int nft_run_cmd_from_buffer(struct nft_ctx *ctx, const char *buf)
+#include <errno.h>
+#include <stddef.h>
+#include <linux/netlink.h>
+struct mnl_socket;
+struct mnl_socket *mnl_socket_open2(int bus, int flags)
 {
-	int (*real)(struct nft_ctx *, const char *) = dlsym(RTLD_NEXT, "nft_run_cmd_from_buffer");
-	if (!strncmp(buf, "list table inet fabricd", 23))
-		buf = "list table inet fabricd }";
-	return real(ctx, buf);
+	struct mnl_socket *(*real)(int, int) = dlsym(RTLD_NEXT, "mnl_socket_open2");
+	if (bus == NETLINK_NETFILTER) {
+		errno = EACCES;
+		return NULL;
+	}
+	return real(bus, flags);
 }
 """
 

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine/guard_nl.c - reading the `inet fabricd` table over nftables netlink
+ * (libmnl dumps of the table, its objects, sets, set elements, chains and
+ * rules) into an observation (kinds/guard.c builds it). libnftables' listing
+ * turned 64,512 set elements into JSON and text through GMP, most of a
+ * `plan`; the dumps hand over the elements' keys as they are.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "base/log.h"
+#include "engine/guard_io.h"
+#include "kinds/guard_priv.h"
+#include "netlink/nl.h"
+
+/* libnftnl's user data TLV for a table comment (NFTNL_UDATA_TABLE_COMMENT) */
+#define UDATA_TABLE_COMMENT 0
+
+struct reader {
+	struct nl_sock s;
+	struct firewall_obs *fw;
+	const char *set; /* the set whose elements are dumped */
+	/* per chain: rules counted */
+	size_t n_chains;
+	struct {
+		char name[NFT_CHAIN_MAXNAMELEN];
+		size_t rules;
+	} chains[16];
+	bool table_found;
+	int err; /* a callback's failure (ENOMEM) */
+};
+
+/* A request for the table's objects of one kind: type, with the table name as attr. */
+static struct nlmsghdr *start(struct reader *rd, char *buf, uint16_t type, uint16_t name_attr)
+{
+	struct nlmsghdr *nlh = nl_msg_start(&rd->s, buf, (NFNL_SUBSYS_NFTABLES << 8) | type, 0);
+	struct nfgenmsg *nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+
+	nfg->nfgen_family = NFPROTO_INET;
+	nfg->version = NFNETLINK_V0;
+	mnl_attr_put_strz(nlh, name_attr, FIREWALL_TABLE);
+	return nlh;
+}
+
+/* The attributes of an nftables message, by type (at most max). */
+static void attrs_of(const struct nlmsghdr *nlh, const struct nlattr **tb, int max)
+{
+	const struct nlattr *a;
+
+	memset(tb, 0, (size_t)(max + 1) * sizeof(*tb));
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	{
+		if (mnl_attr_get_type(a) <= max)
+			tb[mnl_attr_get_type(a)] = a;
+	}
+}
+
+static const char *str_attr(const struct nlattr *a)
+{
+	return a && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0 ? mnl_attr_get_str(a) : NULL;
+}
+
+static uint32_t u32_attr(const struct nlattr *a)
+{
+	return a && mnl_attr_get_payload_len(a) >= 4 ? ntohl(mnl_attr_get_u32(a)) : 0;
+}
+
+static int table_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_TABLE_MAX + 1], *ud;
+	const uint8_t *p, *end;
+
+	attrs_of(nlh, tb, NFTA_TABLE_MAX);
+	rd->table_found = true;
+	ud = tb[NFTA_TABLE_USERDATA];
+	if (!ud)
+		return MNL_CB_OK;
+	p = mnl_attr_get_payload(ud);
+	end = p + mnl_attr_get_payload_len(ud);
+	/* TLVs of one type byte, one length byte; the comment ends in NUL */
+	while (p + 2 <= end && p + 2 + p[1] <= end) {
+		if (p[0] == UDATA_TABLE_COMMENT && p[1] > 0 && !p[2 + p[1] - 1])
+			firewall_obs_set_comment(rd->fw, (const char *)p + 2);
+		p += 2 + p[1];
+	}
+	return MNL_CB_OK;
+}
+
+static int obj_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_OBJ_MAX + 1], *a;
+	const char *name;
+	uint64_t packets = 0, bytes = 0;
+
+	attrs_of(nlh, tb, NFTA_OBJ_MAX);
+	name = str_attr(tb[NFTA_OBJ_NAME]);
+	if (u32_attr(tb[NFTA_OBJ_TYPE]) != NFT_OBJECT_COUNTER || !name || !tb[NFTA_OBJ_DATA]) {
+		rd->err = firewall_obs_add_other(rd->fw, "object");
+		return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
+	}
+	mnl_attr_for_each_nested(a, tb[NFTA_OBJ_DATA])
+	{
+		if (mnl_attr_get_payload_len(a) < 8)
+			continue;
+		if (mnl_attr_get_type(a) == NFTA_COUNTER_PACKETS)
+			packets = be64toh(mnl_attr_get_u64(a));
+		else if (mnl_attr_get_type(a) == NFTA_COUNTER_BYTES)
+			bytes = be64toh(mnl_attr_get_u64(a));
+	}
+	rd->err = firewall_obs_add_counter(rd->fw, name, packets, bytes);
+	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+static int set_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_SET_MAX + 1];
+	const char *name;
+
+	attrs_of(nlh, tb, NFTA_SET_MAX);
+	name = str_attr(tb[NFTA_SET_NAME]);
+	/* anonymous sets belong to rules ("{ a, b }" inline): the rule count covers them */
+	if (!name || (u32_attr(tb[NFTA_SET_FLAGS]) & NFT_SET_ANONYMOUS))
+		return MNL_CB_OK;
+	rd->err = firewall_obs_add_set(rd->fw, name);
+	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+/* One element's key: NFTA_SET_ELEM_KEY { NFTA_DATA_VALUE }. */
+static int add_elem(struct reader *rd, const struct nlattr *elem)
+{
+	const struct nlattr *a, *v;
+
+	mnl_attr_for_each_nested(a, elem)
+	{
+		if (mnl_attr_get_type(a) != NFTA_SET_ELEM_KEY)
+			continue;
+		mnl_attr_for_each_nested(v, a)
+		{
+			if (mnl_attr_get_type(v) == NFTA_DATA_VALUE)
+				return firewall_obs_add_elem(rd->fw, rd->set,
+							     mnl_attr_get_payload(v),
+							     mnl_attr_get_payload_len(v));
+		}
+	}
+	return firewall_obs_add_elem(rd->fw, rd->set, NULL, 0);
+}
+
+static int elem_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_SET_ELEM_LIST_MAX + 1], *e;
+
+	attrs_of(nlh, tb, NFTA_SET_ELEM_LIST_MAX);
+	if (!tb[NFTA_SET_ELEM_LIST_ELEMENTS])
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(e, tb[NFTA_SET_ELEM_LIST_ELEMENTS])
+	{
+		if ((rd->err = add_elem(rd, e)))
+			return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+/* Rules counted per chain name, the names added as they come. */
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_RULE_MAX + 1];
+	const char *chain;
+	size_t i = 0;
+
+	attrs_of(nlh, tb, NFTA_RULE_MAX);
+	chain = str_attr(tb[NFTA_RULE_CHAIN]);
+	if (!chain)
+		return MNL_CB_OK;
+	while (i < rd->n_chains && strcmp(rd->chains[i].name, chain))
+		i++;
+	if (i == sizeof(rd->chains) / sizeof(rd->chains[0])) {
+		/* more chains than fabricd makes by far: the table is not as rendered */
+		rd->err = firewall_obs_add_other(rd->fw, "chain");
+		return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
+	}
+	if (i == rd->n_chains)
+		snprintf(rd->chains[rd->n_chains++].name, sizeof(rd->chains[0].name), "%s", chain);
+	rd->chains[i].rules++;
+	return MNL_CB_OK;
+}
+
+static void rules_reset(void *data)
+{
+	((struct reader *)data)->n_chains = 0;
+}
+
+/* Base chains: "filter input -10 accept"; hook and policy by name. */
+static int chain_line_cb(const struct nlmsghdr *nlh, void *data)
+{
+	static const char *const hooks[] = {"prerouting", "input",	 "forward",
+					    "output",	  "postrouting", "ingress"};
+	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_CHAIN_MAX + 1], *a;
+	const char *name, *hook = NULL;
+	long long prio = 0;
+	size_t rules = 0;
+
+	attrs_of(nlh, tb, NFTA_CHAIN_MAX);
+	name = str_attr(tb[NFTA_CHAIN_NAME]);
+	if (!name)
+		return MNL_CB_OK;
+	for (size_t i = 0; i < rd->n_chains; i++) {
+		if (!strcmp(rd->chains[i].name, name))
+			rules = rd->chains[i].rules;
+	}
+	if (tb[NFTA_CHAIN_HOOK]) {
+		hook = "?";
+		mnl_attr_for_each_nested(a, tb[NFTA_CHAIN_HOOK])
+		{
+			uint32_t v = u32_attr(a);
+
+			if (mnl_attr_get_type(a) == NFTA_HOOK_HOOKNUM)
+				hook = v < sizeof(hooks) / sizeof(hooks[0]) ? hooks[v] : "?";
+			else if (mnl_attr_get_type(a) == NFTA_HOOK_PRIORITY)
+				prio = (int32_t)v;
+		}
+	}
+	rd->err = firewall_obs_add_chain(rd->fw, name, str_attr(tb[NFTA_CHAIN_TYPE]), hook, prio,
+					 !tb[NFTA_CHAIN_POLICY]				? NULL
+					 : u32_attr(tb[NFTA_CHAIN_POLICY]) == NF_ACCEPT ? "accept"
+											: "drop",
+					 rules);
+	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+static int dump(struct reader *rd, uint16_t type, uint16_t name_attr, mnl_cb_t cb,
+		void (*reset)(void *data))
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = start(rd, buf, type, name_attr);
+	int ret = nl_dump(&rd->s, nlh, cb, reset, rd);
+
+	return rd->err ? rd->err : ret;
+}
+
+/* An interrupted dump starts again: what it gave so far goes. */
+static void elems_reset(void *data)
+{
+	struct reader *rd = data;
+
+	firewall_obs_clear_set(rd->fw, firewall_set_by_name(rd->set));
+}
+
+/* The set names, then each fabricd set's elements. */
+static int read_sets(struct reader *rd)
+{
+	int ret = dump(rd, NFT_MSG_GETSET, NFTA_SET_TABLE, set_cb, NULL);
+
+	for (int i = 0; !ret && i < FW_N_SETS; i++) {
+		char buf[NL_MSG_BUF];
+		struct nlmsghdr *nlh;
+
+		if (!firewall_obs_has_set(rd->fw, (enum firewall_set_id)i))
+			continue;
+		rd->set = firewall_set_names[i];
+		nlh = start(rd, buf, NFT_MSG_GETSETELEM, NFTA_SET_ELEM_LIST_TABLE);
+		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, rd->set);
+		ret = nl_dump(&rd->s, nlh, elem_cb, elems_reset, rd);
+		ret = rd->err ? rd->err : ret;
+	}
+	return ret;
+}
+
+/* Flowtables: never fabricd's. */
+static int other_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reader *rd = data;
+
+	(void)nlh;
+	rd->err = firewall_obs_add_other(rd->fw, "flowtable");
+	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+static int read_table(struct reader *rd)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = start(rd, buf, NFT_MSG_GETTABLE, NFTA_TABLE_NAME);
+	int ret = nl_request(&rd->s, nlh, table_cb, rd);
+
+	if (ret < 0)
+		return ret;
+	if ((ret = dump(rd, NFT_MSG_GETOBJ, NFTA_OBJ_TABLE, obj_cb, NULL)) < 0 ||
+	    (ret = read_sets(rd)) < 0 ||
+	    (ret = dump(rd, NFT_MSG_GETFLOWTABLE, NFTA_FLOWTABLE_TABLE, other_cb, NULL)) < 0 ||
+	    (ret = dump(rd, NFT_MSG_GETRULE, NFTA_RULE_TABLE, rule_cb, rules_reset)) < 0 ||
+	    (ret = dump(rd, NFT_MSG_GETCHAIN, NFTA_CHAIN_TABLE, chain_line_cb, NULL)) < 0)
+		return ret;
+	return firewall_obs_finish(rd->fw);
+}
+
+int firewall_observe(struct firewall_obs **out)
+{
+	struct reader rd = {0};
+	int ret;
+
+	*out = NULL;
+	/*
+	 * Its own socket, opened with mnl_socket_open2 (libnftables opens its
+	 * sockets with mnl_socket_open): tests/integration/test_guard_ownership.py
+	 * makes exactly this read fail.
+	 */
+	rd.s.mnl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	if (!rd.s.mnl || mnl_socket_bind(rd.s.mnl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	rd.s.bus = NETLINK_NETFILTER;
+	rd.s.portid = mnl_socket_get_portid(rd.s.mnl);
+	rd.s.seq = 1;
+	rd.fw = firewall_obs_new();
+	ret = rd.fw ? read_table(&rd) : -ENOMEM;
+out:
+	if (rd.s.mnl)
+		mnl_socket_close(rd.s.mnl);
+	/* none (yet), or no nf_tables in this kernel: no table either; apply says why */
+	if ((ret == -ENOENT || ret == -EOPNOTSUPP || ret == -EPROTONOSUPPORT) && !rd.table_found) {
+		firewall_obs_free(rd.fw);
+		return 0;
+	}
+	if (ret < 0) {
+		/* a table we cannot read may be someone else's: never plan over it */
+		log_error("%s: cannot be read: %s; nothing was changed", OBJECT, strerror(-ret));
+		firewall_obs_free(rd.fw);
+		return ret;
+	}
+	*out = rd.fw;
+	return 0;
+}
