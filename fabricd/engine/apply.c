@@ -23,7 +23,6 @@
 
 int fabric_apply(struct reconcile *r, struct op *op)
 {
-	struct wg_device dev;
 	int ret;
 
 	switch (op->type) {
@@ -37,11 +36,6 @@ int fabric_apply(struct reconcile *r, struct op *op)
 				 op->ifname);
 			return 0;
 		}
-		return ret;
-	case OP_WG_DEVICE:
-		fabric_device_of(op, r->private_key, &dev);
-		ret = wg_set(r->backend, &dev);
-		explicit_bzero(&dev, sizeof(dev));
 		return ret;
 	default:
 		return -EINVAL;
@@ -205,19 +199,25 @@ static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int
 	return b;
 }
 
+static bool is_wg_config_op(const struct op *op, int phase)
+{
+	return (int)op->phase == phase && (op->type == OP_WG_PEER || op->type == OP_WG_DEVICE);
+}
+
 /*
- * Every peer op of a phase in one change: the backend sends them in as few
- * messages as fit (each peer by itself, never by replacing the list, so live
- * sessions survive). When the change fails, each of its ops has failed.
+ * The device's settings and every peer op of a phase in one change: the
+ * backend sends them in as few messages as fit (each peer by itself, never
+ * by replacing the list, so live sessions survive). When the change fails,
+ * each of its ops has failed.
  */
-static void apply_peer_ops(struct reconcile *r, struct plan *p, int phase)
+static void apply_wg_config(struct reconcile *r, struct plan *p, int phase)
 {
 	struct wg_device dev = {0};
 	size_t n = 0;
 	int ret;
 
 	for (size_t i = 0; i < p->n; i++)
-		n += (int)p->ops[i].phase == phase && p->ops[i].type == OP_WG_PEER;
+		n += is_wg_config_op(&p->ops[i], phase);
 	if (!n)
 		return;
 	dev.peers = calloc(n, sizeof(*dev.peers));
@@ -227,21 +227,30 @@ static void apply_peer_ops(struct reconcile *r, struct plan *p, int phase)
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		struct op *op = &p->ops[i];
+		struct wg_peer *peers = dev.peers;
+		size_t n_peers = dev.n_peers;
 
-		if ((int)op->phase != phase || op->type != OP_WG_PEER)
+		if (!is_wg_config_op(op, phase))
 			continue;
 		log_op(op);
+		if (op->type == OP_WG_DEVICE) {
+			fabric_device_of(op, r->private_key, &dev);
+			dev.peers = peers;
+			dev.n_peers = n_peers;
+			continue;
+		}
 		snprintf(dev.ifname, sizeof(dev.ifname), "%s", op->ifname);
 		fabric_peer_of(op, &dev.peers[dev.n_peers++]);
 	}
 	ret = wg_set(r->backend, &dev);
 	explicit_bzero(dev.peers, n * sizeof(*dev.peers)); /* preshared keys */
 	free(dev.peers);
+	explicit_bzero(&dev, sizeof(dev)); /* the private key */
 	if (!ret)
 		return;
 fail:
 	for (size_t i = 0; i < p->n; i++) {
-		if ((int)p->ops[i].phase == phase && p->ops[i].type == OP_WG_PEER)
+		if (is_wg_config_op(&p->ops[i], phase))
 			report_failure(&p->ops[i], ret, wg_last_error());
 	}
 }
@@ -351,7 +360,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, "");
 				continue;
 			}
-			if (op->type == OP_WG_PEER)
+			if (op->type == OP_WG_PEER || op->type == OP_WG_DEVICE)
 				continue; /* all together, below */
 			if (is_wg_op(op)) {
 				log_op(op);
@@ -369,7 +378,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		free(done);
 		if (b && nl_batch_finish(b) < 0)
 			failed = true; /* each failed op was reported by batch_error */
-		apply_peer_ops(r, p, phase);
+		apply_wg_config(r, p, phase);
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
 				failed = true;
