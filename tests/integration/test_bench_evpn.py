@@ -7,9 +7,11 @@ sanity, not speed: both control planes measured, every node's flood entries
 are (nodes - 1) x VNIs (fabricd's or zebra's), the FDB holds at least the
 flood entries plus the other guests' MACs, a new MAC and a MAC move reach
 every other node within seconds (EVPN: within 0.5 s, the issue's bound),
-an EVPN node that dies silently is withdrawn after about the BGP hold time
-(9 s) and a static one never is; the table names both rows; nothing of the
-run is left (namespaces, FRR pathspaces). The options' errors name the option.
+an EVPN node that dies silently is withdrawn after the BGP hold time (9 s
+after its last keepalive; a loaded machine adds to it) and a static one
+never is; the table names both rows; nothing of the run is left
+(namespaces, FRR pathspaces). The errors (options, not root, no FRR) are
+said.
 """
 
 import json
@@ -80,7 +82,8 @@ def test_silent_node_loss_evpn_hold_time_static_never(quick):
     doc, _ = quick
     ev, st = rows(doc)["evpn"], rows(doc)["static"]
     assert all(v is not None for v in ev["node_loss_per_node_s"].values()), ev
-    assert 5 <= ev["node_loss_s"] <= 13, f"EVPN withdraws a dead node after the hold time: {ev}"
+    # keepalives every 3 s, hold time 9 s: the last one came 0 to 3 s before the loss
+    assert 5 <= ev["node_loss_s"] <= ev["node_loss_window_s"], f"EVPN withdraws a dead node: {ev}"
     assert ev["node_loss_flood_entries_left"] == 0, ev
     assert st["node_loss_s"] is None and set(st["node_loss_per_node_s"].values()) == {None}, st
     assert st["node_loss_flood_entries_left"] == 2 and st["node_loss_note"].startswith("never"), st
@@ -110,3 +113,20 @@ def test_option_errors_name_the_option(args, message):
     res = subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True,
                          timeout=30)
     assert res.returncode == 2 and message in res.stderr, res
+
+
+def test_not_root_is_said():
+    if frr_available():
+        pytest.skip(frr_available())  # said first, tested below
+    res = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                          sys.executable, str(BENCH), "--quick"], capture_output=True, text=True,
+                         timeout=30)
+    assert res.returncode == 1 and "run as root (it builds network namespaces)" in res.stderr, res
+
+
+def test_frr_missing_is_said(tmp_path):
+    res = subprocess.run([sys.executable, str(BENCH), "--quick"], capture_output=True, text=True,
+                         timeout=30, env={**os.environ, "FABTEST_FRR_LIB": str(tmp_path)})
+    assert res.returncode == 1, res
+    assert f"FRR is needed: {tmp_path}/zebra is missing (apt-get install frr frr-pythontools)" \
+        in res.stderr, res
