@@ -32,13 +32,16 @@ microseconds), so polling does not blur them. --quick: 3 nodes, 1 VNI, a
 2 s static node-loss window (about 20 s in all, more on a loaded machine;
 tests/integration/test_bench_evpn.py runs it). Prints a table; --json
 writes the results. EVPN_BENCH_DEBUG=1 prints each node's last FDB events
-and BGP summary after the node loss (stderr).
+and BGP summary after the node loss (stderr) and has FRR log BGP neighbor
+events and zebra's VXLAN work; EVPN_BENCH_DEBUG=DIR also keeps those logs
+in DIR.
 """
 
 import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -110,6 +113,26 @@ def count_entries(node, devs):
     return flood, fdb
 
 
+def frr_debug(cluster, node):
+    """With EVPN_BENCH_DEBUG: FRR logs BGP neighbor events and zebra's VXLAN work."""
+    if not os.environ.get("EVPN_BENCH_DEBUG"):
+        return ""
+    return (f"log file /var/run/frr/fabtest-{cluster.suffix}-{node.name}/frr.log debugging\n"
+            "debug bgp neighbor-events\ndebug bgp zebra\ndebug zebra vxlan\n!\n")
+
+
+def keep_frr_logs(cluster, frrs):
+    """With EVPN_BENCH_DEBUG=DIR (not "1"): copy each node's FRR log there before it goes."""
+    where = os.environ.get("EVPN_BENCH_DEBUG")
+    if not where or where == "1":
+        return
+    for name, f in frrs.items():
+        try:
+            shutil.copy(f"{f.rundir}/frr.log", f"{where}/frr-{cluster.suffix}-{name}.log")
+        except OSError as e:
+            print(f"evpn_vs_static: {name}'s FRR log not kept: {e}", file=sys.stderr)
+
+
 def report_incomplete(cluster, frrs, devs):
     """What each node has when its flood lists do not complete (stderr)."""
     for n in cluster.nodes:
@@ -131,7 +154,7 @@ def build(control_plane, n_nodes, n_vnis, fabricd_bin):
             definition["fabric"]["control_plane"] = "evpn"
             definition["fabric"]["evpn"] = {"asn": 65000}
             for n in cluster.nodes:
-                frrs[n.name] = Frr(n).start()
+                frrs[n.name] = Frr(n, foreign=frr_debug(cluster, n)).start()
         path = cluster.write_definition(definition)
         t0 = time.monotonic()
         for node in cluster.nodes:
@@ -289,6 +312,7 @@ def measure(control_plane, n_nodes, n_vnis, fabricd_bin, static_loss_window):
     finally:
         for m in monitors.values():
             m.stop()
+        keep_frr_logs(cluster, frrs)
         for f in frrs.values():
             f.stop()
         cluster.close()
