@@ -36,7 +36,8 @@
  * over (kinds/vxlan.c, PHASE_RETIRE), and the guard stops plain VXLAN of a
  * switched VNI from leaving only after that (kinds/guard.c, PHASE_SEAL), so
  * nothing is lost in between. EVPN vnets have one device only: FRR 8.4's
- * zebra crashes with two VXLAN devices of one VNI (break before make).
+ * zebra aborts or loses the VNI while two VXLAN devices carry it (break
+ * before make; README "EVPN control plane" lists the orders tried).
  *
  * Steps not yet due go to plan.later with their due time: `plan` lists them,
  * the daemon wakes for them, and any pass after that time (a one-shot apply

@@ -24,7 +24,7 @@ import time
 from .proc import end_processes, run
 from .wait import wait_until
 
-FRR_LIB = "/usr/lib/frr"
+FRR_LIB = os.environ.get("FABTEST_FRR_LIB", "/usr/lib/frr")  # another place: tests of "FRR missing"
 DAEMONS = ("zebra", "bgpd")
 
 
