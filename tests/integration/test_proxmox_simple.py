@@ -127,6 +127,43 @@ def ports_are(node, bridge, want):
     return True
 
 
+def retire_delay(daemon, mark, dev):
+    """Seconds from the daemon's pass that switched frontp to secure to its pass that removed
+    dev (the retired plain port), from its --verbose log after mark; None if not (yet) both."""
+    switched = passed = None
+    for line in daemon.log_since(mark).splitlines():
+        if line.startswith("debug: pass at "):
+            passed = float(line.split()[3].rstrip(":"))
+        elif line.startswith("zone frontp: transport plain -> secure"):
+            switched = passed
+        elif switched is not None and line.startswith(f"vxlan {dev}: removed"):
+            return passed - switched
+    return None
+
+
+def wait_retired(cluster, daemons, pln, marks, switched, dev, vs2):
+    """Each node's plain port goes GRACE s after its own switch (the daemon wakes for it),
+    checked on the daemon's clock (its log), not the test's: under load the test polls late
+    and waits for the nodes one after the other, so its own timing says little. Returns
+    the delays."""
+    delays = []
+    for n, g in zip(cluster.nodes, pln):
+        d = daemons[n.name]
+        left = switched[n.name] + GRACE + 15 - time.monotonic()
+        try:
+            delay = wait_until(lambda: retire_delay(d, marks[n.name], dev),
+                               timeout=max(left, 1), what=f"{n.name}: {dev} removed")
+            # the due time is whole seconds of CLOCK_BOOTTIME: GRACE - 1 < delay <= GRACE + 1
+            assert GRACE - 1 < delay < GRACE + 1.5, \
+                f"{n.name}: {dev} removed {delay:.2f} s after the switch, grace {GRACE} s"
+            delays.append(delay)
+            wait_until(lambda: ports_are(n, "vnet2", [vs2, g.tap]), timeout=5,
+                       what=f"{n.name}: vnet2 on {vs2} alone")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\n{switch_report(cluster, daemons, 'vnet2')}") from None
+    return delays
+
+
 def carried(nodes, vnet, dev):
     return all(dev in ports(n, vnet) for n in nodes)
 
@@ -196,13 +233,17 @@ def test_follows_simple_zones(simple):
     for n in nodes:
         assert ports(n, "vnet3") == [v3], n.links()
     # the toggle: frontp plain -> secure while Proxmox reloads
-    run_at([(0.2 + 0.3 * i, lambda d=d: d.set_transport("frontp", "secure"))
-            for i, d in enumerate(daemons.values())])
+    marks, switched = {name: d.mark() for name, d in daemons.items()}, {}
+
+    def secure(name, d):
+        d.set_transport("frontp", "secure")
+        switched[name] = time.monotonic()
+
+    run_at([(0.2 + 0.3 * i, lambda n=n, d=d: secure(n, d))
+            for i, (n, d) in enumerate(daemons.items())])
     pve.apply(pve.vnets, reload_times)
     vs2 = device("frontp", "vnet2", "secure")
-    for n, g in zip(nodes, pln):
-        wait_until(lambda: ports_are(n, "vnet2", [vs2, g.tap]), timeout=GRACE + 15,
-                   what=f"{n.name}: vnet2 on {vs2} alone")
+    retired = wait_retired(cluster, daemons, pln, marks, switched, v2, vs2)
     # and back, secure -> plain: vx sends again, vs stays as the mute standby
     run_at([(0.2 + 0.3 * i, lambda d=d: d.set_transport("frontp", "plain"))
             for i, d in enumerate(daemons.values())])
@@ -257,4 +298,5 @@ def test_follows_simple_zones(simple):
           f"last ifreload made its bridge ({after_rename:.2f} s after .running-config); "
           f"ifreload -a {min(reload_times):.2f}..{max(reload_times):.2f} s "
           f"({len(reload_times)} runs), no ping lost at 100/s; vnet removed -> port gone on "
-          f"all nodes: {removed:.2f} s")
+          f"all nodes: {removed:.2f} s; plain port retired {min(retired):.2f}.."
+          f"{max(retired):.2f} s after each node's switch (grace {GRACE} s, daemon's clock)")
