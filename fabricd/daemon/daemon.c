@@ -467,13 +467,20 @@ static int run_pass_locked(struct daemon *d)
 }
 
 /* A pass, counted and timed for the metrics. */
+/* A pass this long is logged (--verbose): what came due meanwhile waited for it. */
+#define SLOW_PASS_MS 1000
+
 static int timed_pass(struct daemon *d)
 {
+	long long started = now_ms(), took;
 	int ret;
 
 	monitor_pass_begin(d->monitor);
 	ret = run_pass(d);
 	monitor_pass_end(d->monitor, ret == 0);
+	took = now_ms() - started;
+	if (took >= SLOW_PASS_MS)
+		log_debug("pass took %.1f s (a slow kernel, wireguard-go or DNS)", took / 1000.0);
 	return ret;
 }
 
