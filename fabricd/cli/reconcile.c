@@ -57,7 +57,7 @@ int cmd_down(const struct options *o)
 	struct session s;
 	int ret = 1;
 
-	if (session_open(&s, o) < 0 || lock_node(&lock, &s, o, "down") < 0)
+	if (session_open_down(&s, o) < 0 || lock_node(&lock, &s, o, "down") < 0)
 		goto out;
 	if (observe(&s.r, &s.have) < 0) {
 		log_error("cannot read the kernel's state");

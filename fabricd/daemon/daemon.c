@@ -467,14 +467,21 @@ static int run_pass_locked(struct daemon *d)
 	return 0;
 }
 
+/* A pass this long is logged (--verbose): what came due meanwhile waited for it. */
+#define SLOW_PASS_MS 1000
+
 /* A pass, counted and timed for the metrics. */
 static int timed_pass(struct daemon *d)
 {
+	long long started = now_ms(), took;
 	int ret;
 
 	monitor_pass_begin(d->monitor);
 	ret = run_pass(d);
 	monitor_pass_end(d->monitor, ret == 0);
+	took = now_ms() - started;
+	if (took >= SLOW_PASS_MS)
+		log_debug("pass took %.1f s (a slow kernel, wireguard-go or DNS)", took / 1000.0);
 	/*
 	 * A pass's observed state and plan are freed, but glibc keeps the pages
 	 * (at 64 nodes x 1024 VNIs the daemon idled at the pass's peak, 12 MiB):

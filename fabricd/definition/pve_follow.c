@@ -443,13 +443,19 @@ int pve_follow_load(struct cluster *c, struct diag *d)
 	if (ret < 0) {
 		diag_add(d, path,
 			 "cannot read: %s; a zone with \"pve_zone\" takes its vnets from "
-			 "Proxmox's deployed SDN configuration (written on SDN \"Apply\"; "
-			 "\"pve_sdn_dir\" says where)",
+			 "Proxmox's deployed SDN configuration: run SDN \"Apply\" in Proxmox "
+			 "(Datacenter > SDN), or set \"pve_sdn_dir\" to where it is "
+			 "(fabricd down works without it)",
 			 strerror(-ret));
 		return ret;
 	}
 	ret = pve_running_parse(text, len, &r, d);
 	free(text);
+	if (ret == -EINVAL)
+		diag_add(d, path,
+			 "not Proxmox's deployed SDN configuration (above): run SDN \"Apply\" "
+			 "in Proxmox (Datacenter > SDN) to write it again, or set "
+			 "\"pve_sdn_dir\" to where it is (fabricd down works without it)");
 	if (ret == 0)
 		ret = pve_follow_apply(c, &r, d);
 	pve_running_free(&r);

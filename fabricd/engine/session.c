@@ -133,12 +133,46 @@ void session_free(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int session_open(struct session *s, const struct options *o)
+/*
+ * For down, which removes what fabricd owns and needs no vnet: the followed
+ * zones' vnets are left out when .running-config cannot be read or is broken.
+ */
+static int load_for_down(const struct options *o, struct cluster **out)
+{
+	struct diag diag;
+	int ret;
+
+	if (o->sdn_dir)
+		return session_load_cluster(o, out);
+	diag_init(&diag);
+	ret = config_load_file(o->config, out, &diag);
+	if (ret == 0 && pve_follow_load(*out, &diag) < 0) {
+		for (size_t i = 0; i < diag.n; i++)
+			log_warn("%s", diag.msgs[i]);
+		for (size_t i = 0; i < diag.n_warnings; i++)
+			log_warn("%s", diag.warnings[i]);
+		log_warn("%s: the Proxmox configuration could not be read (above); down needs no "
+			 "vnet: removing everything fabricd owns on this node",
+			 o->config);
+		diag_free(&diag); /* the cluster stays as the definition file has it */
+		return 0;
+	}
+	diag_print(&diag, stderr);
+	diag_free(&diag);
+	if (ret < 0) {
+		log_error("%s: definition not valid, nothing was changed; fix the errors above",
+			  o->config);
+		return -1;
+	}
+	return 0;
+}
+
+static int open_with(struct session *s, const struct options *o, bool down)
 {
 	struct cluster *c = NULL;
 
 	memset(s, 0, sizeof(*s));
-	if (session_load_cluster(o, &c) < 0)
+	if ((down ? load_for_down(o, &c) : session_load_cluster(o, &c)) < 0)
 		return -1;
 	if (session_open_cluster(s, o, c) < 0) {
 		s->cluster = c;
@@ -147,6 +181,16 @@ int session_open(struct session *s, const struct options *o)
 	}
 	s->borrowed = false;
 	return 0;
+}
+
+int session_open(struct session *s, const struct options *o)
+{
+	return open_with(s, o, false);
+}
+
+int session_open_down(struct session *s, const struct options *o)
+{
+	return open_with(s, o, true);
 }
 
 int session_open_cluster(struct session *s, const struct options *o, struct cluster *c)

@@ -36,6 +36,12 @@ struct session {
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */
 int session_open(struct session *s, const struct options *o);
+/*
+ * The same for down: when a zone follows Proxmox ("pve_zone") and
+ * .running-config cannot be read or is broken, a warning, and the zones keep
+ * what the definition file lists (down removes what fabricd owns: no vnet needed).
+ */
+int session_open_down(struct session *s, const struct options *o);
 /* The same with a definition already loaded; c must outlive the session. */
 int session_open_cluster(struct session *s, const struct options *o, struct cluster *c);
 /*

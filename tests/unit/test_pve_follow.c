@@ -356,6 +356,7 @@ static void test_files(void)
 	diag_init(&d);
 	CHECK_INT(definition_load_file(def, &c, &d), -ENOENT, "never applied");
 	CHECK(c == NULL && has(d.msgs, d.n, "/.running-config: cannot read"), "named");
+	CHECK(has(d.msgs, d.n, "run SDN \"Apply\" in Proxmox"), "what to do");
 	diag_free(&d);
 
 	write_text(running, RUNNING_HEAD "\"vnets\": {\"ids\": {\"vnet1\": {\"type\": \"vnet\", "
@@ -370,6 +371,9 @@ static void test_files(void)
 	diag_init(&d);
 	CHECK_INT(definition_load_file(def, &c, &d), -EINVAL, "truncated");
 	CHECK(c == NULL && d.n > 0, "reported");
+	CHECK(has(d.msgs, d.n, "/.running-config: not Proxmox's deployed SDN configuration") &&
+		  has(d.msgs, d.n, "run SDN \"Apply\" in Proxmox"),
+	      "the file named, and what to do");
 	diag_free(&d);
 
 	/* a definition without followed zones never reads it */
