@@ -67,6 +67,16 @@ struct vnet_stage {
 	bool fresh; /* the note is written in this pass */
 };
 
+/*
+ * The end of a grace period that starts now, in whole seconds: now is
+ * rounded down, so one more second keeps the old device for at least grace
+ * seconds (it may go up to a second later, never earlier).
+ */
+static long long deadline(long long now, unsigned int grace)
+{
+	return now + grace + 1;
+}
+
 /* l's deadline for note key in CLOCK_BOOTTIME seconds, and its grace; 0 without a note. */
 static long long note_due(const struct reconcile *r, const struct link_obs *l, const char *key,
 			  unsigned int *grace)
@@ -148,7 +158,7 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	st->stage = secure ? STAGE_RETIRING : STAGE_HOLDING;
 	st->old = old;
 	st->fresh = !due;
-	st->due = due ? due : r->boot_now + r->grace;
+	st->due = due ? due : deadline(r->boot_now, r->grace);
 }
 
 /* True when l could still send: an open bridge port or flood remotes. */
@@ -221,7 +231,7 @@ static void port_note(struct vxlan_port *d, const struct reconcile *r, const str
 		return;
 	}
 	snprintf(d->alias, sizeof(d->alias), "%s %s%lld grace=%u at=%lld", r->owner, key,
-		 r->now + r->grace, r->grace, r->boot_now + r->grace);
+		 deadline(r->now, r->grace), r->grace, deadline(r->boot_now, r->grace));
 }
 
 static int plan_port(const struct reconcile *r, const struct vxlan_port *d,

@@ -341,7 +341,7 @@ static void test_switch_to_plain(unsigned int grace)
 	CHECK(grace ? op && !op->u.link.flood && op->phase == PHASE_VXLAN : !op,
 	      "vx200 listens (no flooding) while vs200 holds");
 	op = find_change(&p, "vxlan vs200", LINK_SET_ALIAS);
-	CHECK(grace ? op && !strcmp(alias_of(op), "fabricd:lab secure-until=1030 grace=30 at=30")
+	CHECK(grace ? op && !strcmp(alias_of(op), "fabricd:lab secure-until=1031 grace=30 at=31")
 		    : !op,
 	      "hold note on vs200: %s", op ? alias_of(op) : "none");
 	op = find_change(&p, "vxlan vs200", LINK_SET_FLOOD);
@@ -350,7 +350,7 @@ static void test_switch_to_plain(unsigned int grace)
 			  (op->u.link.mask & LINK_SET_FLUSH) && op->phase == PHASE_RETIRE,
 	      "vs200 turns mute standby only after vx200 took over");
 	CHECK_INT(p.n_later, grace ? 2 : 0, "the swap is due later");
-	CHECK_INT(plan_next_due(&p), grace ? 30 : 0, "at the end of the grace period");
+	CHECK_INT(plan_next_due(&p), grace ? 31 : 0, "at the end of the grace period");
 	plan_free(&p);
 	diag_free(&d);
 	fixture_free(&f);
@@ -387,13 +387,13 @@ static void test_switch_to_secure(unsigned int grace)
 	CHECK_INT(count_on(&p, OP_FDB_DEL, "vx100"), 1, "vx100 loses its remote");
 	CHECK_INT(count_ops(&p, OP_LINK_DELETE), 0, "vx100 stays for the grace period");
 	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
-	CHECK(op && !strcmp(alias_of(op), "fabricd:lab retire-after=1030 grace=30 at=30"),
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab retire-after=1031 grace=30 at=31"),
 	      "retire note on vx100");
 	op = find_change(&p, "vxlan vx100", LINK_SET_FLUSH);
 	CHECK(op && !op->u.link.learning && !op->u.link.flood && op->phase == PHASE_RETIRE,
 	      "vx100 mute once vs100 sends");
 	op = find_op(p.later, p.n_later, OP_LINK_DELETE, "vxlan vx100");
-	CHECK(op && op->due == 30, "vx100 removed at the end of the grace period");
+	CHECK(op && op->due == 31, "vx100 removed at the end of the grace period");
 out:
 	plan_free(&p);
 	diag_free(&d);
@@ -551,7 +551,7 @@ static void test_switch_back(void)
 	diag_init(&d);
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	op = find_change(&p, "vxlan vs100", LINK_SET_ALIAS);
-	CHECK(op && !strcmp(alias_of(op), "fabricd:lab secure-until=1030 grace=30 at=130"),
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab secure-until=1031 grace=30 at=131"),
 	      "vs100 holds for a new grace period: %s", op ? alias_of(op) : "none");
 	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
 	CHECK(op && !strcmp(alias_of(op), "fabricd:lab"), "vx100 no longer retiring");
