@@ -55,6 +55,17 @@ enum firewall_set_id firewall_set_by_name(const char *name);
 /* Starts an op's text that changes set elements only (engine/guard_io.c runs it as it is). */
 #define FIREWALL_DELTA_MARK "# inet fabricd: set elements only\n"
 
+/*
+ * How engine/guard_io.c loads a table that does not exist yet: out gets the
+ * commands in order. With more than chunk elements in plain_members, the
+ * first is the table with that set empty and the rest add its elements,
+ * chunk at a time ("add element ..."), so that libnftables never holds them
+ * all at once; otherwise the one command is text. plain_members lets plain
+ * VXLAN in: while it is partly loaded the table is stricter than the whole,
+ * never laxer (the deny-list secure_vnis is in the first command). 0 or -ENOMEM.
+ */
+int firewall_load_steps(const char *text, size_t chunk, struct strlist *out);
+
 /* firewall_render_stage() without the text (what planning compares). 0 or -ENOMEM. */
 int firewall_render_summary(const struct node_state *want, bool sealed,
 			    struct firewall_ruleset *out);
