@@ -38,6 +38,8 @@ int strlist_add(struct strlist *l, const char *s);
 void strlist_sort(struct strlist *l);
 void strlist_free(struct strlist *l);
 
+/* From this many elements on, elems_sort sorts by radix, not qsort. */
+#define ELEMS_RADIX_MIN 256
 /* Set elements: appended (0 or -ENOMEM), sorted and made unique, compared, freed. */
 int elems_add(struct firewall_elems *l, const struct firewall_key *k);
 void elems_sort(struct firewall_elems *l);

@@ -593,8 +593,49 @@ static void test_load_steps(void)
 	cluster_free(c);
 }
 
+static int ref_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct firewall_key));
+}
+
+/* elems_sort by radix (many elements) orders and dedups as memcmp over the whole key does. */
+static void test_elems_sort_radix(void)
+{
+	struct firewall_elems l = {0};
+	struct firewall_key *ref;
+	size_t n = 3000, uniq = 0;
+	unsigned int seed = 17;
+
+	ref = calloc(n, sizeof(*ref));
+	for (size_t i = 0; i < n; i++) {
+		struct firewall_key k = {0};
+
+		seed = seed * 1103515245U + 12345U;
+		k.len = (seed >> 8) % 3 ? 8 : (seed >> 10) % 2 ? 3 : 20;
+		/* few distinct values: duplicates, and bytes alike in most keys */
+		for (size_t b = 0; b < k.len; b++) {
+			seed = seed * 1103515245U + 12345U;
+			k.b[b] = b == 2 || b == 7 || b == 19 ? (uint8_t)(seed >> 16) % 5 : 0;
+		}
+		ref[i] = k;
+		CHECK_INT(elems_add(&l, &k), 0, "add");
+	}
+	CHECK(n >= ELEMS_RADIX_MIN, "enough for the radix sort");
+	elems_sort(&l);
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (!uniq || memcmp(&ref[uniq - 1], &ref[i], sizeof(*ref)))
+			ref[uniq++] = ref[i];
+	}
+	CHECK_INT((int)l.n, (int)uniq, "each key once");
+	CHECK(l.n == uniq && !memcmp(l.v, ref, uniq * sizeof(*ref)), "in memcmp order");
+	free(ref);
+	elems_free(&l);
+}
+
 int main(void)
 {
+	test_elems_sort_radix();
 	test_load_steps();
 	test_three_node_pve1();
 	test_ipv6_underlay();
