@@ -6,6 +6,7 @@
  * What the table should hold and whether it differs is kinds/guard.c's.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <nftables/libnftables.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,45 @@ static int nft_errno(const char *err)
 	return -EIO;
 }
 
+/* Set elements a new table's first transaction leaves out, loaded this many at a time. */
+#define LOAD_CHUNK 4096
+
+/*
+ * A table that does not exist yet, in steps (kinds/guard_render.c,
+ * firewall_load_steps): "create table" with the comment, and the table with
+ * plain_members empty when that set is large, then its elements in chunks,
+ * one transaction each, so that libnftables never parses them all at once
+ * (at 64,512 elements it took 25 MiB of heap). A chunk that fails leaves a
+ * table stricter than the wanted one; the next pass adds what is missing.
+ */
+static int load_new_table(const struct op *op, const char *mark, char *err, size_t errlen)
+{
+	struct strlist steps;
+	struct sbuf b = {0};
+	char *cmd;
+	int ret;
+
+	if (firewall_load_steps(op->text, LOAD_CHUNK, &steps) < 0)
+		return snprintf(err, errlen, "%s", strerror(ENOMEM)), -1;
+	sbuf_printf(&b, "create table " TABLE_NAME " {%.*s\n}\n%s",
+		    (int)strcspn(mark + 1, "\n") + 1, mark, steps.v[0]);
+	cmd = sbuf_take(&b);
+	ret = cmd ? nft_run(0, cmd, NULL, err, errlen) : -1;
+	if (!cmd)
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	free(cmd);
+	for (size_t i = 1; !ret && i < steps.n; i++) {
+		ret = nft_run(0, steps.v[i], NULL, err, errlen);
+		if (ret)
+			log_error("%s: set plain_members loaded in part (%zu of %zu chunks of %d); "
+				  "the next pass adds the rest",
+				  OBJECT, i - 1, steps.n - 1, LOAD_CHUNK);
+	}
+	log_debug("%s: loaded in %zu transactions", OBJECT, steps.n);
+	strlist_free(&steps);
+	return ret;
+}
+
 int firewall_apply(struct op *op)
 {
 	/* the empty declaration makes the delete succeed when there is no table yet */
@@ -107,6 +147,7 @@ int firewall_apply(struct op *op)
 	const char *mark = NULL;
 	char err[1024];
 	struct sbuf b = {0};
+	bool delta;
 	char *cmd;
 	int ret;
 
@@ -114,23 +155,24 @@ int firewall_apply(struct op *op)
 		return -EINVAL;
 	if (op->type == OP_FIREWALL_SET && !op->text)
 		return -EINVAL;
-	if (op->type == OP_FIREWALL_SET && op->verb == VERB_CREATE)
+	/* set elements only: the rest of the table, and its counters, stay */
+	delta = op->type == OP_FIREWALL_SET &&
+		!strncmp(op->text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK));
+	if (op->type == OP_FIREWALL_SET && op->verb == VERB_CREATE && !delta)
 		mark = strstr(op->text, "\n\tcomment \"");
-	/* one buffer, one transaction: the old table is never gone without the new one */
-	if (op->type == OP_FIREWALL_SET &&
-	    !strncmp(op->text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK)))
-		; /* set elements only: the rest of the table, and its counters, stay */
-	else if (mark)
-		sbuf_printf(&b, "create table " TABLE_NAME " {%.*s\n}\n",
-			    (int)strcspn(mark + 1, "\n") + 1, mark);
-	else
-		sbuf_printf(&b, "%s", replace);
-	sbuf_printf(&b, "%s", op->type == OP_FIREWALL_SET ? op->text : "");
-	cmd = sbuf_take(&b);
-	if (!cmd)
-		return -ENOMEM;
-	ret = nft_run(0, cmd, NULL, err, sizeof(err));
-	free(cmd);
+	if (mark) {
+		ret = load_new_table(op, mark, err, sizeof(err));
+	} else {
+		/* one buffer, one transaction: the old table is never gone without the new one */
+		if (!delta)
+			sbuf_printf(&b, "%s", replace);
+		sbuf_printf(&b, "%s", op->type == OP_FIREWALL_SET ? op->text : "");
+		cmd = sbuf_take(&b);
+		if (!cmd)
+			return -ENOMEM;
+		ret = nft_run(0, cmd, NULL, err, sizeof(err));
+		free(cmd);
+	}
 	if (ret == 0)
 		return 0;
 	ret = nft_errno(err);

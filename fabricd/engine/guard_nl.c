@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
+#include <stdbool.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,18 @@ static const char *str_attr(const struct nlattr *a)
 	return a && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0 ? mnl_attr_get_str(a) : NULL;
 }
 
+/*
+ * Whether a dumped object is of fabricd's table. The dumps ask for that table,
+ * but the kernel filters some only by family (chains: every inet table's
+ * come), so each object's table attribute is checked; one without is counted.
+ */
+static bool ours(const struct nlattr *table)
+{
+	const char *name = str_attr(table);
+
+	return !table || (name && !strcmp(name, FIREWALL_TABLE));
+}
+
 static uint32_t u32_attr(const struct nlattr *a)
 {
 	return a && mnl_attr_get_payload_len(a) >= 4 ? ntohl(mnl_attr_get_u32(a)) : 0;
@@ -103,6 +116,8 @@ static int obj_cb(const struct nlmsghdr *nlh, void *data)
 	uint64_t packets = 0, bytes = 0;
 
 	attrs_of(nlh, tb, NFTA_OBJ_MAX);
+	if (!ours(tb[NFTA_OBJ_TABLE]))
+		return MNL_CB_OK;
 	name = str_attr(tb[NFTA_OBJ_NAME]);
 	if (u32_attr(tb[NFTA_OBJ_TYPE]) != NFT_OBJECT_COUNTER || !name || !tb[NFTA_OBJ_DATA]) {
 		rd->err = firewall_obs_add_other(rd->fw, "object");
@@ -130,7 +145,8 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	attrs_of(nlh, tb, NFTA_SET_MAX);
 	name = str_attr(tb[NFTA_SET_NAME]);
 	/* anonymous sets belong to rules ("{ a, b }" inline): the rule count covers them */
-	if (!name || (u32_attr(tb[NFTA_SET_FLAGS]) & NFT_SET_ANONYMOUS))
+	if (!name || (u32_attr(tb[NFTA_SET_FLAGS]) & NFT_SET_ANONYMOUS) ||
+	    !ours(tb[NFTA_SET_TABLE]))
 		return MNL_CB_OK;
 	rd->err = firewall_obs_add_set(rd->fw, name);
 	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
@@ -162,7 +178,7 @@ static int elem_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[NFTA_SET_ELEM_LIST_MAX + 1], *e;
 
 	attrs_of(nlh, tb, NFTA_SET_ELEM_LIST_MAX);
-	if (!tb[NFTA_SET_ELEM_LIST_ELEMENTS])
+	if (!tb[NFTA_SET_ELEM_LIST_ELEMENTS] || !ours(tb[NFTA_SET_ELEM_LIST_TABLE]))
 		return MNL_CB_OK;
 	mnl_attr_for_each_nested(e, tb[NFTA_SET_ELEM_LIST_ELEMENTS])
 	{
@@ -182,7 +198,7 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 
 	attrs_of(nlh, tb, NFTA_RULE_MAX);
 	chain = str_attr(tb[NFTA_RULE_CHAIN]);
-	if (!chain)
+	if (!chain || !ours(tb[NFTA_RULE_TABLE]))
 		return MNL_CB_OK;
 	while (i < rd->n_chains && strcmp(rd->chains[i].name, chain))
 		i++;
@@ -215,7 +231,7 @@ static int chain_line_cb(const struct nlmsghdr *nlh, void *data)
 
 	attrs_of(nlh, tb, NFTA_CHAIN_MAX);
 	name = str_attr(tb[NFTA_CHAIN_NAME]);
-	if (!name)
+	if (!name || !ours(tb[NFTA_CHAIN_TABLE]))
 		return MNL_CB_OK;
 	for (size_t i = 0; i < rd->n_chains; i++) {
 		if (!strcmp(rd->chains[i].name, name))
@@ -283,8 +299,11 @@ static int read_sets(struct reader *rd)
 static int other_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_FLOWTABLE_MAX + 1];
 
-	(void)nlh;
+	attrs_of(nlh, tb, NFTA_FLOWTABLE_MAX);
+	if (!ours(tb[NFTA_FLOWTABLE_TABLE]))
+		return MNL_CB_OK;
 	rd->err = firewall_obs_add_other(rd->fw, "flowtable");
 	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
 }

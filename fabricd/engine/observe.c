@@ -54,6 +54,8 @@ int link_dump(struct nl_sock *s, struct link_table *t)
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	link_table_free(t);
 	ret = nl_dump(s, nlh, dump_cb, link_table_reset, &d);
+	if (ret >= 0 && link_table_index(t) < 0)
+		ret = -ENOMEM; /* the plans look links up by name */
 	if (ret < 0)
 		link_table_free(t);
 	return ret;

@@ -53,60 +53,165 @@ static const struct link_obs *owned_link(const struct observed *have, const char
 	return l && link_is_owned(l, owner) ? l : NULL;
 }
 
-/* Wanted names held by links fabricd does not own, and VNIs held by foreign devices. */
-static void check_conflicts(const struct node_state *want, const struct observed *have,
-			    struct diag *diag)
+/* A wanted name held by a link fabricd does not own (a bridge of "bridges": "existing" may be). */
+static void check_names(const struct desired_vnet *v, const struct observed *have,
+			const char *owner, struct diag *diag)
 {
+	const char *names[3] = {v->name, v->vxlan, v->standby ? v->other_vxlan : NULL};
 	char path[64];
 
-	for (size_t i = 0; i < want->n_vnets; i++) {
-		const struct desired_vnet *v = &want->vnets[i];
-		const char *names[3] = {v->name, v->vxlan, v->standby ? v->other_vxlan : NULL};
+	for (size_t k = 0; k < 3; k++) {
+		const struct link_obs *l = names[k] ? link_find(&have->links, names[k]) : NULL;
 
-		for (size_t k = 0; k < 3; k++) {
-			const struct link_obs *l =
-			    names[k] ? link_find(&have->links, names[k]) : NULL;
-
-			if (!l || link_is_owned(l, want->owner) || (k == 0 && v->existing_bridge))
-				continue;
-			snprintf(path, sizeof(path), "%s %s", k ? "vxlan" : "bridge", names[k]);
-			diag_add(diag, path,
-				 "a link named %s exists that fabricd does not own (kind %s, alias "
-				 "\"%s\"); delete or rename it, or rename the vnet",
-				 names[k], l->kind[0] ? l->kind : "unknown", l->alias);
-		}
-		for (size_t j = 0; j < have->links.n; j++) {
-			const struct link_obs *l = &have->links.links[j];
-
-			bool standby_port = v->standby && l->port == v->other_port;
-
-			if (strcmp(l->kind, "vxlan") || link_is_owned(l, want->owner) ||
-			    l->vni != v->vni || (l->port != v->port && !standby_port) ||
-			    !strcmp(l->name, standby_port ? v->other_vxlan : v->vxlan) ||
-			    takeover_applies(v, l, have))
-				continue;
-			snprintf(path, sizeof(path), "vxlan %s",
-				 standby_port ? v->other_vxlan : v->vxlan);
-			diag_add(diag, path,
-				 "VNI %u on UDP port %u is already used by %s, which fabricd does "
-				 "not own; delete that device",
-				 v->vni, l->port, l->name);
-		}
+		if (!l || link_is_owned(l, owner) || (k == 0 && v->existing_bridge))
+			continue;
+		snprintf(path, sizeof(path), "%s %s", k ? "vxlan" : "bridge", names[k]);
+		diag_add(diag, path,
+			 "a link named %s exists that fabricd does not own (kind %s, alias "
+			 "\"%s\"); delete or rename it, or rename the vnet",
+			 names[k], l->kind[0] ? l->kind : "unknown", l->alias);
 	}
 }
 
-static const struct desired_vnet *vnet_by_vni(const struct node_state *want, uint32_t vni)
+/* A VXLAN device fabricd does not own that holds v's VNI on one of its ports. */
+static void check_vni(const struct desired_vnet *v, const struct link_obs *l,
+		      const struct observed *have, struct diag *diag)
 {
-	for (size_t i = 0; i < want->n_vnets; i++) {
-		if (want->vnets[i].vni == vni)
-			return &want->vnets[i];
+	bool standby_port = v->standby && l->port == v->other_port;
+	char path[64];
+
+	if (l->vni != v->vni || (l->port != v->port && !standby_port) ||
+	    !strcmp(l->name, standby_port ? v->other_vxlan : v->vxlan) ||
+	    takeover_applies(v, l, have))
+		return;
+	snprintf(path, sizeof(path), "vxlan %s", standby_port ? v->other_vxlan : v->vxlan);
+	diag_add(diag, path,
+		 "VNI %u on UDP port %u is already used by %s, which fabricd does not own; "
+		 "delete that device",
+		 v->vni, l->port, l->name);
+}
+
+static bool foreign_vxlan(const struct link_obs *l, const char *owner)
+{
+	return !strcmp(l->kind, "vxlan") && !link_is_owned(l, owner);
+}
+
+/*
+ * Wanted names held by links fabricd does not own, and VNIs held by foreign
+ * devices. The foreign VXLAN devices are found once (usually there are
+ * none), not among all links for every vnet.
+ */
+static int check_conflicts(const struct node_state *want, const struct observed *have,
+			   struct diag *diag)
+{
+	const struct link_obs **foreign = NULL;
+	size_t n = 0;
+
+	for (size_t j = 0; j < have->links.n; j++)
+		n += foreign_vxlan(&have->links.links[j], want->owner);
+	if (n && !(foreign = malloc(n * sizeof(*foreign))))
+		return -ENOMEM;
+	n = 0;
+	for (size_t j = 0; foreign && j < have->links.n; j++) {
+		if (foreign_vxlan(&have->links.links[j], want->owner))
+			foreign[n++] = &have->links.links[j];
 	}
-	return NULL;
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		check_names(&want->vnets[i], have, want->owner, diag);
+		for (size_t j = 0; j < n; j++)
+			check_vni(&want->vnets[i], foreign[j], have, diag);
+	}
+	free(foreign);
+	return 0;
+}
+
+/* The wanted vnets by bridge name and by VNI, for the removals' lookups of every owned link. */
+struct vnet_index {
+	const struct desired_vnet **by_name, **by_vni;
+	size_t n;
+};
+
+static int by_name_cmp(const void *a, const void *b)
+{
+	const struct desired_vnet *x = *(const struct desired_vnet *const *)a;
+	const struct desired_vnet *y = *(const struct desired_vnet *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	/* ties in the definition's order: the first is the one a scan finds */
+	return c ? c : x < y ? -1 : x > y;
+}
+
+static int by_vni_cmp(const void *a, const void *b)
+{
+	const struct desired_vnet *x = *(const struct desired_vnet *const *)a;
+	const struct desired_vnet *y = *(const struct desired_vnet *const *)b;
+
+	if (x->vni != y->vni)
+		return x->vni < y->vni ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void vnet_index_free(struct vnet_index *ix)
+{
+	free(ix->by_name);
+	free(ix->by_vni);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static int vnet_index_make(const struct node_state *want, struct vnet_index *ix)
+{
+	memset(ix, 0, sizeof(*ix));
+	if (!want->n_vnets)
+		return 0;
+	ix->by_name = malloc(want->n_vnets * sizeof(*ix->by_name));
+	ix->by_vni = malloc(want->n_vnets * sizeof(*ix->by_vni));
+	if (!ix->by_name || !ix->by_vni) {
+		vnet_index_free(ix);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < want->n_vnets; i++)
+		ix->by_name[i] = ix->by_vni[i] = &want->vnets[i];
+	ix->n = want->n_vnets;
+	qsort(ix->by_name, ix->n, sizeof(*ix->by_name), by_name_cmp);
+	qsort(ix->by_vni, ix->n, sizeof(*ix->by_vni), by_vni_cmp);
+	return 0;
+}
+
+/* The first vnet (in the definition's order) whose bridge is named name, or NULL. */
+static const struct desired_vnet *vnet_by_name(const struct vnet_index *ix, const char *name)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && !strcmp(ix->by_name[lo]->name, name) ? ix->by_name[lo] : NULL;
+}
+
+/* The first vnet (in the definition's order) of VNI vni, or NULL. */
+static const struct desired_vnet *vnet_by_vni(const struct vnet_index *ix, uint32_t vni)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->by_vni[mid]->vni < vni)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->by_vni[lo]->vni == vni ? ix->by_vni[lo] : NULL;
 }
 
 /* Owned links the definition no longer wants. */
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
-			 const struct observed *have, struct plan *p)
+			 const struct observed *have, const struct vnet_index *ix, struct plan *p)
 {
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
@@ -115,9 +220,9 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		struct op *op;
 
 		if (!link_is_owned(l, want->owner) || !strcmp(l->name, FABRIC_IFNAME) ||
-		    desired_find_vnet(want, l->name))
+		    vnet_by_name(ix, l->name))
 			continue;
-		v = !strcmp(l->kind, "vxlan") ? vnet_by_vni(want, l->vni) : NULL;
+		v = !strcmp(l->kind, "vxlan") ? vnet_by_vni(ix, l->vni) : NULL;
 		if (v && switch_wants_device(r, v, l, have))
 			continue;
 		/*
@@ -182,7 +287,9 @@ static int step_fabric(const struct kind_input *in, struct plan *p)
 	size_t errors = in->diag->n;
 	int ret;
 
-	check_conflicts(in->want, in->have, in->diag);
+	ret = check_conflicts(in->want, in->have, in->diag);
+	if (ret < 0)
+		return ret;
 	ret = fabric_kind.plan(in, p);
 	return ret < 0 ? ret : in->diag->n > errors ? -EEXIST : 0;
 }
@@ -205,7 +312,14 @@ static int step_vnets(const struct kind_input *in, struct plan *p)
 
 static int step_removals(const struct kind_input *in, struct plan *p)
 {
-	return plan_removals(in->r, in->want, in->have, p);
+	struct vnet_index ix;
+	int ret = vnet_index_make(in->want, &ix);
+
+	if (ret < 0)
+		return ret;
+	ret = plan_removals(in->r, in->want, in->have, &ix, p);
+	vnet_index_free(&ix);
+	return ret;
 }
 
 static int step_frr(const struct kind_input *in, struct plan *p)

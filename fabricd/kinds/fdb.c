@@ -70,10 +70,28 @@ static int sort_cmp(const void *a, const void *b)
 	return entry_cmp(a, y->ifindex, &y->dst);
 }
 
+/*
+ * The kernel dumps device by device, so the entries usually come grouped by
+ * ifindex in ascending order: then only each device's entries are sorted
+ * (63 at a time instead of 64,512 at once).
+ */
 void fdb_table_sort(struct fdb_table *t)
 {
-	if (t->n > 1)
+	size_t i = 1;
+
+	while (i < t->n && t->entries[i - 1].ifindex <= t->entries[i].ifindex)
+		i++;
+	if (i < t->n) {
 		qsort(t->entries, t->n, sizeof(*t->entries), sort_cmp);
+		t->sorted = true;
+		return;
+	}
+	for (size_t lo = 0; lo < t->n; lo = i) {
+		for (i = lo + 1; i < t->n && t->entries[i].ifindex == t->entries[lo].ifindex; i++)
+			;
+		if (i - lo > 1)
+			qsort(t->entries + lo, i - lo, sizeof(*t->entries), sort_cmp);
+	}
 	t->sorted = true;
 }
 
@@ -126,48 +144,115 @@ void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
 	mnl_attr_put(nlh, NDA_DST, ip_addr_len(dst), dst->bytes);
 }
 
+/* Entry lo..hi-1 (of one device, sorted) that is dst, or hi. */
+static size_t find_in(const struct fdb_table *t, size_t lo, size_t hi, int ifindex,
+		      const struct ip_addr *dst)
+{
+	size_t end = hi;
+
+	if (!t->sorted) {
+		for (; lo < hi; lo++) {
+			if (t->entries[lo].ifindex == ifindex &&
+			    ip_addr_equal(&t->entries[lo].dst, dst))
+				return lo;
+		}
+		return end;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (entry_cmp(&t->entries[mid], ifindex, dst) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < end && !entry_cmp(&t->entries[lo], ifindex, dst) ? lo : end;
+}
+
+/* The end of the device's entries from lo: sorted, where they stop; else the table's end. */
+static size_t end_of(const struct fdb_table *t, size_t lo, int ifindex)
+{
+	while (t->sorted && lo < t->n && t->entries[lo].ifindex == ifindex)
+		lo++;
+	return t->sorted ? lo : t->n;
+}
+
+static int plan_del(struct plan *p, const struct vxlan_port *want, int ifindex,
+		    const struct ip_addr *dst)
+{
+	struct op *op = plan_add(p, KIND_FDB, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, want->name);
+
+	if (!op)
+		return -ENOMEM;
+	op->ifindex = ifindex;
+	op->u.dst = *dst;
+	return 0;
+}
+
+/*
+ * The device's entries no remote wants, in the table's order. wanted[i - lo]
+ * marks entry i as found by the adds' lookups (NULL: look each one up).
+ */
+static int plan_dels(const struct fdb_table *fdb, size_t lo, size_t hi, const bool *wanted,
+		     const struct vxlan_port *want, int ifindex, struct plan *p)
+{
+	for (size_t i = lo; i < hi; i++) {
+		const struct fdb_entry *e = &fdb->entries[i];
+		bool keep = wanted && wanted[i - lo];
+
+		if (e->ifindex != ifindex)
+			continue;
+		for (size_t r = 0; !wanted && r < want->n_remotes && !keep; r++)
+			keep = ip_addr_equal(&want->remotes[r], &e->dst);
+		if (!keep && plan_del(p, want, ifindex, &e->dst) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * in: port (the device wanted), link (its owned link; NULL only when
- * recreated), recreated, have->fdb.
+ * recreated), recreated, have->fdb. The device's entries are bisected once
+ * per remote (the table is sorted by device and address), and the ones found
+ * marked, so that what is left is what goes: O(R log R) a device, not R².
  */
 static int fdb_plan(const struct kind_input *in, struct plan *p)
 {
 	const struct vxlan_port *want = in->port;
-	const struct link_obs *have = in->link;
 	const struct fdb_table *fdb = &in->have->fdb;
-	bool recreated = in->recreated;
-	struct op *op;
+	int ifindex = in->recreated ? 0 : in->link->ifindex;
+	size_t lo = 0, hi = 0;
+	bool *wanted = NULL;
+	int ret;
 
 	if (want->evpn)
 		return 0; /* FRR's zebra owns an EVPN vnet's flood list and MACs: leave them */
+	if (!in->recreated) {
+		lo = first_of(fdb, ifindex);
+		hi = end_of(fdb, lo, ifindex);
+		/* without the marks (no memory, or unsorted) the deletes look each entry up */
+		wanted = fdb->sorted && hi > lo ? calloc(hi - lo, sizeof(*wanted)) : NULL;
+	}
 	for (size_t r = 0; r < want->n_remotes; r++) {
-		if (!recreated && fdb_has(fdb, have->ifindex, &want->remotes[r]))
+		size_t at = in->recreated ? hi : find_in(fdb, lo, hi, ifindex, &want->remotes[r]);
+		struct op *op;
+
+		if (at < hi) {
+			if (wanted)
+				wanted[at - lo] = true;
 			continue;
+		}
 		op = plan_add(p, KIND_FDB, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, want->name);
-		if (!op)
+		if (!op) {
+			free(wanted);
 			return -ENOMEM;
-		op->ifindex = recreated ? 0 : have->ifindex;
+		}
+		op->ifindex = ifindex;
 		op->u.dst = want->remotes[r];
 	}
-	if (recreated)
-		return 0;
-	for (size_t i = first_of(fdb, have->ifindex); !past(fdb, i, have->ifindex); i++) {
-		const struct fdb_entry *e = &fdb->entries[i];
-		bool wanted = false;
-
-		if (e->ifindex != have->ifindex)
-			continue;
-		for (size_t r = 0; r < want->n_remotes && !wanted; r++)
-			wanted = ip_addr_equal(&want->remotes[r], &e->dst);
-		if (wanted)
-			continue;
-		op = plan_add(p, KIND_FDB, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, want->name);
-		if (!op)
-			return -ENOMEM;
-		op->ifindex = have->ifindex;
-		op->u.dst = e->dst;
-	}
-	return 0;
+	ret = in->recreated ? 0 : plan_dels(fdb, lo, hi, wanted, want, ifindex, p);
+	free(wanted);
+	return ret;
 }
 
 static int fdb_encode(struct kind_encoder *e, struct op *op)

@@ -38,6 +38,8 @@ int strlist_add(struct strlist *l, const char *s);
 void strlist_sort(struct strlist *l);
 void strlist_free(struct strlist *l);
 
+/* From this many elements on, elems_sort sorts by radix, not qsort. */
+#define ELEMS_RADIX_MIN 256
 /* Set elements: appended (0 or -ENOMEM), sorted and made unique, compared, freed. */
 int elems_add(struct firewall_elems *l, const struct firewall_key *k);
 void elems_sort(struct firewall_elems *l);
@@ -54,6 +56,17 @@ void key_make(struct firewall_key *k, const struct ip_addr *addr, long long vni)
 enum firewall_set_id firewall_set_by_name(const char *name);
 /* Starts an op's text that changes set elements only (engine/guard_io.c runs it as it is). */
 #define FIREWALL_DELTA_MARK "# inet fabricd: set elements only\n"
+
+/*
+ * How engine/guard_io.c loads a table that does not exist yet: out gets the
+ * commands in order. With more than chunk elements in plain_members, the
+ * first is the table with that set empty and the rest add its elements,
+ * chunk at a time ("add element ..."), so that libnftables never holds them
+ * all at once; otherwise the one command is text. plain_members lets plain
+ * VXLAN in: while it is partly loaded the table is stricter than the whole,
+ * never laxer (the deny-list secure_vnis is in the first command). 0 or -ENOMEM.
+ */
+int firewall_load_steps(const char *text, size_t chunk, struct strlist *out);
 
 /* firewall_render_stage() without the text (what planning compares). 0 or -ENOMEM. */
 int firewall_render_summary(const struct node_state *want, bool sealed,

@@ -148,11 +148,48 @@ int elems_add(struct firewall_elems *l, const struct firewall_key *k)
 	return 0;
 }
 
+/*
+ * Byte by byte from the last (LSD radix; stable, so the order of memcmp over
+ * the whole key), skipping the bytes every key has alike (unused bytes are
+ * zero, the length is mostly one): at 32,256 keys a few passes instead of
+ * qsort's half a million memcmp calls. 0, or -ENOMEM with l unchanged.
+ */
+static int radix_sort(struct firewall_elems *l)
+{
+	struct firewall_key *tmp = malloc(l->n * sizeof(*tmp));
+	struct firewall_key *from = l->v, *to = tmp;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t byte = sizeof(*l->v); byte-- > 0;) {
+		size_t count[256] = {0}, at = 0;
+
+		for (size_t i = 0; i < l->n; i++)
+			count[((const uint8_t *)&from[i])[byte]]++;
+		if (count[((const uint8_t *)&from[0])[byte]] == l->n)
+			continue; /* all alike: nothing to order by */
+		for (size_t c = 0; c < 256; c++) {
+			size_t n = count[c];
+
+			count[c] = at;
+			at += n;
+		}
+		for (size_t i = 0; i < l->n; i++)
+			to[count[((const uint8_t *)&from[i])[byte]]++] = from[i];
+		from = to;
+		to = from == tmp ? l->v : tmp;
+	}
+	if (from != l->v)
+		memcpy(l->v, from, l->n * sizeof(*l->v));
+	free(tmp);
+	return 0;
+}
+
 void elems_sort(struct firewall_elems *l)
 {
 	size_t out = 0;
 
-	if (l->n > 1)
+	if (l->n > 1 && (l->n < ELEMS_RADIX_MIN || radix_sort(l) < 0))
 		qsort(l->v, l->n, sizeof(*l->v), key_sort_cmp);
 	for (size_t i = 0; i < l->n; i++) {
 		if (!out || key_cmp(&l->v[out - 1], &l->v[i]))
@@ -567,4 +604,76 @@ void firewall_ruleset_free(struct firewall_ruleset *rs)
 	for (int i = 0; i < FW_N_SETS; i++)
 		elems_free(&rs->sets[i]);
 	memset(rs, 0, sizeof(*rs));
+}
+
+/* --- loading a new table in steps -------------------------------------------------- */
+
+#define PLAIN_SET   "\n\tset plain_members {\n"
+#define ELEMS_START "\n\t\telements = {"
+#define ELEM_SEP    ",\n\t\t\t     "
+
+/* After n separators from p (n > 0), or NULL when there are fewer. */
+static const char *skip_elems(const char *p, const char *end, size_t n)
+{
+	for (; p && n; n--) {
+		p = strstr(p, ELEM_SEP);
+		if (!p || p >= end)
+			return NULL;
+		p += strlen(ELEM_SEP);
+	}
+	return p;
+}
+
+static int add_chunk(struct strlist *out, const char *from, const char *to)
+{
+	struct sbuf b = {0};
+	char *s;
+	int ret;
+
+	/* the separators' newlines and indent are whitespace to nft */
+	sbuf_printf(&b, "add element " TABLE_NAME " plain_members { %.*s }\n", (int)(to - from),
+		    from);
+	s = sbuf_take(&b);
+	if (!s)
+		return -ENOMEM;
+	ret = strlist_add(out, s);
+	free(s);
+	return ret;
+}
+
+int firewall_load_steps(const char *text, size_t chunk, struct strlist *out)
+{
+	const char *set = strstr(text, PLAIN_SET);
+	const char *set_end = set ? strstr(set + 1, "\n\t}\n") : NULL;
+	const char *el = set ? strstr(set, ELEMS_START) : NULL;
+	const char *first, *el_end, *p;
+	struct sbuf b = {0};
+	char *s;
+
+	memset(out, 0, sizeof(*out));
+	el_end = el && el < set_end ? strstr(el, " }\n") : NULL;
+	first = el_end ? el + strlen(ELEMS_START) + 1 : NULL;
+	/* small enough (or not laid out as rendered): the text as it is, one step */
+	if (!chunk || !el_end || el_end > set_end || !skip_elems(first, el_end, chunk))
+		return strlist_add(out, text);
+	/* the table with plain_members empty, then its elements chunk by chunk */
+	sbuf_printf(&b, "%.*s%s", (int)(el + 1 - text), text, el_end + strlen(" }\n"));
+	s = sbuf_take(&b);
+	if (!s || strlist_add(out, s) < 0) {
+		free(s);
+		strlist_free(out);
+		return -ENOMEM;
+	}
+	free(s);
+	for (p = first; p;) {
+		const char *next = skip_elems(p, el_end, chunk);
+		const char *to = next ? next - strlen(ELEM_SEP) : el_end;
+
+		if (add_chunk(out, p, to) < 0) {
+			strlist_free(out);
+			return -ENOMEM;
+		}
+		p = next;
+	}
+	return 0;
 }

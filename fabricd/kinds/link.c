@@ -171,19 +171,69 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 	return l->name[0] ? 0 : -EINVAL;
 }
 
+static void drop_index(struct link_table *t)
+{
+	free(t->by_name);
+	t->by_name = NULL;
+	t->n_by_name = 0;
+}
+
 void link_table_free(struct link_table *t)
 {
+	drop_index(t);
 	free(t->links);
 	t->links = NULL;
 	t->n = 0;
 }
 
+static int name_ix_cmp(const void *a, const void *b)
+{
+	const struct link_name_ix *x = a, *y = b;
+	int c = strncmp(x->name, y->name, sizeof(x->name));
+
+	/* equal names (the kernel has none): the earlier link first, as a scan finds it */
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+int link_table_index(struct link_table *t)
+{
+	drop_index(t);
+	if (!t->n)
+		return 0;
+	t->by_name = malloc(t->n * sizeof(*t->by_name));
+	if (!t->by_name)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		memcpy(t->by_name[i].name, t->links[i].name, sizeof(t->by_name[i].name));
+		t->by_name[i].at = (uint32_t)i;
+	}
+	qsort(t->by_name, t->n, sizeof(*t->by_name), name_ix_cmp);
+	t->n_by_name = t->n;
+	return 0;
+}
+
 const struct link_obs *link_find(const struct link_table *t, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		if (!strcmp(t->links[i].name, name))
-			return &t->links[i];
+	size_t lo = 0, hi = t->n_by_name;
+
+	if (!t->by_name || t->n_by_name != t->n) {
+		for (size_t i = 0; i < t->n; i++) {
+			if (!strcmp(t->links[i].name, name))
+				return &t->links[i];
+		}
+		return NULL;
 	}
+	/* the first entry not below name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(t->by_name[mid].name, name, sizeof(t->by_name[mid].name)) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->n_by_name && !strcmp(t->links[t->by_name[lo].at].name, name))
+		return &t->links[t->by_name[lo].at];
 	return NULL;
 }
 
@@ -420,6 +470,7 @@ static int link_kind_parse(const struct nlmsghdr *nlh, void *table)
 
 	if (link_parse(nlh, &l) < 0)
 		return 0; /* not a link we can name: skip it */
+	drop_index(t);	  /* link_dump indexes the table once it is complete */
 	/* the capacity doubles whenever n reaches a power of two (0, 1, 2, 4, ...) */
 	if (!(t->n & (t->n - 1))) {
 		struct link_obs *grown = realloc(t->links, (t->n ? 2 * t->n : 1) * sizeof(*grown));

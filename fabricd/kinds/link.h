@@ -38,12 +38,28 @@ struct link_obs {
 	int vxlan_link; /* underlying device, 0 = none */
 };
 
+/* One entry of a link table's name index: the name, and where its link is in links[]. */
+struct link_name_ix {
+	char name[16];
+	uint32_t at;
+};
+
 struct link_table {
 	size_t n;
 	struct link_obs *links;
+	/*
+	 * The links by name (link_table_index), for link_find's bisection; in
+	 * force while n_by_name == n. Whoever changes links[] afterwards (a
+	 * link added, removed or renamed) calls link_table_index again; a
+	 * table that was never indexed is searched linearly.
+	 */
+	struct link_name_ix *by_name;
+	size_t n_by_name;
 };
 
 void link_table_free(struct link_table *t);
+/* Builds (or rebuilds) t's name index; -ENOMEM leaves t without one (link_find then scans). */
+int link_table_index(struct link_table *t);
 const struct link_obs *link_find(const struct link_table *t, const char *name);
 const struct link_obs *link_by_index(const struct link_table *t, int ifindex);
 

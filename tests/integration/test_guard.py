@@ -140,6 +140,24 @@ def test_plan_after_apply_finds_nothing(guarded):
         assert res.rc == 0, f"{node.name}: {res}"
 
 
+def test_another_inet_table_is_not_part_of_the_guard(guarded):
+    """Its chains, rules, sets and counters are the kernel's too, in the same family."""
+    pve1 = guarded.cluster.node("pve1")
+    nft(pve1, "add", "table", "inet", "hand")
+    try:
+        nft(pve1, "add", "chain", "inet", "hand", "input",
+            "{ type filter hook input priority 0; policy accept; }")
+        nft(pve1, "add", "chain", "inet", "hand", "other")
+        nft(pve1, "add", "rule", "inet", "hand", "input", "counter")
+        nft(pve1, "add", "set", "inet", "hand", "plain_members", "{ type ipv4_addr; }")
+        nft(pve1, "add", "element", "inet", "hand", "plain_members", "{ 192.0.2.99 }")
+        nft(pve1, "add", "counter", "inet", "hand", "drop_plain")
+        res = pve1.fabricd("plan", "-c", guarded.path)
+        assert res.rc == 0, res
+    finally:
+        nft(pve1, "delete", "table", "inet", "hand")
+
+
 # --- injection ------------------------------------------------------------------------
 
 

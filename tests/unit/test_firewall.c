@@ -530,8 +530,113 @@ static void test_delta(void)
 	cluster_free(c);
 }
 
+static size_t count_of(const char *text, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* A new table in steps: plain_members empty first, then its elements in chunks (guard_io.c). */
+static void test_load_steps(void)
+{
+	static const char *const members[] = {"198.51.100.12 . 100", "198.51.100.13 . 100",
+					      "198.51.100.12 . 101", "198.51.100.13 . 101",
+					      "198.51.100.13 . 300"};
+	struct cluster *c = load("examples/vxlan-3node.json");
+	struct firewall_ruleset rs;
+	struct node_state s;
+	struct strlist st;
+
+	CHECK(c != NULL, "examples/vxlan-3node.json loads");
+	if (!c)
+		return;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
+	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
+	/* five members: as it is when they fit in a chunk, or chunking is off */
+	for (size_t chunk = 0; chunk <= 6; chunk += 5) {
+		CHECK_INT(firewall_load_steps(rs.text, chunk, &st), 0, "steps");
+		CHECK(st.n == 1 && !strcmp(st.v[0], rs.text), "chunk %zu: one step, the text",
+		      chunk);
+		strlist_free(&st);
+	}
+	CHECK_INT(firewall_load_steps(rs.text, 2, &st), 0, "steps of 2");
+	CHECK_INT((int)st.n, 4, "the table, then 2 + 2 + 1 elements");
+	if (st.n == 4) {
+		check_has(st.v[0], "set plain_members {\n\t\ttypeof ip saddr . @th,96,24\n\t}\n");
+		/* the deny-list comes whole with the table: never laxer while loading */
+		check_has(st.v[0],
+			  "set secure_vnis {\n\t\ttypeof @th,96,24\n\t\telements = { 200 }\n");
+		check_has(st.v[0], "198.51.100.13 }\n"); /* wireguard_peers_ip kept */
+		check_has(st.v[0], "@plain_members accept\n");
+		CHECK_INT((int)(strlen(st.v[0]) + 400 > strlen(rs.text)), 1,
+			  "the rest of the table");
+		for (size_t i = 1; i < 4; i++)
+			CHECK(!strncmp(st.v[i], "add element inet fabricd plain_members { ", 41) &&
+				  st.v[i][strlen(st.v[i]) - 1] == '\n',
+			      "step %zu adds elements: %s", i, st.v[i]);
+		CHECK_INT((int)count_of(st.v[3], " . "), 1, "the last chunk holds the rest");
+		for (size_t m = 0; m < 5; m++) {
+			size_t n = 0;
+
+			check_lacks(st.v[0], members[m]);
+			for (size_t i = 1; i < 4; i++)
+				n += count_of(st.v[i], members[m]);
+			CHECK_INT((int)n, 1, "%s in one chunk", members[m]);
+		}
+	}
+	strlist_free(&st);
+	firewall_ruleset_free(&rs);
+	desired_free(&s);
+	cluster_free(c);
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct firewall_key));
+}
+
+/* elems_sort by radix (many elements) orders and dedups as memcmp over the whole key does. */
+static void test_elems_sort_radix(void)
+{
+	struct firewall_elems l = {0};
+	struct firewall_key *ref;
+	size_t n = 3000, uniq = 0;
+	unsigned int seed = 17;
+
+	ref = calloc(n, sizeof(*ref));
+	for (size_t i = 0; i < n; i++) {
+		struct firewall_key k = {0};
+
+		seed = seed * 1103515245U + 12345U;
+		k.len = (seed >> 8) % 3 ? 8 : (seed >> 10) % 2 ? 3 : 20;
+		/* few distinct values: duplicates, and bytes alike in most keys */
+		for (size_t b = 0; b < k.len; b++) {
+			seed = seed * 1103515245U + 12345U;
+			k.b[b] = b == 2 || b == 7 || b == 19 ? (uint8_t)(seed >> 16) % 5 : 0;
+		}
+		ref[i] = k;
+		CHECK_INT(elems_add(&l, &k), 0, "add");
+	}
+	CHECK(n >= ELEMS_RADIX_MIN, "enough for the radix sort");
+	elems_sort(&l);
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (!uniq || memcmp(&ref[uniq - 1], &ref[i], sizeof(*ref)))
+			ref[uniq++] = ref[i];
+	}
+	CHECK_INT((int)l.n, (int)uniq, "each key once");
+	CHECK(l.n == uniq && !memcmp(l.v, ref, uniq * sizeof(*ref)), "in memcmp order");
+	free(ref);
+	elems_free(&l);
+}
+
 int main(void)
 {
+	test_elems_sort_radix();
+	test_load_steps();
 	test_three_node_pve1();
 	test_ipv6_underlay();
 	test_observed_summary();

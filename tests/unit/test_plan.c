@@ -119,6 +119,13 @@ static void add_addr(const struct nlmsghdr *nlh, void *data)
 	ctx->t->entries[ctx->t->n++] = e;
 }
 
+/*
+ * Every test runs twice: on the tables as the recording fills them (in dump
+ * order, searched linearly), and as engine/observe.c leaves them (the links
+ * indexed by name, the FDB entries sorted), which the lookups bisect.
+ */
+static bool as_observed;
+
 struct fixture {
 	struct cluster *c;
 	struct reconcile r;
@@ -202,6 +209,11 @@ static int plan_for(struct fixture *f, struct plan *p, struct diag *d)
 	ret = desired_build(f->c, 0, 1500, &f->want, d);
 	if (ret < 0)
 		return ret;
+	if (as_observed) {
+		/* after each test's changes to the tables, as a fresh dump would be */
+		CHECK_INT(link_table_index(&f->have.links), 0, "link index");
+		fdb_table_sort(&f->have.fdb);
+	}
 	ret = plan_build(&f->r, &f->want, &f->have, p, d);
 	/*
 	 * The recording predates the nftables guard, so every plan would also
@@ -724,7 +736,40 @@ static void test_ops_compact_and_keyless(void)
 	fixture_free(&f);
 }
 
-int main(void)
+/* link_find: bisected in an indexed table, a scan in one changed since (or never indexed). */
+static void test_link_index(void)
+{
+	static const char *const names[] = {"vx300", "lo", "vnet300", "wgfab0", "vnet10", "eth0"};
+	struct link_table t = {0};
+	const struct link_obs *l;
+
+	t.links = calloc(8, sizeof(*t.links));
+	for (size_t i = 0; i < 6; i++) {
+		snprintf(t.links[i].name, sizeof(t.links[i].name), "%s", names[i]);
+		t.links[i].ifindex = (int)i + 1;
+	}
+	t.n = 6;
+	CHECK_INT(link_table_index(&t), 0, "index");
+	for (size_t i = 0; i < 6; i++) {
+		l = link_find(&t, names[i]);
+		CHECK(l && l->ifindex == (int)i + 1, "%s found by bisection", names[i]);
+	}
+	CHECK(!link_find(&t, "vnet3") && !link_find(&t, "zz") && !link_find(&t, "a"),
+	      "absent names not found");
+	CHECK(!link_find(&t, "vnet300-and-a-long-tail"), "a longer name is another name");
+	snprintf(t.links[6].name, sizeof(t.links[6].name), "vnet20");
+	t.links[6].ifindex = 7;
+	t.n = 7; /* added after the index: found by a scan */
+	l = link_find(&t, "vnet20");
+	CHECK(l && l->ifindex == 7, "a link added after the index is found");
+	CHECK_INT(link_table_index(&t), 0, "index again");
+	l = link_find(&t, "vnet20");
+	CHECK(l && l->ifindex == 7 && t.n_by_name == 7, "and by bisection once indexed again");
+	link_table_free(&t);
+	CHECK(!t.by_name && !t.n_by_name && !link_find(&t, "lo"), "freed with its index");
+}
+
+static void run_all(void)
 {
 	test_converged();
 	test_add_vnet();
@@ -741,5 +786,13 @@ int main(void)
 	test_foreign_link();
 	test_fabric_changes();
 	test_ops_compact_and_keyless();
+}
+
+int main(void)
+{
+	test_link_index();
+	run_all();
+	as_observed = true;
+	run_all();
 	return unit_summary("test_plan");
 }
