@@ -4,6 +4,7 @@
  * notifications mark objects dirty, a pass reads only those again.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@ void view_init(struct obs_view *v)
 
 void view_free(struct obs_view *v)
 {
+	free(v->packed_links);
+	free(v->packed_fdb);
 	link_table_free(&v->links);
 	fdb_table_free(&v->fdb);
 	firewall_obs_free(v->firewall);
@@ -359,6 +362,103 @@ static int refresh_guard(struct obs_view *v)
 	return ret;
 }
 
+#define ALIAS_AT    offsetof(struct link_obs, alias)
+#define AFTER_ALIAS (sizeof(struct link_obs) - ALIAS_AT - LINK_ALIAS_MAX)
+
+/* The links and FDB entries packed for the time between passes (view.h). */
+static void pack(struct obs_view *v)
+{
+	size_t len = 0, n = v->fdb.n;
+	unsigned char *p;
+
+	for (size_t i = 0; i < v->links.n; i++)
+		len += ALIAS_AT + AFTER_ALIAS + 1 + strlen(v->links.links[i].alias);
+	p = malloc(len ? len : 1);
+	for (size_t i = 0; i < n && v->fdb.entries[i].dst.family == AF_INET; i++) {
+		if (i + 1 == n)
+			v->packed_fdb = malloc(n * sizeof(*v->packed_fdb));
+	}
+	if (!p || (n && !v->packed_fdb)) {
+		free(p);
+		free(v->packed_fdb);
+		v->packed_fdb = NULL;
+		return; /* kept as they are */
+	}
+	v->packed_links = p;
+	v->n_packed_links = v->links.n;
+	v->packed_links_len = len;
+	for (size_t i = 0; i < v->links.n; i++) {
+		const struct link_obs *l = &v->links.links[i];
+		size_t a = strlen(l->alias);
+
+		memcpy(p, l, ALIAS_AT);
+		memcpy(p + ALIAS_AT, (const char *)l + ALIAS_AT + LINK_ALIAS_MAX, AFTER_ALIAS);
+		p += ALIAS_AT + AFTER_ALIAS;
+		*p++ = (unsigned char)a;
+		memcpy(p, l->alias, a);
+		p += a;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *b = v->fdb.entries[i].dst.bytes;
+
+		v->packed_fdb[i] = (uint64_t)(uint32_t)v->fdb.entries[i].ifindex << 32 |
+				   (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+				   (uint32_t)b[2] << 8 | b[3];
+	}
+	v->n_packed_fdb = n;
+	link_table_free(&v->links);
+	fdb_table_free(&v->fdb);
+	v->packed = true;
+}
+
+/* Back to the tables a pass plans with. 0 or -ENOMEM (the view is then dropped). */
+static int unpack(struct obs_view *v)
+{
+	size_t nl = v->n_packed_links, nf = v->n_packed_fdb;
+	const unsigned char *p = v->packed_links;
+
+	if (!v->packed)
+		return 0;
+	v->packed = false;
+	v->links.links = calloc(capacity_for(nl), sizeof(*v->links.links));
+	v->fdb.entries = nf ? calloc(capacity_for(nf), sizeof(*v->fdb.entries)) : NULL;
+	if (!v->links.links || (nf && !v->fdb.entries)) {
+		view_free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		struct link_obs *l = &v->links.links[i];
+		size_t a;
+
+		memcpy(l, p, ALIAS_AT);
+		memcpy((char *)l + ALIAS_AT + LINK_ALIAS_MAX, p + ALIAS_AT, AFTER_ALIAS);
+		p += ALIAS_AT + AFTER_ALIAS;
+		a = *p++;
+		memcpy(l->alias, p, a);
+		p += a;
+	}
+	v->links.n = nl;
+	for (size_t i = 0; i < nf; i++) {
+		struct fdb_entry *e = &v->fdb.entries[i];
+		uint32_t ip = (uint32_t)v->packed_fdb[i];
+
+		e->ifindex = (int)(v->packed_fdb[i] >> 32);
+		e->dst.family = AF_INET;
+		e->dst.bytes[0] = (uint8_t)(ip >> 24);
+		e->dst.bytes[1] = (uint8_t)(ip >> 16);
+		e->dst.bytes[2] = (uint8_t)(ip >> 8);
+		e->dst.bytes[3] = (uint8_t)ip;
+	}
+	v->fdb.n = nf;
+	v->fdb.sorted = true;
+	free(v->packed_links);
+	free(v->packed_fdb);
+	v->packed_links = NULL;
+	v->packed_fdb = NULL;
+	v->n_packed_links = v->n_packed_fdb = v->packed_links_len = 0;
+	return 0;
+}
+
 int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 {
 	long long now = mono_s();
@@ -369,6 +469,9 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 	if (!v->full_at || now - v->full_at >= VIEW_FULL_S)
 		view_invalidate(v);
 	full = !v->links_ok && !v->fdb_ok && !v->guard_ok;
+	ret = unpack(v);
+	if (ret < 0)
+		return ret;
 	ret = refresh_links(v, r->rtnl);
 	if (ret == 0)
 		ret = refresh_fdb(v, r->rtnl);
@@ -411,6 +514,8 @@ void view_reclaim(struct obs_view *v, struct observed *o)
 	links_order(&v->links);	    /* observe_rest may have dumped the links again */
 	if (!v->fdb.sorted)
 		fdb_table_sort(&v->fdb);
+	if (v->links_ok && v->fdb_ok)
+		pack(v);
 }
 
 bool view_guard_stale(struct obs_view *v, const struct plan *p)
