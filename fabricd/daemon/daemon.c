@@ -8,8 +8,9 @@
  *             on the file itself would not follow;
  *   netlink   notifications for links, addresses, routes and the all-zeros
  *             FDB entries fabricd owns, and (netfilter) for its nftables
- *             table; an overflow (ENOBUFS) means some were lost, so the next
- *             pass re-reads everything (every pass does);
+ *             table; each marks what it names dirty in the kept view, and an
+ *             overflow (ENOBUFS) means some were lost, so the next pass
+ *             re-reads everything;
  *   signalfd  SIGHUP reloads, SIGTERM and SIGINT end the daemon and leave the
  *             dataplane up;
  *   timerfd   one timer for the next due of: the debounce that coalesces a
@@ -23,9 +24,11 @@
  * repaired within a second. The same tick stats the definition file, for file
  * systems that do not support inotify (FUSE, such as Proxmox's /etc/pve).
  *
- * A pass is always a full one (engine/session.h): observe the kernel, diff, plan,
- * apply. The notifications caused by its own changes lead to one more pass,
- * which plans nothing and logs nothing; then the loop sleeps.
+ * A pass observes from the view it keeps (engine/view.h: the objects the
+ * notifications named are read again, everything on ENOBUFS, after a failure
+ * and every VIEW_FULL_S), diffs, plans, applies. The notifications caused by
+ * its own changes lead to one more pass, which plans nothing and logs
+ * nothing; then the loop sleeps.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -97,6 +100,7 @@ struct daemon {
 	char status[256];
 	struct monitor *monitor;   /* metrics and data-path probes (daemon/monitor.h) */
 	struct keyfile_store keys; /* private and preshared keys, read again when changed */
+	struct obs_view view;	   /* the observed state between passes (engine/view.h) */
 };
 
 static long long clock_ms(clockid_t id)
@@ -263,6 +267,7 @@ static void pass_failed(struct daemon *d, unsigned int reasons)
 	if (delay > RETRY_MAX_MS)
 		delay = RETRY_MAX_MS;
 	d->failures++;
+	view_invalidate(&d->view); /* the next pass reads everything again */
 	log_error("%s: not converged; trying again in %.1f s", d->node, delay / 1000.0);
 	schedule(d, reasons | REASON_RETRY, delay);
 	set_status(d, "not converged, retrying (see the log)");
@@ -406,6 +411,10 @@ static int run_pass_locked(struct daemon *d)
 	int ret;
 
 	d->reasons = 0;
+	/* what changed up to now: the view is brought up to date with it in this pass */
+	kernel_watch_read(d->mon, &d->view);
+	if (d->nft)
+		kernel_watch_read(d->nft, &d->view);
 	if (log_is_verbose()) {
 		char why[96];
 
@@ -423,6 +432,7 @@ static int run_pass_locked(struct daemon *d)
 	/* a failure that repeats is logged once (daemon/retry.h) */
 	captured = cand && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
+	      session_use_view(&s, &d->view) < 0 ||
 	      session_load_keys_kept(&s, d->o, &d->keys) < 0 ||
 	      roam_mark_moved(&s.r,
 			      d->roam_base ? d->roam_base
@@ -433,6 +443,7 @@ static int run_pass_locked(struct daemon *d)
 	log_text = captured ? log_capture_end() : NULL;
 	if (ret) {
 		session_free(&s);
+		view_invalidate(&d->view);
 		if (!cand) {
 			pass_failed(d, reasons);
 			return -1;
@@ -522,6 +533,10 @@ static void check(struct daemon *d)
 		d->reload = true;
 		schedule(d, 0, 0);
 	}
+	if (view_full_due(&d->view, now_ms() / 1000) && !d->pass_at) {
+		log_debug("%s: reading the whole node again (every %d s)", d->node, VIEW_FULL_S);
+		schedule(d, REASON_SETTLE, 0);
+	}
 	if (resolve_poll()) {
 		log_debug("a peer endpoint name resolved differently: planning again");
 		schedule(d, REASON_PEERS, 0);
@@ -609,6 +624,7 @@ static void close_all(struct daemon *d)
 	def_retry_drop(&d->pending);
 	free(d->mtus);
 	keyfile_store_free(&d->keys); /* wiped */
+	view_free(&d->view);
 }
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)
@@ -629,7 +645,7 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		break;
 	case EV_NETLINK:
 	case EV_NFT:
-		events = kernel_watch_read(ev->data.u32 == EV_NFT ? d->nft : d->mon);
+		events = kernel_watch_read(ev->data.u32 == EV_NFT ? d->nft : d->mon, &d->view);
 		if (events & KERNEL_OVERFLOW)
 			log_info("kernel notifications overflowed (ENOBUFS): reading everything "
 				 "again");
@@ -695,6 +711,13 @@ int daemon_run(const struct options *given)
 	def_source_init(&d.src, given);
 	o->config = d.src.files[0]; /* messages name what the definition comes from */
 
+	/*
+	 * A fixed threshold: every block over 128 KiB (the view's tables, a
+	 * pass's plan) is its own mapping, given back when freed. glibc's
+	 * adaptive one moved such blocks into the heap, where they fragmented
+	 * it over reloads (malloc_trim cannot return a page with a live block).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	notify_open(&d.notify);
 	if (open_all(&d) < 0 || monitor_open(o, &d.monitor) < 0) {
 		log_error("run: cannot set up the event loop: %s", strerror(errno));

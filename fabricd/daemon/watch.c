@@ -250,7 +250,7 @@ static void describe(const struct nlmsghdr *nlh)
 	log_debug("kernel: %s%s%s", names[nlh->nlmsg_type], ifname[0] ? " " : "", ifname);
 }
 
-unsigned int kernel_watch_read(struct mnl_socket *mon)
+unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
 {
 	char buf[32768] __attribute__((aligned(4)));
 	int fd = mnl_socket_get_fd(mon);
@@ -264,6 +264,7 @@ unsigned int kernel_watch_read(struct mnl_socket *mon)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
 			events |= KERNEL_OVERFLOW;
+			view_invalidate(view); /* some were lost: read everything again */
 			continue;
 		}
 		if (n <= 0)
@@ -273,9 +274,11 @@ unsigned int kernel_watch_read(struct mnl_socket *mon)
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
 			if (is_fabricd_table(nlh)) {
 				log_debug("kernel: firewall table inet fabricd changed");
+				view_guard_changed(view);
 				events |= KERNEL_CHANGED;
 				continue;
 			}
+			view_notify(view, nlh);
 			switch (nlh->nlmsg_type) {
 			case RTM_NEWNEIGH:
 			case RTM_DELNEIGH:

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "base/util.h"
+#include "engine/view.h"
 #include "wireguard/wg.h"
 
 /* The definition file as last read: a difference means read it again. */
@@ -68,8 +69,11 @@ enum kernel_event {
 	KERNEL_OVERFLOW = 1U << 1, /* ENOBUFS: notifications were lost, read everything */
 };
 
-/* Reads every pending notification of either socket; a mask of enum kernel_event. */
-unsigned int kernel_watch_read(struct mnl_socket *mon);
+/*
+ * Reads every pending notification of either socket; a mask of enum
+ * kernel_event. Each one also marks what it concerns dirty in view (engine/view.h).
+ */
+unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view);
 
 /* FNV-1a, 64 bit: digest(DIGEST_INIT, data, len), chained for more data. */
 #define DIGEST_INIT FNV1A_INIT

@@ -187,7 +187,6 @@ static int observe_fabric(struct reconcile *r, struct observed *o, const struct 
 
 int observe(struct reconcile *r, struct observed *o)
 {
-	const struct link_obs *wg;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
@@ -200,23 +199,31 @@ int observe(struct reconcile *r, struct observed *o)
 	ret = firewall_observe(&o->firewall);
 	if (ret < 0)
 		goto fail;
-	ret = frr_observe(r->frr_pathspace, r->owner, &o->frr);
-	if (ret < 0)
-		goto fail;
-	wg = link_find(&o->links, FABRIC_IFNAME);
-	if (!wg && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
-		/* a fabricd killed while starting it: let it finish, then adopt it */
-		wg_wait_started(r->backend, FABRIC_IFNAME);
-		ret = link_dump(r->rtnl, &o->links);
-		if (ret < 0)
-			goto fail;
-		wg = link_find(&o->links, FABRIC_IFNAME);
-	}
-	ret = observe_fabric(r, o, wg);
+	ret = observe_rest(r, o);
 	if (ret < 0)
 		goto fail;
 	return 0;
 fail:
 	observed_free(o);
 	return ret;
+}
+
+int observe_rest(struct reconcile *r, struct observed *o)
+{
+	const struct link_obs *wg;
+	int ret;
+
+	ret = frr_observe(r->frr_pathspace, r->owner, &o->frr);
+	if (ret < 0)
+		return ret;
+	wg = link_find(&o->links, FABRIC_IFNAME);
+	if (!wg && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+		/* a fabricd killed while starting it: let it finish, then adopt it */
+		wg_wait_started(r->backend, FABRIC_IFNAME);
+		ret = link_dump(r->rtnl, &o->links);
+		if (ret < 0)
+			return ret;
+		wg = link_find(&o->links, FABRIC_IFNAME);
+	}
+	return observe_fabric(r, o, wg);
 }

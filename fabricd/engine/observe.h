@@ -39,6 +39,12 @@ int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t);
 
 /* Reads everything a pass plans against; decides the backend from an existing device. */
 int observe(struct reconcile *r, struct observed *o);
+/*
+ * What observe reads after the links, FDB and guard (in o already): frr.conf,
+ * the fabric device's addresses and WireGuard state. 0 or -errno; the caller
+ * frees o on error. The daemon's cached view (engine/view.h) reads this every pass.
+ */
+int observe_rest(struct reconcile *r, struct observed *o);
 void observed_free(struct observed *o);
 
 #endif

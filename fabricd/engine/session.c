@@ -25,6 +25,7 @@
 #include "engine/session.h"
 #include "engine/switch.h"
 #include "engine/route.h"
+#include "engine/view.h"
 #include "kmod/probe.h"
 
 /* --sdn-dir DIR: the definition Proxmox's deployed SDN configuration maps to. */
@@ -124,6 +125,8 @@ static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c
 
 void session_free(struct session *s)
 {
+	if (s->view)
+		view_reclaim(s->view, &s->have); /* kept for the next pass */
 	plan_free(&s->plan);
 	observed_free(&s->have);
 	desired_free(&s->want);
@@ -231,6 +234,17 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 	return 0;
 }
 
+/* Plans again from scratch (the view's guard was stale: its counters are carried over). */
+static int session_replan(struct session *s)
+{
+	plan_free(&s->plan);
+	view_reclaim(s->view, &s->have);
+	observed_free(&s->have);
+	desired_free(&s->want);
+	plan_init(&s->plan, s->r.owner);
+	return session_plan(s);
+}
+
 int session_plan(struct session *s)
 {
 	struct diag diag;
@@ -243,7 +257,7 @@ int session_plan(struct session *s)
 	clock_gettime(CLOCK_BOOTTIME, &boot);
 	s->r.boot_now = (long long)boot.tv_sec;
 	s->r.now = (long long)time(NULL);
-	ret = observe(&s->r, &s->have);
+	ret = s->view ? view_observe(s->view, &s->r, &s->have) : observe(&s->r, &s->have);
 	if (ret < 0) {
 		log_error("cannot read the kernel's state: %s", strerror(-ret));
 		return -1;
@@ -269,6 +283,14 @@ int session_plan(struct session *s)
 			log_error("planning failed: %s", strerror(-ret));
 		return -1;
 	}
+	if (s->view && view_guard_stale(s->view, &s->plan))
+		return session_replan(s); /* once: the guard is read this time */
+	return 0;
+}
+
+int session_use_view(struct session *s, struct obs_view *v)
+{
+	s->view = v;
 	return 0;
 }
 

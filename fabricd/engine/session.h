@@ -32,6 +32,7 @@ struct session {
 	struct observed have;
 	struct plan plan;
 	const char *ifupdown_file; /* options.ifupdown_file */
+	struct obs_view *view;	   /* the daemon's kept view (engine/view.h), or NULL */
 };
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */
@@ -56,6 +57,12 @@ int session_load_keys(struct session *s, const struct options *o, bool private_k
  */
 struct keyfile_store;
 int session_load_keys_kept(struct session *s, const struct options *o, struct keyfile_store *keys);
+/*
+ * The daemon: plan from its kept view v (engine/view.h) instead of reading
+ * the kernel in full; after session_open_cluster. Returns 0.
+ */
+struct obs_view;
+int session_use_view(struct session *s, struct obs_view *v);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */

@@ -90,6 +90,14 @@ def cases(pve1, pve2):
         "bridge-port-removed": (
             ["ip", "link", "set", "vx100", "nomaster"],
             lambda: port(pve1, "vx100") == ("vnet100", True)),
+        "port-isolation-off-bridge-tool": (
+            # announced as an AF_BRIDGE message only, without the link's kind
+            ["bridge", "link", "set", "dev", "vs200", "isolated", "off"],
+            lambda: port(pve1, "vs200") == ("vnet200", True)),
+        "fdb-whole-entry-deleted": (
+            # without dst: the whole entry goes, and the kernel names only its first remote
+            ["bridge", "fdb", "del", "00:00:00:00:00:00", "dev", "vs200"],
+            lambda: fdb_has(pve1, "vs200", pve2.fabric_address)),
         "port-isolation-off": (
             ["ip", "link", "set", "vs200", "type", "bridge_slave", "isolated", "off"],
             lambda: port(pve1, "vs200") == ("vnet200", True)),
@@ -115,7 +123,8 @@ def cases(pve1, pve2):
 
 
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "fdb-remote-deleted",
-              "bridge-port-removed", "port-isolation-off", "vxlan-down", "bridge-mtu-changed",
+              "bridge-port-removed", "port-isolation-off", "port-isolation-off-bridge-tool",
+              "fdb-whole-entry-deleted", "vxlan-down", "bridge-mtu-changed",
               "fabric-address-deleted", "wireguard-peer-removed", "wireguard-keepalive-changed",
               "firewall-table-deleted"]
 

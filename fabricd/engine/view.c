@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine/view.c - the daemon's observed view between passes (engine/view.h):
+ * notifications mark objects dirty, a pass reads only those again.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "engine/guard_io.h"
+#include "engine/plan.h"
+#include "engine/reconcile.h"
+#include "engine/view.h"
+#include "kinds/guard_priv.h"
+#include "kinds/kind.h"
+
+static long long mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec;
+}
+
+void view_init(struct obs_view *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+void view_free(struct obs_view *v)
+{
+	free(v->packed_links);
+	free(v->packed_fdb);
+	link_table_free(&v->links);
+	fdb_table_free(&v->fdb);
+	firewall_obs_free(v->firewall);
+	view_init(v);
+}
+
+void view_invalidate(struct obs_view *v)
+{
+	v->links_ok = v->fdb_ok = v->guard_ok = false;
+	v->n_dirty_links = v->n_dirty_fdb = 0;
+}
+
+void view_guard_changed(struct obs_view *v)
+{
+	v->guard_ok = false;
+}
+
+bool view_full_due(const struct obs_view *v, long long now)
+{
+	return v->full_at && now - v->full_at >= VIEW_FULL_S;
+}
+
+/* Adds ifindex to a dirty set; past VIEW_DIRTY_MAX the whole table is read again. */
+static void mark(int *set, size_t *n, bool *ok, int ifindex)
+{
+	if (!*ok)
+		return;
+	for (size_t i = 0; i < *n; i++) {
+		if (set[i] == ifindex)
+			return;
+	}
+	if (*n == VIEW_DIRTY_MAX) {
+		*ok = false;
+		*n = 0;
+		return;
+	}
+	set[(*n)++] = ifindex;
+}
+
+/* An all-zeros entry with a remote (daemon/watch.c wakes on the same). */
+static bool is_fdb_remote(const struct nlmsghdr *nlh, int *ifindex)
+{
+	static const uint8_t zero[6];
+	const struct ndmsg *ndm;
+	const struct nlattr *attr;
+	bool mac = false, dst = false;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
+		return false;
+	ndm = mnl_nlmsg_get_payload(nlh);
+	if (ndm->ndm_family != AF_BRIDGE)
+		return false;
+	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
+	{
+		if (mnl_attr_get_type(attr) == NDA_LLADDR)
+			mac = mnl_attr_get_payload_len(attr) == 6 &&
+			      !memcmp(mnl_attr_get_payload(attr), zero, 6);
+		else if (mnl_attr_get_type(attr) == NDA_DST)
+			dst = true;
+	}
+	*ifindex = ndm->ndm_ifindex;
+	return mac && dst;
+}
+
+void view_notify(struct obs_view *v, const struct nlmsghdr *nlh)
+{
+	const struct ifinfomsg *ifi;
+	int ifindex;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+			return;
+		ifi = mnl_nlmsg_get_payload(nlh);
+		/* AF_BRIDGE: a port's bridge options, or the port leaving; the link is read */
+		mark(v->dirty_links, &v->n_dirty_links, &v->links_ok, ifi->ifi_index);
+		/* a device's FDB entries go with it, and the kernel notifies only the first */
+		if (nlh->nlmsg_type == RTM_DELLINK && ifi->ifi_family != AF_BRIDGE)
+			mark(v->dirty_fdb, &v->n_dirty_fdb, &v->fdb_ok, ifi->ifi_index);
+		break;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		/* deleting a whole entry notifies its first remote only: the device is read */
+		if (is_fdb_remote(nlh, &ifindex))
+			mark(v->dirty_fdb, &v->n_dirty_fdb, &v->fdb_ok, ifindex);
+		break;
+	}
+}
+
+/* The first link with an ifindex >= ifindex (the table is ordered by ifindex). */
+static size_t link_pos(const struct link_table *t, int ifindex)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->links[mid].ifindex < ifindex)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int by_ifindex(const void *a, const void *b)
+{
+	int x = ((const struct link_obs *)a)->ifindex, y = ((const struct link_obs *)b)->ifindex;
+
+	return (x > y) - (x < y);
+}
+
+static void links_order(struct link_table *t)
+{
+	for (size_t i = 1; i < t->n; i++) {
+		if (t->links[i - 1].ifindex > t->links[i].ifindex) {
+			qsort(t->links, t->n, sizeof(*t->links), by_ifindex);
+			return;
+		}
+	}
+}
+
+/*
+ * The kinds' parse grows a table when n reaches a power of two (kinds/link.c,
+ * kinds/fdb.c): the capacity is always at least the power of two >= n, and
+ * stays so here, so a dump may append to a table this file changed.
+ */
+static size_t capacity_for(size_t n)
+{
+	size_t c = 1;
+
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
+/* Puts l in at its ifindex, replacing the link there. 0 or -ENOMEM. */
+static int link_put(struct link_table *t, const struct link_obs *l)
+{
+	size_t i = link_pos(t, l->ifindex);
+
+	if (i < t->n && t->links[i].ifindex == l->ifindex) {
+		t->links[i] = *l;
+		return 0;
+	}
+	if (!(t->n & (t->n - 1))) {
+		struct link_obs *grown = realloc(t->links, capacity_for(t->n + 1) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->links = grown;
+	}
+	memmove(&t->links[i + 1], &t->links[i], (t->n - i) * sizeof(*t->links));
+	t->links[i] = *l;
+	t->n++;
+	return 0;
+}
+
+static void link_drop(struct link_table *t, int ifindex)
+{
+	size_t i = link_pos(t, ifindex);
+
+	if (i == t->n || t->links[i].ifindex != ifindex)
+		return;
+	memmove(&t->links[i], &t->links[i + 1], (t->n - i - 1) * sizeof(*t->links));
+	t->n--;
+}
+
+struct link_get {
+	struct link_obs l;
+	bool found;
+};
+
+static int link_get_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct link_get *g = data;
+
+	if (link_parse(nlh, &g->l) == 0)
+		g->found = true;
+	return MNL_CB_OK;
+}
+
+/* Reads link ifindex again into t (dropped when it is gone). 0 or -errno. */
+static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	struct link_get g = {.found = false};
+	int ret;
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	ret = nl_request(s, nlh, link_get_cb, &g);
+	if (ret == -ENODEV || (ret == 0 && !g.found)) {
+		link_drop(t, ifindex);
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	return link_put(t, &g.l);
+}
+
+/* The first FDB entry of a device >= ifindex (the table is sorted). */
+static size_t fdb_pos(const struct fdb_table *t, int ifindex)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->entries[mid].ifindex < ifindex)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Replaces device ifindex's entries in t with fresh (sorted, its own only). 0 or -ENOMEM. */
+static int fdb_splice(struct fdb_table *t, int ifindex, const struct fdb_table *fresh)
+{
+	size_t lo = fdb_pos(t, ifindex), hi = lo, n;
+
+	while (hi < t->n && t->entries[hi].ifindex == ifindex)
+		hi++;
+	n = t->n - (hi - lo) + fresh->n;
+	if (n > t->n) {
+		struct fdb_entry *grown = realloc(t->entries, capacity_for(n) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->entries = grown;
+	}
+	memmove(&t->entries[lo + fresh->n], &t->entries[hi], (t->n - hi) * sizeof(*t->entries));
+	if (fresh->n)
+		memcpy(&t->entries[lo], fresh->entries, fresh->n * sizeof(*t->entries));
+	t->n = n;
+	return 0;
+}
+
+static int fdb_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (fdb_kind.parse(nlh, data) < 0) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+static void fdb_reset(void *data)
+{
+	fdb_table_free(data);
+}
+
+/* Reads device ifindex's all-zeros entries again (a dump filtered to it). 0 or -errno. */
+static int fdb_refresh(struct nl_sock *s, struct fdb_table *t, int ifindex)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETNEIGH, 0);
+	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	struct fdb_table fresh = {0};
+	size_t k = 0;
+	int ret;
+
+	ndm->ndm_family = AF_BRIDGE;
+	ndm->ndm_ifindex = ifindex; /* the kernel dumps that port's entries only */
+	ret = nl_dump(s, nlh, fdb_cb, fdb_reset, &fresh);
+	if (ret == -ENODEV)
+		ret = 0;
+	for (size_t i = 0; ret == 0 && i < fresh.n; i++) {
+		if (fresh.entries[i].ifindex == ifindex)
+			fresh.entries[k++] = fresh.entries[i];
+	}
+	fresh.n = k;
+	fdb_table_sort(&fresh);
+	if (ret == 0)
+		ret = fdb_splice(t, ifindex, &fresh);
+	fdb_table_free(&fresh);
+	return ret;
+}
+
+static int refresh_links(struct obs_view *v, struct nl_sock *s)
+{
+	int ret = 0;
+
+	if (!v->links_ok) {
+		ret = link_dump(s, &v->links);
+		links_order(&v->links);
+	}
+	for (size_t i = 0; v->links_ok && ret == 0 && i < v->n_dirty_links; i++, v->link_gets++)
+		ret = link_refresh(s, &v->links, v->dirty_links[i]);
+	v->n_dirty_links = 0;
+	v->links_ok = ret == 0;
+	return ret;
+}
+
+static int refresh_fdb(struct obs_view *v, struct nl_sock *s)
+{
+	int ret = 0;
+
+	if (!v->fdb_ok)
+		ret = fdb_dump(s, &v->fdb);
+	for (size_t i = 0; v->fdb_ok && ret == 0 && i < v->n_dirty_fdb; i++, v->fdb_gets++)
+		ret = fdb_refresh(s, &v->fdb, v->dirty_fdb[i]);
+	v->n_dirty_fdb = 0;
+	v->fdb_ok = ret == 0;
+	return ret;
+}
+
+static int refresh_guard(struct obs_view *v)
+{
+	int ret;
+
+	v->guard_cached = v->guard_ok;
+	if (v->guard_ok)
+		return 0;
+	firewall_obs_free(v->firewall);
+	v->firewall = NULL;
+	ret = firewall_observe(&v->firewall);
+	v->guard_ok = ret == 0;
+	return ret;
+}
+
+#define ALIAS_AT    offsetof(struct link_obs, alias)
+#define AFTER_ALIAS (sizeof(struct link_obs) - ALIAS_AT - LINK_ALIAS_MAX)
+
+/* The links and FDB entries packed for the time between passes (view.h). */
+static void pack(struct obs_view *v)
+{
+	size_t len = 0, n = v->fdb.n;
+	unsigned char *p;
+
+	for (size_t i = 0; i < v->links.n; i++)
+		len += ALIAS_AT + AFTER_ALIAS + 1 + strlen(v->links.links[i].alias);
+	p = malloc(len ? len : 1);
+	for (size_t i = 0; i < n && v->fdb.entries[i].dst.family == AF_INET; i++) {
+		if (i + 1 == n)
+			v->packed_fdb = malloc(n * sizeof(*v->packed_fdb));
+	}
+	if (!p || (n && !v->packed_fdb)) {
+		free(p);
+		free(v->packed_fdb);
+		v->packed_fdb = NULL;
+		return; /* kept as they are */
+	}
+	v->packed_links = p;
+	v->n_packed_links = v->links.n;
+	v->packed_links_len = len;
+	for (size_t i = 0; i < v->links.n; i++) {
+		const struct link_obs *l = &v->links.links[i];
+		size_t a = strlen(l->alias);
+
+		memcpy(p, l, ALIAS_AT);
+		memcpy(p + ALIAS_AT, (const char *)l + ALIAS_AT + LINK_ALIAS_MAX, AFTER_ALIAS);
+		p += ALIAS_AT + AFTER_ALIAS;
+		*p++ = (unsigned char)a;
+		memcpy(p, l->alias, a);
+		p += a;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *b = v->fdb.entries[i].dst.bytes;
+
+		v->packed_fdb[i] = (uint64_t)(uint32_t)v->fdb.entries[i].ifindex << 32 |
+				   (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+				   (uint32_t)b[2] << 8 | b[3];
+	}
+	v->n_packed_fdb = n;
+	link_table_free(&v->links);
+	fdb_table_free(&v->fdb);
+	v->packed = true;
+}
+
+/* Back to the tables a pass plans with. 0 or -ENOMEM (the view is then dropped). */
+static int unpack(struct obs_view *v)
+{
+	size_t nl = v->n_packed_links, nf = v->n_packed_fdb;
+	const unsigned char *p = v->packed_links;
+
+	if (!v->packed)
+		return 0;
+	v->packed = false;
+	v->links.links = calloc(capacity_for(nl), sizeof(*v->links.links));
+	v->fdb.entries = nf ? calloc(capacity_for(nf), sizeof(*v->fdb.entries)) : NULL;
+	if (!v->links.links || (nf && !v->fdb.entries)) {
+		view_free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		struct link_obs *l = &v->links.links[i];
+		size_t a;
+
+		memcpy(l, p, ALIAS_AT);
+		memcpy((char *)l + ALIAS_AT + LINK_ALIAS_MAX, p + ALIAS_AT, AFTER_ALIAS);
+		p += ALIAS_AT + AFTER_ALIAS;
+		a = *p++;
+		memcpy(l->alias, p, a);
+		p += a;
+	}
+	v->links.n = nl;
+	for (size_t i = 0; i < nf; i++) {
+		struct fdb_entry *e = &v->fdb.entries[i];
+		uint32_t ip = (uint32_t)v->packed_fdb[i];
+
+		e->ifindex = (int)(v->packed_fdb[i] >> 32);
+		e->dst.family = AF_INET;
+		e->dst.bytes[0] = (uint8_t)(ip >> 24);
+		e->dst.bytes[1] = (uint8_t)(ip >> 16);
+		e->dst.bytes[2] = (uint8_t)(ip >> 8);
+		e->dst.bytes[3] = (uint8_t)ip;
+	}
+	v->fdb.n = nf;
+	v->fdb.sorted = true;
+	free(v->packed_links);
+	free(v->packed_fdb);
+	v->packed_links = NULL;
+	v->packed_fdb = NULL;
+	v->n_packed_links = v->n_packed_fdb = v->packed_links_len = 0;
+	return 0;
+}
+
+int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
+{
+	long long now = mono_s();
+	bool full;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	if (!v->full_at || now - v->full_at >= VIEW_FULL_S)
+		view_invalidate(v);
+	full = !v->links_ok && !v->fdb_ok && !v->guard_ok;
+	ret = unpack(v);
+	if (ret < 0)
+		return ret;
+	ret = refresh_links(v, r->rtnl);
+	if (ret == 0)
+		ret = refresh_fdb(v, r->rtnl);
+	if (ret == 0)
+		ret = refresh_guard(v);
+	if (ret < 0) {
+		view_invalidate(v);
+		return ret;
+	}
+	if (full) {
+		v->full_at = now;
+		v->full_reads++;
+	}
+	/* links_order and the refreshes moved links: index them as they are now (-ENOMEM: scans) */
+	(void)link_table_index(&v->links);
+	o->links = v->links;
+	o->fdb = v->fdb;
+	o->firewall = v->firewall;
+	memset(&v->links, 0, sizeof(v->links));
+	memset(&v->fdb, 0, sizeof(v->fdb));
+	v->firewall = NULL;
+	log_debug("observed view: %s (%lu full reads, %lu link and %lu fdb reads so far)",
+		  full ? "read in full" : "kept", v->full_reads, v->link_gets, v->fdb_gets);
+	return observe_rest(r, o);
+}
+
+void view_reclaim(struct obs_view *v, struct observed *o)
+{
+	bool lost = !o->links.links; /* freed on the way (every namespace has a link) */
+
+	link_table_free(&v->links);
+	fdb_table_free(&v->fdb);
+	firewall_obs_free(v->firewall);
+	v->links = o->links;
+	v->fdb = o->fdb;
+	v->firewall = o->firewall;
+	memset(&o->links, 0, sizeof(o->links));
+	memset(&o->fdb, 0, sizeof(o->fdb));
+	o->firewall = NULL;
+	if (lost)
+		view_invalidate(v); /* read again, all of it */
+	links_order(&v->links);	    /* observe_rest may have dumped the links again */
+	if (!v->fdb.sorted)
+		fdb_table_sort(&v->fdb);
+	if (v->links_ok && v->fdb_ok)
+		pack(v);
+}
+
+bool view_guard_stale(struct obs_view *v, const struct plan *p)
+{
+	if (!v->guard_cached)
+		return false;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if (op->kind == KIND_GUARD && op->type == OP_FIREWALL_SET && op->text &&
+		    strncmp(op->text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK))) {
+			v->guard_ok = false;
+			return true;
+		}
+	}
+	return false;
+}
