@@ -17,6 +17,7 @@
 
 #include "daemon/watch.h"
 #include "base/log.h"
+#include "kinds/fdb.h"
 
 #define NL_RCVBUF (8 << 20) /* a burst of many thousand notifications fits */
 #define INOTIFY_MASK                                                                               \
@@ -195,35 +196,6 @@ static bool is_fabricd_table(const struct nlmsghdr *nlh)
 	return false;
 }
 
-/*
- * An all-zeros FDB entry with a remote: the only neighbour entries fabricd
- * makes. Learned MAC addresses and ARP come and go with guest traffic and
- * must not wake the daemon.
- */
-static bool is_fdb_remote(const struct nlmsghdr *nlh)
-{
-	static const uint8_t zero[6];
-	const struct nlattr *attr;
-	const struct ndmsg *ndm;
-	bool mac = false, dst = false;
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
-		return false;
-	ndm = mnl_nlmsg_get_payload(nlh);
-	if (ndm->ndm_family != AF_BRIDGE)
-		return false;
-	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
-	{
-		uint16_t len = mnl_attr_get_payload_len(attr);
-
-		if (mnl_attr_get_type(attr) == NDA_LLADDR)
-			mac = len == 6 && !memcmp(mnl_attr_get_payload(attr), zero, 6);
-		else if (mnl_attr_get_type(attr) == NDA_DST)
-			dst = true;
-	}
-	return mac && dst;
-}
-
 /* For --verbose: the kind of a notification and, for links, the name. */
 static void describe(const struct nlmsghdr *nlh)
 {
@@ -278,13 +250,15 @@ unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
 				events |= KERNEL_CHANGED;
 				continue;
 			}
+			int ifindex;
+
 			view_notify(view, nlh);
 			switch (nlh->nlmsg_type) {
 			case RTM_NEWNEIGH:
 			case RTM_DELNEIGH:
-				if (!is_fdb_remote(nlh))
-					continue;
-				/* fall through */
+				if (!fdb_msg_is_remote(nlh, &ifindex))
+					continue; /* learned MACs and ARP: guest traffic */
+						  /* fall through */
 			case RTM_NEWLINK:
 			case RTM_DELLINK:
 			case RTM_NEWADDR:

@@ -242,6 +242,26 @@ static void drop_last_zone(struct pve_import *imp)
 	json_decref(z->vnets);
 }
 
+/* s's fabricd name into name (FABRICD_NAME_MAX + 1); false, said at where, when it has none. */
+static bool zone_name(struct pve_import *imp, const char *where, const struct pve_section *s,
+		      char *name)
+{
+	if (!imp_name(name, FABRICD_NAME_MAX + 1, s->id)) {
+		diag_add(imp->d, where, "zone id is not a fabricd zone name; rename the zone");
+		return false;
+	}
+	for (size_t i = 0; i < imp->n_zones; i++) {
+		if (!strcmp(imp->zones[i].name, name)) {
+			diag_add(imp->d, where,
+				 "zones \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
+				 "lowercase); rename one",
+				 imp->zones[i].sec->id, s->id, name);
+			return false;
+		}
+	}
+	return true;
+}
+
 static int vxlan_zone(struct pve_import *imp, const struct pve_section *s)
 {
 	const struct pve_file *zf = imp->in->zones;
@@ -251,19 +271,8 @@ static int vxlan_zone(struct pve_import *imp, const struct pve_section *s)
 	int ret;
 
 	pve_where(where, zf, s, NULL);
-	if (!imp_name(name, sizeof(name), s->id)) {
-		diag_add(imp->d, where, "zone id is not a fabricd zone name; rename the zone");
+	if (!zone_name(imp, where, s, name))
 		return 0;
-	}
-	for (size_t i = 0; i < imp->n_zones; i++) {
-		if (!strcmp(imp->zones[i].name, name)) {
-			diag_add(imp->d, where,
-				 "zones \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
-				 "lowercase); rename one",
-				 imp->zones[i].sec->id, s->id, name);
-			return 0;
-		}
-	}
 	if (!(z = new_zone(imp, s)))
 		return -ENOMEM;
 	memcpy(z->name, name, sizeof(name));
@@ -301,19 +310,8 @@ static int simple_zone(struct pve_import *imp, const struct pve_section *s)
 	struct imp_zone *z;
 
 	pve_where(where, imp->in->zones, s, NULL);
-	if (!imp_name(name, sizeof(name), s->id)) {
-		diag_add(imp->d, where, "zone id is not a fabricd zone name; rename the zone");
+	if (!zone_name(imp, where, s, name))
 		return 0;
-	}
-	for (size_t i = 0; i < imp->n_zones; i++) {
-		if (!strcmp(imp->zones[i].name, name)) {
-			diag_add(imp->d, where,
-				 "zones \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
-				 "lowercase); rename one",
-				 imp->zones[i].sec->id, s->id, name);
-			return 0;
-		}
-	}
 	if (!(z = new_zone(imp, s)))
 		return -ENOMEM;
 	memcpy(z->name, name, sizeof(name));

@@ -17,6 +17,7 @@
 #include "engine/reconcile.h"
 #include "engine/view.h"
 #include "kinds/guard_priv.h"
+#include "kinds/fdb.h"
 #include "kinds/kind.h"
 
 static long long mono_s(void)
@@ -75,31 +76,6 @@ static void mark(int *set, size_t *n, bool *ok, int ifindex)
 	set[(*n)++] = ifindex;
 }
 
-/* An all-zeros entry with a remote (daemon/watch.c wakes on the same). */
-static bool is_fdb_remote(const struct nlmsghdr *nlh, int *ifindex)
-{
-	static const uint8_t zero[6];
-	const struct ndmsg *ndm;
-	const struct nlattr *attr;
-	bool mac = false, dst = false;
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
-		return false;
-	ndm = mnl_nlmsg_get_payload(nlh);
-	if (ndm->ndm_family != AF_BRIDGE)
-		return false;
-	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
-	{
-		if (mnl_attr_get_type(attr) == NDA_LLADDR)
-			mac = mnl_attr_get_payload_len(attr) == 6 &&
-			      !memcmp(mnl_attr_get_payload(attr), zero, 6);
-		else if (mnl_attr_get_type(attr) == NDA_DST)
-			dst = true;
-	}
-	*ifindex = ndm->ndm_ifindex;
-	return mac && dst;
-}
-
 void view_notify(struct obs_view *v, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi;
@@ -120,7 +96,7 @@ void view_notify(struct obs_view *v, const struct nlmsghdr *nlh)
 	case RTM_NEWNEIGH:
 	case RTM_DELNEIGH:
 		/* deleting a whole entry notifies its first remote only: the device is read */
-		if (is_fdb_remote(nlh, &ifindex))
+		if (fdb_msg_is_remote(nlh, &ifindex))
 			mark(v->dirty_fdb, &v->n_dirty_fdb, &v->fdb_ok, ifindex);
 		break;
 	}

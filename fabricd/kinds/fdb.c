@@ -46,6 +46,36 @@ int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e)
 	return zero && e->dst.family ? 1 : 0;
 }
 
+/*
+ * An all-zeros FDB entry with a remote, the only neighbour entries fabricd
+ * makes (learned MAC addresses and ARP come and go with guest traffic); its
+ * device in *ifindex. The daemon's watch wakes on these and its view marks
+ * the device for reading again.
+ */
+bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex)
+{
+	static const uint8_t zero[6];
+	const struct ndmsg *ndm;
+	const struct nlattr *attr;
+	bool mac = false, dst = false;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
+		return false;
+	ndm = mnl_nlmsg_get_payload(nlh);
+	if (ndm->ndm_family != AF_BRIDGE)
+		return false;
+	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
+	{
+		if (mnl_attr_get_type(attr) == NDA_LLADDR)
+			mac = mnl_attr_get_payload_len(attr) == 6 &&
+			      !memcmp(mnl_attr_get_payload(attr), zero, 6);
+		else if (mnl_attr_get_type(attr) == NDA_DST)
+			dst = true;
+	}
+	*ifindex = ndm->ndm_ifindex;
+	return mac && dst;
+}
+
 void fdb_table_free(struct fdb_table *t)
 {
 	free(t->entries);

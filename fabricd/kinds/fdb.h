@@ -35,6 +35,8 @@ bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst);
 
 /* 1 when nlh is an all-zeros entry with a remote (filled into e), 0 otherwise. */
 int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);
+/* An all-zeros entry with a remote (what fabricd makes); its device in *ifindex. */
+bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex);
 
 /* RTM_NEWNEIGH (append) or RTM_DELNEIGH body for an all-zeros entry. */
 void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst);
