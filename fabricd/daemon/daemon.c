@@ -711,13 +711,6 @@ int daemon_run(const struct options *given)
 	def_source_init(&d.src, given);
 	o->config = d.src.files[0]; /* messages name what the definition comes from */
 
-	/*
-	 * A fixed threshold: every block over 128 KiB (the view's tables, a
-	 * pass's plan) is its own mapping, given back when freed. glibc's
-	 * adaptive one moved such blocks into the heap, where they fragmented
-	 * it over reloads (malloc_trim cannot return a page with a live block).
-	 */
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	notify_open(&d.notify);
 	if (open_all(&d) < 0 || monitor_open(o, &d.monitor) < 0) {
 		log_error("run: cannot set up the event loop: %s", strerror(errno));
