@@ -295,7 +295,8 @@ def table_handle(node):
 
 def test_a_new_vnet_changes_set_elements_only(guarded):
     """One more plain vnet: its members go into plain_members in one transaction; the
-    table (its handle, rules and counters) stays. A deleted element comes back the same way."""
+    table (its handle, rules and counters) stays. A deleted element comes back the same way.
+    Removing the vnet again replaces the table (elements that go are never a delta)."""
     cluster = guarded.cluster
     pve1 = cluster.node("pve1")
     handle, before = table_handle(pve1), counters(pve1, guarded.path)
@@ -320,7 +321,8 @@ def test_a_new_vnet_changes_set_elements_only(guarded):
         assert pve1.fabricd("plan", "-c", path).rc == 0
     finally:
         assert pve1.fabricd("apply", "-c", guarded.path).rc == 0
-    assert table_handle(pve1) == handle and pve1.fabricd("plan", "-c", guarded.path).rc == 0
+    # elements that go replace the table (kinds/guard.c plan_stage: Debian's 6.1 kernel)
+    assert pve1.fabricd("plan", "-c", guarded.path).rc == 0
     assert ("192.0.2.12", 400) not in [tuple(e["concat"]) for e in set_elements(pve1, "plain_members")]
 
 
