@@ -559,8 +559,8 @@ static bool any_vnet_switching(const struct node_state *want)
  * Whatever turns have (NULL: no table) into stage rs: nothing, its elements, or all of it.
  * Elements go by delta only when they are added and no vnet is switching:
  * on Debian's 6.1 kernel (QEMU tier, kernel WireGuard) deltas during a
- * transport switch lost 5-15% of pings for 1-2 s, where replacing the table
- * lost none; kernel 6.18 lost none either way.
+ * transport switch lost 5-15% of pings for 1-2 s, whole tables 0-1.5%
+ * (the emulated guest is near its limit); kernel 6.18 lost none either way.
  */
 static int plan_stage(const struct node_state *want, const struct view *have, bool sealed,
 		      const struct firewall_counter *carry, const struct firewall_ruleset *rs,
