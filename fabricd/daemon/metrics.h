@@ -90,6 +90,9 @@ struct metrics_data {
 	size_t n_repairs;
 	struct metrics_repair *repairs;
 	double scrape_timestamp; /* epoch seconds at which the data was read */
+	/* malloc's bytes in use between passes (mallinfo2: arena and mmapped chunks);
+	 * exact where RSS moves in pages, so a slow leak shows in a few reloads */
+	uint64_t heap_in_use_bytes;
 };
 
 /*

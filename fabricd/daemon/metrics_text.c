@@ -217,6 +217,13 @@ static void render_guard(FILE *f, const struct metrics_data *d)
 	}
 }
 
+static void render_process(FILE *f, const struct metrics_data *d)
+{
+	family(f, "fabricd_heap_in_use_bytes", "gauge",
+	       "Bytes the daemon holds from malloc between passes.");
+	fprintf(f, "fabricd_heap_in_use_bytes %llu\n", (unsigned long long)d->heap_in_use_bytes);
+}
+
 static void render_reconcile(FILE *f, const struct metrics_data *d)
 {
 	family(f, "fabricd_reconcile_passes_total", "counter",
@@ -267,6 +274,7 @@ int metrics_render(const struct metrics_data *d, char **out, size_t *len)
 	render_vnets(f, d);
 	render_guard(f, d);
 	render_reconcile(f, d);
+	render_process(f, d);
 	if (fclose(f) != 0) {
 		free(*out);
 		*out = NULL;

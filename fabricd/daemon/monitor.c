@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +446,14 @@ static void write_file(struct monitor *m, const char *path, const char *text, si
 	m->file_failed = 0;
 }
 
+/* Read before the text is rendered, so only what outlives a pass counts. */
+static uint64_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+}
+
 void monitor_tick(struct monitor *m)
 {
 	struct timespec now;
@@ -460,6 +469,7 @@ void monitor_tick(struct monitor *m)
 	read_probes(m);
 	clock_gettime(CLOCK_REALTIME, &now);
 	m->d.scrape_timestamp = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	m->d.heap_in_use_bytes = heap_in_use();
 	if (metrics_render(&m->d, &text, &len) < 0)
 		return;
 	if (m->http)

@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from fabtest import SimCluster, stays_true, wait_until, zone
-from fabtest.daemon import Daemon, start_daemons, stop_daemons
+from fabtest.daemon import Daemon, start_daemons, stop_daemons, wait_guests_ping
 from fabtest.pinger import Pingers, all_pairs
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
@@ -46,8 +46,7 @@ def fabric(cluster_options):
         for bridge, prefix, tag in (("vnet100", "10.1.0", "p"), ("vnet200", "10.2.0", "s")):
             guests[bridge] = [cluster.add_guest(n, bridge, f"{prefix}.{n.index}/24",
                                                 name=f"{tag}{n.index}") for n in cluster.nodes]
-        for a, b in guests.values():
-            wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+        wait_guests_ping(guests.values(), daemons)
         yield SimpleNamespace(cluster=cluster, definition=definition, daemons=daemons,
                               guests=guests)
         stop_daemons(daemons)

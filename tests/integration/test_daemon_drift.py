@@ -29,7 +29,7 @@ from types import SimpleNamespace
 import pytest
 
 from fabtest import SimCluster, assert_node_converged, stays_true, wait_quiet, wait_until, zone
-from fabtest.daemon import start_daemons, stop_daemons
+from fabtest.daemon import start_daemons, stop_daemons, wait_guests_ping
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
@@ -49,8 +49,7 @@ def fabric(cluster_options):
         for bridge, prefix in (("vnet100", "10.1.0"), ("vnet200", "10.2.0")):
             guests[bridge] = [cluster.add_guest(n, bridge, f"{prefix}.{n.index}/24")
                               for n in cluster.nodes]
-        for a, b in guests.values():
-            wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+        wait_guests_ping(guests.values(), daemons)
         yield SimpleNamespace(cluster=cluster, definition=definition, daemons=daemons,
                               guests=guests)
         stop_daemons(daemons)

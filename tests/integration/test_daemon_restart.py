@@ -33,7 +33,7 @@ import pytest
 
 from fabtest import assert_node_converged, node_problems, run, wait_until, zone
 from fabtest.cluster import REPO_ROOT
-from fabtest.daemon import start_daemons, stop_daemons
+from fabtest.daemon import start_daemons, stop_daemons, wait_guests_ping
 from fabtest.pinger import Pingers, all_pairs
 from fabtest.scenario import assert_sessions_kept, peer_sessions, warm_sessions
 
@@ -57,9 +57,7 @@ def fabric(make_cluster):
     for bridge, prefix, tag in (("vnet100", "10.1.0", "p"), ("vnet200", "10.2.0", "s")):
         guests[bridge] = [cluster.add_guest(n, bridge, f"{prefix}.{n.index}/24",
                                             name=f"{tag}{n.index}") for n in cluster.nodes]
-    for a, b in guests.values():
-        wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
-        wait_until(lambda: b.ping(a), timeout=10, what=f"{b.name} -> {a.name}")
+    wait_guests_ping([p for a, b in guests.values() for p in ((a, b), (b, a))], daemons)
     warm_sessions(cluster.nodes)
     yield SimpleNamespace(cluster=cluster, definition=definition, daemons=daemons, guests=guests)
     stop_daemons(daemons)

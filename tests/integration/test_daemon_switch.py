@@ -32,7 +32,7 @@ from types import SimpleNamespace
 import pytest
 
 from fabtest import Capture, SimCluster, assert_node_converged, node_problems, wait_until, zone
-from fabtest.daemon import run_at, start_daemons, stop_daemons
+from fabtest.daemon import run_at, start_daemons, stop_daemons, wait_guests_ping
 from fabtest.pinger import Pingers, all_pairs
 from fabtest.scenario import assert_sessions_kept, peer_sessions, warm_sessions
 
@@ -80,8 +80,7 @@ def fabric(cluster_options):
                for n in cluster.nodes]
         blue = [cluster.add_guest(n, "vnet200", f"10.2.0.{n.index}/24", name=f"b{n.index}")
                 for n in cluster.nodes[:2]]
-        for a, b in all_pairs(red) + all_pairs(blue):
-            wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+        wait_guests_ping(all_pairs(red) + all_pairs(blue), daemons)
         warm_sessions(cluster.nodes)
         yield SimpleNamespace(cluster=cluster, daemons=daemons, red=red, blue=blue,
                               transport="plain")

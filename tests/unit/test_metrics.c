@@ -75,6 +75,7 @@ static void test_render(void)
 	    .n_repairs = 1,
 	    .repairs = repairs,
 	    .scrape_timestamp = 1010.4,
+	    .heap_in_use_bytes = 7340032,
 	};
 	char *text = NULL;
 	size_t len = 0;
@@ -108,6 +109,8 @@ static void test_render(void)
 	HAS("fabricd_reconcile_duration_seconds_count 5\n");
 	HAS("fabricd_reconcile_errors_total 1\n");
 	HAS("fabricd_drift_repairs_total{kind=\"vxlan\"} 3\n");
+	HAS("# TYPE fabricd_heap_in_use_bytes gauge\n");
+	HAS("fabricd_heap_in_use_bytes 7340032\n");
 	CHECK(text[len - 1] == '\n', "ends with a newline");
 	free(text);
 }

@@ -212,6 +212,24 @@ def start_daemons(cluster, definition, nodes=None, **kwargs):
     return daemons
 
 
+def wait_guests_ping(pairs, daemons, timeout=20):
+    """Wait until each (a, b) guest pair pings; on a timeout the failure carries
+    each daemon's log tail and `wg show` on its node, so a first contact that
+    did not happen (a handshake, a guard, a pass) says why. The budget is for a
+    first WireGuard handshake on a loaded machine: wireguard-go retries one
+    after 5 s, and the QEMU tier may hold both cores meanwhile."""
+    for a, b in pairs:
+        try:
+            wait_until(lambda: a.ping(b), timeout=timeout, what=f"{a.name} -> {b.name}")
+        except AssertionError as e:
+            state = []
+            for d in daemons.values():
+                wg = d.node.run(["wg", "show"], check=False)
+                state.append(f"--- {d.node.name}: log tail\n{d.log()[-2500:]}\n"
+                             f"--- {d.node.name}: wg show\n{wg.stdout}{wg.stderr}")
+            raise AssertionError(f"{e}\n" + "\n".join(state)) from None
+
+
 def stop_daemons(daemons):
     """SIGTERM every running daemon; assert each exited 0."""
     failures = []
