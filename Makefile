@@ -31,7 +31,8 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -I.
 CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS)) -pthread
-LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS)) -pthread
+# libmicrohttpd is loaded by `run --metrics` only (daemon/metrics_http.c says why)
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(filter-out libmicrohttpd,$(PKGS))) -pthread
 
 # The version has one source, the first line of debian/changelog; the binary
 # gets it through the generated $(BUILD)/version.h.

@@ -19,6 +19,7 @@ neither other scrapes nor a repair.
 """
 
 import json
+import os
 import socket
 import time
 from types import SimpleNamespace
@@ -266,3 +267,20 @@ def test_metrics_cost_little_cpu(fabric):
     elapsed = time.monotonic() - t0
     print(f"\nfabricd run with --metrics: {used:.2f} s CPU in {elapsed:.1f} s")
     assert used < 0.1 * elapsed, f"{used:.2f} s of CPU in {elapsed:.1f} s"
+
+
+def test_without_libmicrohttpd_metrics_refuses_and_names_the_package(fabric):
+    """libmicrohttpd is loaded at run time for --metrics only: where it cannot be
+    loaded (hidden here by a bind mount of /dev/null over it, in a mount namespace
+    of this command's own), --metrics refuses to start and says what to install."""
+    pve1 = fabric.cluster.node("pve1")
+    path = fabric.daemons["pve1"].path
+    lib = os.path.realpath("/usr/lib/x86_64-linux-gnu/libmicrohttpd.so.12")
+    argv = [fabric.cluster.fabricd_bin, "run", "-c", path, "-n", "pve1", "--key-file",
+            pve1.key_file, "--wg-backend", fabric.cluster.wg_backend, "--metrics", "127.0.0.1:0",
+            "--probe-interval", "0"]
+    script = f'mount --bind /dev/null "{lib}" && exec "$@"'
+    res = pve1.run(["unshare", "-m", "sh", "-c", script, "sh", *argv], check=False, timeout=20)
+    assert res.returncode == 1, res
+    assert "--metrics needs libmicrohttpd" in res.stderr, res.stderr
+    assert "apt-get install libmicrohttpd12" in res.stderr, res.stderr
