@@ -22,7 +22,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,51 +49,40 @@ static struct {
 	__typeof__(MHD_destroy_response) *destroy_response;
 } mhd;
 
-static const struct {
-	const char *name;
-	size_t offset;
-} mhd_symbols[] = {
-#define SYMBOL(field, name)                                                                        \
-	{                                                                                          \
-		name, offsetof(__typeof__(mhd), field)                                             \
-	}
-    SYMBOL(start_daemon, "MHD_start_daemon"),
-    SYMBOL(get_daemon_info, "MHD_get_daemon_info"),
-    SYMBOL(stop_daemon, "MHD_stop_daemon"),
-    SYMBOL(create_response_from_buffer, "MHD_create_response_from_buffer"),
-    SYMBOL(add_response_header, "MHD_add_response_header"),
-    SYMBOL(queue_response, "MHD_queue_response"),
-    SYMBOL(destroy_response, "MHD_destroy_response"),
-#undef SYMBOL
-};
+/* Fills *slot (a function pointer of mhd) with symbol name. False when it is missing. */
+static bool load_symbol(void *handle, const char *name, void *slot)
+{
+	void *fn = dlsym(handle, name);
+
+	if (fn)
+		memcpy(slot, &fn, sizeof(fn)); /* ISO C has no void * to function pointer cast */
+	return fn != NULL;
+}
 
 /* Loads libmicrohttpd once per process. 0, or -ENOENT (logged: what to install). */
 static int mhd_load(void)
 {
 	static void *handle;
-	const char *why;
+	void *h;
 
 	if (handle)
 		return 0;
-	handle = dlopen(MHD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-	for (size_t i = 0; handle && i < sizeof(mhd_symbols) / sizeof(mhd_symbols[0]); i++) {
-		void *fn = dlsym(handle, mhd_symbols[i].name);
-
-		if (!fn) {
-			why = dlerror();
-			dlclose(handle);
-			handle = NULL;
-			goto missing;
-		}
-		memcpy((char *)&mhd + mhd_symbols[i].offset, &fn, sizeof(fn));
+	h = dlopen(MHD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (h && load_symbol(h, "MHD_start_daemon", &mhd.start_daemon) &&
+	    load_symbol(h, "MHD_get_daemon_info", &mhd.get_daemon_info) &&
+	    load_symbol(h, "MHD_stop_daemon", &mhd.stop_daemon) &&
+	    load_symbol(h, "MHD_create_response_from_buffer", &mhd.create_response_from_buffer) &&
+	    load_symbol(h, "MHD_add_response_header", &mhd.add_response_header) &&
+	    load_symbol(h, "MHD_queue_response", &mhd.queue_response) &&
+	    load_symbol(h, "MHD_destroy_response", &mhd.destroy_response)) {
+		handle = h;
+		return 0;
 	}
-	if (handle)
-		return 0;
-	why = dlerror();
-missing:
 	log_error("metrics: --metrics needs libmicrohttpd (%s): %s; install it (apt-get install "
 		  "libmicrohttpd12) or use --metrics-file",
-		  MHD_LIBRARY, why ? why : "not found");
+		  MHD_LIBRARY, dlerror());
+	if (h)
+		dlclose(h);
 	return -ENOENT;
 }
 

@@ -73,7 +73,7 @@ def sample_heap(path, n=3):
     readings = []
     last = None
     while len(readings) < n:
-        reading = wait_until(lambda: heap_reading(path)[0] != last and heap_reading(path),
+        reading = wait_until(lambda: (r := heap_reading(path))[0] != last and r,
                              timeout=10, interval=0.05, what=f"a new {path}")
         last = reading[0]
         readings.append(reading[1])
