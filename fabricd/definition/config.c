@@ -23,12 +23,6 @@
 /* A definition is a few KiB; anything this big is the wrong file. */
 #define CONFIG_MAX_SIZE (16U << 20)
 
-struct loader {
-	struct config_report r;
-	struct cluster *c;
-	int oom;
-};
-
 static const char *const top_keys[] = {"version", "cluster",	 "fabric", "nodes",
 				       "zones",	  "pve_sdn_dir", NULL};
 static const char *const fabric_keys[] = {
@@ -83,7 +77,7 @@ static void path_index(char *out, const char *parent, size_t i)
 	config_path(out, "%s[%zu]", parent, i);
 }
 
-static const char *jtype(const json_t *v)
+const char *config_jtype(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
@@ -106,7 +100,7 @@ static const char *jtype(const json_t *v)
 }
 
 /* The offending value as the operator wrote it, quoted, escaped and truncated. */
-static const char *jtext(const json_t *v, char *buf, size_t len)
+const char *config_jtext(const json_t *v, char *buf, size_t len)
 {
 	char *s;
 
@@ -169,7 +163,8 @@ static size_t distance(const char *a, const char *b)
 	return row[lb];
 }
 
-static void check_keys(struct loader *l, json_t *obj, const char *path, const char *const *allowed)
+static void check_keys(struct config_loader *l, json_t *obj, const char *path,
+		       const char *const *allowed)
 {
 	char p[CONFIG_PATH_LEN], list[256];
 	const char *key, *guess;
@@ -208,12 +203,8 @@ static void check_keys(struct loader *l, json_t *obj, const char *path, const ch
 	}
 }
 
-/*
- * Field getters: path receives "parent.key". They return 1 when the key is
- * present with the right type, 0 when absent (an error if required, which
- * then says what to add), -1 when the value is wrong (already reported).
- */
-static int get_value(struct loader *l, json_t *obj, const char *parent, const char *key,
+/* Field getters: config_priv.h says what they return. */
+int config_get_value(struct config_loader *l, json_t *obj, const char *parent, const char *key,
 		     const char *required, char *path, json_t **out)
 {
 	path_key(path, parent, key);
@@ -225,38 +216,38 @@ static int get_value(struct loader *l, json_t *obj, const char *parent, const ch
 	return 0;
 }
 
-static int get_string(struct loader *l, json_t *obj, const char *parent, const char *key,
+int config_get_string(struct config_loader *l, json_t *obj, const char *parent, const char *key,
 		      const char *required, char *path, const char **out)
 {
 	char t[CONFIG_VALUE_LEN];
 	json_t *v;
-	int ret = get_value(l, obj, parent, key, required, path, &v);
+	int ret = config_get_value(l, obj, parent, key, required, path, &v);
 
 	if (ret <= 0)
 		return ret;
 	if (!json_is_string(v)) {
 		config_error(&l->r, path, "%s is %s; give a string (in double quotes)",
-			     jtext(v, t, sizeof(t)), jtype(v));
+			     config_jtext(v, t, sizeof(t)), config_jtype(v));
 		return -1;
 	}
 	*out = json_string_value(v);
 	return 1;
 }
 
-static int get_int(struct loader *l, json_t *obj, const char *parent, const char *key,
+static int get_int(struct config_loader *l, json_t *obj, const char *parent, const char *key,
 		   const char *required, long long min, long long max, char *path, long long *out)
 {
 	char t[CONFIG_VALUE_LEN];
 	json_t *v;
 	long long n;
-	int ret = get_value(l, obj, parent, key, required, path, &v);
+	int ret = config_get_value(l, obj, parent, key, required, path, &v);
 
 	if (ret <= 0)
 		return ret;
 	if (!json_is_integer(v)) {
 		config_error(&l->r, path,
 			     "%s is %s; give an integer %lld..%lld (no quotes, no fraction)",
-			     jtext(v, t, sizeof(t)), jtype(v), min, max);
+			     config_jtext(v, t, sizeof(t)), config_jtype(v), min, max);
 		return -1;
 	}
 	n = json_integer_value(v);
@@ -270,13 +261,13 @@ static int get_int(struct loader *l, json_t *obj, const char *parent, const char
 }
 
 /* A string from a closed set; *out is its index in names. */
-static int get_enum(struct loader *l, json_t *obj, const char *parent, const char *key,
+static int get_enum(struct config_loader *l, json_t *obj, const char *parent, const char *key,
 		    const char *required, const char *const *names, char *path, int *out)
 {
 	char t[CONFIG_VALUE_LEN], list[64];
 	const char *s;
 	size_t off = 0;
-	int ret = get_string(l, obj, parent, key, required, path, &s);
+	int ret = config_get_string(l, obj, parent, key, required, path, &s);
 
 	if (ret <= 0)
 		return ret;
@@ -292,26 +283,26 @@ static int get_enum(struct loader *l, json_t *obj, const char *parent, const cha
 	return -1;
 }
 
-static int get_container(struct loader *l, json_t *obj, const char *parent, const char *key,
+int config_get_container(struct config_loader *l, json_t *obj, const char *parent, const char *key,
 			 const char *required, bool array, char *path, json_t **out)
 {
 	char t[CONFIG_VALUE_LEN];
-	int ret = get_value(l, obj, parent, key, required, path, out);
+	int ret = config_get_value(l, obj, parent, key, required, path, out);
 
 	if (ret <= 0)
 		return ret;
 	if (array ? !json_is_array(*out) : !json_is_object(*out)) {
-		config_error(&l->r, path, "%s is %s; give %s", jtext(*out, t, sizeof(t)),
-			     jtype(*out), array ? "an array [...]" : "an object {...}");
+		config_error(&l->r, path, "%s is %s; give %s", config_jtext(*out, t, sizeof(t)),
+			     config_jtype(*out), array ? "an array [...]" : "an object {...}");
 		return -1;
 	}
 	return 1;
 }
 
-static void *alloc_array(struct loader *l, size_t n, size_t size);
+static void *alloc_array(struct config_loader *l, size_t n, size_t size);
 
 /* fabric.evpn: names are kept as given; definition/evpn.c checks them against nodes[]. */
-static void load_evpn(struct loader *l, json_t *obj, const char *path, struct evpn *e)
+static void load_evpn(struct config_loader *l, json_t *obj, const char *path, struct evpn *e)
 {
 	char p[CONFIG_PATH_LEN], ep[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
 	json_t *arr, *v;
@@ -322,7 +313,7 @@ static void load_evpn(struct loader *l, json_t *obj, const char *path, struct ev
 	if (get_int(l, obj, path, "asn", "the cluster's BGP AS number, e.g. \"asn\": 65000", 1,
 		    4294967295LL, p, &n) > 0)
 		e->asn = (uint32_t)n;
-	if (get_container(l, obj, path, "route_reflectors", NULL, true, p, &arr) <= 0)
+	if (config_get_container(l, obj, path, "route_reflectors", NULL, true, p, &arr) <= 0)
 		return;
 	if (!(e->reflectors = alloc_array(l, json_array_size(arr), sizeof(*e->reflectors))))
 		return;
@@ -331,7 +322,7 @@ static void load_evpn(struct loader *l, json_t *obj, const char *path, struct ev
 		path_index(ep, p, i);
 		if (!json_is_string(v))
 			config_error(&l->r, ep, "%s is %s; give a node name as a string",
-				     jtext(v, t, sizeof(t)), jtype(v));
+				     config_jtext(v, t, sizeof(t)), config_jtype(v));
 		else
 			snprintf(e->reflectors[i], sizeof(e->reflectors[i]), "%s",
 				 json_string_value(v));
@@ -339,7 +330,7 @@ static void load_evpn(struct loader *l, json_t *obj, const char *path, struct ev
 	e->n_reflectors = json_array_size(arr);
 }
 
-static void load_fabric(struct loader *l, json_t *obj, const char *path, struct fabric *f)
+static void load_fabric(struct config_loader *l, json_t *obj, const char *path, struct fabric *f)
 {
 	json_t *evpn;
 	int cp;
@@ -349,8 +340,8 @@ static void load_fabric(struct loader *l, json_t *obj, const char *path, struct 
 	int ret;
 
 	check_keys(l, obj, path, fabric_keys);
-	if (get_string(l, obj, path, "prefix", "the fabric's IP prefix, e.g. \"10.255.0.0/24\"", p,
-		       &s) > 0)
+	if (config_get_string(l, obj, path, "prefix",
+			      "the fabric's IP prefix, e.g. \"10.255.0.0/24\"", p, &s) > 0)
 		config_parse_prefix(&l->r, p, s, &f->prefix);
 	if (get_int(l, obj, path, "listen_port", "the WireGuard UDP port, e.g. 51820", 1, 65535, p,
 		    &n) > 0)
@@ -370,54 +361,55 @@ static void load_fabric(struct loader *l, json_t *obj, const char *path, struct 
 	}
 	if (get_enum(l, obj, path, "control_plane", NULL, control_planes, p, &cp) > 0)
 		f->control_plane = cp ? CONTROL_PLANE_EVPN : CONTROL_PLANE_STATIC;
-	if (get_container(l, obj, path, "evpn", NULL, false, p, &evpn) > 0) {
+	if (config_get_container(l, obj, path, "evpn", NULL, false, p, &evpn) > 0) {
 		f->flags |= FABRIC_HAS_EVPN;
 		load_evpn(l, evpn, p, &f->evpn);
 	}
 }
 
-static void load_node(struct loader *l, json_t *obj, const char *path, struct node *n)
+static void load_node(struct config_loader *l, json_t *obj, const char *path, struct node *n)
 {
 	char p[CONFIG_PATH_LEN];
 	const char *s;
 	long long i;
 
 	check_keys(l, obj, path, node_keys);
-	if (get_string(l, obj, path, "name", "the node's name, e.g. \"pve1\" (its hostname)", p,
-		       &s) > 0)
+	if (config_get_string(l, obj, path, "name", "the node's name, e.g. \"pve1\" (its hostname)",
+			      p, &s) > 0)
 		config_parse_name(&l->r, p, s, FABRICD_NAME_MAX, "node", n->name);
-	if (get_string(l, obj, path, "underlay", "the node's underlay IP address", p, &s) > 0)
+	if (config_get_string(l, obj, path, "underlay", "the node's underlay IP address", p, &s) >
+	    0)
 		config_parse_addr(&l->r, p, s, &n->underlay);
-	if (get_string(l, obj, path, "fabric_address",
-		       "the node's WireGuard address inside fabric.prefix", p, &s) > 0)
+	if (config_get_string(l, obj, path, "fabric_address",
+			      "the node's WireGuard address inside fabric.prefix", p, &s) > 0)
 		config_parse_addr(&l->r, p, s, &n->fabric_address);
-	if (get_string(l, obj, path, "public_key",
-		       "the node's WireGuard public key (\"fabricd pubkey < "
-		       "/etc/fabricd/private.key\" on that node)",
-		       p, &s) > 0)
+	if (config_get_string(l, obj, path, "public_key",
+			      "the node's WireGuard public key (\"fabricd pubkey < "
+			      "/etc/fabricd/private.key\" on that node)",
+			      p, &s) > 0)
 		config_parse_key(&l->r, p, s, n->public_key);
 	if (get_int(l, obj, path, "listen_port", NULL, 1, 65535, p, &i) > 0) {
 		n->listen_port = (uint16_t)i;
 		n->flags |= NODE_HAS_LISTEN_PORT;
 	}
-	if (get_string(l, obj, path, "endpoint", NULL, p, &s) > 0)
+	if (config_get_string(l, obj, path, "endpoint", NULL, p, &s) > 0)
 		config_parse_endpoint(&l->r, p, s, n);
 }
 
-static void load_vnet(struct loader *l, json_t *obj, const char *path, struct vnet *v)
+static void load_vnet(struct config_loader *l, json_t *obj, const char *path, struct vnet *v)
 {
 	char p[CONFIG_PATH_LEN];
 	const char *s;
 	long long n;
 
 	check_keys(l, obj, path, vnet_keys);
-	if (get_string(l, obj, path, "name",
-		       "the vnet's name (also its bridge's), e.g. \"vnet100\"", p, &s) > 0)
+	if (config_get_string(l, obj, path, "name",
+			      "the vnet's name (also its bridge's), e.g. \"vnet100\"", p, &s) > 0)
 		config_parse_name(&l->r, p, s, FABRICD_IFNAME_MAX, "vnet", v->name);
 	if (get_int(l, obj, path, "vni", "the VXLAN network identifier, 1..16777215", 1, 16777215,
 		    p, &n) > 0)
 		v->vni = (uint32_t)n;
-	if (get_string(l, obj, path, "replaces", NULL, p, &s) > 0) {
+	if (config_get_string(l, obj, path, "replaces", NULL, p, &s) > 0) {
 		char q[CONFIG_VALUE_LEN];
 
 		if (!*s || strlen(s) > FABRICD_IFNAME_MAX || strpbrk(s, "/: \t\n"))
@@ -430,7 +422,7 @@ static void load_vnet(struct loader *l, json_t *obj, const char *path, struct vn
 	}
 }
 
-static void *alloc_array(struct loader *l, size_t n, size_t size)
+static void *alloc_array(struct config_loader *l, size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size);
 
@@ -440,13 +432,13 @@ static void *alloc_array(struct loader *l, size_t n, size_t size)
 }
 
 /* Absent: every node. Present: existing node names, each once. */
-static void load_members(struct loader *l, json_t *zone, const char *path, struct zone *z)
+static void load_members(struct config_loader *l, json_t *zone, const char *path, struct zone *z)
 {
 	char p[CONFIG_PATH_LEN], ep[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN], names[160];
 	const struct cluster *c = l->c;
 	size_t i, off = 0;
 	json_t *arr, *v;
-	int ret = get_container(l, zone, path, "nodes", NULL, true, p, &arr);
+	int ret = config_get_container(l, zone, path, "nodes", NULL, true, p, &arr);
 
 	if (ret < 0)
 		return;
@@ -483,7 +475,7 @@ static void load_members(struct loader *l, json_t *zone, const char *path, struc
 		path_index(ep, p, i);
 		if (!json_is_string(v)) {
 			config_error(&l->r, ep, "%s is %s; give a node name as a string",
-				     jtext(v, q, sizeof(q)), jtype(v));
+				     config_jtext(v, q, sizeof(q)), config_jtype(v));
 			continue;
 		}
 		config_quote(json_string_value(v), q, sizeof(q));
@@ -499,83 +491,7 @@ static void load_members(struct loader *l, json_t *zone, const char *path, struc
 	}
 }
 
-/* A Proxmox zone or vnet id as Proxmox allows it: a letter, then letters and digits, 2..8. */
-static bool pve_id_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 2 || n > PVE_ZONE_ID_MAX || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return false;
-	for (; *s; s++) {
-		if (!is_alnum(*s))
-			return false;
-	}
-	return true;
-}
-
-/* "vni_range": [first, last], both 1..16777215, first <= last. */
-static void load_vni_range(struct loader *l, json_t *obj, const char *path, struct zone *z)
-{
-	char p[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
-	json_t *arr, *a, *b;
-
-	z->vni_first = PVE_VNI_FIRST;
-	z->vni_last = PVE_VNI_LAST;
-	if (get_container(l, obj, path, "vni_range", NULL, true, p, &arr) <= 0)
-		return;
-	a = json_array_get(arr, 0);
-	b = json_array_get(arr, 1);
-	if (json_array_size(arr) != 2 || !json_is_integer(a) || !json_is_integer(b) ||
-	    json_integer_value(a) < 1 || json_integer_value(b) > 16777215 ||
-	    json_integer_value(a) > json_integer_value(b)) {
-		config_error(&l->r, p,
-			     "%s is not a VNI range; give [first, last], integers 1..16777215 with "
-			     "first <= last, e.g. [%u, %u] (the default)",
-			     jtext(arr, t, sizeof(t)), PVE_VNI_FIRST, PVE_VNI_LAST);
-		return;
-	}
-	z->vni_first = (uint32_t)json_integer_value(a);
-	z->vni_last = (uint32_t)json_integer_value(b);
-}
-
-/*
- * "pve_zone": the zone carries the vnets of this Proxmox Simple zone, read
- * from .running-config (pve_follow.h); the bridges are then Proxmox's.
- * Returns whether the key is there (the zone's "vnets" are then optional).
- */
-static bool load_pve_zone(struct loader *l, json_t *obj, const char *path, struct zone *z)
-{
-	char p[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
-	const char *s;
-	json_t *v;
-	int ret = get_string(l, obj, path, "pve_zone", NULL, p, &s);
-
-	if (ret == 0) {
-		if (get_value(l, obj, path, "vni_range", NULL, p, &v) > 0)
-			config_error(&l->r, p,
-				     "is for a zone that follows a Proxmox Simple zone; add "
-				     "\"pve_zone\": \"<its id>\" or remove the key");
-		return false;
-	}
-	z->flags |= ZONE_PVE_FOLLOW;
-	if (ret > 0 && !pve_id_ok(s))
-		config_error(&l->r, p,
-			     "%s is not a Proxmox zone id (a letter, then letters and digits, 2..8 "
-			     "characters); give the id of the Simple zone as Proxmox shows it",
-			     config_quote(s, q, sizeof(q)));
-	else if (ret > 0)
-		memcpy(z->pve_zone, s, strlen(s) + 1);
-	if (get_value(l, obj, path, "bridges", NULL, p, &v) > 0 && json_is_string(v) &&
-	    !strcmp(json_string_value(v), "own"))
-		config_error(&l->r, p,
-			     "\"own\" cannot be: a Proxmox Simple zone's bridges are Proxmox's; "
-			     "remove the key (\"pve_zone\" implies \"existing\")");
-	z->flags |= ZONE_EXISTING_BRIDGES;
-	load_vni_range(l, obj, path, z);
-	return true;
-}
-
-static void load_zone(struct loader *l, json_t *obj, const char *path, struct zone *z)
+static void load_zone(struct config_loader *l, json_t *obj, const char *path, struct zone *z)
 {
 	char p[CONFIG_PATH_LEN], ep[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
 	json_t *arr, *v;
@@ -585,7 +501,8 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 	int e;
 
 	check_keys(l, obj, path, zone_keys);
-	if (get_string(l, obj, path, "name", "the zone's name, e.g. \"tenant-a\"", p, &s) > 0)
+	if (config_get_string(l, obj, path, "name", "the zone's name, e.g. \"tenant-a\"", p, &s) >
+	    0)
 		config_parse_name(&l->r, p, s, FABRICD_NAME_MAX, "zone", z->name);
 	if (get_enum(l, obj, path, "transport", "\"transport\": \"plain\" or \"secure\"",
 		     transports, p, &e) > 0)
@@ -605,11 +522,11 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 		z->flags |= ZONE_HAS_CONTROL_PLANE;
 	}
 	load_members(l, obj, path, z);
-	if (get_container(l, obj, path, "vnets",
-			  load_pve_zone(l, obj, path, z)
-			      ? NULL
-			      : "\"vnets\": [] with {\"name\", \"vni\"} objects",
-			  true, p, &arr) <= 0)
+	if (config_get_container(l, obj, path, "vnets",
+				 config_load_pve_zone(l, obj, path, z)
+				     ? NULL
+				     : "\"vnets\": [] with {\"name\", \"vni\"} objects",
+				 true, p, &arr) <= 0)
 		return;
 	if (!(z->vnets = alloc_array(l, json_array_size(arr), sizeof(*z->vnets))))
 		return;
@@ -628,18 +545,18 @@ static void load_zone(struct loader *l, json_t *obj, const char *path, struct zo
 		else if (!json_is_object(v))
 			config_error(&l->r, ep,
 				     "%s is %s; give an object {\"name\": ..., \"vni\": ...}",
-				     jtext(v, t, sizeof(t)), jtype(v));
+				     config_jtext(v, t, sizeof(t)), config_jtype(v));
 	}
 }
 
-static void load_nodes(struct loader *l, json_t *root)
+static void load_nodes(struct config_loader *l, json_t *root)
 {
 	char p[CONFIG_PATH_LEN], ep[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
 	json_t *arr, *v;
 	size_t i;
 
-	if (get_container(l, root, "", "nodes", "\"nodes\": [...] with one object per node", true,
-			  p, &arr) <= 0)
+	if (config_get_container(l, root, "", "nodes", "\"nodes\": [...] with one object per node",
+				 true, p, &arr) <= 0)
 		return;
 	if (!json_array_size(arr)) {
 		config_error(&l->r, p, "is empty; list at least one node");
@@ -657,17 +574,17 @@ static void load_nodes(struct loader *l, json_t *root)
 			config_error(&l->r, ep,
 				     "%s is %s; give an object with name, underlay, fabric_address "
 				     "and public_key",
-				     jtext(v, t, sizeof(t)), jtype(v));
+				     config_jtext(v, t, sizeof(t)), config_jtype(v));
 	}
 }
 
-static void load_zones(struct loader *l, json_t *root)
+static void load_zones(struct config_loader *l, json_t *root)
 {
 	char p[CONFIG_PATH_LEN], ep[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
 	json_t *arr, *v;
 	size_t i;
 
-	if (get_container(l, root, "", "zones", NULL, true, p, &arr) <= 0)
+	if (config_get_container(l, root, "", "zones", NULL, true, p, &arr) <= 0)
 		return;
 	if (!(l->c->zones = alloc_array(l, json_array_size(arr), sizeof(*l->c->zones))))
 		return;
@@ -680,28 +597,11 @@ static void load_zones(struct loader *l, json_t *root)
 		else
 			config_error(&l->r, ep,
 				     "%s is %s; give an object with name, transport and vnets",
-				     jtext(v, t, sizeof(t)), jtype(v));
+				     config_jtext(v, t, sizeof(t)), config_jtype(v));
 	}
 }
 
-/* "pve_sdn_dir": an absolute directory, default Proxmox's /etc/pve/sdn. */
-static void load_sdn_dir(struct loader *l, json_t *root)
-{
-	char p[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
-	const char *s = "/etc/pve/sdn";
-
-	if (get_string(l, root, "", "pve_sdn_dir", NULL, p, &s) < 0)
-		return;
-	if (s[0] != '/' || strlen(s) > FABRICD_SDN_DIR_MAX)
-		config_error(&l->r, p,
-			     "%s is not an absolute path of at most %d bytes; give Proxmox's SDN "
-			     "directory, /etc/pve/sdn (the default)",
-			     config_quote(s, q, sizeof(q)), FABRICD_SDN_DIR_MAX);
-	else
-		memcpy(l->c->pve_sdn_dir, s, strlen(s) + 1);
-}
-
-static void load_root(struct loader *l, json_t *root)
+static void load_root(struct config_loader *l, json_t *root)
 {
 	char p[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
 	const char *s;
@@ -710,35 +610,36 @@ static void load_root(struct loader *l, json_t *root)
 	if (!json_is_object(root)) {
 		config_error(&l->r, "(top level)",
 			     "is %s; a definition is one JSON object {\"version\": 1, ...}",
-			     jtype(root));
+			     config_jtype(root));
 		return;
 	}
 	check_keys(l, root, "", top_keys);
-	if (get_value(l, root, "", "version", "\"version\": 1", p, &v) > 0) {
+	if (config_get_value(l, root, "", "version", "\"version\": 1", p, &v) > 0) {
 		if (!json_is_integer(v) || json_integer_value(v) != 1)
 			config_error(&l->r, p,
 				     "%s is not supported; this fabricd reads \"version\": 1 (an "
 				     "integer)",
-				     jtext(v, t, sizeof(t)));
+				     config_jtext(v, t, sizeof(t)));
 		else
 			l->c->version = 1;
 	}
-	if (get_string(l, root, "", "cluster", "the cluster's name, e.g. \"cluster\": \"lab\"", p,
-		       &s) > 0)
+	if (config_get_string(l, root, "", "cluster",
+			      "the cluster's name, e.g. \"cluster\": \"lab\"", p, &s) > 0)
 		config_parse_name(&l->r, p, s, FABRICD_NAME_MAX, "cluster", l->c->name);
-	if (get_container(l, root, "", "fabric",
-			  "\"fabric\": {\"prefix\": ..., \"listen_port\": ...}", false, p, &v) > 0)
+	if (config_get_container(l, root, "", "fabric",
+				 "\"fabric\": {\"prefix\": ..., \"listen_port\": ...}", false, p,
+				 &v) > 0)
 		load_fabric(l, v, p, &l->c->fabric);
 	load_nodes(l, root);
 	load_zones(l, root);
-	load_sdn_dir(l, root);
+	config_load_sdn_dir(l, root);
 }
 
 /* source names the input in syntax errors: the file, or "<input>". */
 static int load(const char *buf, size_t len, const char *source, struct cluster **out,
 		struct diag *diag)
 {
-	struct loader l = {.r = {.d = diag}};
+	struct config_loader l = {.r = {.d = diag}};
 	json_error_t jerr;
 	json_t *root;
 	char where[CONFIG_PATH_LEN];

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * definition/config_priv.h - shared by the two halves of the definition loader only:
- * definition/config.c (JSON -> struct cluster, value by value) and definition/verify.c (the
- * rules that span objects). Nothing else includes it.
+ * definition/config_priv.h - shared by the parts of the definition loader only:
+ * definition/config.c (JSON -> struct cluster, value by value), definition/config_pve.c
+ * (the keys that follow Proxmox: pve_zone, vni_range, pve_sdn_dir) and definition/verify.c
+ * (the rules that span objects). Nothing else includes it.
  *
  * Conversion leaves a field zeroed when its value was rejected (family 0, an
  * empty name, VNI 0, port 0, an all-zero key), so the verifier skips it
@@ -11,7 +12,10 @@
 #ifndef FABRICD_CONFIG_PRIV_H
 #define FABRICD_CONFIG_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
 
 #include "base/diag.h"
 #include "definition/model.h"
@@ -30,6 +34,33 @@ struct config_report {
 
 void config_error(struct config_report *r, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* One load: its report, the cluster being filled, and whether memory ran out. */
+struct config_loader {
+	struct config_report r;
+	struct cluster *c;
+	int oom;
+};
+
+/*
+ * Field getters (config.c): path receives "parent.key". They return 1 when the
+ * key is present with the right type, 0 when absent (an error if required,
+ * which then says what to add), -1 when the value is wrong (already reported).
+ */
+int config_get_value(struct config_loader *l, json_t *obj, const char *parent, const char *key,
+		     const char *required, char *path, json_t **out);
+int config_get_string(struct config_loader *l, json_t *obj, const char *parent, const char *key,
+		      const char *required, char *path, const char **out);
+int config_get_container(struct config_loader *l, json_t *obj, const char *parent, const char *key,
+			 const char *required, bool array, char *path, json_t **out);
+/* A JSON value's type in words ("a string"), and its text, quoted and truncated, in buf. */
+const char *config_jtype(const json_t *v);
+const char *config_jtext(const json_t *v, char *buf, size_t len);
+
+/* "pve_zone" and "vni_range" of zone obj (config_pve.c); true when "pve_zone" is there. */
+bool config_load_pve_zone(struct config_loader *l, json_t *obj, const char *path, struct zone *z);
+/* The top-level "pve_sdn_dir" (config_pve.c). */
+void config_load_sdn_dir(struct config_loader *l, json_t *root);
 
 /* Formats a JSON path into out (CONFIG_PATH_LEN bytes); a path too long is cut short. */
 void config_path(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
