@@ -182,15 +182,17 @@ static bool is_firewall_op(const struct op *op)
  * A batch for one phase's netlink ops, paced when the WireGuard backend needs
  * it: while wireguard-go runs, that is while the fabric device exists.
  */
-static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int phase)
+static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int phase,
+				  bool *paced)
 {
 	struct nl_batch *b = nl_batch_new(r->rtnl, batch_error, NULL);
 	unsigned int pause_us;
 	size_t max_msgs;
 
 	/* FDB entries and addresses raise no link events */
-	if (b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us) &&
-	    if_nametoindex(FABRIC_IFNAME)) {
+	*paced = b && phase != PHASE_NEIGH && wg_link_pacing(r->backend, &max_msgs, &pause_us) &&
+		 if_nametoindex(FABRIC_IFNAME);
+	if (*paced) {
 		nl_batch_set_pacing(b, max_msgs, pause_us);
 		/* down removes the device anyway; waiting for it would only slow down */
 		if (!p->down)
@@ -326,6 +328,7 @@ static int phase_at(const struct plan *p, int i)
 int plan_apply(struct reconcile *r, struct plan *p)
 {
 	int first_err = frr_check_plan(r->frr_pathspace, p);
+	size_t seen_by_wg = 0; /* link changes sent while wireguard-go ran */
 
 	if (first_err)
 		return first_err;
@@ -335,7 +338,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		struct name_cache names = {0}; /* per phase: names made in it resolve in the next */
 		bool *done = phase == PHASE_DELETE ? delete_group(r, p) : NULL;
 		struct nl_batch *b = NULL;
-		bool failed = false;
+		bool failed = false, paced = false;
 
 		for (size_t i = 0; i < p->n; i++) {
 			struct op *op = &p->ops[i];
@@ -369,11 +372,12 @@ int plan_apply(struct reconcile *r, struct plan *p)
 					report_failure(op, ret, wg_last_error());
 				continue;
 			}
-			if (!b && !(b = new_batch(r, p, phase))) {
+			if (!b && !(b = new_batch(r, p, phase, &paced))) {
 				free(done);
 				return -ENOMEM;
 			}
 			encode_op(r, b, &names, op);
+			seen_by_wg += paced;
 		}
 		free(done);
 		if (b && nl_batch_finish(b) < 0)
@@ -390,7 +394,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		}
 	}
 	/* wireguard-go may have closed its device under a burst of link events */
-	if (!first_err && p->n && !p->down && !wg_survived_link_burst(r->backend, FABRIC_IFNAME))
+	if (!first_err && p->n && !p->down &&
+	    !wg_survived_link_burst(r->backend, FABRIC_IFNAME, seen_by_wg))
 		first_err = -ECHILD;
 	return first_err;
 }

@@ -135,8 +135,11 @@ bool wg_link_pacing(enum wg_backend backend, size_t *max_msgs, unsigned int *pau
 /* For the userspace backend's batches (nl_batch_set_throttle): until wireguard-go has read
  * the link events queued for it (ifname: its device). */
 void wg_link_wait_drained(const void *ifname);
-/* False when the device closed under a burst of link changes (looked at twice). */
-bool wg_survived_link_burst(enum wg_backend backend, const char *ifname);
+/*
+ * False when the device closed under a burst of link_changes paced link
+ * changes (looked at twice, 50 ms apart, unless they were too few to matter).
+ */
+bool wg_survived_link_burst(enum wg_backend backend, const char *ifname, size_t link_changes);
 /* A wireguard-go that fabricd started (a fabricd killed meanwhile) may still be coming up. */
 void wg_wait_started(enum wg_backend backend, const char *ifname);
 /* The backend an existing device of link kind ("wireguard", "tun") runs; false if neither. */
