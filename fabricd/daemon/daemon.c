@@ -400,11 +400,38 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 	return 0;
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The definition this pass tries: the file read again, a failed one retried, or none (NULL). */
+static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bool forced)
+{
+	if (!d->reload)
+		return def_retry_take(&d->pending, reasons & REASON_KERNEL, now_ms());
+	d->reload = d->forced = false;
+	def_retry_drop(&d->pending); /* the file changed: what it says now counts */
+	return load_candidate(d, forced);
+}
+
+/* --verbose: where a pass's time went (README, "Scale"). */
+static void log_pass_times(const struct session *s, double started, double loaded, double planned)
+{
+	log_debug("pass: %.1f ms (definition %.1f, observe %.1f, plan %.1f, apply %.1f)",
+		  mono_ms() - started, loaded - started, s->observe_ms, s->plan_ms,
+		  mono_ms() - planned);
+}
+
 static int run_pass_locked(struct daemon *d)
 {
 	unsigned int reasons = d->reasons;
 	struct cluster *cand = NULL;
 	bool forced = d->forced, captured;
+	double started = mono_ms(), loaded, planned;
 	char *log_text;
 	long long wake = 0;
 	struct session s;
@@ -422,13 +449,8 @@ static int run_pass_locked(struct daemon *d)
 			  reason_names(reasons, why, sizeof(why)), reasons && d->reload ? ", " : "",
 			  d->reload ? "read the definition" : "");
 	}
-	if (d->reload) {
-		d->reload = d->forced = false;
-		def_retry_drop(&d->pending); /* the file changed: what it says now counts */
-		cand = load_candidate(d, forced);
-	} else {
-		cand = def_retry_take(&d->pending, reasons & REASON_KERNEL, now_ms());
-	}
+	cand = pass_candidate(d, reasons, forced);
+	loaded = mono_ms();
 	/* a failure that repeats is logged once (daemon/retry.h) */
 	captured = cand && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
@@ -461,7 +483,11 @@ static int run_pass_locked(struct daemon *d)
 		reasons |= adopt_candidate(d, cand, forced);
 	report_mtus(d, &s, reasons);
 	ifupdown_sync(&s.want, s.ifupdown_file); /* before a port joins a bridge it keeps */
-	if (apply_or_record(d, &s, reasons) < 0) {
+	planned = mono_ms();
+	ret = apply_or_record(d, &s, reasons);
+	if (s.plan.n)
+		log_pass_times(&s, started, loaded, planned);
+	if (ret < 0) {
 		session_free(&s);
 		pass_failed(d, reasons);
 		return -1;
@@ -629,6 +655,7 @@ static void close_all(struct daemon *d)
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)
 {
+	enum file_change change;
 	unsigned int events;
 	uint64_t ticks;
 
@@ -637,10 +664,13 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		handle_signal(d);
 		break;
 	case EV_INOTIFY:
-		if (file_watch_read(&d->watch)) {
+		change = file_watch_read(&d->watch);
+		if (change != FILE_UNCHANGED) {
 			log_debug("%s: changed on disk", d->o->config);
 			d->reload = true;
-			schedule(d, 0, DEBOUNCE_MS);
+			/* a file written whole is read at once; anything else may have more coming
+			 */
+			schedule(d, 0, change == FILE_WRITTEN ? 0 : DEBOUNCE_MS);
 		}
 		break;
 	case EV_NETLINK:

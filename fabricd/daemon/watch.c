@@ -89,13 +89,18 @@ void file_watch_retry(struct file_watch *w)
 	}
 }
 
-/* Whether the event concerns a watched file; a directory gone is forgotten (retried). */
-static bool file_event(struct file_watch *w, const struct inotify_event *ev)
+/*
+ * What the event says of a watched file: FILE_WRITTEN when it was closed
+ * after writing or renamed into place (its content is whole), FILE_CHANGED
+ * for anything else (created, deleted, moved away, events lost). A
+ * directory gone is forgotten (retried).
+ */
+static enum file_change file_event(struct file_watch *w, const struct inotify_event *ev)
 {
-	bool hit = false;
+	enum file_change what = FILE_UNCHANGED;
 
 	if (ev->mask & IN_Q_OVERFLOW)
-		return true;
+		return FILE_CHANGED;
 	for (size_t i = 0; i < w->n; i++) {
 		struct watched_file *f = &w->files[i];
 
@@ -104,15 +109,17 @@ static bool file_event(struct file_watch *w, const struct inotify_event *ev)
 		if (ev->mask & IN_IGNORED)
 			f->wd = -1; /* the directory went away: file_watch_retry() */
 		else if (ev->len && !strcmp(ev->name, f->base))
-			hit = true;
+			what = (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) ? FILE_WRITTEN
+									   : FILE_CHANGED;
 	}
-	return hit;
+	return what;
 }
 
-bool file_watch_read(struct file_watch *w)
+enum file_change file_watch_read(struct file_watch *w)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool changed = false;
+	enum file_change changed = FILE_UNCHANGED, what;
+	bool lost = false;
 	ssize_t n;
 
 	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
@@ -120,10 +127,13 @@ bool file_watch_read(struct file_watch *w)
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
 			p += sizeof(*ev) + ev->len;
-			changed = file_event(w, ev) || changed;
+			what = file_event(w, ev);
+			lost = lost || (ev->mask & IN_Q_OVERFLOW);
+			if (what != FILE_UNCHANGED)
+				changed = what; /* the last event says whether a writer is done */
 		}
 	}
-	return changed;
+	return lost ? FILE_CHANGED : changed;
 }
 
 void file_watch_close(struct file_watch *w)

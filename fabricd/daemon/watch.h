@@ -51,8 +51,13 @@ int file_watch_open(struct file_watch *w, const char *path);
 int file_watch_add(struct file_watch *w, const char *path);
 /* Tries again to watch the directories that were lost (a directory went away). */
 void file_watch_retry(struct file_watch *w);
-/* Reads every pending event: whether one concerns a watched file (or some were lost). */
-bool file_watch_read(struct file_watch *w);
+enum file_change {
+	FILE_UNCHANGED,
+	FILE_CHANGED, /* created, deleted, moved away, or events were lost */
+	FILE_WRITTEN, /* last closed after writing, or renamed into place: whole */
+};
+/* Reads every pending event: what the last one for a watched file says (or some were lost). */
+enum file_change file_watch_read(struct file_watch *w);
 void file_watch_close(struct file_watch *w);
 
 /* A NETLINK_ROUTE socket on the link, neighbour, address and route groups. NULL on error. */

@@ -8,6 +8,7 @@
  * skipped, so one mistake is reported once.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -236,54 +237,163 @@ static bool reserved_ifname(const char *name)
 	return true;
 }
 
-/* Reports vnet k of zone i when it takes a reserved name, or an earlier vnet has its name or VNI.
- */
-static void verify_vnet(const struct cluster *c, size_t i, size_t k, struct config_report *r)
+/* A vnet's place in the definition, for the duplicate checks' sorted index. */
+struct vnet_ref {
+	const struct vnet *v;
+	size_t zone, at;
+};
+
+/* The earlier vnet of the same name and of the same VNI, found for each vnet in one sort each. */
+struct vnet_dups {
+	struct vnet_ref *refs;	      /* in definition order */
+	const struct vnet_ref **name; /* per vnet: the first vnet of its name, if it is another */
+	const struct vnet_ref **vni;
+	size_t n;
+};
+
+/* Ties in definition order: the first of a group is the one every other is reported against. */
+static int ref_by_name(const void *a, const void *b)
 {
-	const struct vnet *v = &c->zones[i].vnets[k];
+	const struct vnet_ref *x = *(const struct vnet_ref *const *)a;
+	const struct vnet_ref *y = *(const struct vnet_ref *const *)b;
+	int c = strcmp(x->v->name, y->v->name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static int ref_by_vni(const void *a, const void *b)
+{
+	const struct vnet_ref *x = *(const struct vnet_ref *const *)a;
+	const struct vnet_ref *y = *(const struct vnet_ref *const *)b;
+
+	if (x->v->vni != y->v->vni)
+		return x->v->vni < y->v->vni ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static bool same_name(const struct vnet *a, const struct vnet *b)
+{
+	return !strcmp(a->name, b->name);
+}
+
+static bool same_vni(const struct vnet *a, const struct vnet *b)
+{
+	return a->vni == b->vni;
+}
+
+static bool no_name(const struct vnet *v)
+{
+	return !v->name[0];
+}
+
+static bool no_vni(const struct vnet *v)
+{
+	return !v->vni;
+}
+
+/* Sorted by key, then definition order: each vnet's first of its key, when that is another. */
+static void first_of_key(struct vnet_dups *d, const struct vnet_ref **sorted,
+			 int (*cmp)(const void *, const void *),
+			 bool (*same)(const struct vnet *, const struct vnet *),
+			 bool (*unset)(const struct vnet *), const struct vnet_ref **out)
+{
+	const struct vnet_ref *first = NULL;
+
+	qsort(sorted, d->n, sizeof(*sorted), cmp);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct vnet_ref *x = sorted[i];
+
+		if (unset(x->v)) /* not given, or rejected: reported already */
+			continue;
+		if (first && same(first->v, x->v))
+			out[x - d->refs] = first;
+		else
+			first = x;
+	}
+}
+
+static void vnet_dups_free(struct vnet_dups *d)
+{
+	free(d->refs);
+	free(d->name);
+	free(d->vni);
+	memset(d, 0, sizeof(*d));
+}
+
+/* -1 when memory ran out. */
+static int vnet_dups_find(const struct cluster *c, struct vnet_dups *d)
+{
+	const struct vnet_ref **sorted;
+	size_t n = 0;
+
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < c->n_zones; i++)
+		n += c->zones[i].n_vnets;
+	d->refs = calloc(n + 1, sizeof(*d->refs));
+	d->name = calloc(n + 1, sizeof(*d->name));
+	d->vni = calloc(n + 1, sizeof(*d->vni));
+	sorted = calloc(n + 1, sizeof(*sorted));
+	if (!d->refs || !d->name || !d->vni || !sorted) {
+		free(sorted);
+		vnet_dups_free(d);
+		return -1;
+	}
+	for (size_t i = 0; i < c->n_zones; i++) {
+		for (size_t k = 0; k < c->zones[i].n_vnets; k++)
+			d->refs[d->n++] = (struct vnet_ref){&c->zones[i].vnets[k], i, k};
+	}
+	for (size_t i = 0; i < d->n; i++)
+		sorted[i] = &d->refs[i];
+	first_of_key(d, sorted, ref_by_name, same_name, no_name, d->name);
+	first_of_key(d, sorted, ref_by_vni, same_vni, no_vni, d->vni);
+	free(sorted);
+	return 0;
+}
+
+/*
+ * One vnet: a reserved name, and a name or VNI an earlier vnet has (reported
+ * against the first vnet that has it).
+ */
+static void verify_vnet(const struct vnet_ref *x, const struct vnet_ref *same_name,
+			const struct vnet_ref *same_vni, struct config_report *r)
+{
+	const struct vnet *v = x->v;
 	char path[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
-	bool name_seen = !v->name[0], vni_seen = !v->vni;
 
 	config_quote(v->name, q, sizeof(q));
 	if (reserved_ifname(v->name)) {
-		config_path(path, "zones[%zu].vnets[%zu].name", i, k);
+		config_path(path, "zones[%zu].vnets[%zu].name", x->zone, x->at);
 		config_error(r, path,
 			     "%s is the name of a device fabricd creates itself (wgfab0, vx<VNI>, "
 			     "vs<VNI>); choose another vnet name",
 			     q);
 	}
-	for (size_t j = 0; j <= i; j++) {
-		const struct zone *y = &c->zones[j];
-
-		for (size_t m = 0; m < (j == i ? k : y->n_vnets); m++) {
-			const struct vnet *w = &y->vnets[m];
-
-			if (!name_seen && !strcmp(v->name, w->name)) {
-				name_seen = true;
-				config_path(path, "zones[%zu].vnets[%zu].name", i, k);
-				config_error(
-				    r, path,
-				    "%s is also the name of zones[%zu].vnets[%zu]; vnet "
-				    "names are bridge names and must be unique in the cluster",
-				    q, j, m);
-			}
-			if (!vni_seen && v->vni == w->vni) {
-				vni_seen = true;
-				config_path(path, "zones[%zu].vnets[%zu].vni", i, k);
-				config_error(
-				    r, path,
-				    "%u is also the VNI of zones[%zu].vnets[%zu]; give each "
-				    "vnet its own VNI",
-				    v->vni, j, m);
-			}
-		}
+	if (same_name) {
+		config_path(path, "zones[%zu].vnets[%zu].name", x->zone, x->at);
+		config_error(r, path,
+			     "%s is also the name of zones[%zu].vnets[%zu]; vnet names are bridge "
+			     "names and must be unique in the cluster",
+			     q, same_name->zone, same_name->at);
+	}
+	if (same_vni) {
+		config_path(path, "zones[%zu].vnets[%zu].vni", x->zone, x->at);
+		config_error(r, path,
+			     "%u is also the VNI of zones[%zu].vnets[%zu]; give each vnet its own "
+			     "VNI",
+			     v->vni, same_vni->zone, same_vni->at);
 	}
 }
 
 static void verify_zones(const struct cluster *c, struct config_report *r)
 {
 	char path[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
+	struct vnet_dups dups;
+	size_t at = 0;
 
+	if (vnet_dups_find(c, &dups) < 0) {
+		config_error(r, "zones", "out of memory checking the vnets; try again");
+		return;
+	}
 	for (size_t i = 0; i < c->n_zones; i++) {
 		const struct zone *z = &c->zones[i];
 
@@ -296,9 +406,10 @@ static void verify_zones(const struct cluster *c, struct config_report *r)
 				     config_quote(z->name, q, sizeof(q)), j);
 			break;
 		}
-		for (size_t k = 0; k < z->n_vnets; k++)
-			verify_vnet(c, i, k, r);
+		for (size_t k = 0; k < z->n_vnets; k++, at++)
+			verify_vnet(&dups.refs[at], dups.name[at], dups.vni[at], r);
 	}
+	vnet_dups_free(&dups);
 }
 
 /*

@@ -182,8 +182,7 @@ static bool is_firewall_op(const struct op *op)
  * A batch for one phase's netlink ops, paced when the WireGuard backend needs
  * it: while wireguard-go runs, that is while the fabric device exists.
  */
-static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int phase,
-				  bool *paced)
+static struct nl_batch *new_batch(struct reconcile *r, const struct plan *p, int phase, bool *paced)
 {
 	struct nl_batch *b = nl_batch_new(r->rtnl, batch_error, NULL);
 	unsigned int pause_us;

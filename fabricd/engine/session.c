@@ -245,13 +245,21 @@ static int session_replan(struct session *s)
 	return session_plan(s);
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int session_plan(struct session *s)
 {
+	double started = mono_ms(), observed;
+	struct timespec boot;
 	struct diag diag;
 	unsigned int mtu;
 	int ret;
-
-	struct timespec boot;
 
 	/* deadlines are compared on CLOCK_BOOTTIME (kinds/link.h says why it is enough) */
 	clock_gettime(CLOCK_BOOTTIME, &boot);
@@ -262,6 +270,8 @@ int session_plan(struct session *s)
 		log_error("cannot read the kernel's state: %s", strerror(-ret));
 		return -1;
 	}
+	observed = mono_ms();
+	s->observe_ms = observed - started;
 	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
 		mtu = s->cluster->fabric.underlay_mtu;
 	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu) < 0)
@@ -274,6 +284,7 @@ int session_plan(struct session *s)
 		switch_mark_stages(&s->r, &s->want, &s->have);
 		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
 	}
+	s->plan_ms = mono_ms() - observed;
 	diag_print(&diag, log_stream());
 	diag_free(&diag);
 	if (ret < 0) {

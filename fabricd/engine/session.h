@@ -31,8 +31,9 @@ struct session {
 	struct node_state want;
 	struct observed have;
 	struct plan plan;
-	const char *ifupdown_file; /* options.ifupdown_file */
-	struct obs_view *view;	   /* the daemon's kept view (engine/view.h), or NULL */
+	const char *ifupdown_file;  /* options.ifupdown_file */
+	struct obs_view *view;	    /* the daemon's kept view (engine/view.h), or NULL */
+	double observe_ms, plan_ms; /* the last session_plan's two parts, for --verbose */
 };
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */

@@ -245,15 +245,15 @@ int wg_set(enum wg_backend backend, const struct wg_device *change)
 }
 
 /* Measured with wireguard-go 0.0.20220316: see README, Notes and deviations. */
-#define USERSPACE_PACE_MSGS	   8
-#define USERSPACE_PACE_US	   2000
-#define USERSPACE_SETTLE_US	   50000
+#define USERSPACE_PACE_MSGS 8
+#define USERSPACE_PACE_US   2000
+#define USERSPACE_SETTLE_US 50000
 /*
  * Up to this many paced link changes never overflowed it: the drain wait
  * between batches keeps at most two batches' events queued (about 20 of
  * the some 50 a default 208 KiB socket buffer holds). One vnet is 11.
  */
-#define USERSPACE_QUIET_MSGS 24
+#define USERSPACE_QUIET_MSGS	   24
 #define USERSPACE_START_WAIT_STEPS 50
 #define USERSPACE_START_WAIT_US	   20000
 
