@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "engine/ifupdown.h"
+#include "engine/converged.h"
 #include "engine/session.h"
 #include "definition/config.h"
 #include "definition/keyfile.h"
@@ -98,9 +99,10 @@ struct daemon {
 	size_t n_mtus;
 	struct zone_mtu *mtus;
 	char status[256];
-	struct monitor *monitor;   /* metrics and data-path probes (daemon/monitor.h) */
-	struct keyfile_store keys; /* private and preshared keys, read again when changed */
-	struct obs_view view;	   /* the observed state between passes (engine/view.h) */
+	struct monitor *monitor;    /* metrics and data-path probes (daemon/monitor.h) */
+	struct keyfile_store keys;  /* private and preshared keys, read again when changed */
+	struct obs_view view;	    /* the observed state between passes (engine/view.h) */
+	struct converged converged; /* the vnets the last pass found converged */
 };
 
 static long long clock_ms(clockid_t id)
@@ -380,6 +382,7 @@ static unsigned int adopt_candidate(struct daemon *d, struct cluster *cand, bool
 static int apply_or_record(struct daemon *d, struct session *s, unsigned int reasons)
 {
 	if (s->plan.n) {
+		converged_forget(&d->converged); /* the next pass plans every vnet again */
 		report_plan(&s->plan, reasons);
 		if (plan_apply(&s->r, &s->plan) < 0)
 			return -1;
@@ -390,6 +393,8 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 		d->wg_known = false;
 		return 0;
 	}
+	/* nothing to change: each vnet is converged until it or its kernel objects change */
+	(void)converged_record(&d->converged, &s->r, &s->want);
 	d->backend = s->r.backend;
 	d->wg_known = s->have.wg != NULL;
 	if (s->have.wg)
@@ -454,7 +459,7 @@ static int run_pass_locked(struct daemon *d)
 	/* a failure that repeats is logged once (daemon/retry.h) */
 	captured = cand && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
-	      session_use_view(&s, &d->view) < 0 ||
+	      session_use_view(&s, &d->view, &d->converged) < 0 ||
 	      session_load_keys_kept(&s, d->o, &d->keys) < 0 ||
 	      roam_mark_moved(&s.r,
 			      d->roam_base ? d->roam_base
@@ -466,6 +471,7 @@ static int run_pass_locked(struct daemon *d)
 	if (ret) {
 		session_free(&s);
 		view_invalidate(&d->view);
+		converged_forget(&d->converged);
 		if (!cand) {
 			pass_failed(d, reasons);
 			return -1;
@@ -651,6 +657,7 @@ static void close_all(struct daemon *d)
 	free(d->mtus);
 	keyfile_store_free(&d->keys); /* wiped */
 	view_free(&d->view);
+	converged_free(&d->converged);
 }
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)

@@ -14,6 +14,7 @@
 #include "kinds/fabric.h"
 #include "kinds/frr.h"
 #include "base/log.h"
+#include "engine/converged.h"
 #include "engine/guard_io.h"
 #include "netlink/ifindex.h"
 #include "engine/reconcile.h"
@@ -303,10 +304,20 @@ static int step_guard(const struct kind_input *in, struct plan *p)
  */
 static int step_vnets(const struct kind_input *in, struct plan *p)
 {
+	size_t left_out = 0;
 	int ret = 0;
 
-	for (size_t i = 0; !ret && i < in->want->n_vnets; i++)
-		ret = plan_vnet(in, &in->want->vnets[i], p);
+	for (size_t i = 0; !ret && i < in->want->n_vnets; i++) {
+		const struct desired_vnet *v = &in->want->vnets[i];
+
+		if (converged_skips(in->r->converged, in->r, v, in->have))
+			left_out++;
+		else
+			ret = plan_vnet(in, v, p);
+	}
+	if (left_out)
+		log_debug("planned %zu of %zu vnets (the others converged, unchanged since)",
+			  in->want->n_vnets - left_out, in->want->n_vnets);
 	return ret;
 }
 

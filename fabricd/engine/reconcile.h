@@ -51,6 +51,8 @@ struct reconcile {
 	bool roaming;
 	size_t n_endpoint_moved;
 	bool *endpoint_moved; /* owned; freed by reconcile_close */
+	/* the daemon: vnets its last pass found converged, left out if unchanged (converged.h) */
+	const struct converged *converged;
 };
 
 /* Takes the process's rtnetlink socket (opened on first use, kept). 0 or -errno. */

@@ -19,6 +19,7 @@
 #include "definition/keyfile.h"
 #include "definition/pve_load.h"
 #include "definition/wgkey.h"
+#include "engine/converged.h"
 #include "engine/ifupdown.h"
 #include "engine/reconcile.h"
 #include "engine/resolve.h"
@@ -242,6 +243,9 @@ static int session_replan(struct session *s)
 	observed_free(&s->have);
 	desired_free(&s->want);
 	plan_init(&s->plan, s->r.owner);
+	/* the view's changes were taken by the first observe: every vnet is planned */
+	s->converged = NULL;
+	s->r.converged = NULL;
 	return session_plan(s);
 }
 
@@ -272,6 +276,10 @@ int session_plan(struct session *s)
 	}
 	observed = mono_ms();
 	s->observe_ms = observed - started;
+	if (s->converged && s->view) {
+		converged_note_changes(s->converged, s->view);
+		s->r.converged = s->converged;
+	}
 	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
 		mtu = s->cluster->fabric.underlay_mtu;
 	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu) < 0)
@@ -299,9 +307,10 @@ int session_plan(struct session *s)
 	return 0;
 }
 
-int session_use_view(struct session *s, struct obs_view *v)
+int session_use_view(struct session *s, struct obs_view *v, struct converged *c)
 {
 	s->view = v;
+	s->converged = c;
 	return 0;
 }
 

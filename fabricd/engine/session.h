@@ -34,6 +34,8 @@ struct session {
 	const char *ifupdown_file;  /* options.ifupdown_file */
 	struct obs_view *view;	    /* the daemon's kept view (engine/view.h), or NULL */
 	double observe_ms, plan_ms; /* the last session_plan's two parts, for --verbose */
+	/* the daemon's vnets found converged (engine/converged.h), with the view; or NULL */
+	struct converged *converged;
 };
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */
@@ -60,10 +62,12 @@ struct keyfile_store;
 int session_load_keys_kept(struct session *s, const struct options *o, struct keyfile_store *keys);
 /*
  * The daemon: plan from its kept view v (engine/view.h) instead of reading
- * the kernel in full; after session_open_cluster. Returns 0.
+ * the kernel in full, and leave out the vnets c knows converged and nothing
+ * changed for (engine/converged.h; c may be NULL); after
+ * session_open_cluster. Returns 0.
  */
 struct obs_view;
-int session_use_view(struct session *s, struct obs_view *v);
+int session_use_view(struct session *s, struct obs_view *v, struct converged *c);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */

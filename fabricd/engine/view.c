@@ -435,6 +435,17 @@ static int unpack(struct obs_view *v)
 	return 0;
 }
 
+/* What this pass reads again: known only when neither table is dumped whole. */
+static void note_changes(struct obs_view *v)
+{
+	v->changes_known = v->links_ok && v->fdb_ok;
+	v->n_pass_changed = 0;
+	for (size_t i = 0; v->changes_known && i < v->n_dirty_links; i++)
+		v->pass_changed[v->n_pass_changed++] = v->dirty_links[i];
+	for (size_t i = 0; v->changes_known && i < v->n_dirty_fdb; i++)
+		v->pass_changed[v->n_pass_changed++] = v->dirty_fdb[i];
+}
+
 int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 {
 	long long now = mono_s();
@@ -445,6 +456,7 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 	if (!v->full_at || now - v->full_at >= VIEW_FULL_S)
 		view_invalidate(v);
 	full = !v->links_ok && !v->fdb_ok && !v->guard_ok;
+	note_changes(v);
 	ret = unpack(v);
 	if (ret < 0)
 		return ret;
@@ -455,6 +467,7 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 		ret = refresh_guard(v);
 	if (ret < 0) {
 		view_invalidate(v);
+		v->changes_known = false;
 		return ret;
 	}
 	if (full) {

@@ -50,6 +50,14 @@ struct obs_view {
 	long long full_at;		 /* CLOCK_MONOTONIC s of the last full re-read */
 	size_t n_dirty_links, n_dirty_fdb;
 	int dirty_links[VIEW_DIRTY_MAX], dirty_fdb[VIEW_DIRTY_MAX];
+	/*
+	 * The last view_observe: whether it kept the links and FDB entries (no
+	 * full read), and then the links and devices it read again
+	 * (engine/converged.h plans only their vnets and the changed ones).
+	 */
+	bool changes_known;
+	size_t n_pass_changed;
+	int pass_changed[2 * VIEW_DIRTY_MAX];
 	/* for tests and --verbose */
 	unsigned long full_reads, link_gets, fdb_gets;
 };

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* engine/converged.c - vnets the daemon's last pass found converged (converged.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "engine/converged.h"
+#include "engine/reconcile.h"
+#include "engine/switch.h"
+
+void converged_init(struct converged *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void converged_free(struct converged *c)
+{
+	free(c->sums);
+	converged_init(c);
+}
+
+void converged_forget(struct converged *c)
+{
+	free(c->sums);
+	c->sums = NULL;
+	c->n = 0;
+}
+
+/* Field by field: structs have padding, and IPv4 leaves bytes[4..15] unspecified. */
+static uint64_t sum_addr(uint64_t h, const struct ip_addr *a)
+{
+	h = fnv1a(h, &a->family, sizeof(a->family));
+	return fnv1a(h, a->bytes, ip_addr_len(a));
+}
+
+static uint64_t sum_str(uint64_t h, const char *s)
+{
+	return fnv1a(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* Everything planning v reads from the desired state and the options. */
+static uint64_t fingerprint(const struct reconcile *r, const struct desired_vnet *v)
+{
+	uint64_t h = sum_str(FNV1A_INIT, r->owner);
+	uint8_t flags[6] = {v->evpn,	      v->standby,	  v->plain_receiving,
+			    v->plain_sending, v->existing_bridge, (uint8_t)v->transport};
+
+	h = fnv1a(h, &r->grace, sizeof(r->grace));
+	h = sum_str(h, v->name);
+	h = sum_str(h, v->vxlan);
+	h = sum_str(h, v->other_vxlan);
+	h = sum_str(h, v->replaces);
+	h = fnv1a(h, &v->vni, sizeof(v->vni));
+	h = fnv1a(h, &v->port, sizeof(v->port));
+	h = fnv1a(h, &v->other_port, sizeof(v->other_port));
+	h = fnv1a(h, &v->mtu, sizeof(v->mtu));
+	h = fnv1a(h, flags, sizeof(flags));
+	h = sum_addr(h, &v->local);
+	h = sum_addr(h, &v->other_local);
+	h = fnv1a(h, &v->n_remotes, sizeof(v->n_remotes));
+	for (size_t i = 0; i < v->n_remotes; i++)
+		h = sum_addr(h, &v->remotes[i]);
+	h = fnv1a(h, &v->n_other_remotes, sizeof(v->n_other_remotes));
+	for (size_t i = 0; i < v->n_other_remotes; i++)
+		h = sum_addr(h, &v->other_remotes[i]);
+	return h;
+}
+
+static int by_sum(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int converged_record(struct converged *c, const struct reconcile *r, const struct node_state *want)
+{
+	uint64_t *sums = malloc((want->n_vnets + 1) * sizeof(*sums));
+
+	converged_forget(c);
+	if (!sums)
+		return -ENOMEM;
+	for (size_t i = 0; i < want->n_vnets; i++)
+		sums[i] = fingerprint(r, &want->vnets[i]);
+	qsort(sums, want->n_vnets, sizeof(*sums), by_sum);
+	c->sums = sums;
+	c->n = want->n_vnets;
+	return 0;
+}
+
+void converged_note_changes(struct converged *c, const struct obs_view *v)
+{
+	c->changes_known = v->changes_known;
+	c->n_changed = 0;
+	for (size_t i = 0; c->changes_known && i < v->n_pass_changed; i++)
+		c->changed[c->n_changed++] = v->pass_changed[i];
+}
+
+static bool recorded(const struct converged *c, uint64_t sum)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->sums[mid] < sum)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->sums[lo] == sum;
+}
+
+static bool changed(const struct converged *c, int ifindex)
+{
+	for (size_t i = 0; i < c->n_changed; i++) {
+		if (c->changed[i] == ifindex)
+			return true;
+	}
+	return false;
+}
+
+/* The vnet's link name exists, is fabricd's, carries no stage note and was not read again. */
+static bool link_quiet(const struct converged *c, const struct reconcile *r,
+		       const struct observed *have, const char *name)
+{
+	const struct link_obs *l = link_find(&have->links, name);
+	struct stage_note note;
+
+	return l && link_is_owned(l, r->owner) && !changed(c, l->ifindex) &&
+	       !link_stage_note(l, r->owner, LINK_RETIRE_NOTE, &note) &&
+	       !link_stage_note(l, r->owner, LINK_HOLD_NOTE, &note);
+}
+
+bool converged_skips(const struct converged *c, const struct reconcile *r,
+		     const struct desired_vnet *v, const struct observed *have)
+{
+	if (!c || !c->n || !c->changes_known || v->evpn || v->existing_bridge || v->replaces)
+		return false;
+	/* a secure vnet's plain device exists only while it retires */
+	if (!link_quiet(c, r, have, v->name) || !link_quiet(c, r, have, v->vxlan) ||
+	    (v->standby ? !link_quiet(c, r, have, v->other_vxlan)
+			: link_find(&have->links, v->other_vxlan) != NULL))
+		return false;
+	return recorded(c, fingerprint(r, v));
+}
