@@ -2,6 +2,7 @@
 /* report.c - the daemon's log: what changed and why, one short line each. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/report.h"
@@ -19,17 +20,82 @@ static const struct zone *find_zone(const struct cluster *c, const char *name)
 	return NULL;
 }
 
-static const struct vnet *find_vnet(const struct cluster *c, const char *name, const char **zone)
+/*
+ * A cluster's vnets by name: report_vnets looks up each vnet of one
+ * definition in the other, and a cluster has 1024 of them.
+ */
+struct vnet_ix {
+	const char *name, *zone;
+	const struct vnet *v;
+	size_t at; /* in definition order */
+};
+
+struct vnet_index {
+	const struct cluster *c;
+	size_t n;
+	struct vnet_ix *by_name; /* NULL (none, or out of memory): find_vnet scans c */
+};
+
+static int vnet_ix_cmp(const void *a, const void *b)
 {
+	const struct vnet_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* equal names (no valid definition has them): the first, as a scan finds it */
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void vnet_index_make(const struct cluster *c, struct vnet_index *ix)
+{
+	size_t n = 0;
+
+	*ix = (struct vnet_index){.c = c};
+	for (size_t i = 0; i < c->n_zones; i++)
+		n += c->zones[i].n_vnets;
+	ix->by_name = n ? malloc(n * sizeof(*ix->by_name)) : NULL;
+	if (!ix->by_name)
+		return;
 	for (size_t i = 0; i < c->n_zones; i++) {
-		for (size_t j = 0; j < c->zones[i].n_vnets; j++) {
-			if (!strcmp(c->zones[i].vnets[j].name, name)) {
-				*zone = c->zones[i].name;
-				return &c->zones[i].vnets[j];
+		for (size_t j = 0; j < c->zones[i].n_vnets; j++, ix->n++)
+			ix->by_name[ix->n] = (struct vnet_ix){.name = c->zones[i].vnets[j].name,
+							      .zone = c->zones[i].name,
+							      .v = &c->zones[i].vnets[j],
+							      .at = ix->n};
+	}
+	qsort(ix->by_name, ix->n, sizeof(*ix->by_name), vnet_ix_cmp);
+}
+
+/* The first vnet called name (in definition order) and its zone, or NULL. */
+static const struct vnet *find_vnet(const struct vnet_index *ix, const char *name,
+				    const char **zone)
+{
+	const struct cluster *c = ix->c;
+	size_t lo = 0, hi = ix->n;
+
+	if (!ix->by_name) {
+		for (size_t i = 0; i < c->n_zones; i++) {
+			for (size_t j = 0; j < c->zones[i].n_vnets; j++) {
+				if (!strcmp(c->zones[i].vnets[j].name, name)) {
+					*zone = c->zones[i].name;
+					return &c->zones[i].vnets[j];
+				}
 			}
 		}
+		return NULL;
 	}
-	return NULL;
+	/* the first entry not below name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->by_name[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ix->n || strcmp(ix->by_name[lo].name, name))
+		return NULL;
+	*zone = ix->by_name[lo].zone;
+	return ix->by_name[lo].v;
 }
 
 static bool has_member(const struct cluster *c, const struct zone *z, const char *node)
@@ -112,14 +178,17 @@ static size_t report_zones(const struct cluster *a, const struct cluster *b)
 
 static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 {
+	struct vnet_index ia, ib;
 	const char *za, *zb;
 	size_t n = 0;
 
+	vnet_index_make(a, &ia);
+	vnet_index_make(b, &ib);
 	for (size_t i = 0; i < a->n_zones; i++) {
 		for (size_t j = 0; j < a->zones[i].n_vnets; j++) {
 			const char *name = a->zones[i].vnets[j].name;
 
-			if (!find_vnet(b, name, &zb)) {
+			if (!find_vnet(&ib, name, &zb)) {
 				log_info("vnet %s: removed from zone %s " WHY_DEF, name,
 					 a->zones[i].name);
 				n++;
@@ -131,7 +200,7 @@ static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 			const struct vnet *vb = &b->zones[i].vnets[j], *va;
 
 			zb = b->zones[i].name;
-			va = find_vnet(a, vb->name, &za);
+			va = find_vnet(&ia, vb->name, &za);
 			if (!va) {
 				log_info("vnet %s: added to zone %s, vni %u " WHY_DEF, vb->name, zb,
 					 vb->vni);
@@ -149,6 +218,8 @@ static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 			}
 		}
 	}
+	free(ia.by_name);
+	free(ib.by_name);
 	return n;
 }
 
