@@ -2,6 +2,7 @@
 /* report.c - the daemon's log: what changed and why, one short line each. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/report.h"
@@ -19,17 +20,82 @@ static const struct zone *find_zone(const struct cluster *c, const char *name)
 	return NULL;
 }
 
-static const struct vnet *find_vnet(const struct cluster *c, const char *name, const char **zone)
+/*
+ * A cluster's vnets by name: report_vnets looks up each vnet of one
+ * definition in the other, and a cluster has 1024 of them.
+ */
+struct vnet_ix {
+	const char *name, *zone;
+	const struct vnet *v;
+	size_t at; /* in definition order */
+};
+
+struct vnet_index {
+	const struct cluster *c;
+	size_t n;
+	struct vnet_ix *by_name; /* NULL (none, or out of memory): find_vnet scans c */
+};
+
+static int vnet_ix_cmp(const void *a, const void *b)
 {
+	const struct vnet_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* equal names (no valid definition has them): the first, as a scan finds it */
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void vnet_index_make(const struct cluster *c, struct vnet_index *ix)
+{
+	size_t n = 0;
+
+	*ix = (struct vnet_index){.c = c};
+	for (size_t i = 0; i < c->n_zones; i++)
+		n += c->zones[i].n_vnets;
+	ix->by_name = n ? malloc(n * sizeof(*ix->by_name)) : NULL;
+	if (!ix->by_name)
+		return;
 	for (size_t i = 0; i < c->n_zones; i++) {
-		for (size_t j = 0; j < c->zones[i].n_vnets; j++) {
-			if (!strcmp(c->zones[i].vnets[j].name, name)) {
-				*zone = c->zones[i].name;
-				return &c->zones[i].vnets[j];
+		for (size_t j = 0; j < c->zones[i].n_vnets; j++, ix->n++)
+			ix->by_name[ix->n] = (struct vnet_ix){.name = c->zones[i].vnets[j].name,
+							      .zone = c->zones[i].name,
+							      .v = &c->zones[i].vnets[j],
+							      .at = ix->n};
+	}
+	qsort(ix->by_name, ix->n, sizeof(*ix->by_name), vnet_ix_cmp);
+}
+
+/* The first vnet called name (in definition order) and its zone, or NULL. */
+static const struct vnet *find_vnet(const struct vnet_index *ix, const char *name,
+				    const char **zone)
+{
+	const struct cluster *c = ix->c;
+	size_t lo = 0, hi = ix->n;
+
+	if (!ix->by_name) {
+		for (size_t i = 0; i < c->n_zones; i++) {
+			for (size_t j = 0; j < c->zones[i].n_vnets; j++) {
+				if (!strcmp(c->zones[i].vnets[j].name, name)) {
+					*zone = c->zones[i].name;
+					return &c->zones[i].vnets[j];
+				}
 			}
 		}
+		return NULL;
 	}
-	return NULL;
+	/* the first entry not below name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->by_name[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ix->n || strcmp(ix->by_name[lo].name, name))
+		return NULL;
+	*zone = ix->by_name[lo].zone;
+	return ix->by_name[lo].v;
 }
 
 static bool has_member(const struct cluster *c, const struct zone *z, const char *node)
@@ -112,14 +178,17 @@ static size_t report_zones(const struct cluster *a, const struct cluster *b)
 
 static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 {
+	struct vnet_index ia, ib;
 	const char *za, *zb;
 	size_t n = 0;
 
+	vnet_index_make(a, &ia);
+	vnet_index_make(b, &ib);
 	for (size_t i = 0; i < a->n_zones; i++) {
 		for (size_t j = 0; j < a->zones[i].n_vnets; j++) {
 			const char *name = a->zones[i].vnets[j].name;
 
-			if (!find_vnet(b, name, &zb)) {
+			if (!find_vnet(&ib, name, &zb)) {
 				log_info("vnet %s: removed from zone %s " WHY_DEF, name,
 					 a->zones[i].name);
 				n++;
@@ -131,7 +200,7 @@ static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 			const struct vnet *vb = &b->zones[i].vnets[j], *va;
 
 			zb = b->zones[i].name;
-			va = find_vnet(a, vb->name, &za);
+			va = find_vnet(&ia, vb->name, &za);
 			if (!va) {
 				log_info("vnet %s: added to zone %s, vni %u " WHY_DEF, vb->name, zb,
 					 vb->vni);
@@ -149,6 +218,8 @@ static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 			}
 		}
 	}
+	free(ia.by_name);
+	free(ib.by_name);
 	return n;
 }
 
@@ -240,18 +311,100 @@ size_t report_definition(const struct cluster *a, const struct cluster *b)
 	return report_fabric(a, b) + report_nodes(a, b) + report_zones(a, b) + report_vnets(a, b);
 }
 
-/* The op that created the link ifname in this plan, if any. */
-static const struct op *creator(const struct plan *p, const char *ifname)
+static bool creates_link(const struct op *op)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		const struct op *op = &p->ops[i];
+	return op->type == OP_WG_CREATE || op->type == OP_BRIDGE_CREATE ||
+	       op->type == OP_VXLAN_CREATE;
+}
 
-		if ((op->type == OP_WG_CREATE || op->type == OP_BRIDGE_CREATE ||
-		     op->type == OP_VXLAN_CREATE) &&
-		    !strcmp(op->ifname, ifname))
-			return op;
+/*
+ * A plan's ops by link name, for report_drift: each op looks up its link's
+ * creator and counts the other ops of that name, and a drift of 1024
+ * bridges deleted out of band plans 66,000 ops.
+ */
+struct op_index {
+	const struct plan *p;
+	/* NULL (no ops, or out of memory): the lookups scan p */
+	const struct op **by_name; /* every op, by ifname, in plan order within a name */
+	const struct op **made;	   /* the link creations among them, the same way */
+	size_t n_made;
+};
+
+static int op_name_cmp(const void *a, const void *b)
+{
+	const struct op *x = *(const struct op *const *)a, *y = *(const struct op *const *)b;
+	int c = strcmp(x->ifname, y->ifname);
+
+	/* equal names in plan order (one array), so the first is the one a scan finds */
+	return c ? c : x < y ? -1 : x > y;
+}
+
+static void op_index_make(const struct plan *p, struct op_index *ix)
+{
+	const struct op **v = p->n ? malloc(2 * p->n * sizeof(*v)) : NULL;
+
+	*ix = (struct op_index){.p = p};
+	if (!v)
+		return;
+	ix->by_name = v;
+	ix->made = v + p->n;
+	for (size_t i = 0; i < p->n; i++) {
+		v[i] = &p->ops[i];
+		if (creates_link(&p->ops[i]))
+			ix->made[ix->n_made++] = &p->ops[i];
 	}
-	return NULL;
+	qsort(ix->by_name, p->n, sizeof(*v), op_name_cmp);
+	qsort(ix->made, ix->n_made, sizeof(*v), op_name_cmp);
+}
+
+/* Where ops of ifname start in v (sorted by op_name_cmp) or, with after, end. */
+static size_t op_bound(const struct op *const *v, size_t n, const char *ifname, bool after)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(v[mid]->ifname, ifname);
+
+		if (c < 0 || (after && !c))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The op that created the link ifname in this plan (the first), if any. */
+static const struct op *creator(const struct op_index *ix, const char *ifname)
+{
+	const struct plan *p = ix->p;
+	size_t at;
+
+	if (!ix->by_name) {
+		for (size_t i = 0; i < p->n; i++) {
+			if (creates_link(&p->ops[i]) && !strcmp(p->ops[i].ifname, ifname))
+				return &p->ops[i];
+		}
+		return NULL;
+	}
+	at = op_bound(ix->made, ix->n_made, ifname, false);
+	return at < ix->n_made && !strcmp(ix->made[at]->ifname, ifname) ? ix->made[at] : NULL;
+}
+
+/* How many ops of the plan other than op have op's ifname. */
+static size_t same_name(const struct op_index *ix, const struct op *op)
+{
+	const struct plan *p = ix->p;
+	size_t with = 0;
+
+	if (!ix->by_name) {
+		for (size_t i = 0; i < p->n; i++)
+			with += &p->ops[i] != op && !strcmp(p->ops[i].ifname, op->ifname);
+		return with;
+	}
+	/* op is one of them */
+	return op_bound(ix->by_name, p->n, op->ifname, true) -
+	       op_bound(ix->by_name, p->n, op->ifname, false) - 1;
 }
 
 static void report_retire(const struct op *op)
@@ -268,18 +421,17 @@ static void report_retire(const struct op *op)
 }
 
 /* "vxlan vx100: recreated (drift: missing)", collapsing what comes with a recreated link. */
-static void report_drift(const struct plan *p, const struct op *op)
+static void report_drift(const struct op_index *ix, const struct op *op)
 {
-	const struct op *made = op->ifname[0] ? creator(p, op->ifname) : NULL;
-	size_t with = 0;
+	const struct op *made = op->ifname[0] ? creator(ix, op->ifname) : NULL;
+	size_t with;
 	struct op_text t;
 
 	if (made && made != op)
 		return; /* comes with the link's creation */
 	op_describe(op, &t);
 	if (made) {
-		for (size_t i = 0; i < p->n; i++)
-			with += &p->ops[i] != op && !strcmp(p->ops[i].ifname, op->ifname);
+		with = same_name(ix, op);
 		if (with)
 			log_info("%s: recreated with %zu setting%s (drift: missing)", t.object,
 				 with, with == 1 ? "" : "s");
@@ -307,15 +459,19 @@ void report_plan(const struct plan *p, unsigned int reasons)
 	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY));
 	/* a switch stage that fell due: its changes are the stage's, not repairs */
 	bool stage = (reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS));
+	struct op_index ix = {.p = p};
 
+	if (drift && !stage)
+		op_index_make(p, &ix);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
 		if (op->phase == PHASE_RETIRE || op->phase == PHASE_SEAL || stage)
 			report_retire(op);
 		else if (drift)
-			report_drift(p, op);
+			report_drift(&ix, op);
 	}
+	free(ix.by_name);
 }
 
 void report_applied(const struct plan *p, const char *node, unsigned int reasons)

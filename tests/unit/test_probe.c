@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_probe.c - probe_configure (daemon/probe.h): a target that stays keeps
+ * its results, its peer's MAC and what was logged about it, wherever it moved
+ * in the list, and takes the new target's bridge and MTU; a new target starts
+ * empty; of two old entries of one (peer, zone) the last is the one kept.
+ * Random target lists, with such duplicates, must carry over what the plain
+ * scan below (the code before the index) carries over.
+ *
+ * Why probe.c is included: the results are the probe thread's, filled in by
+ * rounds on real bridges; here they are set by hand on a struct probe
+ * without a thread or a socket.
+ */
+#include "daemon/probe.c"
+
+#include "unit.h"
+
+static struct probe *probe_new(void)
+{
+	struct probe *p = calloc(1, sizeof(*p));
+
+	p->wake = p->sock = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	return p;
+}
+
+static struct probe_target target(const char *peer, const char *zone, unsigned int mtu)
+{
+	struct probe_target t = {.transport = "plain", .mtu = mtu};
+
+	snprintf(t.peer, sizeof(t.peer), "%s", peer);
+	snprintf(t.zone, sizeof(t.zone), "%s", zone);
+	snprintf(t.bridge, sizeof(t.bridge), "b%s", zone);
+	return t;
+}
+
+/* An entry with results only this mark has: largest, a MAC byte, what was logged. */
+static void measured(struct entry *e, unsigned int mark)
+{
+	e->r.measured = e->r.reachable = e->mac_known = true;
+	e->r.largest = mark;
+	e->r.checked_at = 1000 + mark;
+	e->mac[5] = (uint8_t)mark;
+	e->reported = REP_BLACK_HOLE;
+	e->reported_size = mark;
+}
+
+static void test_carry_over(void)
+{
+	struct probe_target old[] = {target("pve2", "red", 1390), target("pve3", "red", 1390),
+				     target("pve2", "blue", 1390), target("red", "pve2", 1390)};
+	struct probe_target now[] = {target("pve2", "blue", 1420), target("pve4", "red", 1390),
+				     target("pve3", "red", 1390), target("pve2", "red", 1380),
+				     target("pve3", "blue", 1390)};
+	struct probe *p = probe_new();
+	struct probe_result *r;
+	size_t n;
+
+	probe_configure(p, "c", "pve1", old, 4);
+	CHECK_INT(p->n, 4, "configured");
+	for (unsigned int i = 0; i < 4; i++)
+		measured(&p->entries[i], 10 + i);
+	probe_configure(p, "c", "pve1", now, 5);
+	CHECK_INT(p->n, 5, "reconfigured");
+	CHECK_INT(p->entries[0].r.largest, 12, "pve2 blue moved up, kept its results");
+	CHECK_INT(p->entries[0].r.target.mtu, 1420, "with the new target's MTU");
+	CHECK_INT(p->entries[0].mac[5], 12, "and its peer's MAC");
+	CHECK_INT(p->entries[0].reported, REP_BLACK_HOLE, "and what was logged");
+	CHECK_INT(p->entries[0].reported_size, 12, "at which size");
+	CHECK(!p->entries[1].r.measured && !p->entries[1].mac_known &&
+		  p->entries[1].reported == REP_NONE && !p->entries[1].r.largest,
+	      "a new target starts empty");
+	CHECK_STR(p->entries[1].r.target.peer, "pve4", "as its target");
+	CHECK_INT(p->entries[2].r.largest, 11, "pve3 red");
+	CHECK_INT(p->entries[3].r.largest, 10, "pve2 red moved down");
+	CHECK_INT(p->entries[3].r.target.mtu, 1380, "its new MTU");
+	CHECK(!p->entries[4].r.measured, "pve3 blue is new (pve3 red is another zone)");
+	CHECK_STR(p->cluster, "c", "cluster");
+	CHECK_STR(p->node, "pve1", "node");
+	CHECK(p->configured, "rounds may start");
+	n = probe_results(p, &r);
+	CHECK_INT(n, 5, "results");
+	CHECK(r && r[0].largest == 12 && !strcmp(r[0].target.zone, "blue") && !r[1].measured,
+	      "in the new order");
+	free(r);
+	probe_configure(p, "c", "pve1", NULL, 0);
+	CHECK_INT(p->n, 0, "no targets");
+	probe_stop(p);
+}
+
+/* One (peer, zone) twice before: the last one's results (the scan overwrote with each match). */
+static void test_duplicates(void)
+{
+	struct probe_target old[] = {target("pve2", "red", 1390), target("pve3", "red", 1390),
+				     target("pve2", "red", 1390)};
+	struct probe_target now[] = {target("pve2", "red", 1390), target("pve2", "red", 1390)};
+	struct probe *p = probe_new();
+
+	probe_configure(p, "c", "pve1", old, 3);
+	for (unsigned int i = 0; i < 3; i++)
+		measured(&p->entries[i], 20 + i);
+	probe_configure(p, "c", "pve1", now, 2);
+	CHECK_INT(p->entries[0].r.largest, 22, "the last old entry of the pair");
+	CHECK_INT(p->entries[1].r.largest, 22, "for each new one of the pair");
+	probe_stop(p);
+}
+
+/* probe_configure's scan before its index: the reference for the random lists. */
+static void ref_carry_over(const struct entry *olds, size_t n_old, const struct probe_target *t,
+			   size_t n, struct entry *es)
+{
+	for (size_t i = 0; i < n; i++) {
+		memset(&es[i], 0, sizeof(es[i]));
+		es[i].r.target = t[i];
+		for (size_t k = 0; k < n_old; k++) {
+			const struct entry *old = &olds[k];
+
+			if (strcmp(old->r.target.peer, t[i].peer) ||
+			    strcmp(old->r.target.zone, t[i].zone))
+				continue;
+			es[i] = *old;
+			es[i].r.target = t[i];
+		}
+	}
+}
+
+/* Field by field: struct copies need not copy the padding. */
+static bool same_entry(const struct entry *a, const struct entry *b)
+{
+	const struct probe_result *x = &a->r, *y = &b->r;
+
+	return !strcmp(x->target.peer, y->target.peer) && !strcmp(x->target.zone, y->target.zone) &&
+	       !strcmp(x->target.bridge, y->target.bridge) &&
+	       x->target.transport == y->target.transport && x->target.mtu == y->target.mtu &&
+	       x->measured == y->measured && x->reachable == y->reachable &&
+	       x->black_hole == y->black_hole && x->largest == y->largest &&
+	       x->rtt_seconds == y->rtt_seconds && x->checked_at == y->checked_at &&
+	       !memcmp(a->mac, b->mac, ETH_ALEN) && a->mac_known == b->mac_known &&
+	       a->reported == b->reported && a->reported_size == b->reported_size &&
+	       a->got == b->got && a->got_rtt == b->got_rtt;
+}
+
+static unsigned int seed = 4242;
+
+static unsigned int rnd(unsigned int n)
+{
+	return (unsigned int)rand_r(&seed) % n;
+}
+
+static void random_targets(struct probe_target *t, size_t n, unsigned int pool)
+{
+	for (size_t i = 0; i < n; i++) {
+		char peer[16], zone[16];
+
+		/* names of one pool in both fields: a peer's name may be another's zone's */
+		snprintf(peer, sizeof(peer), "n%u", rnd(pool));
+		snprintf(zone, sizeof(zone), "n%u", rnd(pool));
+		t[i] = target(peer, zone, 1300 + rnd(100));
+	}
+}
+
+static void test_random(void)
+{
+	struct probe_target old[80], now[80];
+	struct entry want[80];
+	size_t kept = 0, fresh = 0;
+
+	for (int round = 0; round < 500; round++) {
+		unsigned int pool = 1 + rnd(12);
+		size_t n_old = rnd(81), n = rnd(81);
+		struct probe *p = probe_new();
+		struct entry *before;
+
+		random_targets(old, n_old, pool);
+		random_targets(now, n, pool);
+		probe_configure(p, "c", "pve1", old, n_old);
+		for (size_t i = 0; i < n_old; i++)
+			measured(&p->entries[i], 1 + (unsigned int)i);
+		before = calloc(n_old + 1, sizeof(*before));
+		memcpy(before, p->entries, n_old * sizeof(*before));
+		ref_carry_over(before, n_old, now, n, want);
+		probe_configure(p, "c", "pve1", now, n);
+		CHECK_INT(p->n, n, "round %d", round);
+		for (size_t i = 0; i < n; i++) {
+			CHECK(same_entry(&p->entries[i], &want[i]), "round %d, %zu", round, i);
+			kept += want[i].r.measured;
+			fresh += !want[i].r.measured;
+		}
+		free(before);
+		probe_stop(p);
+	}
+	CHECK(kept > 100 && fresh > 100, "the rounds cover it: %zu kept, %zu new", kept, fresh);
+}
+
+int main(void)
+{
+	test_carry_over();
+	test_duplicates();
+	test_random();
+	return unit_summary("test_probe");
+}
