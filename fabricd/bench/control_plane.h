@@ -81,12 +81,14 @@ struct cp_daemon {
 	double t0, startup_seconds; /* until it had adopted the built node */
 	double add_vnet_seconds;    /* definition written until the vnet's flood entries are in */
 	long steady_rss_kib, rss_before_reloads_kib, rss_after_reloads_kib;
-	long peak_rss_kib; /* VmHWM after the reloads: the largest pass */
+	long rss_half_reloads_kib; /* after the first half: flat means the second half adds nothing
+				    */
+	long peak_rss_kib;	   /* VmHWM after the reloads: the largest pass */
 	unsigned int reloads, reloads_wanted;
 	int exit_status;
 };
 
-#define CP_RELOADS	 200 /* SIGHUP reloads at the default size */
+#define CP_RELOADS	 1000 /* SIGHUP reloads at the default size (issue 17: flat over 1000) */
 #define CP_QUICK_RELOADS 20
 
 struct cp_run {

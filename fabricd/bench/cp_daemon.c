@@ -261,6 +261,10 @@ int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d)
 		    wait_line(d, log, from, LINE_RELOADED, (int)i + 1) < 0)
 			return -1;
 		d->reloads = i + 1;
+		if (d->reloads == n / 2) {
+			wait_idle(d->pid);
+			d->rss_half_reloads_kib = rss_kib(d->pid);
+		}
 	}
 	wait_idle(d->pid); /* the last reload's pass */
 	d->rss_after_reloads_kib = rss_kib(d->pid);

@@ -72,10 +72,12 @@ static void print_daemon(const struct cp_run *r, FILE *f)
 		d->startup_seconds, "", (double)d->steady_rss_kib / 1024);
 	fprintf(f, "%-36s %9.3f  %-16s\n", "fabricd run, one vnet added", d->add_vnet_seconds,
 		d->add_vnet_done ? ratio : "FAILED");
-	fprintf(f, "%-36s %9u  %-16s %6.1f MiB RSS (before: %.1f MiB, peak %.1f MiB)\n",
+	fprintf(f,
+		"%-36s %9u  %-16s %6.1f MiB RSS (before: %.1f MiB, after half: %.1f MiB, peak %.1f "
+		"MiB)\n",
 		"fabricd run, SIGHUP reloads", d->reloads, "",
 		(double)d->rss_after_reloads_kib / 1024, (double)d->rss_before_reloads_kib / 1024,
-		(double)d->peak_rss_kib / 1024);
+		(double)d->rss_half_reloads_kib / 1024, (double)d->peak_rss_kib / 1024);
 }
 
 /* The same for CPU time (load on a shared machine stretches wall time, not this). */
@@ -198,12 +200,14 @@ static json_t *daemon_json(const struct cp_run *r)
 	bool up = d->ran && d->steady_rss_kib > 0;
 
 	return json_pack(
-	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
+	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
 	    "startup_seconds", opt_real(up, d->startup_seconds), "add_vnet_seconds",
 	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_ratio",
 	    opt_real(daemon_ratio(r) >= 0, daemon_ratio(r)), "steady_rss_kib",
 	    up ? json_integer(d->steady_rss_kib) : json_null(), "rss_before_reloads_kib",
 	    d->rss_before_reloads_kib ? json_integer(d->rss_before_reloads_kib) : json_null(),
+	    "rss_half_reloads_kib",
+	    d->rss_half_reloads_kib ? json_integer(d->rss_half_reloads_kib) : json_null(),
 	    "rss_after_reloads_kib",
 	    d->rss_after_reloads_kib ? json_integer(d->rss_after_reloads_kib) : json_null(),
 	    "peak_rss_kib", d->peak_rss_kib ? json_integer(d->peak_rss_kib) : json_null(),
