@@ -16,9 +16,9 @@ void desired_free(struct node_state *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_vnets; i++) {
-		free(s->vnets[i].remotes);
-		free(s->vnets[i].other_remotes);
+	for (size_t i = 0; i < s->n_zones; i++) {
+		free(s->zones[i].underlays);
+		free(s->zones[i].fabrics);
 	}
 	free(s->vnets);
 	free(s->zones);
@@ -113,21 +113,30 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	desired_vxlan_name(v->other_vxlan, v->vni, secure ? TRANSPORT_PLAIN : TRANSPORT_SECURE);
 	v->other_port = secure ? PLAIN_VXLAN_PORT : c->fabric.secure_port;
 	v->other_local = secure ? me->underlay : me->fabric_address;
-	if (z->n_members > 1) {
-		v->remotes = calloc(z->n_members - 1, sizeof(*v->remotes));
-		v->other_remotes = calloc(z->n_members - 1, sizeof(*v->other_remotes));
-		if (!v->remotes || !v->other_remotes)
-			return -ENOMEM;
-	}
+	v->remotes = secure ? dz->fabrics : dz->underlays;
+	v->other_remotes = secure ? dz->underlays : dz->fabrics;
+	v->n_remotes = v->n_other_remotes = dz->n_peers;
+	return 0;
+}
+
+/* The zone's other members, in member order, as each transport reaches them. */
+static int build_zone_peers(const struct cluster *c, size_t self, const struct zone *z,
+			    struct desired_zone *dz)
+{
+	if (z->n_members < 2)
+		return 0;
+	dz->underlays = calloc(z->n_members - 1, sizeof(*dz->underlays));
+	dz->fabrics = calloc(z->n_members - 1, sizeof(*dz->fabrics));
+	if (!dz->underlays || !dz->fabrics)
+		return -ENOMEM; /* desired_free frees them */
 	for (size_t m = 0; m < z->n_members; m++) {
 		const struct node *peer = &c->nodes[z->members[m]];
 
 		if (z->members[m] == self)
 			continue;
-		v->remotes[v->n_remotes] = secure ? peer->fabric_address : peer->underlay;
-		v->other_remotes[v->n_remotes++] = secure ? peer->underlay : peer->fabric_address;
+		dz->underlays[dz->n_peers] = peer->underlay;
+		dz->fabrics[dz->n_peers++] = peer->fabric_address;
 	}
-	v->n_other_remotes = v->n_remotes;
 	return 0;
 }
 
@@ -148,6 +157,8 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 			continue;
 		dz = &s->zones[s->n_zones++];
 		dz->zone = zi;
+		if (build_zone_peers(c, self, z, dz) < 0)
+			return -ENOMEM;
 		if (s->mtu_known) {
 			char path[64];
 

@@ -57,7 +57,8 @@ struct desired_vnet {
 	 */
 	bool evpn;
 	size_t n_remotes;
-	struct ip_addr *remotes; /* other members' underlay (plain) or fabric (secure) addresses */
+	/* other members' underlay (plain) or fabric (secure) addresses: the zone's (borrowed) */
+	const struct ip_addr *remotes;
 	/*
 	 * The other transport's device (engine/switch.c): a plain vnet keeps its
 	 * secure device as a mute standby that receives (standby set; not EVPN),
@@ -69,7 +70,7 @@ struct desired_vnet {
 	uint16_t other_port;
 	struct ip_addr other_local;
 	size_t n_other_remotes;
-	struct ip_addr *other_remotes; /* the same members in the other transport */
+	const struct ip_addr *other_remotes; /* the same members in the other transport */
 	/*
 	 * Not from the definition but from the kernel (engine/switch.c), for the
 	 * guard: the vnet moved to secure and its plain device still receives in
@@ -87,6 +88,13 @@ struct desired_zone {
 	size_t zone;
 	unsigned int mtu;	   /* 0 while unknown */
 	unsigned int computed_mtu; /* before a zone "mtu" override */
+	/*
+	 * The other members' underlay and fabric addresses, once per zone: its
+	 * vnets' remotes and other_remotes point here (1024 vnets of 64 nodes
+	 * would copy the same 63 addresses twice each).
+	 */
+	size_t n_peers;
+	struct ip_addr *underlays, *fabrics;
 };
 
 struct node_state {
