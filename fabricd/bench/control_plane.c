@@ -183,9 +183,9 @@ static void count_after_down(struct cp_run *r)
 	}
 }
 
-static int write_second_vnet(void *arg)
+static int write_second_vnet(void *arg, double *renamed_at)
 {
-	return cp_write_definition(arg, 2);
+	return cp_write_definition(arg, 2, renamed_at);
 }
 
 /*
@@ -243,7 +243,7 @@ static int run_fabricd(struct cp_run *r)
 	/* plan's exit status says whether there is something to do: 0 is the point */
 	run_step(r, &r->fab, "fabricd plan (nothing to do)", plan, &r->step[CP_PLAN], 0);
 	run_step(r, &r->fab, "fabricd apply (nothing to do)", apply, &r->step[CP_NOOP], 0);
-	if (cp_write_definition(r, 1) < 0)
+	if (cp_write_definition(r, 1, NULL) < 0)
 		goto out;
 	/* counted whatever the exit status: a failed step must not look like an empty kernel */
 	run_step(r, &r->fab, "fabricd apply (one vnet added)", apply, &r->step[CP_ADD_VNET], 0);
@@ -328,7 +328,7 @@ int cp_main(const struct cp_opts *o)
 	log_info("bench: control plane of node n1 of %u nodes, %u VNIs (%u plain, %u secure), "
 		 "%llu flood entries",
 		 o->nodes, o->vnis, r.plain, r.secure, r.flood);
-	if (setup_dir(&r) < 0 || cp_keys(&r) < 0 || cp_write_definition(&r, 0) < 0 ||
+	if (setup_dir(&r) < 0 || cp_keys(&r) < 0 || cp_write_definition(&r, 0, NULL) < 0 ||
 	    cp_write_batches(&r) < 0)
 		goto out;
 	if (run_reference(&r) < 0 || bench_stop)

@@ -113,8 +113,11 @@ const char *cp_step_name(enum cp_step s);
 /* --- bench/cp_def.c --------------------------------------------------------- */
 /* Keys for every node (node 1's private key into r->key, mode 0600). 0 or -1 (logged). */
 int cp_keys(struct cp_run *r);
-/* The definition into r->def: every vnet, plus extra more plain vnets. 0 or -1. */
-int cp_write_definition(const struct cp_run *r, unsigned int extra);
+/*
+ * The definition into r->def (renamed into place): every vnet, plus extra more
+ * plain vnets; *renamed_at (CLOCK_MONOTONIC s, if not NULL) when it was. 0 or -1.
+ */
+int cp_write_definition(const struct cp_run *r, unsigned int extra, double *renamed_at);
 /* The bridge name of plain vnet k (k = r->plain is the first extra one). */
 void cp_plain_bridge(unsigned int k, char *out, size_t len);
 /* The iproute2 batch files building (and deleting) exactly the vnets fabricd builds. */
@@ -144,11 +147,12 @@ int cp_count(const struct cp_ns *ns, struct cp_counts *c, char *backend, size_t 
 int cp_daemon_start(const struct cp_ns *ns, char *const argv[], const char *log,
 		    struct cp_daemon *d);
 /*
- * write_def(arg) adds a vnet to the definition; the time until bridge has
- * want_flood flood entries on its ports. 0 or -1 (logged).
+ * write_def(arg) adds a vnet to the definition; the time from its rename into
+ * place until bridge has want_flood flood entries on its ports. 0 or -1 (logged).
  */
 int cp_daemon_add_vnet(const struct cp_ns *ns, const char *bridge, unsigned int want_flood,
-		       int (*write_def)(void *arg), void *arg, struct cp_daemon *d);
+		       int (*write_def)(void *arg, double *renamed_at), void *arg,
+		       struct cp_daemon *d);
 /* n SIGHUP reloads, each waited for; the RSS before and after. 0 or -1 (logged). */
 int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d);
 /* SIGTERM, and the exit status. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/control_plane.h"
@@ -134,7 +135,15 @@ void cp_plain_bridge(unsigned int k, char *out, size_t len)
 	snprintf(out, len, "v%u", vni_of(false, k));
 }
 
-int cp_write_definition(const struct cp_run *r, unsigned int extra)
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cp_write_definition(const struct cp_run *r, unsigned int extra, double *renamed_at)
 {
 	json_t *def, *zones = json_array(), *nodes = nodes_json(r);
 	int ret = -1;
@@ -150,6 +159,8 @@ int cp_write_definition(const struct cp_run *r, unsigned int extra)
 	    add_zones(zones, true, r->secure) == 0 && json_dump_file(def, tmp, JSON_COMPACT) == 0 &&
 	    rename(tmp, r->def) == 0)
 		ret = 0;
+	if (renamed_at)
+		*renamed_at = mono_s();
 	if (ret < 0)
 		log_error("bench: cannot write the definition %s", r->def);
 	json_decref(def);
