@@ -49,10 +49,17 @@ enum op_phase {
 	PHASE_WG_CREATE,
 	PHASE_FABRIC_LINK, /* link settings of the fabric device */
 	PHASE_NEIGH,	   /* FDB remotes and addresses */
-	PHASE_WG_CONFIG,   /* keys, port, peers */
-	PHASE_FRR,	   /* fabricd's part of FRR's configuration (EVPN), once the fabric is up */
-	PHASE_RETIRE,	   /* VXLAN devices of the transport a vnet left: smaller roles, removal */
-	PHASE_SEAL,	   /* the guard once they no longer send (engine/switch.c) */
+	/*
+	 * A new mute standby on a running node (engine/switch.c): it only
+	 * receives, and nobody sends to a vnet's standby before a later switch,
+	 * so the sender's flood entries do not wait for it. A build makes it in
+	 * PHASE_VXLAN, before wireguard-go starts.
+	 */
+	PHASE_STANDBY,
+	PHASE_WG_CONFIG, /* keys, port, peers */
+	PHASE_FRR,	 /* fabricd's part of FRR's configuration (EVPN), once the fabric is up */
+	PHASE_RETIRE,	 /* VXLAN devices of the transport a vnet left: smaller roles, removal */
+	PHASE_SEAL,	 /* the guard once they no longer send (engine/switch.c) */
 	PHASE_WG_DESTROY,
 	PHASE_UNGUARD, /* the guard goes last on down */
 	PHASE_COUNT,

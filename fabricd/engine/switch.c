@@ -298,6 +298,8 @@ int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 	} else {
 		port_init(&first, r, v, true, VXLAN_SENDS);
 		port_init(&second, r, v, false, VXLAN_MUTE);
+		/* a steady standby made on a running node: after the sender's flood entries */
+		second.late = st.stage == STAGE_STEADY && link_find(&have->links, FABRIC_IFNAME);
 		if (st.stage == STAGE_RETIRING)
 			port_note(&second, r, &st, LINK_RETIRE_NOTE);
 	}

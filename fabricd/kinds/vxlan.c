@@ -108,7 +108,10 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, st
 		return 0;
 	/* a smaller role waits until the vnet's other device has taken over (PHASE_NEIGH) */
 	op = add_change(w, have,
-			have && smaller && w->role != VXLAN_SENDS ? PHASE_RETIRE : PHASE_VXLAN, p);
+			have && smaller && w->role != VXLAN_SENDS ? PHASE_RETIRE
+			: !have && w->late			  ? PHASE_STANDBY
+								  : PHASE_VXLAN,
+			p);
 	if (!op)
 		return -ENOMEM;
 	c = &op->u.link;
@@ -135,7 +138,8 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, st
 
 static int plan_create(const struct vxlan_port *w, struct plan *p)
 {
-	struct op *op = plan_add(p, KIND_VXLAN, OP_VXLAN_CREATE, PHASE_VXLAN, VERB_CREATE, w->name);
+	struct op *op = plan_add(p, KIND_VXLAN, OP_VXLAN_CREATE,
+				 w->late ? PHASE_STANDBY : PHASE_VXLAN, VERB_CREATE, w->name);
 
 	if (!op)
 		return -ENOMEM;

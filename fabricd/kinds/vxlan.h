@@ -35,6 +35,7 @@ struct vxlan_port {
 	size_t n_remotes; /* the all-zeros entries it should have */
 	const struct ip_addr *remotes;
 	char alias[LINK_ALIAS_MAX]; /* the owner mark and the stage note, if any */
+	bool late; /* if it is created: in PHASE_STANDBY, after the flood entries */
 };
 
 const char *vxlan_role_name(enum vxlan_role role);
