@@ -26,4 +26,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 #define FNV1A_INIT 0xcbf29ce484222325ULL
 uint64_t fnv1a(uint64_t h, const void *data, size_t len);
 
+/* CLOCK_MONOTONIC in milliseconds, with the fraction: for timing a pass's parts. */
+double clock_mono_ms(void);
+
 #endif

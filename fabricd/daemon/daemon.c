@@ -405,14 +405,6 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 	return 0;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The definition this pass tries: the file read again, a failed one retried, or none (NULL). */
 static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bool forced)
 {
@@ -427,8 +419,8 @@ static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bo
 static void log_pass_times(const struct session *s, double started, double loaded, double planned)
 {
 	log_debug("pass: %.1f ms (definition %.1f, observe %.1f, plan %.1f, apply %.1f)",
-		  mono_ms() - started, loaded - started, s->observe_ms, s->plan_ms,
-		  mono_ms() - planned);
+		  clock_mono_ms() - started, loaded - started, s->observe_ms, s->plan_ms,
+		  clock_mono_ms() - planned);
 }
 
 static int run_pass_locked(struct daemon *d)
@@ -436,7 +428,7 @@ static int run_pass_locked(struct daemon *d)
 	unsigned int reasons = d->reasons;
 	struct cluster *cand = NULL;
 	bool forced = d->forced, captured;
-	double started = mono_ms(), loaded, planned;
+	double started = clock_mono_ms(), loaded, planned;
 	char *log_text;
 	long long wake = 0;
 	struct session s;
@@ -455,7 +447,7 @@ static int run_pass_locked(struct daemon *d)
 			  d->reload ? "read the definition" : "");
 	}
 	cand = pass_candidate(d, reasons, forced);
-	loaded = mono_ms();
+	loaded = clock_mono_ms();
 	/* a failure that repeats is logged once (daemon/retry.h) */
 	captured = cand && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
@@ -489,7 +481,7 @@ static int run_pass_locked(struct daemon *d)
 		reasons |= adopt_candidate(d, cand, forced);
 	report_mtus(d, &s, reasons);
 	ifupdown_sync(&s.want, s.ifupdown_file); /* before a port joins a bridge it keeps */
-	planned = mono_ms();
+	planned = clock_mono_ms();
 	ret = apply_or_record(d, &s, reasons);
 	if (s.plan.n)
 		log_pass_times(&s, started, loaded, planned);

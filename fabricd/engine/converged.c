@@ -100,10 +100,7 @@ int converged_record(struct converged *c, const struct reconcile *r, const struc
 
 void converged_note_changes(struct converged *c, const struct obs_view *v)
 {
-	c->changes_known = v->changes_known;
-	c->n_changed = 0;
-	for (size_t i = 0; c->changes_known && i < v->n_pass_changed; i++)
-		c->changed[c->n_changed++] = v->pass_changed[i];
+	c->view = v;
 }
 
 static bool recorded(const struct converged *c, uint64_t sum)
@@ -123,8 +120,8 @@ static bool recorded(const struct converged *c, uint64_t sum)
 
 static bool changed(const struct converged *c, int ifindex)
 {
-	for (size_t i = 0; i < c->n_changed; i++) {
-		if (c->changed[i] == ifindex)
+	for (size_t i = 0; i < c->view->n_pass_changed; i++) {
+		if (c->view->pass_changed[i] == ifindex)
 			return true;
 	}
 	return false;
@@ -149,7 +146,8 @@ static bool link_quiet(const struct converged *c, const struct reconcile *r,
 bool converged_skips(const struct converged *c, const struct reconcile *r,
 		     const struct desired_vnet *v, const struct observed *have)
 {
-	if (!c || !c->n || !c->changes_known || v->evpn || v->existing_bridge || v->replaces)
+	if (!c || !c->n || !c->view || !c->view->changes_known || v->evpn || v->existing_bridge ||
+	    v->replaces)
 		return false;
 	/* a secure vnet's plain device exists only while it retires */
 	if (!link_quiet(c, r, have, v->name) || !link_quiet(c, r, have, v->vxlan) ||

@@ -33,10 +33,8 @@ struct observed;
 struct converged {
 	uint64_t *sums; /* sorted: the fingerprints of the vnets last found converged */
 	size_t n;
-	/* this pass: the view kept everything but the links below (engine/view.h) */
-	bool changes_known;
-	size_t n_changed;
-	int changed[2 * VIEW_DIRTY_MAX];
+	/* this pass's view: what it read again (changes_known, pass_changed), or NULL */
+	const struct obs_view *view;
 };
 
 void converged_init(struct converged *c);
@@ -45,7 +43,7 @@ void converged_free(struct converged *c);
 void converged_forget(struct converged *c);
 /* Every vnet of want was planned and nothing needed a change. 0 or -ENOMEM (forgotten). */
 int converged_record(struct converged *c, const struct reconcile *r, const struct node_state *want);
-/* The kernel objects this pass's view read again, or none known (a full read). */
+/* This pass's view, whose observe says which kernel objects it read again. */
 void converged_note_changes(struct converged *c, const struct obs_view *v);
 /* Whether planning v may be left out this pass (see above). */
 bool converged_skips(const struct converged *c, const struct reconcile *r,

@@ -14,6 +14,7 @@
 
 #include "base/diag.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "definition/config.h"
 #include "definition/pve_follow.h"
 #include "definition/keyfile.h"
@@ -249,17 +250,9 @@ static int session_replan(struct session *s)
 	return session_plan(s);
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int session_plan(struct session *s)
 {
-	double started = mono_ms(), observed;
+	double started = clock_mono_ms(), observed;
 	struct timespec boot;
 	struct diag diag;
 	unsigned int mtu;
@@ -274,7 +267,7 @@ int session_plan(struct session *s)
 		log_error("cannot read the kernel's state: %s", strerror(-ret));
 		return -1;
 	}
-	observed = mono_ms();
+	observed = clock_mono_ms();
 	s->observe_ms = observed - started;
 	if (s->converged && s->view) {
 		converged_note_changes(s->converged, s->view);
@@ -292,7 +285,7 @@ int session_plan(struct session *s)
 		switch_mark_stages(&s->r, &s->want, &s->have);
 		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
 	}
-	s->plan_ms = mono_ms() - observed;
+	s->plan_ms = clock_mono_ms() - observed;
 	diag_print(&diag, log_stream());
 	diag_free(&diag);
 	if (ret < 0) {
