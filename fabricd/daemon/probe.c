@@ -367,6 +367,8 @@ static void write_state(struct probe *p, const struct entry *es, size_t n)
 	p->write_failed = 0;
 }
 
+static void merge_round(struct probe *p, const struct entry *es, size_t n);
+
 /* One round: copy the targets, measure without the lock, merge back and report. */
 static void run_round(struct probe *p)
 {
@@ -387,22 +389,7 @@ static void run_round(struct probe *p)
 		measure_zone(p, &es[i], j - i);
 	}
 	pthread_mutex_lock(&p->lock);
-	for (size_t i = 0; i < n && !p->stop; i++) {
-		for (size_t k = 0; k < p->n; k++) {
-			struct entry *e = &p->entries[k];
-
-			if (strcmp(e->r.target.peer, es[i].r.target.peer) ||
-			    strcmp(e->r.target.zone, es[i].r.target.zone) || !es[i].r.measured)
-				continue;
-			struct probe_target t = e->r.target; /* configure may have changed it */
-
-			e->r = es[i].r;
-			e->r.target = t;
-			memcpy(e->mac, es[i].mac, ETH_ALEN);
-			e->mac_known = es[i].mac_known;
-			report(p->t_node, e);
-		}
-	}
+	merge_round(p, es, n);
 	free(es);
 	n = p->n;
 	es = calloc(n + 1, sizeof(*es));
@@ -518,18 +505,45 @@ static int entry_cmp(const void *a, const void *b)
 	return c ? c : x < y ? -1 : x > y;
 }
 
-/* The last old entry of t's (peer, zone): from by (p's, sorted by entry_cmp), or a scan. */
-static const struct entry *old_entry(const struct probe *p, const struct entry *const *by,
-				     const struct probe_target *t)
+/*
+ * An index of es's entries (only the measured ones if measured_only), sorted
+ * by entry_cmp. by is NULL when there is nothing to index or no memory: then
+ * find_entry scans.
+ */
+struct entry_index {
+	const struct entry *es;
+	size_t n;
+	bool measured_only;
+	const struct entry **by;
+	size_t n_by;
+};
+
+static struct entry_index index_entries(const struct entry *es, size_t n, bool measured_only)
+{
+	struct entry_index x = {.es = es, .n = n, .measured_only = measured_only};
+
+	x.by = n ? malloc(n * sizeof(*x.by)) : NULL;
+	if (!x.by)
+		return x;
+	for (size_t k = 0; k < n; k++) {
+		if (!measured_only || es[k].r.measured)
+			x.by[x.n_by++] = &es[k];
+	}
+	qsort(x.by, x.n_by, sizeof(*x.by), entry_cmp);
+	return x;
+}
+
+/* The last indexed entry with t's (peer, zone), or NULL. */
+static const struct entry *find_entry(const struct entry_index *x, const struct probe_target *t)
 {
 	const struct entry *found = NULL;
-	size_t lo = 0, hi = p->n;
+	size_t lo = 0, hi = x->n_by;
 
-	if (!by) {
-		for (size_t k = 0; k < p->n; k++) {
-			if (!strcmp(p->entries[k].r.target.peer, t->peer) &&
-			    !strcmp(p->entries[k].r.target.zone, t->zone))
-				found = &p->entries[k];
+	if (!x->by) {
+		for (size_t k = 0; k < x->n; k++) {
+			if ((!x->measured_only || x->es[k].r.measured) &&
+			    !target_cmp(&x->es[k].r.target, t))
+				found = &x->es[k];
 		}
 		return found;
 	}
@@ -537,12 +551,39 @@ static const struct entry *old_entry(const struct probe *p, const struct entry *
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (target_cmp(&by[mid]->r.target, t) <= 0)
+		if (target_cmp(&x->by[mid]->r.target, t) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo && !target_cmp(&by[lo - 1]->r.target, t) ? by[lo - 1] : NULL;
+	return lo && !target_cmp(&x->by[lo - 1]->r.target, t) ? x->by[lo - 1] : NULL;
+}
+
+/*
+ * A round's results into p's entries, which configure may have replaced
+ * meanwhile: each entry takes the last measured result of its (peer, zone),
+ * found in a sorted index (a scan per entry made the merge quadratic, 4096
+ * targets, under p->lock). Under p->lock.
+ */
+static void merge_round(struct probe *p, const struct entry *es, size_t n)
+{
+	struct entry_index done_by = index_entries(es, n, true);
+
+	for (size_t k = 0; k < p->n && !p->stop; k++) {
+		struct entry *e = &p->entries[k];
+		const struct entry *done = find_entry(&done_by, &e->r.target);
+
+		if (!done)
+			continue;
+		struct probe_target t = e->r.target; /* configure may have changed it */
+
+		e->r = done->r;
+		e->r.target = t;
+		memcpy(e->mac, done->mac, ETH_ALEN);
+		e->mac_known = done->mac_known;
+		report(p->t_node, e);
+	}
+	free(done_by.by);
 }
 
 /*
@@ -554,21 +595,16 @@ static const struct entry *old_entry(const struct probe *p, const struct entry *
 static void carry_over(const struct probe *p, const struct probe_target *t, size_t n,
 		       struct entry *es)
 {
-	const struct entry **by = p->n ? malloc(p->n * sizeof(*by)) : NULL;
+	struct entry_index old_by = index_entries(p->entries, p->n, false);
 
-	if (by) {
-		for (size_t k = 0; k < p->n; k++)
-			by[k] = &p->entries[k];
-		qsort(by, p->n, sizeof(*by), entry_cmp);
-	}
 	for (size_t i = 0; i < n; i++) {
-		const struct entry *old = old_entry(p, by, &t[i]);
+		const struct entry *old = find_entry(&old_by, &t[i]);
 
 		if (old)
 			es[i] = *old; /* results, MAC and what was logged carry over */
 		es[i].r.target = t[i];
 	}
-	free(by);
+	free(old_by.by);
 }
 
 void probe_configure(struct probe *p, const char *cluster, const char *node,

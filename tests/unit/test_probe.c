@@ -5,7 +5,9 @@
  * in the list, and takes the new target's bridge and MTU; a new target starts
  * empty; of two old entries of one (peer, zone) the last is the one kept.
  * Random target lists, with such duplicates, must carry over what the plain
- * scan below (the code before the index) carries over.
+ * scan below (the code before the index) carries over. A round's results
+ * merge back into entries that configure replaced while the round ran, as
+ * the nested scan before merge_round's index did.
  *
  * Why probe.c is included: the results are the probe thread's, filled in by
  * rounds on real bridges; here they are set by hand on a struct probe
@@ -192,10 +194,79 @@ static void test_random(void)
 	CHECK(kept > 100 && fresh > 100, "the rounds cover it: %zu kept, %zu new", kept, fresh);
 }
 
+/* run_round's merge before its index: every measured result onto each entry of its pair. */
+static void ref_merge(struct entry *entries, size_t n_entries, const struct entry *es, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < n_entries; k++) {
+			struct entry *e = &entries[k];
+
+			if (target_cmp(&e->r.target, &es[i].r.target) || !es[i].r.measured)
+				continue;
+			struct probe_target t = e->r.target;
+
+			e->r = es[i].r;
+			e->r.target = t;
+			memcpy(e->mac, es[i].mac, ETH_ALEN);
+			e->mac_known = es[i].mac_known;
+		}
+	}
+}
+
+/* A round measured some of the old targets; configure changed the list meanwhile. */
+static void test_merge_random(void)
+{
+	struct probe_target old[80], now[80];
+	size_t merged = 0;
+
+	for (int round = 0; round < 500; round++) {
+		unsigned int pool = 1 + rnd(12);
+		size_t n_old = rnd(81), n = rnd(81);
+		struct probe *p = probe_new();
+		struct entry *es, *want;
+
+		random_targets(old, n_old, pool);
+		random_targets(now, n, pool);
+		probe_configure(p, "c", "pve1", old, n_old);
+		es = calloc(n_old + 1, sizeof(*es));
+		memcpy(es, p->entries, n_old * sizeof(*es));
+		for (size_t i = 0; i < n_old; i++) {
+			if (rnd(3)) {
+				measured(&es[i], 100 + (unsigned int)i);
+				es[i].reported = REP_OK; /* healthy: report() stays quiet */
+			}
+		}
+		probe_configure(p, "c", "pve1", now, n);
+		for (size_t k = 0; k < n; k++)
+			p->entries[k].reported = REP_OK;
+		struct entry_index idx = index_entries(es, n_old, true);
+		struct entry_index scan = {.es = es, .n = n_old, .measured_only = true};
+
+		for (size_t k = 0; k < n; k++)
+			CHECK(find_entry(&idx, &now[k]) == find_entry(&scan, &now[k]),
+			      "round %d, %zu: the index finds what the scan (no memory) finds",
+			      round, k);
+		free(idx.by);
+		want = calloc(n + 1, sizeof(*want));
+		memcpy(want, p->entries, n * sizeof(*want));
+		ref_merge(want, n, es, n_old);
+		merge_round(p, es, n_old);
+		for (size_t k = 0; k < n; k++) {
+			CHECK(same_entry(&p->entries[k], &want[k]), "round %d, %zu", round, k);
+			merged += want[k].r.measured;
+		}
+		free(want);
+		free(es);
+		probe_stop(p);
+	}
+	CHECK(merged > 100, "the rounds cover it: %zu results merged", merged);
+}
+
 int main(void)
 {
 	test_carry_over();
 	test_duplicates();
 	test_random();
+	test_merge_random();
 	return unit_summary("test_probe");
 }
