@@ -227,8 +227,16 @@ def test_nothing_left_behind(quick):
     assert leftovers(lab_id) == []
 
 
+def ctrl_c_default():
+    """In the child before exec: SIGINT as a terminal gives it. A test run started in the
+    background of a non-interactive shell inherits SIGINT ignored, which fabricd keeps on
+    purpose (nohup), and the interruption below would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_interrupted_bench_cleans_up(bench_env):
     proc = subprocess.Popen([bench_env, "bench", "--quick"], stdin=subprocess.DEVNULL,
+                            preexec_fn=ctrl_c_default,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stderr = ""
     lab_id = None
