@@ -21,7 +21,8 @@ BGP announces never changes) and make "secure" a routing decision:
     what that peer sends in clear text still arrives. Switching back is the
     table's removal.
 
-zebra sees no link change at all. Run as root on a machine with frr,
+zebra sees no link change at all. A last round changes vx200's alias on every
+node (as fabricd's grace-period notes would) and back, under the same pings. Run as root on a machine with frr,
 frr-pythontools, wireguard-go and a built fabricd (`make`):
 
     sudo /usr/bin/python3 tests/experiments/evpn_switch_by_mark.py
@@ -63,6 +64,14 @@ def prepare(cluster, node):
     node.run(["sysctl", "-qw", "net.ipv4.conf.wgfab0.rp_filter=2"])
     node.run(["ip", "rule", "add", "fwmark", MARK, "lookup", TABLE, "pref", "100"])
     node.run(["ip", "route", "add", "default", "dev", "wgfab0", "table", TABLE])
+
+
+def note_alias(node):
+    """What fabricd's stage notes would do to the one device: change its alias (zebra sees
+    an RTM_NEWLINK of the VNI's device)."""
+    alias = node.link("vx200").get("ifalias", "")
+    node.run(["ip", "link", "set", "vx200", "alias", f"{alias} clear-until=1 grace=30 at=1"])
+    node.run(["ip", "link", "set", "vx200", "alias", alias])
 
 
 def switch_all(cluster, guests, action):
@@ -116,7 +125,8 @@ def main():
         vteps = {name: f.remote_vteps(200) for name, f in frrs.items()}
         for label, action in (
                 ("plain -> secure", lambda n: n.run(["nft", "-f", "-"], input=MARK_TABLE)),
-                ("secure -> plain", lambda n: n.run(["nft", "delete", "table", "bridge", "fabx"]))):
+                ("secure -> plain", lambda n: n.run(["nft", "delete", "table", "bridge", "fabx"])),
+                ("an alias note on vx200", note_alias)):
             results, clear = switch_all(cluster, guests, action)
             print(f"{label}: lost " + ", ".join(f"{r.label} {r.lost} of {r.transmitted}"
                                                 for r in results))
