@@ -39,12 +39,14 @@ static void render_text(const struct node_state *s)
 	for (size_t i = 0; i < f->n_peers; i++) {
 		const struct desired_peer *p = &f->peers[i];
 
+		char ips[2 * (IP_ADDR_STRLEN + 6)];
+
 		wgkey_to_base64(key, p->public_key);
-		printf("  peer %s %s: endpoint %s%s%s:%u, allowed ips %s/%u, keepalive %u\n",
+		desired_allowed_ips_text(p, ips, sizeof(ips));
+		printf("  peer %s %s: endpoint %s%s%s:%u, allowed ips %s, keepalive %u\n",
 		       c->nodes[p->node].name, key, p->endpoint_addr.family == AF_INET6 ? "[" : "",
 		       p->endpoint_host, p->endpoint_addr.family == AF_INET6 ? "]" : "",
-		       p->endpoint_port, ip_addr_str(&p->allowed_ip.addr, a, sizeof(a)),
-		       p->allowed_ip.len, p->keepalive);
+		       p->endpoint_port, ips, p->keepalive);
 	}
 	for (size_t zi = 0; zi < s->n_zones; zi++) {
 		const struct desired_zone *dz = &s->zones[zi];
@@ -124,11 +126,17 @@ static json_t *render_json(const struct node_state *s)
 		wgkey_to_base64(key, p->public_key);
 		snprintf(ep, sizeof(ep), "%s%s%s:%u", v6 ? "[" : "", p->endpoint_host,
 			 v6 ? "]" : "", p->endpoint_port);
-		snprintf(a, sizeof(a), "%s/%u", ip_addr_str(&p->allowed_ip.addr, ip, sizeof(ip)),
-			 p->allowed_ip.len);
-		json_array_append_new(peers, json_pack("{s:s, s:s, s:s, s:[s], s:I}", "node",
+		json_t *ips = json_array();
+
+		for (size_t k = 0; k < p->n_allowed_ips; k++) {
+			snprintf(a, sizeof(a), "%s/%u",
+				 ip_addr_str(&p->allowed_ips[k].addr, ip, sizeof(ip)),
+				 p->allowed_ips[k].len);
+			json_array_append_new(ips, json_string(a));
+		}
+		json_array_append_new(peers, json_pack("{s:s, s:s, s:s, s:o, s:I}", "node",
 						       c->nodes[p->node].name, "public_key", key,
-						       "endpoint", ep, "allowed_ips", a,
+						       "endpoint", ep, "allowed_ips", ips,
 						       "keepalive", (json_int_t)p->keepalive));
 	}
 	for (size_t zi = 0; zi < s->n_zones; zi++) {

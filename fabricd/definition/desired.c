@@ -26,6 +26,24 @@ void desired_free(struct node_state *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void desired_allowed_ips_text(const struct desired_peer *p, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < p->n_allowed_ips && used < len; i++) {
+		char ip[IP_ADDR_STRLEN];
+		int n = snprintf(buf + used, len - used, "%s%s/%u", i ? ", " : "",
+				 ip_addr_str(&p->allowed_ips[i].addr, ip, sizeof(ip)),
+				 p->allowed_ips[i].len);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
 const struct desired_vnet *desired_find_vnet(const struct node_state *s, const char *bridge)
 {
 	for (size_t i = 0; i < s->n_vnets; i++) {
@@ -35,7 +53,20 @@ const struct desired_vnet *desired_find_vnet(const struct node_state *s, const c
 	return NULL;
 }
 
-static void build_peer(const struct cluster *c, size_t idx, struct desired_peer *p)
+/* Whether nodes a and b are members of one EVPN zone. */
+static bool share_evpn_zone(const struct cluster *c, size_t a, size_t b)
+{
+	for (size_t zi = 0; zi < c->n_zones; zi++) {
+		const struct zone *z = &c->zones[zi];
+
+		if (z->control_plane == CONTROL_PLANE_EVPN && zone_has_member(z, a) &&
+		    zone_has_member(z, b))
+			return true;
+	}
+	return false;
+}
+
+static void build_peer(const struct cluster *c, size_t self, size_t idx, struct desired_peer *p)
 {
 	const struct node *n = &c->nodes[idx];
 
@@ -55,8 +86,16 @@ static void build_peer(const struct cluster *c, size_t idx, struct desired_peer 
 	}
 	if (p->endpoint_addr.family)
 		ip_addr_to_sockaddr(&p->endpoint_addr, p->endpoint_port, &p->endpoint);
-	p->allowed_ip.addr = n->fabric_address;
-	p->allowed_ip.len = ip_addr_host_len(&n->fabric_address);
+	p->allowed_ips[0].addr = n->fabric_address;
+	p->allowed_ips[0].len = ip_addr_host_len(&n->fabric_address);
+	p->n_allowed_ips = 1;
+	/* an EVPN zone's VXLAN goes to the peer's underlay address, through WireGuard when secure
+	 */
+	if (share_evpn_zone(c, self, idx)) {
+		p->allowed_ips[1].addr = n->underlay;
+		p->allowed_ips[1].len = ip_addr_host_len(&n->underlay);
+		p->n_allowed_ips = 2;
+	}
 	p->keepalive = c->fabric.keepalive;
 }
 
@@ -81,7 +120,7 @@ static int build_fabric(const struct cluster *c, size_t self, struct node_state 
 		if (i == self)
 			continue;
 		p = &f->peers[f->n_peers++];
-		build_peer(c, i, p);
+		build_peer(c, self, i, p);
 		/* the larger overhead applies where peers are reached over IPv6 */
 		if (p->endpoint_addr.family == AF_INET6)
 			s->wg_family = AF_INET6;
@@ -103,19 +142,35 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	v->transport = z->transport;
 	v->existing_bridge = (z->flags & ZONE_EXISTING_BRIDGES) != 0;
 	v->replaces = z->vnets[vi].replaces[0] ? z->vnets[vi].replaces : NULL;
+	v->mtu = dz->mtu;
+	v->n_remotes = v->n_other_remotes = dz->n_peers;
+	v->evpn = z->control_plane == CONTROL_PLANE_EVPN;
+	if (v->evpn) {
+		/*
+		 * One device in both transports, its VTEP the underlay address: zebra
+		 * flaps the VNI whenever its device is replaced, so secure is a route
+		 * into WireGuard (engine/switch.c). vs<VNI> is named as the other
+		 * device only so that an earlier version's secure device goes.
+		 */
+		desired_vxlan_name(v->vxlan, v->vni, TRANSPORT_PLAIN);
+		v->port = PLAIN_VXLAN_PORT;
+		v->local = me->underlay;
+		v->remotes = dz->underlays;
+		desired_vxlan_name(v->other_vxlan, v->vni, TRANSPORT_SECURE);
+		v->other_port = c->fabric.secure_port;
+		v->other_local = me->fabric_address;
+		v->other_remotes = dz->fabrics;
+		return 0;
+	}
 	desired_vxlan_name(v->vxlan, v->vni, z->transport);
 	v->port = secure ? c->fabric.secure_port : PLAIN_VXLAN_PORT;
 	v->local = secure ? me->fabric_address : me->underlay;
-	v->mtu = dz->mtu;
-	/* remotes stay the members (the guard admits them); FRR installs the flood list */
-	v->evpn = z->control_plane == CONTROL_PLANE_EVPN;
-	v->standby = !secure && !v->evpn;
+	v->standby = !secure;
 	desired_vxlan_name(v->other_vxlan, v->vni, secure ? TRANSPORT_PLAIN : TRANSPORT_SECURE);
 	v->other_port = secure ? PLAIN_VXLAN_PORT : c->fabric.secure_port;
 	v->other_local = secure ? me->underlay : me->fabric_address;
 	v->remotes = secure ? dz->fabrics : dz->underlays;
 	v->other_remotes = secure ? dz->underlays : dz->fabrics;
-	v->n_remotes = v->n_other_remotes = dz->n_peers;
 	return 0;
 }
 
@@ -176,6 +231,8 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 				    z->name, dz->mtu);
 		}
 		n_vnets += z->n_vnets;
+		if (z->control_plane == CONTROL_PLANE_EVPN && z->n_vnets)
+			s->carry = true;
 	}
 	if (n_vnets) {
 		s->vnets = calloc(n_vnets, sizeof(*s->vnets));

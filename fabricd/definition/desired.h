@@ -29,7 +29,13 @@ struct desired_peer {
 	/* the address WireGuard gets: the literal, or the name as engine/resolve.c resolved it
 	 * before planning; family 0 when unknown */
 	struct sockaddr_storage endpoint;
-	struct ip_prefix allowed_ip; /* the peer's fabric address, host length */
+	/*
+	 * [0]: the peer's fabric address; [1] when it shares an EVPN zone with this
+	 * node: its underlay address, for that zone's VXLAN carried into
+	 * WireGuard (kinds/carry.c). Host lengths.
+	 */
+	struct ip_prefix allowed_ips[2];
+	size_t n_allowed_ips;
 	unsigned int keepalive;
 };
 
@@ -47,7 +53,8 @@ struct desired_vnet {
 	const char *name; /* the bridge: borrowed from the cluster */
 	uint32_t vni;
 	enum transport transport;
-	char vxlan[FABRICD_IFNAME_MAX + 1]; /* vx<VNI> or vs<VNI> */
+	/* vx<VNI> or vs<VNI>; an EVPN vnet's is vx<VNI> in both transports (engine/switch.c) */
+	char vxlan[FABRICD_IFNAME_MAX + 1];
 	uint16_t port;
 	struct ip_addr local;
 	unsigned int mtu; /* zone MTU, 0 while unknown */
@@ -79,6 +86,12 @@ struct desired_vnet {
 	 */
 	bool plain_receiving;
 	bool plain_sending;
+	/*
+	 * EVPN vnet, also from the kernel (engine/switch.c): the guard marks its
+	 * VXLAN into WireGuard this pass (a secure vnet, or a plain one that
+	 * keeps carrying until its grace period ends).
+	 */
+	bool carried;
 	/* the bridge is not fabricd's (zone "bridges": "existing"): only its port is */
 	bool existing_bridge;
 	const char *replaces; /* a foreign VXLAN port to take over (borrowed), or NULL */
@@ -105,6 +118,8 @@ struct node_state {
 	struct mtu_plan mtu;
 	int wg_family; /* family whose WireGuard overhead applies */
 	struct desired_fabric fabric;
+	/* an EVPN vnet is here: the carry route into WireGuard is kept (kinds/carry.c) */
+	bool carry;
 	size_t n_zones; /* zones this node is a member of */
 	struct desired_zone *zones;
 	size_t n_vnets;
@@ -123,6 +138,9 @@ void desired_free(struct node_state *s);
 
 /* The VXLAN device name of a VNI in a transport: vx<VNI> or vs<VNI>. */
 void desired_vxlan_name(char out[FABRICD_IFNAME_MAX + 1], uint32_t vni, enum transport t);
+
+/* The peer's allowed IPs for people: "10.255.0.2/32" or "10.255.0.2/32, 192.0.2.2/32". */
+void desired_allowed_ips_text(const struct desired_peer *p, char *buf, size_t len);
 
 const struct desired_vnet *desired_find_vnet(const struct node_state *s, const char *bridge);
 

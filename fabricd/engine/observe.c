@@ -5,7 +5,9 @@
  * fabric device's WireGuard state.
  */
 #include <errno.h>
+#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
+#include <linux/netconf.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -106,6 +108,53 @@ int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
 	if (ret < 0)
 		ifaddr_table_free(t);
 	return ret;
+}
+
+static void carry_reset(void *data)
+{
+	struct carry_obs *c = ((struct dump_into *)data)->table;
+
+	carry_obs_init(c, c->fabric_ifindex);
+}
+
+/* A request's replies into the carry's table (nl_request's callback). */
+static int carry_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return dump_cb(nlh, data);
+}
+
+int carry_dump(struct nl_sock *s, int fabric_ifindex, struct carry_obs *c)
+{
+	char buf[NL_MSG_BUF];
+	struct dump_into d = {&carry_kind, c};
+	struct nlmsghdr *nlh;
+	struct fib_rule_hdr *frh;
+	struct rtmsg *rtm;
+	struct netconfmsg *ncm;
+	int ret;
+
+	carry_obs_init(c, fabric_ifindex);
+	nlh = nl_msg_start(s, buf, RTM_GETRULE, 0);
+	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	frh->family = AF_UNSPEC; /* both families */
+	ret = nl_dump(s, nlh, dump_cb, carry_reset, &d);
+	if (ret < 0)
+		return ret;
+	/* strict checking: the kernel sends that table's routes alone (none if it has none) */
+	nlh = nl_msg_start(s, buf, RTM_GETROUTE, 0);
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, RTA_TABLE, CARRY_TABLE);
+	ret = nl_dump(s, nlh, dump_cb, NULL, &d);
+	if (ret < 0 || !fabric_ifindex)
+		return ret;
+	nlh = nl_msg_start(s, buf, RTM_GETNETCONF, 0);
+	ncm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ncm));
+	ncm->ncm_family = AF_INET;
+	mnl_attr_put_u32(nlh, NETCONFA_IFINDEX, (uint32_t)fabric_ifindex);
+	ret = nl_request(s, nlh, carry_cb, &d);
+	/* a kernel without IPv4 on the device: nothing to loosen */
+	return ret == -ENODEV || ret == -EOPNOTSUPP ? 0 : ret;
 }
 
 void observed_free(struct observed *o)
@@ -225,5 +274,10 @@ int observe_rest(struct reconcile *r, struct observed *o)
 			return ret;
 		wg = link_find(&o->links, FABRIC_IFNAME);
 	}
-	return observe_fabric(r, o, wg);
+	ret = observe_fabric(r, o, wg);
+	if (ret < 0)
+		return ret;
+	/* the fabric device as it is now (observe_fabric may have read the links again) */
+	wg = link_find(&o->links, FABRIC_IFNAME);
+	return carry_dump(r->rtnl, wg ? wg->ifindex : 0, &o->carry);
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "engine/frr.h"
+#include "kinds/carry.h"
 #include "kinds/fdb.h"
 #include "kinds/guard.h"
 #include "kinds/ifaddr.h"
@@ -29,6 +30,8 @@ struct observed {
 
 	/* frr.conf and fabricd's block in it */
 	struct frr_obs frr;
+	/* the carry's rules, route and the fabric device's rp_filter */
+	struct carry_obs carry;
 };
 /* Dumps every link of this network namespace into t (replacing its contents). */
 int link_dump(struct nl_sock *s, struct link_table *t);
@@ -36,6 +39,9 @@ int link_dump(struct nl_sock *s, struct link_table *t);
 int fdb_dump(struct nl_sock *s, struct fdb_table *t);
 /* Addresses of one link (ifindex), both families. */
 int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t);
+
+/* The carry's rules, its table's routes and the fabric device's rp_filter (ifindex 0: none). */
+int carry_dump(struct nl_sock *s, int fabric_ifindex, struct carry_obs *c);
 
 /* Reads everything a pass plans against; decides the backend from an existing device. */
 int observe(struct reconcile *r, struct observed *o);

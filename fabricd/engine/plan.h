@@ -33,6 +33,9 @@ enum op_type {
 	OP_FIREWALL_SET,    /* replace the `inet fabricd` table in one transaction */
 	OP_FIREWALL_DELETE, /* remove it (down) */
 	OP_FRR_CONFIG,	    /* fabricd's part of frr.conf: text = new block, NULL = remove */
+	OP_CARRY_RULE,	    /* the carry's policy rule (kinds/carry.h), add or remove */
+	OP_CARRY_ROUTE,	    /* its table's default route through the fabric device */
+	OP_CARRY_RP_FILTER, /* the fabric device's IPv4 rp_filter, loose */
 };
 
 /* Execution order; within a phase, the order of the plan. */
@@ -145,6 +148,7 @@ struct op {
 			unsigned int flags;		 /* WGPEER_* */
 		} peer;
 		enum wg_backend backend; /* OP_WG_CREATE, OP_WG_DESTROY */
+		int family;		 /* OP_CARRY_RULE, OP_CARRY_ROUTE: AF_INET or AF_INET6 */
 	} u;
 	/* in plan.later: when it falls due (CLOCK_BOOTTIME s) and how far off that was */
 	long long due, due_in;

@@ -9,6 +9,7 @@
 
 #include "definition/wgkey.h"
 #include "engine/plan.h"
+#include "kinds/carry.h"
 #include "kinds/kind.h"
 
 /* What an op acts on, from its type and payload: "vxlan vx100", "fdb vx100 remote 192.0.2.2". */
@@ -50,6 +51,18 @@ static void op_object(const struct op *op, char *buf, size_t len)
 				wgkey_to_base64(b64, op->u.peer.have->public_key);
 			snprintf(buf, len, "peer %.8s...", b64);
 		}
+		return;
+	case OP_CARRY_RULE:
+		snprintf(buf, len, "rule %s fwmark 0x%x/0x%x lookup %u",
+			 op->u.family == AF_INET6 ? "ipv6" : "ipv4", CARRY_MARK, CARRY_MARK_MASK,
+			 CARRY_TABLE);
+		return;
+	case OP_CARRY_ROUTE:
+		snprintf(buf, len, "route %s default dev %s table %u",
+			 op->u.family == AF_INET6 ? "ipv6" : "ipv4", op->ifname, CARRY_TABLE);
+		return;
+	case OP_CARRY_RP_FILTER:
+		snprintf(buf, len, "sysctl net.ipv4.conf.%s.rp_filter", op->ifname);
 		return;
 	default:
 		/* the rest name their kind: "bridge vnet1", "fabric wgfab0", the guard's table */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kinds/bridge.h"
+#include "kinds/carry.h"
 #include "kinds/kind.h"
 #include "kinds/fabric.h"
 #include "kinds/frr.h"
@@ -237,8 +238,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			return -ENOMEM;
 		op_delete_names(op, l->kind, l->name);
 		if (v && v->evpn)
-			op_detail(op, "vnet %s moved to %s transport (evpn: before the new device)",
-				  v->name, transport_name(v->transport));
+			op_detail(op, "vnet %s: evpn has one device per VNI in both transports",
+				  v->name);
 		else if (v)
 			op_detail(op, "vnet %s moved to %s transport%s", v->name,
 				  transport_name(v->transport),
@@ -300,6 +301,12 @@ static int step_guard(const struct kind_input *in, struct plan *p)
 	return guard_kind.plan(in, p);
 }
 
+/* After the fabric's: it reads whether the fabric device is made in this pass. */
+static int step_carry(const struct kind_input *in, struct plan *p)
+{
+	return carry_kind.plan(in, p);
+}
+
 /* vnets first: within a phase, remotes are added to a new device before a retiring one loses them
  */
 static int step_vnets(const struct kind_input *in, struct plan *p)
@@ -346,6 +353,7 @@ static int step_frr(const struct kind_input *in, struct plan *p)
 static int (*const plan_steps[])(const struct kind_input *, struct plan *) = {
     step_fabric,   /* fabric_kind (and ifaddr_kind), after the name conflicts */
     step_guard,	   /* guard_kind */
+    step_carry,	   /* carry_kind */
     step_vnets,	   /* bridge_kind, then vxlan_kind and fdb_kind through engine/switch.c */
     step_removals, /* the link kind's deletes of owned links nobody wants */
     step_frr,	   /* frr_kind */
@@ -366,7 +374,8 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
 {
 	p->down = true;
-	if (firewall_plan_down(have->firewall, p) < 0 || frr_plan_down(have->frr.block, p) < 0)
+	if (firewall_plan_down(have->firewall, p) < 0 || frr_plan_down(have->frr.block, p) < 0 ||
+	    carry_plan_down(&have->carry, p) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];

@@ -35,9 +35,23 @@
  * A device that takes a smaller role changes after the other one has taken
  * over (kinds/vxlan.c, PHASE_RETIRE), and the guard stops plain VXLAN of a
  * switched VNI from leaving only after that (kinds/guard.c, PHASE_SEAL), so
- * nothing is lost in between. EVPN vnets have one device only: FRR 8.4's
- * zebra aborts or loses the VNI while two VXLAN devices carry it (break
- * before make; README "EVPN control plane" lists the orders tried).
+ * nothing is lost in between.
+ *
+ * An EVPN vnet has one device, vx<VNI> (underlay address, port 4789), in
+ * both transports: FRR 8.4's zebra aborts or loses the VNI while two VXLAN
+ * devices carry it, and flaps it whenever its device is replaced (README
+ * "EVPN control plane" lists what was tried). Its secure transport is a
+ * route: the guard marks the VNI's VXLAN (set carried_vnis) and a policy
+ * rule sends marked packets into WireGuard, to the peer's underlay address
+ * in its allowed IPs (kinds/carry.c). What comes through WireGuard arrives
+ * on the same device, so every node receives both ways, and the kernel's
+ * guard tells whether the VNI is carried now:
+ * - plain -> secure: carried at once; the members' clear text is still
+ *   taken until the grace period ends (note "clear-until=" on vx<VNI>).
+ * - secure -> plain: the others take this VNI only through WireGuard until
+ *   they switch, so it stays carried until the grace period ends (note
+ *   "carry-until="), and clear text is taken meanwhile.
+ * Nothing of the device changes but its alias, which zebra ignores.
  *
  * Steps not yet due go to plan.later with their due time: `plan` lists them,
  * the daemon wakes for them, and any pass after that time (a one-shot apply
@@ -50,6 +64,7 @@
 #include "engine/reconcile.h"
 #include "engine/switch.h"
 #include "kinds/fdb.h"
+#include "kinds/guard.h"
 #include "kinds/kind.h"
 #include "kinds/vxlan.h"
 
@@ -57,6 +72,8 @@ enum stage {
 	STAGE_STEADY,	/* one device sends; a plain vnet's standby is mute */
 	STAGE_RETIRING, /* secure vnet: its old plain device is mute until due */
 	STAGE_HOLDING,	/* plain vnet: its secure device still sends until due */
+	STAGE_CLEAR,	/* secure EVPN vnet: its members' clear text is taken until due */
+	STAGE_CARRYING, /* plain EVPN vnet: still carried through WireGuard until due */
 };
 
 struct vnet_stage {
@@ -138,7 +155,7 @@ static bool has_remotes(const struct link_obs *l, const struct fdb_table *fdb)
 static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 		     const struct observed *have, struct vnet_stage *st)
 {
-	const struct link_obs *old = v->evpn ? NULL : other_device(r, v, have);
+	const struct link_obs *old = other_device(r, v, have);
 	bool secure = v->transport == TRANSPORT_SECURE;
 	long long due;
 
@@ -161,6 +178,29 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	st->due = due ? due : deadline(r->boot_now, r->grace);
 }
 
+/* An EVPN vnet's stage: from its device's note and whether the kernel's guard carries it. */
+static void evpn_stage_of(const struct reconcile *r, const struct desired_vnet *v,
+			  const struct observed *have, struct vnet_stage *st)
+{
+	const struct link_obs *l = link_find(&have->links, v->vxlan);
+	bool secure = v->transport == TRANSPORT_SECURE;
+	long long due;
+
+	memset(st, 0, sizeof(*st));
+	if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") || l->vni != v->vni ||
+	    l->port != v->port || !r->grace)
+		return; /* a new device has sent nothing yet */
+	due = note_due(r, l, secure ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE, &st->grace);
+	if (due && r->boot_now >= due)
+		return; /* its stage is over */
+	if (!due && firewall_obs_carries(have->firewall, v->vni) == secure)
+		return; /* in its transport already */
+	st->stage = secure ? STAGE_CLEAR : STAGE_CARRYING;
+	st->old = l;
+	st->fresh = !due;
+	st->due = due ? due : deadline(r->boot_now, r->grace);
+}
+
 /* True when l could still send: an open bridge port or flood remotes. */
 static bool may_send(const struct link_obs *l, const struct fdb_table *fdb)
 {
@@ -175,9 +215,15 @@ void switch_mark_stages(const struct reconcile *r, struct node_state *want,
 		const struct link_obs *old;
 		struct vnet_stage st;
 
-		v->plain_receiving = v->plain_sending = false;
-		if (v->transport != TRANSPORT_SECURE || v->evpn)
-			continue; /* an EVPN vnet's old device goes at once (plan_removals) */
+		v->plain_receiving = v->plain_sending = v->carried = false;
+		if (v->evpn) {
+			evpn_stage_of(r, v, have, &st);
+			v->carried = v->transport == TRANSPORT_SECURE || st.stage == STAGE_CARRYING;
+			v->plain_receiving = st.stage == STAGE_CLEAR;
+			continue;
+		}
+		if (v->transport != TRANSPORT_SECURE)
+			continue;
 		old = other_device(r, v, have);
 		if (!old)
 			continue;
@@ -280,6 +326,38 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	return 0;
 }
 
+/* An EVPN vnet's one device: only its note changes with a switch. */
+static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
+			  const struct link_obs *bridge, const struct observed *have,
+			  struct plan *p)
+{
+	bool clear;
+	struct vxlan_port d;
+	struct vnet_stage st;
+	struct op *op;
+	int ret;
+
+	evpn_stage_of(r, v, have, &st);
+	clear = st.stage == STAGE_CLEAR;
+	port_init(&d, r, v, true, VXLAN_SENDS);
+	if (st.stage != STAGE_STEADY)
+		port_note(&d, r, &st, clear ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE);
+	ret = plan_port(r, &d, bridge, have, p);
+	if (ret < 0 || st.stage == STAGE_STEADY)
+		return ret;
+	op = plan_add_later(p, st.due, st.due - r->boot_now, KIND_VXLAN, OP_LINK_CHANGE,
+			    VERB_CHANGE, v->vxlan);
+	if (!op)
+		return -ENOMEM;
+	op_detail(op,
+		  clear ? "vnet %s moved to secure transport, grace period over: its members' "
+			  "clear text no longer taken"
+			: "vnet %s moved to plain transport, grace period over: no longer carried "
+			  "through WireGuard",
+		  v->name);
+	return 0;
+}
+
 int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 		     const struct link_obs *bridge, const struct observed *have, struct plan *p)
 {
@@ -288,8 +366,10 @@ int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 	bool two;
 	int ret;
 
+	if (v->evpn)
+		return evpn_plan_vnet(r, v, bridge, have, p);
 	stage_of(r, v, have, &st);
-	two = !v->evpn && (v->standby || st.stage != STAGE_STEADY);
+	two = v->standby || st.stage != STAGE_STEADY;
 	if (st.stage == STAGE_HOLDING) {
 		/* back to plain: secure still sends (everyone receives it) until due */
 		port_init(&first, r, v, false, VXLAN_SENDS);

@@ -82,16 +82,35 @@ static const uint8_t *wanted_psk(const struct reconcile *r, const struct desired
 	return r->psk_managed && dp->node < r->n_psk ? r->psk[dp->node] : NULL;
 }
 
+/* The same prefixes, in any order (the kernel lists them in its trie's). */
+static bool allowed_ips_equal(const struct desired_peer *dp, const struct wg_peer *have)
+{
+	if (have->n_allowed_ips != dp->n_allowed_ips)
+		return false;
+	for (size_t i = 0; i < dp->n_allowed_ips; i++) {
+		bool found = false;
+
+		for (size_t j = 0; !found && j < have->n_allowed_ips; j++)
+			found =
+			    ip_addr_equal(&have->allowed_ips[j].addr, &dp->allowed_ips[i].addr) &&
+			    have->allowed_ips[j].len == dp->allowed_ips[i].len;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 static int plan_peer(const struct reconcile *r, const struct node_state *want,
 		     const struct desired_peer *dp, const struct wg_peer *have, struct plan *p)
 {
 	const uint8_t *psk = wanted_psk(r, dp);
 	const char *name = want->cluster->nodes[dp->node].name;
-	char a[80], b[80], ip[IP_ADDR_STRLEN];
+	char a[80], b[80], ips[2 * (IP_ADDR_STRLEN + 6)];
 	struct sockaddr_storage ep = dp->endpoint;
 	struct op *op;
 	bool allowed_ok;
 
+	desired_allowed_ips_text(dp, ips, sizeof(ips));
 	if (!have) {
 		op = peer_op(p, VERB_CREATE, name, dp, NULL);
 		if (!op)
@@ -104,15 +123,11 @@ static int plan_peer(const struct reconcile *r, const struct node_state *want,
 			op->u.peer.psk = psk;
 			op_detail(op, "preshared key");
 		}
-		op_detail(op, "endpoint %s, allowed ips %s/%u, keepalive %u",
-			  sockaddr_str(&ep, a, sizeof(a)),
-			  ip_addr_str(&dp->allowed_ip.addr, ip, sizeof(ip)), dp->allowed_ip.len,
-			  dp->keepalive);
+		op_detail(op, "endpoint %s, allowed ips %s, keepalive %u",
+			  sockaddr_str(&ep, a, sizeof(a)), ips, dp->keepalive);
 		return 0;
 	}
-	allowed_ok = have->n_allowed_ips == 1 &&
-		     ip_addr_equal(&have->allowed_ips[0].addr, &dp->allowed_ip.addr) &&
-		     have->allowed_ips[0].len == dp->allowed_ip.len;
+	allowed_ok = allowed_ips_equal(dp, have);
 	op = NULL;
 	if (ep.ss_family && !sockaddr_equal(&ep, &have->endpoint) &&
 	    (!r->roaming || !have->endpoint.ss_family ||
@@ -134,8 +149,7 @@ static int plan_peer(const struct reconcile *r, const struct node_state *want,
 		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp, have)))
 			return -ENOMEM;
 		op->u.peer.flags |= WGPEER_REPLACE_ALLOWEDIPS;
-		op_detail(op, "allowed ips -> %s/%u",
-			  ip_addr_str(&dp->allowed_ip.addr, ip, sizeof(ip)), dp->allowed_ip.len);
+		op_detail(op, "allowed ips -> %s", ips);
 	}
 	if (psk && memcmp(psk, have->preshared_key, WG_KEY_LEN)) {
 		if (!op && !(op = peer_op(p, VERB_CHANGE, name, dp, have)))
@@ -307,8 +321,8 @@ void fabric_peer_of(const struct op *op, struct wg_peer *out)
 	if (w && (flags & WGPEER_HAS_KEEPALIVE))
 		out->keepalive = (uint16_t)w->keepalive;
 	if (w && (flags & WGPEER_REPLACE_ALLOWEDIPS)) {
-		out->n_allowed_ips = 1;
-		out->allowed_ips = (struct ip_prefix *)&w->allowed_ip;
+		out->n_allowed_ips = w->n_allowed_ips;
+		out->allowed_ips = (struct ip_prefix *)w->allowed_ips;
 	}
 	if ((flags & WGPEER_HAS_PRESHARED_KEY) && op->u.peer.psk)
 		memcpy(out->preshared_key, op->u.peer.psk, WG_KEY_LEN);

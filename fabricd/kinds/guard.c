@@ -82,7 +82,10 @@ static bool key_len_fits(enum firewall_set_id id, size_t len)
 	case FW_SET_PLAIN_MEMBERS:
 		return len == 8 || len == 20;
 	case FW_SET_SECURE_VNIS:
+	case FW_SET_CARRIED_VNIS:
 		return len == 3;
+	case FW_SET_CARRIED_MEMBERS:
+		return len == 8 || len == 20;
 	case FW_SET_WG_IP:
 		return len == 4;
 	case FW_SET_WG_IP6:
@@ -142,6 +145,28 @@ int firewall_obs_finish(struct firewall_obs *fw)
 	/* the lines stay (sorted): more may follow, and another finish */
 	fw->summary = summary_join(&fw->lines);
 	return fw->summary ? 0 : -ENOMEM;
+}
+
+bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni)
+{
+	const struct firewall_elems *set = fw ? &fw->sets[FW_SET_CARRIED_VNIS] : NULL;
+	struct firewall_key k;
+	size_t lo = 0, hi = set ? set->n : 0;
+
+	key_make(&k, NULL, vni);
+	/* sorted by firewall_obs_finish() */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = key_cmp(&set->v[mid], &k);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
 }
 
 /* --- reading libnftables' JSON listing -------------------------------------------- */
@@ -549,7 +574,10 @@ static bool sets_only_grow(const struct firewall_elems *have, const struct firew
 static bool any_vnet_switching(const struct node_state *want)
 {
 	for (size_t i = 0; i < want->n_vnets; i++) {
-		if (want->vnets[i].plain_sending || want->vnets[i].plain_receiving)
+		const struct desired_vnet *v = &want->vnets[i];
+
+		if (v->plain_sending || v->plain_receiving ||
+		    (v->carried && v->transport == TRANSPORT_PLAIN))
 			return true;
 	}
 	return false;

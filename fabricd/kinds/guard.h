@@ -71,10 +71,12 @@ struct firewall_counter {
 
 /* The sets the table holds; their elements are compared one by one, not hashed. */
 enum firewall_set_id {
-	FW_SET_PLAIN_MEMBERS, /* "addr . vni" */
-	FW_SET_SECURE_VNIS,   /* "vni" */
-	FW_SET_WG_IP,	      /* IPv4 addresses */
-	FW_SET_WG_IP6,	      /* IPv6 addresses */
+	FW_SET_PLAIN_MEMBERS,	/* "addr . vni" */
+	FW_SET_SECURE_VNIS,	/* "vni" */
+	FW_SET_WG_IP,		/* IPv4 addresses */
+	FW_SET_WG_IP6,		/* IPv6 addresses */
+	FW_SET_CARRIED_VNIS,	/* "vni": EVPN vnets whose VXLAN is marked into WireGuard */
+	FW_SET_CARRIED_MEMBERS, /* "addr . vni": their members, taken only from the fabric device */
 	FW_N_SETS,
 };
 
@@ -151,6 +153,8 @@ int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char
 /* An object fabricd never makes (a quota, a flowtable, ...): what makes the table differ. */
 int firewall_obs_add_other(struct firewall_obs *fw, const char *what);
 int firewall_obs_finish(struct firewall_obs *fw);
+/* Whether the kernel's table carries VNI vni's VXLAN into WireGuard (set carried_vnis). */
+bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni);
 /* A counter's values; false when the kernel's table has no such counter. */
 bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_id id,
 			  struct firewall_counter *out);

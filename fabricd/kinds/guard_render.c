@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "kinds/carry.h"
 #include "kinds/guard.h"
 #include "kinds/guard_priv.h"
 
@@ -294,10 +295,9 @@ int key_parse(const char *text, struct firewall_key *k)
 }
 
 const char *const firewall_set_names[FW_N_SETS] = {
-    [FW_SET_PLAIN_MEMBERS] = "plain_members",
-    [FW_SET_SECURE_VNIS] = "secure_vnis",
-    [FW_SET_WG_IP] = "wireguard_peers_ip",
-    [FW_SET_WG_IP6] = "wireguard_peers_ip6",
+    [FW_SET_PLAIN_MEMBERS] = "plain_members", [FW_SET_SECURE_VNIS] = "secure_vnis",
+    [FW_SET_WG_IP] = "wireguard_peers_ip",    [FW_SET_WG_IP6] = "wireguard_peers_ip6",
+    [FW_SET_CARRIED_VNIS] = "carried_vnis",   [FW_SET_CARRIED_MEMBERS] = "carried_members",
 };
 
 enum firewall_set_id firewall_set_by_name(const char *name)
@@ -326,9 +326,11 @@ struct spec {
 	const char *fabric_if;
 	int underlay_family;
 	uint16_t secure_port, listen_port;
-	struct firewall_elems plain_members; /* "addr . vni" */
-	struct firewall_elems secure_vnis;   /* "vni" */
-	struct firewall_elems wg_ip, wg_ip6; /* addresses */
+	struct firewall_elems plain_members;   /* "addr . vni" */
+	struct firewall_elems secure_vnis;     /* "vni" */
+	struct firewall_elems wg_ip, wg_ip6;   /* addresses */
+	struct firewall_elems carried_vnis;    /* "vni" */
+	struct firewall_elems carried_members; /* "addr . vni" */
 };
 
 static void spec_free(struct spec *s)
@@ -337,6 +339,8 @@ static void spec_free(struct spec *s)
 	elems_free(&s->secure_vnis);
 	elems_free(&s->wg_ip);
 	elems_free(&s->wg_ip6);
+	elems_free(&s->carried_vnis);
+	elems_free(&s->carried_members);
 }
 
 static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
@@ -356,7 +360,9 @@ static int add_wg_peer(struct spec *s, const struct ip_addr *a)
 	return 0; /* a DNS endpoint: resolved only when WireGuard is configured */
 }
 
-static int add_members(struct spec *s, const struct node_state *want, const struct desired_vnet *v)
+/* The vnet's (member underlay address, VNI) pairs into set. */
+static int add_members(struct firewall_elems *set, const struct node_state *want,
+		       const struct desired_vnet *v)
 {
 	const struct cluster *c = want->cluster;
 	const struct zone *z = &c->zones[v->zone];
@@ -364,9 +370,30 @@ static int add_members(struct spec *s, const struct node_state *want, const stru
 
 	for (size_t m = 0; !ret && m < z->n_members; m++) {
 		if (z->members[m] != want->self)
-			ret =
-			    add_addr(&s->plain_members, &c->nodes[z->members[m]].underlay, v->vni);
+			ret = add_addr(set, &c->nodes[z->members[m]].underlay, v->vni);
 	}
+	return ret;
+}
+
+/*
+ * An EVPN vnet (engine/switch.c): its one device sends to the members'
+ * underlay addresses; carried, that VXLAN is marked into WireGuard and may
+ * leave through nothing else. A secure one takes its members' VXLAN only
+ * through the fabric device, but in its grace period (plain_receiving) also
+ * in clear text; a plain one takes it either way.
+ */
+static int add_evpn_vnet(struct spec *s, const struct node_state *want,
+			 const struct desired_vnet *v)
+{
+	bool secure = v->transport == TRANSPORT_SECURE;
+	int ret = 0;
+
+	if (!secure || v->plain_receiving)
+		ret = add_members(&s->plain_members, want, v);
+	if (!ret && secure)
+		ret = add_members(&s->carried_members, want, v);
+	if (!ret && v->carried)
+		ret = add_addr(&s->carried_vnis, NULL, v->vni);
 	return ret;
 }
 
@@ -385,6 +412,10 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		const struct desired_vnet *v = &want->vnets[i];
 		bool secure = v->transport == TRANSPORT_SECURE;
 
+		if (v->evpn) {
+			ret = add_evpn_vnet(s, want, v);
+			continue;
+		}
 		/*
 		 * Switching from plain: until its plain device is gone, nodes that
 		 * have not switched yet still send this VNI as plain VXLAN, and it
@@ -392,7 +423,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		 * may also still leave (the zone's exposure of a moment earlier).
 		 */
 		if (secure && (v->plain_receiving || (!sealed && v->plain_sending)))
-			ret = add_members(s, want, v);
+			ret = add_members(&s->plain_members, want, v);
 		if (secure && !ret && (sealed || !v->plain_sending))
 			ret = add_addr(&s->secure_vnis, NULL, v->vni);
 		for (size_t r = 0; !secure && !ret && r < v->n_remotes; r++)
@@ -414,6 +445,8 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	elems_sort(&s->secure_vnis);
 	elems_sort(&s->wg_ip);
 	elems_sort(&s->wg_ip6);
+	elems_sort(&s->carried_vnis);
+	elems_sort(&s->carried_members);
 	return 0;
 }
 
@@ -464,12 +497,23 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 		   "the other nodes' underlay and endpoint addresses", &s->wg_ip);
 	render_set(b, "wireguard_peers_ip6", "type ipv6_addr",
 		   "the other nodes' underlay and endpoint addresses", &s->wg_ip6);
+	render_set(b, "carried_vnis", "typeof @th,96,24",
+		   "VNIs of this node's EVPN vnets carried through WireGuard", &s->carried_vnis);
+	render_set(b, "carried_members",
+		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
+						  : "typeof ip saddr . @th,96,24",
+		   "(member underlay address, VNI) of this node's secure EVPN vnets",
+		   &s->carried_members);
 
 	sbuf_printf(b,
 		    "\n\tchain input {\n\t\ttype filter hook input priority -10; policy accept;\n");
 	/* the VNI is the 24 bits at byte 4 of the VXLAN header, 8 bytes into UDP */
 	sbuf_printf(b, "\t\tudp dport %u %s saddr . @th,96,24 @plain_members accept\n",
 		    PLAIN_VXLAN_PORT, ip);
+	sbuf_printf(b,
+		    "\t\tudp dport %u iifname \"%s\" %s saddr . @th,96,24 @carried_members "
+		    "accept\n",
+		    PLAIN_VXLAN_PORT, fab, ip);
 	sbuf_printf(b, "\t\tudp dport %u counter name \"%s\" drop\n", PLAIN_VXLAN_PORT,
 		    firewall_counter_names[FW_DROP_PLAIN]);
 	sbuf_printf(b, "\t\tudp dport %u iifname \"%s\" accept\n", s->secure_port, fab);
@@ -487,12 +531,31 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 		    PLAIN_VXLAN_PORT, firewall_counter_names[FW_DROP_LEAK]);
 	sbuf_printf(b, "\t\tudp dport %u oifname != \"%s\" counter name \"%s\" drop\n",
 		    s->secure_port, fab, firewall_counter_names[FW_DROP_LEAK]);
+	sbuf_printf(b, "\t}\n");
+
+	/* the kernel routes a local packet again when a route chain changes its mark */
+	sbuf_printf(b, "\n\tchain carry {\n\t\ttype route hook output priority mangle; policy "
+		       "accept;\n");
+	sbuf_printf(b,
+		    "\t\tudp dport %u @th,96,24 @carried_vnis meta mark set meta mark & 0x%08x | "
+		    "0x%08x\n",
+		    PLAIN_VXLAN_PORT, ~CARRY_MARK_MASK, CARRY_MARK);
+	sbuf_printf(b, "\t}\n");
+	/* after that route: output-hook rules still see the device chosen before it */
+	sbuf_printf(b, "\n\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
+		       "policy accept;\n");
+	sbuf_printf(b,
+		    "\t\tudp dport %u @th,96,24 @carried_vnis oifname != \"%s\" counter name "
+		    "\"%s\" drop\n",
+		    PLAIN_VXLAN_PORT, fab, firewall_counter_names[FW_DROP_LEAK]);
 	sbuf_printf(b, "\t}\n}\n");
 }
 
 /* rules render_table() writes per chain */
-#define RULES_INPUT  7
-#define RULES_OUTPUT 2
+#define RULES_INPUT	  8
+#define RULES_OUTPUT	  2
+#define RULES_CARRY	  1
+#define RULES_POSTROUTING 1
 
 static int spec_summary(char **out)
 {
@@ -516,6 +579,14 @@ static int spec_summary(char **out)
 		 RULES_OUTPUT);
 	if (!ret)
 		ret = strlist_add(&lines, line);
+	snprintf(line, sizeof(line), "chain carry: route output -150 accept, %d rules",
+		 RULES_CARRY);
+	if (!ret)
+		ret = strlist_add(&lines, line);
+	snprintf(line, sizeof(line), "chain postrouting: filter postrouting -10 accept, %d rules",
+		 RULES_POSTROUTING);
+	if (!ret)
+		ret = strlist_add(&lines, line);
 	if (!ret) {
 		*out = summary_join(&lines);
 		if (!*out)
@@ -537,6 +608,8 @@ static uint64_t skeleton_hash(const struct spec *s, bool *failed)
 	memset(&bare.secure_vnis, 0, sizeof(bare.secure_vnis));
 	memset(&bare.wg_ip, 0, sizeof(bare.wg_ip));
 	memset(&bare.wg_ip6, 0, sizeof(bare.wg_ip6));
+	memset(&bare.carried_vnis, 0, sizeof(bare.carried_vnis));
+	memset(&bare.carried_members, 0, sizeof(bare.carried_members));
 	render_table(&b, &bare, NULL, NULL);
 	text = sbuf_take(&b);
 	*failed = !text;
@@ -572,6 +645,8 @@ static int render(const struct node_state *want, const struct firewall_counter *
 	out->sets[FW_SET_SECURE_VNIS] = s.secure_vnis;
 	out->sets[FW_SET_WG_IP] = s.wg_ip;
 	out->sets[FW_SET_WG_IP6] = s.wg_ip6;
+	out->sets[FW_SET_CARRIED_VNIS] = s.carried_vnis;
+	out->sets[FW_SET_CARRIED_MEMBERS] = s.carried_members;
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;

@@ -15,7 +15,9 @@
  *   libnftables, so it has no parse (libnftables' JSON) and no encode;
  * - fabric: WireGuard has two backends, so its ops other than the link's go
  *   through engine/apply.c (fabric_device_of, fabric_peer_of), not encode;
- * - frr: its state is a file (engine/frr.c reads and reloads it).
+ * - frr: its state is a file (engine/frr.c reads and reloads it);
+ * - carry: one kind for a policy rule, a route and a device setting, read
+ *   by three requests (engine/observe.c), parsed by the one parse().
  * Their few ops a pass carry their detail in op.note; the kinds whose ops
  * come by the thousand (bridge, vxlan, fdb) describe from the payload.
  */
@@ -81,6 +83,7 @@ enum kind_id {
 	KIND_FABRIC,
 	KIND_GUARD,
 	KIND_FRR,
+	KIND_CARRY,
 	KIND_COUNT,
 };
 
@@ -111,7 +114,7 @@ struct kind {
 const struct kind *kind_by_id(unsigned int id);
 
 extern const struct kind link_kind, bridge_kind, vxlan_kind, fdb_kind, ifaddr_kind, fabric_kind,
-    guard_kind, frr_kind;
+    guard_kind, frr_kind, carry_kind;
 
 /*
  * Ends the create message nlh and follows it, in the same send, with the

@@ -91,6 +91,10 @@ struct stage_note {
 };
 #define LINK_RETIRE_NOTE "retire-after="
 #define LINK_HOLD_NOTE	 "secure-until="
+/* an EVPN vnet's one device (engine/switch.c): moved to secure, its clear text still taken */
+#define LINK_CLEAR_NOTE "clear-until="
+/* moved to plain, it still carries its VXLAN through WireGuard */
+#define LINK_CARRY_NOTE "carry-until="
 /* True when l is owned and carries the note key (e.g. LINK_RETIRE_NOTE), filled into n. */
 bool link_stage_note(const struct link_obs *l, const char *owner, const char *key,
 		     struct stage_note *n);

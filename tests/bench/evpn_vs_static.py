@@ -98,8 +98,15 @@ class FdbMonitor:
         self.proc.wait(timeout=5)
 
 
-def vxlan_devs(n_vnis):
-    return [f"vs{100 + i}" for i in range(n_vnis)]
+def vxlan_devs(n_vnis, control_plane):
+    """A secure zone's devices: vs<VNI> (static), vx<VNI> carried into WireGuard (evpn)."""
+    prefix = "vx" if control_plane == "evpn" else "vs"
+    return [f"{prefix}{100 + i}" for i in range(n_vnis)]
+
+
+def vtep(node, control_plane):
+    """What the others' flood entries and MACs point to: evpn's VTEP is the underlay address."""
+    return node.underlay if control_plane == "evpn" else node.fabric_address
 
 
 def count_entries(node, devs):
@@ -162,7 +169,7 @@ def build(control_plane, n_nodes, n_vnis, fabricd_bin):
             res = node.fabricd("apply", "-c", path, *extra, timeout=60)
             if res.rc != 0:
                 raise RuntimeError(f"apply on {node.name} failed: {res}")
-        devs = vxlan_devs(n_vnis)
+        devs = vxlan_devs(n_vnis, control_plane)
         try:
             wait_until(lambda: all(len(n.fdb_remotes(d)) == n_nodes - 1 for n in cluster.nodes
                                    for d in devs),
@@ -222,9 +229,9 @@ def add_mac_guest(cluster, node, name):
     return g
 
 
-def fdb_steady(cluster, n_vnis):
+def fdb_steady(cluster, n_vnis, control_plane):
     """One guest per node, each sends a broadcast; then the FDB entries per node."""
-    nodes, devs = cluster.nodes, vxlan_devs(n_vnis)
+    nodes, devs = cluster.nodes, vxlan_devs(n_vnis, control_plane)
     guests = [cluster.add_guest(n, "vnet100", f"10.100.0.{i}/24", name=f"g{i}")
               for i, n in enumerate(nodes, 1)]
     for i, g in enumerate(guests):
@@ -253,11 +260,12 @@ def measure(control_plane, n_nodes, n_vnis, fabricd_bin, static_loss_window):
     cluster, frrs, converge = build(control_plane, n_nodes, n_vnis, fabricd_bin)
     monitors = {}
     try:
-        nodes, devs = cluster.nodes, vxlan_devs(n_vnis)
+        nodes, devs = cluster.nodes, vxlan_devs(n_vnis, control_plane)
+        dev0 = devs[0]
         for n in nodes:
             monitors[n.name] = FdbMonitor(n, f"{cluster.tmpdir}/fdbmon-{n.name}.log")
         time.sleep(0.5)  # the monitors subscribe
-        _, flood, fdb = fdb_steady(cluster, n_vnis)
+        _, flood, fdb = fdb_steady(cluster, n_vnis, control_plane)
         b, c = nodes[1], nodes[-1]  # nodes[0] has the guest every frame goes to
 
         # new MAC: a guest on b, its first frame
@@ -265,8 +273,8 @@ def measure(control_plane, n_nodes, n_vnis, fabricd_bin, static_loss_window):
         since = time.time()
         p = first_frame(gb, "10.100.0.1")
         t0 = local_learnt(monitors[b.name], MAC, gb.tap, since)
-        new_mac = spread(monitors, [n for n in nodes if n is not b], since, t0, False, MAC, "vs100",
-                         b.fabric_address, timeout=10)
+        new_mac = spread(monitors, [n for n in nodes if n is not b], since, t0, False, MAC, dev0,
+                         vtep(b, control_plane), timeout=10)
         p.wait()
 
         # MAC move: the guest stops on b and starts on c
@@ -275,23 +283,24 @@ def measure(control_plane, n_nodes, n_vnis, fabricd_bin, static_loss_window):
         since = time.time()
         p = first_frame(gc, "10.100.0.1")
         t0 = local_learnt(monitors[c.name], MAC, gc.tap, since)
-        move = spread(monitors, [n for n in nodes if n is not c], since, t0, False, MAC, "vs100",
-                      c.fabric_address, timeout=10)
+        move = spread(monitors, [n for n in nodes if n is not c], since, t0, False, MAC, dev0,
+                      vtep(c, control_plane), timeout=10)
         p.wait()
 
         # node loss: c's underlay port goes down on the switch, silently
         others = [n for n in nodes if n is not c]
-        wait_until(lambda: all(c.fabric_address in n.fdb_remotes(d) for n in others for d in devs),
+        wait_until(lambda: all(vtep(c, control_plane) in n.fdb_remotes(d) for n in others
+                               for d in devs),
                    timeout=30, interval=0.2, what=f"every node floods to {c.name} before its loss")
         # evpn: the hold time and slack for a loaded machine (FRR's route clearing is a work queue)
         window = HOLD_TIME + 21 if control_plane == "evpn" else static_loss_window
         t0 = time.time()
         cluster.switch.run(["ip", "link", "set", c.name, "down"])
         deadline = time.monotonic() + window
-        per_dev = [spread(monitors, others, t0, t0, True, ZEROS, d, c.fabric_address,
+        per_dev = [spread(monitors, others, t0, t0, True, ZEROS, d, vtep(c, control_plane),
                           timeout=max(0.0, deadline - time.monotonic())) for d in devs]
         loss = {n.name: worst({i: pd[n.name] for i, pd in enumerate(per_dev)}) for n in others}
-        still = {n.name: c.fabric_address in n.fdb_remotes("vs100") for n in others}
+        still = {n.name: vtep(c, control_plane) in n.fdb_remotes(dev0) for n in others}
         if os.environ.get("EVPN_BENCH_DEBUG"):
             debug_loss(control_plane, others, monitors, frrs, still, t0)
         result = {

@@ -101,7 +101,8 @@ static void check_case(const struct node_case *t)
 	CHECK_INT(s.fabric.n_peers, t->n_peers, "%s %s: peers", t->file, t->node);
 	CHECK_STR(s.fabric.peers[0].endpoint_host, t->first_endpoint, "%s %s: endpoint", t->file,
 		  t->node);
-	CHECK_INT(s.fabric.peers[0].allowed_ip.len, 32, "%s: allowed ip is a host route", t->file);
+	CHECK_INT(s.fabric.peers[0].allowed_ips[0].len, 32, "%s: allowed ip is a host route",
+		  t->file);
 	CHECK_INT(s.n_vnets, t->n_vnets, "%s %s: vnets", t->file, t->node);
 	for (size_t i = 0; i < s.n_vnets && i < t->n_vnets; i++) {
 		const struct desired_vnet *v = &s.vnets[i];

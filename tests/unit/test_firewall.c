@@ -102,6 +102,8 @@ static void test_three_node_pve1(void)
 	check_has(a.text, "\tchain input {\n"
 			  "\t\ttype filter hook input priority -10; policy accept;\n"
 			  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
+			  "\t\tudp dport 4789 iifname \"wgfab0\" ip saddr . @th,96,24 "
+			  "@carried_members accept\n"
 			  "\t\tudp dport 4789 counter name \"drop_plain\" drop\n"
 			  "\t\tudp dport 4790 iifname \"wgfab0\" accept\n"
 			  "\t\tudp dport 4790 counter name \"drop_secure\" drop\n"
@@ -137,7 +139,7 @@ static void test_three_node_pve1(void)
 		CHECK_INT(key_parse("10.0.0.0/8", &k), -EINVAL, "a prefix is not ours");
 		CHECK_INT(key_parse("1.2.3.4 . 16777216", &k), -EINVAL, "a VNI has 24 bits");
 	}
-	check_has(a.summary, "chain input: filter input -10 accept, 7 rules\n");
+	check_has(a.summary, "chain input: filter input -10 accept, 8 rules\n");
 	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
 	check_has(a.summary, "counter drop_leak\n");
 	firewall_ruleset_free(&b);
@@ -259,12 +261,26 @@ static const char listing_json[] =
     "\"fabricd\", \"type\": \"ipv4_addr\", \"handle\": 7, \"elem\": [\"192.0.2.12\"]}},"
     " {\"set\": {\"family\": \"inet\", \"name\": \"wireguard_peers_ip6\", \"table\": "
     "\"fabricd\", \"type\": \"ipv6_addr\", \"handle\": 8}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"carried_vnis\", \"table\": \"fabricd\","
+    " \"type\": \"integer\", \"handle\": 11}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"carried_members\", \"table\": "
+    "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 12}},"
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"input\", "
     "\"handle\": 9, \"type\": \"filter\", \"hook\": \"input\", \"prio\": -10, \"policy\": "
     "\"accept\"}},"
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"output\", "
     "\"handle\": 10, \"type\": \"filter\", \"hook\": \"output\", \"prio\": -10, \"policy\": "
     "\"accept\"}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"carry\", "
+    "\"handle\": 13, \"type\": \"route\", \"hook\": \"output\", \"prio\": -150, \"policy\": "
+    "\"accept\"}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"postrouting\", "
+    "\"handle\": 14, \"type\": \"filter\", \"hook\": \"postrouting\", \"prio\": -10, "
+    "\"policy\": \"accept\"}},"
+    " {\"rule\": {\"family\": \"inet\", \"table\": \"fabricd\", \"chain\": \"carry\", "
+    "\"handle\": 15, \"expr\": [{\"accept\": null}]}},"
+    " {\"rule\": {\"family\": \"inet\", \"table\": \"fabricd\", \"chain\": \"postrouting\", "
+    "\"handle\": 16, \"expr\": [{\"accept\": null}]}},"
     " %s]}";
 
 static const char rule_fmt[] =
@@ -353,7 +369,7 @@ static void test_observed_summary(void)
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 
 	/* the kernel's copy as rendered: same summary, comment found */
-	json = listing(7, 2);
+	json = listing(8, 2);
 	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"%s\"\n\tcounter x {\n",
 		 rs.comment);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
@@ -367,14 +383,14 @@ static void test_observed_summary(void)
 	free(json);
 
 	/* a rule gone: out of sync, and apply would replace the table */
-	json = listing(6, 2);
+	json = listing(7, 2);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain input");
 	firewall_obs_free(fw);
 	free(json);
 
 	/* in sync: nothing to do; down removes it */
-	json = listing(7, 2);
+	json = listing(8, 2);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
 	check_plan_down(fw, 1);
@@ -436,8 +452,10 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 		firewall_obs_add_elem(fw, "plain_members", stranger, sizeof(stranger));
 	firewall_obs_add_elem(fw, "secure_vnis", vni200, sizeof(vni200));
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
-	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 7);
+	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 8);
 	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
+	firewall_obs_add_chain(fw, "carry", "route", "output", -150, "accept", 1);
+	firewall_obs_add_chain(fw, "postrouting", "filter", "postrouting", -10, "accept", 1);
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
 	return fw;
 }

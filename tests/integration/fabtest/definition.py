@@ -89,18 +89,21 @@ def vnet_expectations(definition, node_name):
         if node_name not in members:
             continue
         secure = z["transport"] == "secure"
-        key = "fabric_address" if secure else "underlay"
+        # an EVPN zone has one device in both transports (README "EVPN control plane"):
+        # secure carries its VXLAN into WireGuard by a route, the VTEP stays the underlay's
+        evpn = _evpn(definition, z)
+        key = "fabric_address" if secure and not evpn else "underlay"
         remotes = tuple(sorted((_norm(nodes[m][key]) for m in members if m != node_name), key=_ip))
-        standby = not secure and not _evpn(definition, z)
+        standby = not secure and not evpn
         for v in z["vnets"]:
             result.append(
                 VnetExpectation(
                     zone=z["name"],
                     transport=z["transport"],
                     bridge=v["name"],
-                    vxlan=("vs" if secure else "vx") + str(v["vni"]),
+                    vxlan=("vs" if secure and not evpn else "vx") + str(v["vni"]),
                     vni=v["vni"],
-                    dstport=secure_port if secure else PLAIN_PORT,
+                    dstport=secure_port if secure and not evpn else PLAIN_PORT,
                     local=_norm(me[key]),
                     remotes=remotes,
                     standby=f"vs{v['vni']}" if standby else None,
@@ -130,6 +133,12 @@ def _endpoint(node, fabric):
     return f"[{addr}]:{port}" if addr.version == 6 else f"{addr}:{port}"
 
 
+def share_evpn_zone(definition, a, b):
+    """Whether nodes a and b are members of one EVPN zone (its VXLAN may go through WireGuard)."""
+    return any(_evpn(definition, z) and {a, b} <= set(zone_members(definition, z))
+               for z in definition.get("zones", []))
+
+
 def fabric_expectation(definition, node_name):
     """What `wg show wgfab0 dump` and the fabric address must say on node_name."""
     fabric = definition["fabric"]
@@ -142,9 +151,13 @@ def fabric_expectation(definition, node_name):
         if name == node_name:
             continue
         addr = _ip(n["fabric_address"])
+        allowed = [f"{addr}/{addr.max_prefixlen}"]
+        if share_evpn_zone(definition, node_name, name):
+            under = _ip(n["underlay"])
+            allowed.append(f"{under}/{under.max_prefixlen}")
         peers[n["public_key"]] = {
             "endpoint": _endpoint(n, fabric),
-            "allowed_ips": [f"{addr}/{addr.max_prefixlen}"],
+            "allowed_ips": allowed,  # the fabric address first
             "keepalive": str(keepalive) if keepalive else "off",
         }
     return FabricExpectation(
@@ -262,7 +275,8 @@ def node_problems(node, definition, zone_mtu, fabric_mtu=None):
                     "allowed_ips": sorted(have.allowed_ips),
                     "keepalive": have.keepalive,
                 }
-                want = dict(want, endpoint=_normalize_endpoint(want["endpoint"]))
+                want = dict(want, endpoint=_normalize_endpoint(want["endpoint"]),
+                            allowed_ips=sorted(want["allowed_ips"]))
                 if got != want:
                     problems.append(f"{WG_DEVICE} peer {key}: {got}, expected {want}")
 
