@@ -326,6 +326,9 @@ struct spec {
 	const char *fabric_if;
 	int underlay_family;
 	uint16_t secure_port, listen_port;
+	/* an EVPN vnet is here: the chains that carry its VXLAN (a route chain costs every packet)
+	 */
+	bool carry;
 	struct firewall_elems plain_members;   /* "addr . vni" */
 	struct firewall_elems secure_vnis;     /* "vni" */
 	struct firewall_elems wg_ip, wg_ip6;   /* addresses */
@@ -408,6 +411,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	s->underlay_family = c->nodes[want->self].underlay.family;
 	s->secure_port = c->fabric.secure_port;
 	s->listen_port = want->fabric.listen_port;
+	s->carry = want->carry;
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
 		bool secure = v->transport == TRANSPORT_SECURE;
@@ -466,6 +470,27 @@ static void render_set(struct sbuf *b, const char *name, const char *type, const
 		}
 		sbuf_printf(b, " }\n");
 	}
+	sbuf_printf(b, "\t}\n");
+}
+
+/* A secure EVPN vnet's VXLAN: marked into WireGuard, dropped on any other device. */
+static void render_carry_chains(struct sbuf *b, const struct spec *s)
+{
+	/* the kernel routes a local packet again when a route chain changes its mark */
+	sbuf_printf(b, "\n\tchain carry {\n\t\ttype route hook output priority mangle; policy "
+		       "accept;\n");
+	sbuf_printf(b,
+		    "\t\tudp dport %u @th,96,24 @carried_vnis meta mark set meta mark & 0x%08x | "
+		    "0x%08x\n",
+		    PLAIN_VXLAN_PORT, ~CARRY_MARK_MASK, CARRY_MARK);
+	sbuf_printf(b, "\t}\n");
+	/* after that route: output-hook rules still see the device chosen before it */
+	sbuf_printf(b, "\n\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
+		       "policy accept;\n");
+	sbuf_printf(b,
+		    "\t\tudp dport %u @th,96,24 @carried_vnis oifname != \"%s\" counter name "
+		    "\"%s\" drop\n",
+		    PLAIN_VXLAN_PORT, s->fabric_if, firewall_counter_names[FW_DROP_LEAK]);
 	sbuf_printf(b, "\t}\n");
 }
 
@@ -532,23 +557,9 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 	sbuf_printf(b, "\t\tudp dport %u oifname != \"%s\" counter name \"%s\" drop\n",
 		    s->secure_port, fab, firewall_counter_names[FW_DROP_LEAK]);
 	sbuf_printf(b, "\t}\n");
-
-	/* the kernel routes a local packet again when a route chain changes its mark */
-	sbuf_printf(b, "\n\tchain carry {\n\t\ttype route hook output priority mangle; policy "
-		       "accept;\n");
-	sbuf_printf(b,
-		    "\t\tudp dport %u @th,96,24 @carried_vnis meta mark set meta mark & 0x%08x | "
-		    "0x%08x\n",
-		    PLAIN_VXLAN_PORT, ~CARRY_MARK_MASK, CARRY_MARK);
-	sbuf_printf(b, "\t}\n");
-	/* after that route: output-hook rules still see the device chosen before it */
-	sbuf_printf(b, "\n\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
-		       "policy accept;\n");
-	sbuf_printf(b,
-		    "\t\tudp dport %u @th,96,24 @carried_vnis oifname != \"%s\" counter name "
-		    "\"%s\" drop\n",
-		    PLAIN_VXLAN_PORT, fab, firewall_counter_names[FW_DROP_LEAK]);
-	sbuf_printf(b, "\t}\n}\n");
+	if (s->carry)
+		render_carry_chains(b, s);
+	sbuf_printf(b, "}\n");
 }
 
 /* rules render_table() writes per chain */
@@ -557,7 +568,7 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 #define RULES_CARRY	  1
 #define RULES_POSTROUTING 1
 
-static int spec_summary(char **out)
+static int spec_summary(const struct spec *s, char **out)
 {
 	struct strlist lines = {0};
 	char line[128];
@@ -581,11 +592,11 @@ static int spec_summary(char **out)
 		ret = strlist_add(&lines, line);
 	snprintf(line, sizeof(line), "chain carry: route output -150 accept, %d rules",
 		 RULES_CARRY);
-	if (!ret)
+	if (!ret && s->carry)
 		ret = strlist_add(&lines, line);
 	snprintf(line, sizeof(line), "chain postrouting: filter postrouting -10 accept, %d rules",
 		 RULES_POSTROUTING);
-	if (!ret)
+	if (!ret && s->carry)
 		ret = strlist_add(&lines, line);
 	if (!ret) {
 		*out = summary_join(&lines);
@@ -639,7 +650,7 @@ static int render(const struct node_state *want, const struct firewall_counter *
 		out->text = sbuf_take(&b);
 		failed = failed || !out->text;
 	}
-	ret = failed ? -ENOMEM : spec_summary(&out->summary);
+	ret = failed ? -ENOMEM : spec_summary(&s, &out->summary);
 	/* the sets move into the ruleset */
 	out->sets[FW_SET_PLAIN_MEMBERS] = s.plain_members;
 	out->sets[FW_SET_SECURE_VNIS] = s.secure_vnis;

@@ -423,6 +423,8 @@ def test_node_leaving_is_withdrawn_everywhere(evpn):
     apply(cluster, frrs, path, nodes=[pve1, pve2])
     res = fabricd(cluster, frrs, pve3, "down", "-c", f"{cluster.tmpdir}/cluster.json")
     assert res.rc == 0, res
+    assert not [r for r in pve3.ip_json("rule", "show") if r.get("fwmark") == "0xfab0"], \
+        "down left the carry's rule"
     for node, other in ((pve1, pve2), (pve2, pve1)):
         frr = frrs[node.name]
         assert f"neighbor {pve3.fabric_address} " not in frr.running_config()

@@ -160,10 +160,60 @@ static void test_unknown_mtu(void)
 	cluster_free(c);
 }
 
+/*
+ * EVPN zones (examples/evpn-3node.json): one device vx<VNI> on 4789 from the
+ * underlay address in both transports; every peer of an EVPN zone has its
+ * underlay address in its allowed IPs too.
+ */
+static void test_evpn(void)
+{
+	struct cluster *c = NULL;
+	struct node_state s;
+	struct diag d;
+	char a[IP_ADDR_STRLEN];
+
+	diag_init(&d);
+	CHECK_INT(config_load_file("examples/evpn-3node.json", &c, &d), 0, "evpn example loads");
+	if (!c)
+		goto out;
+	CHECK_INT(desired_build(c, 0, 1500, &s, &d), 0, "build pve1");
+	CHECK(s.carry, "pve1 has EVPN vnets: the carry is wanted");
+	for (size_t i = 0; i < s.n_vnets; i++) {
+		const struct desired_vnet *v = &s.vnets[i];
+
+		if (!v->evpn)
+			continue;
+		CHECK(!strcmp(v->vxlan, "vx100") || !strcmp(v->vxlan, "vx200"), "%s: vx<VNI>",
+		      v->vxlan);
+		CHECK_INT(v->port, 4789, "%s: port 4789", v->vxlan);
+		CHECK_STR(ip_addr_str(&v->local, a, sizeof(a)), "198.51.100.11",
+			  "%s: local = underlay", v->vxlan);
+		CHECK(v->n_remotes == 2 && !v->standby, "%s: two members, no standby", v->vxlan);
+		CHECK_STR(ip_addr_str(&v->remotes[0], a, sizeof(a)), "198.51.100.12",
+			  "%s: members' underlay addresses", v->vxlan);
+	}
+	CHECK_INT(s.fabric.peers[0].n_allowed_ips, 2, "fabric and underlay address");
+	CHECK_STR(ip_addr_str(&s.fabric.peers[0].allowed_ips[1].addr, a, sizeof(a)),
+		  "198.51.100.12", "pve2's underlay");
+	CHECK_INT(s.fabric.peers[0].allowed_ips[1].len, 32, "host length");
+	desired_free(&s);
+	/* a static control plane everywhere: no carry, the fabric address alone */
+	for (size_t z = 0; z < c->n_zones; z++)
+		c->zones[z].control_plane = CONTROL_PLANE_STATIC;
+	CHECK_INT(desired_build(c, 0, 1500, &s, &d), 0, "build pve1 static");
+	CHECK(!s.carry && s.fabric.peers[0].n_allowed_ips == 1, "static: nothing carried");
+	desired_free(&s);
+out:
+	diag_print(&d, stderr);
+	diag_free(&d);
+	cluster_free(c);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_case(&cases[i]);
 	test_unknown_mtu();
+	test_evpn();
 	return unit_summary("test_desired");
 }

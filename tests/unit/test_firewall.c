@@ -141,6 +141,9 @@ static void test_three_node_pve1(void)
 	}
 	check_has(a.summary, "chain input: filter input -10 accept, 8 rules\n");
 	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
+	/* no EVPN vnet: no chain that would cost every packet leaving the node */
+	check_lacks(a.text, "chain carry");
+	check_lacks(a.summary, "chain postrouting");
 	check_has(a.summary, "counter drop_leak\n");
 	firewall_ruleset_free(&b);
 
@@ -271,16 +274,6 @@ static const char listing_json[] =
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"output\", "
     "\"handle\": 10, \"type\": \"filter\", \"hook\": \"output\", \"prio\": -10, \"policy\": "
     "\"accept\"}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"carry\", "
-    "\"handle\": 13, \"type\": \"route\", \"hook\": \"output\", \"prio\": -150, \"policy\": "
-    "\"accept\"}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"postrouting\", "
-    "\"handle\": 14, \"type\": \"filter\", \"hook\": \"postrouting\", \"prio\": -10, "
-    "\"policy\": \"accept\"}},"
-    " {\"rule\": {\"family\": \"inet\", \"table\": \"fabricd\", \"chain\": \"carry\", "
-    "\"handle\": 15, \"expr\": [{\"accept\": null}]}},"
-    " {\"rule\": {\"family\": \"inet\", \"table\": \"fabricd\", \"chain\": \"postrouting\", "
-    "\"handle\": 16, \"expr\": [{\"accept\": null}]}},"
     " %s]}";
 
 static const char rule_fmt[] =
@@ -454,8 +447,6 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
 	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 8);
 	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
-	firewall_obs_add_chain(fw, "carry", "route", "output", -150, "accept", 1);
-	firewall_obs_add_chain(fw, "postrouting", "filter", "postrouting", -10, "accept", 1);
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
 	return fw;
 }
@@ -660,6 +651,68 @@ static void test_elems_sort_radix(void)
 	elems_free(&l);
 }
 
+/* EVPN vnets (engine/switch.c): carried into WireGuard by the mark, members by transport. */
+static void test_evpn_carry(void)
+{
+	struct cluster *c = NULL;
+	struct firewall_ruleset rs;
+	struct desired_vnet *sec, *pln;
+	struct node_state s;
+	struct diag d;
+	char text[64];
+
+	diag_init(&d);
+	CHECK_INT(config_load_buffer(two_node, strlen(two_node), &c, &d), 0, "two-node loads");
+	diag_free(&d);
+	if (!c)
+		return;
+	c->zones[0].control_plane = c->zones[1].control_plane = CONTROL_PLANE_EVPN;
+	if (build(c, "pve1", &s) < 0) {
+		cluster_free(c);
+		return;
+	}
+	pln = (struct desired_vnet *)desired_find_vnet(&s, "vnet100");
+	sec = (struct desired_vnet *)desired_find_vnet(&s, "vnet200");
+	CHECK(sec && pln && !strcmp(sec->vxlan, "vx200") && sec->port == 4789,
+	      "a secure EVPN vnet's device is vx<VNI> on 4789");
+	/* steady: the secure VNI carried, its member only through wgfab0 */
+	sec->carried = true;
+	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_VNIS].n, 1, "one carried VNI");
+	key_text(&rs.sets[FW_SET_CARRIED_VNIS].v[0], text, sizeof(text));
+	CHECK_STR(text, "200", "VNI 200 carried");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 1, "its member");
+	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[0], text, sizeof(text));
+	CHECK_STR(text, "192.0.2.12 . 200", "pve2 . 200");
+	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 1, "plain members: the plain vnet's only");
+	CHECK_INT(rs.sets[FW_SET_SECURE_VNIS].n, 0,
+		  "not a secure_vnis deny: its carried VXLAN must pass the output chain");
+	check_has(rs.text, "\tchain carry {\n\t\ttype route hook output priority mangle; policy "
+			   "accept;\n\t\tudp dport 4789 @th,96,24 @carried_vnis meta mark set meta "
+			   "mark & 0xffff0000 | 0x0000fab0\n\t}\n");
+	check_has(rs.text, "\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
+			   "policy accept;\n\t\tudp dport 4789 @th,96,24 @carried_vnis oifname != "
+			   "\"wgfab0\" counter name \"drop_leak\" drop\n\t}\n");
+	check_has(rs.summary, "chain carry: route output -150 accept, 1 rules\n");
+	check_has(rs.summary, "chain postrouting: filter postrouting -10 accept, 1 rules\n");
+	firewall_ruleset_free(&rs);
+	/* just switched to secure: clear text still taken */
+	sec->plain_receiving = true;
+	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
+	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 2, "the switched vnet's member too");
+	firewall_ruleset_free(&rs);
+	/* just switched to plain: still carried, clear text taken */
+	sec->plain_receiving = false;
+	sec->transport = TRANSPORT_PLAIN;
+	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_VNIS].n, 1, "still carried");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 0, "a plain vnet takes either way");
+	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 2, "both plain");
+	firewall_ruleset_free(&rs);
+	desired_free(&s);
+	cluster_free(c);
+}
+
 int main(void)
 {
 	test_elems_sort_radix();
@@ -668,5 +721,6 @@ int main(void)
 	test_ipv6_underlay();
 	test_observed_summary();
 	test_delta();
+	test_evpn_carry();
 	return unit_summary("test_firewall");
 }

@@ -9,6 +9,9 @@
  * plan exactly the ops that change, and touch nothing else.
  */
 #include <errno.h>
+#include <linux/fib_rules.h>
+#include <linux/netconf.h>
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,11 @@
 #include "definition/config.h"
 #include "definition/desired.h"
 #include "engine/reconcile.h"
+#include "engine/switch.h"
+#include "kinds/carry.h"
 #include "kinds/fabric.h"
+#include "kinds/guard.h"
+#include "kinds/kind.h"
 #include "unit.h"
 
 /* What op changes, as `plan` shows it. */
@@ -769,6 +776,229 @@ static void test_link_index(void)
 	CHECK(!t.by_name && !t.n_by_name && !link_find(&t, "lo"), "freed with its index");
 }
 
+/*
+ * vnet100's zone under EVPN: vx100 as an EVPN device (no learning), its
+ * standby gone from the recording; carried: the kernel's guard carries VNI 100.
+ */
+static void evpn_fixture(struct fixture *f, bool carried)
+{
+	struct link_obs *vx;
+	static const uint8_t vni100[3] = {0, 0, 100};
+
+	fixture_load(f);
+	f->c->zones[0].control_plane = CONTROL_PLANE_EVPN;
+	vx = (struct link_obs *)link_find(&f->have.links, "vx100");
+	CHECK(vx != NULL, "recorded vx100");
+	if (vx) {
+		vx->vxlan_nolearning = true;
+		vx->port_learning = false;
+	}
+	f->have.links.n--; /* add_standby's vs100, the last one */
+	f->r.boot_now = 100;
+	if (!carried)
+		return;
+	f->have.firewall = firewall_obs_new();
+	firewall_obs_set_comment(f->have.firewall, "fabricd:lab 0");
+	CHECK_INT(firewall_obs_add_set(f->have.firewall, "carried_vnis"), 0, "carried_vnis");
+	CHECK_INT(firewall_obs_add_elem(f->have.firewall, "carried_vnis", vni100, 3), 0, "VNI 100");
+	CHECK_INT(firewall_obs_finish(f->have.firewall), 0, "finish");
+}
+
+static const struct desired_vnet *vnet100(const struct fixture *f)
+{
+	return desired_find_vnet(&f->want, "vnet100");
+}
+
+/* An EVPN vnet's one device: a switch is only its note and the guard's marks. */
+static void test_evpn_switch(void)
+{
+	const struct desired_vnet *v;
+	const struct op *op;
+	struct link_obs *vx;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	/* plain, not carried: nothing of vx100 changes; the old standby goes */
+	evpn_fixture(&f, false);
+	diag_init(&d);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	switch_mark_stages(&f.r, &f.want, &f.have);
+	v = vnet100(&f);
+	CHECK(v && !strcmp(v->vxlan, "vx100") && v->port == 4789 && !v->carried,
+	      "plain evpn: vx100, not carried");
+	CHECK(!find_change(&p, "vxlan vx100", LINK_SET_ALIAS), "no note");
+	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 0, "vx100 is kept");
+	CHECK(p.n_later == 0, "no stage");
+	plan_free(&p);
+
+	/* -> secure: carried at once, clear text taken until the grace period ends */
+	f.c->zones[0].transport = TRANSPORT_SECURE;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	switch_mark_stages(&f.r, &f.want, &f.have);
+	v = vnet100(&f);
+	CHECK(v && !strcmp(v->vxlan, "vx100") && v->port == 4789 && v->carried &&
+		  v->plain_receiving,
+	      "secure evpn: vx100 carried, its members' clear text still taken");
+	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab clear-until=1031 grace=30 at=131"),
+	      "the note: %s", op ? alias_of(op) : "none");
+	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 0, "vx100 is kept");
+	CHECK(p.n_later == 1 && p.later[0].due == 131, "its end is due at 131");
+	plan_free(&p);
+
+	/* the note recorded: the stage goes on until it is due, then ends */
+	vx = (struct link_obs *)link_find(&f.have.links, "vx100");
+	snprintf(vx->alias, sizeof(vx->alias), "%s clear-until=1031 grace=30 at=131", f.r.owner);
+	f.r.boot_now = 130;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	switch_mark_stages(&f.r, &f.want, &f.have);
+	CHECK(vnet100(&f)->plain_receiving, "still in the grace period at 130");
+	CHECK(!find_change(&p, "vxlan vx100", LINK_SET_ALIAS), "the note stays");
+	plan_free(&p);
+	f.r.boot_now = 131;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	switch_mark_stages(&f.r, &f.want, &f.have);
+	CHECK(vnet100(&f)->carried && !vnet100(&f)->plain_receiving, "over at 131");
+	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab"), "the note goes");
+	CHECK(p.n_later == 0, "nothing later");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+
+	/* secure -> plain while carried: it keeps carrying until the grace period ends */
+	evpn_fixture(&f, true);
+	diag_init(&d);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	switch_mark_stages(&f.r, &f.want, &f.have);
+	CHECK(vnet100(&f)->carried && !vnet100(&f)->plain_receiving, "plain, still carried");
+	op = find_change(&p, "vxlan vx100", LINK_SET_ALIAS);
+	CHECK(op && !strcmp(alias_of(op), "fabricd:lab carry-until=1031 grace=30 at=131"),
+	      "the note: %s", op ? alias_of(op) : "none");
+	plan_free(&p);
+	/* no grace: plain at once */
+	f.r.grace = 0;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	switch_mark_stages(&f.r, &f.want, &f.have);
+	CHECK(!vnet100(&f)->carried, "--grace 0: no longer carried");
+	CHECK(!find_change(&p, "vxlan vx100", LINK_SET_ALIAS), "no note");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/* The carry's rule, route and rp_filter: made while an EVPN vnet is here, removed after. */
+#define RULE4  "rule ipv4 fwmark 0xfab0/0xffff lookup 64176"
+#define ROUTE4 "route ipv4 default dev wgfab0 table 64176"
+
+static void test_carry(void)
+{
+	const struct link_obs *wg;
+	const struct op *op;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	evpn_fixture(&f, false);
+	diag_init(&d);
+	wg = link_find(&f.have.links, "wgfab0");
+	carry_obs_init(&f.have.carry, wg ? wg->ifindex : 0);
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK(f.want.carry, "an EVPN vnet: carry wanted");
+	CHECK_INT(count_ops(&p, OP_CARRY_RULE), 1, "one rule (IPv4 underlay)");
+	CHECK_INT(count_ops(&p, OP_CARRY_ROUTE), 1, "its route");
+	CHECK_INT(count_ops(&p, OP_CARRY_RP_FILTER), 1, "loose rp_filter");
+	CHECK(find_op(p.ops, p.n, OP_CARRY_RULE, RULE4) != NULL, "named %s", RULE4);
+	CHECK(find_op(p.ops, p.n, OP_CARRY_ROUTE, ROUTE4) != NULL, "named %s", ROUTE4);
+	CHECK(f.want.fabric.peers[0].n_allowed_ips == 2, "the peer's underlay in its allowed IPs");
+	CHECK_INT(count_ops(&p, OP_WG_PEER), 1, "the peer's allowed IPs change");
+	plan_free(&p);
+
+	/* in place: nothing */
+	f.have.carry.rule[0] = f.have.carry.route[0] = true;
+	f.have.carry.rp_filter = CARRY_RP_FILTER;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_CARRY_RULE) + count_ops(&p, OP_CARRY_ROUTE) +
+		      count_ops(&p, OP_CARRY_RP_FILTER),
+		  0, "carry in place");
+	plan_free(&p);
+
+	/* no EVPN zone any more: the rule and route go, the peer loses the underlay */
+	f.c->zones[0].control_plane = CONTROL_PLANE_STATIC;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK(!f.want.carry && f.want.fabric.peers[0].n_allowed_ips == 1, "no carry");
+	op = find_op(p.ops, p.n, OP_CARRY_RULE, RULE4);
+	CHECK(op && op->verb == VERB_DELETE, "rule removed");
+	op = find_op(p.ops, p.n, OP_CARRY_ROUTE, ROUTE4);
+	CHECK(op && op->verb == VERB_DELETE, "route removed");
+	plan_free(&p);
+
+	/* down removes the rule */
+	plan_init(&p, f.r.owner);
+	CHECK_INT(plan_build_down(&f.r, &f.have, &p), 0, "down");
+	CHECK_INT(count_ops(&p, OP_CARRY_RULE), 1, "down: the rule goes");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/* A message of type in buf (zeroed), with its family header of size hdr. */
+static struct nlmsghdr *start_msg(char *buf, size_t len, uint16_t type, size_t hdr, void **extra)
+{
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, len);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	*extra = mnl_nlmsg_put_extra_header(nlh, hdr);
+	return nlh;
+}
+
+/* The carry's parse: fabricd's rule exactly, the table's default route via the fabric device. */
+static void test_carry_parse(void)
+{
+	char buf[512];
+	struct carry_obs c;
+	struct nlmsghdr *nlh;
+	struct fib_rule_hdr *frh;
+	struct rtmsg *rtm;
+	struct netconfmsg *ncm;
+
+	carry_obs_init(&c, 7);
+	CHECK(c.rp_filter == -1 && !c.rule[0] && !c.route[0], "nothing read yet");
+	for (int pref = 4010; pref <= 4011; pref++) {
+		nlh = start_msg(buf, sizeof(buf), RTM_NEWRULE, sizeof(*frh), (void **)&frh);
+		frh->family = AF_INET;
+		frh->action = FR_ACT_TO_TBL;
+		mnl_attr_put_u32(nlh, FRA_PRIORITY, (uint32_t)pref);
+		mnl_attr_put_u32(nlh, FRA_FWMARK, CARRY_MARK);
+		mnl_attr_put_u32(nlh, FRA_FWMASK, CARRY_MARK_MASK);
+		mnl_attr_put_u32(nlh, FRA_TABLE, CARRY_TABLE);
+		CHECK_INT(carry_kind.parse(nlh, &c), 1, "a rule is the kind's");
+		CHECK(c.rule[0] == (pref == 4011) && !c.rule[1], "pref %d: ours only at 4011",
+		      pref);
+	}
+	for (int oif = 6; oif <= 7; oif++) {
+		nlh = start_msg(buf, sizeof(buf), RTM_NEWROUTE, sizeof(*rtm), (void **)&rtm);
+		rtm->rtm_family = AF_INET6;
+		rtm->rtm_type = RTN_UNICAST;
+		mnl_attr_put_u32(nlh, RTA_TABLE, CARRY_TABLE);
+		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)oif);
+		CHECK_INT(carry_kind.parse(nlh, &c), 1, "a route is the kind's");
+		CHECK(c.route[1] == (oif == 7) && !c.route[0],
+		      "oif %d: through the fabric only at 7", oif);
+	}
+	nlh = start_msg(buf, sizeof(buf), RTM_NEWNETCONF, sizeof(*ncm), (void **)&ncm);
+	ncm->ncm_family = AF_INET;
+	mnl_attr_put_u32(nlh, NETCONFA_IFINDEX, 7);
+	mnl_attr_put_u32(nlh, NETCONFA_RP_FILTER, 1);
+	CHECK_INT(carry_kind.parse(nlh, &c), 1, "netconf is the kind's");
+	CHECK_INT(c.rp_filter, 1, "the fabric device's rp_filter");
+	nlh->nlmsg_type = RTM_NEWLINK;
+	CHECK_INT(carry_kind.parse(nlh, &c), 0, "a link is not");
+}
+
 static void run_all(void)
 {
 	test_converged();
@@ -786,11 +1016,14 @@ static void run_all(void)
 	test_foreign_link();
 	test_fabric_changes();
 	test_ops_compact_and_keyless();
+	test_evpn_switch();
+	test_carry();
 }
 
 int main(void)
 {
 	test_link_index();
+	test_carry_parse();
 	run_all();
 	as_observed = true;
 	run_all();
