@@ -147,15 +147,20 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	v->evpn = z->control_plane == CONTROL_PLANE_EVPN;
 	if (v->evpn) {
 		/*
-		 * One device in both transports, its VTEP the underlay address: zebra
-		 * flaps the VNI whenever its device is replaced, so secure is a route
-		 * into WireGuard (engine/switch.c). vs<VNI> is named as the other
-		 * device only so that an earlier version's secure device goes.
+		 * One device in both transports: zebra flaps the VNI whenever its
+		 * device is replaced, and the port cannot change on a live device.
+		 * Secure moves its VTEP to the fabric address and carries the VXLAN
+		 * still sent to underlay addresses into WireGuard by a route
+		 * (engine/switch.c). vs<VNI> is named as the other device only so
+		 * that an earlier version's secure device goes.
 		 */
+		bool fabric_vtep = secure && me->fabric_address.family == me->underlay.family;
+
 		desired_vxlan_name(v->vxlan, v->vni, TRANSPORT_PLAIN);
 		v->port = PLAIN_VXLAN_PORT;
-		v->local = me->underlay;
-		v->remotes = dz->underlays;
+		/* the VTEP: changed live with the transport, which needs one family */
+		v->local = fabric_vtep ? me->fabric_address : me->underlay;
+		v->remotes = fabric_vtep ? dz->fabrics : dz->underlays;
 		desired_vxlan_name(v->other_vxlan, v->vni, TRANSPORT_SECURE);
 		v->other_port = c->fabric.secure_port;
 		v->other_local = me->fabric_address;

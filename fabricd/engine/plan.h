@@ -33,6 +33,7 @@ enum op_type {
 	OP_FIREWALL_SET,    /* replace the `inet fabricd` table in one transaction */
 	OP_FIREWALL_DELETE, /* remove it (down) */
 	OP_FRR_CONFIG,	    /* fabricd's part of frr.conf: text = new block, NULL = remove */
+	OP_VXLAN_LOCAL,	    /* an EVPN device's VTEP, changed live: u.dst the new local address */
 	OP_CARRY_RULE,	    /* the carry's policy rule (kinds/carry.h), add or remove */
 	OP_CARRY_ROUTE,	    /* its table's default route through the fabric device */
 	OP_CARRY_RP_FILTER, /* the fabric device's IPv4 rp_filter, loose */
@@ -133,7 +134,7 @@ struct op {
 			char kind[16];
 			char name[16];
 		} del;
-		struct ip_addr dst;	 /* OP_FDB_*: the remote */
+		struct ip_addr dst;	 /* OP_FDB_*: the remote; OP_VXLAN_LOCAL: the new local */
 		struct ip_prefix prefix; /* OP_ADDR_* */
 		/* OP_WG_DEVICE: WGDEVICE_HAS_PRIVATE_KEY (struct reconcile's key), _LISTEN_PORT */
 		struct {

@@ -379,11 +379,34 @@ static int add_members(struct firewall_elems *set, const struct node_state *want
 }
 
 /*
- * An EVPN vnet (engine/switch.c): its one device sends to the members'
- * underlay addresses; carried, that VXLAN is marked into WireGuard and may
- * leave through nothing else. A secure one takes its members' VXLAN only
- * through the fabric device, but in its grace period (plain_receiving) also
- * in clear text; a plain one takes it either way.
+ * The vnet's (member fabric address, VNI) pairs into set: the VTEPs of
+ * members whose EVPN vnet is secure. Only where the fabric prefix has the
+ * underlay's family (the set's type; desired.c keeps the VTEP there otherwise).
+ */
+static int add_fabric_members(struct firewall_elems *set, const struct node_state *want,
+			      const struct desired_vnet *v)
+{
+	const struct cluster *c = want->cluster;
+	const struct zone *z = &c->zones[v->zone];
+	int family = c->nodes[want->self].underlay.family;
+	int ret = 0;
+
+	for (size_t m = 0; !ret && m < z->n_members; m++) {
+		const struct ip_addr *a = &c->nodes[z->members[m]].fabric_address;
+
+		if (z->members[m] != want->self && a->family == family)
+			ret = add_addr(set, a, v->vni);
+	}
+	return ret;
+}
+
+/*
+ * An EVPN vnet (engine/switch.c): carried, its VXLAN is marked into
+ * WireGuard and may leave through nothing else. Through the fabric device
+ * it takes its members' VXLAN from their fabric addresses (a secure
+ * member's VTEP) and, secure, from their underlay addresses (a member that
+ * has not switched yet, carrying); clear text only while plain, or in its
+ * grace period after the switch to secure (plain_receiving).
  */
 static int add_evpn_vnet(struct spec *s, const struct node_state *want,
 			 const struct desired_vnet *v)
@@ -395,6 +418,8 @@ static int add_evpn_vnet(struct spec *s, const struct node_state *want,
 		ret = add_members(&s->plain_members, want, v);
 	if (!ret && secure)
 		ret = add_members(&s->carried_members, want, v);
+	if (!ret)
+		ret = add_fabric_members(&s->carried_members, want, v);
 	if (!ret && v->carried)
 		ret = add_addr(&s->carried_vnis, NULL, v->vni);
 	return ret;
@@ -527,7 +552,7 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 	render_set(b, "carried_members",
 		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						  : "typeof ip saddr . @th,96,24",
-		   "(member underlay address, VNI) of this node's secure EVPN vnets",
+		   "(member address, VNI) of this node's EVPN vnets, through WireGuard only",
 		   &s->carried_members);
 
 	sbuf_printf(b,

@@ -174,6 +174,8 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 		describe_create(op, buf, len);
 		return;
 	}
+	if (op->type == OP_VXLAN_LOCAL)
+		return; /* op.note: "VTEP a -> b" */
 	if (op->shows & SHOW_MTU)
 		text_add(buf, len, "mtu %u -> %u", c->old_mtu, c->mtu);
 	if (op->shows & SHOW_INTO_BRIDGE)
@@ -212,7 +214,9 @@ static bool immutable_differs(const struct vxlan_port *w, const struct link_obs 
 		snprintf(why, len, "port %u -> %u", have->port, w->port);
 		return true;
 	}
-	if (!ip_addr_equal(&have->local, &w->local)) {
+	/* an EVPN device's VTEP follows its transport, live (zebra announces the new one) */
+	if (!ip_addr_equal(&have->local, &w->local) &&
+	    !(w->evpn && have->local.family == w->local.family)) {
 		snprintf(why, len, "local %s -> %s", ip_addr_str(&have->local, a, sizeof(a)),
 			 ip_addr_str(&w->local, b, sizeof(b)));
 		return true;
@@ -240,7 +244,7 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 	const struct link_obs *have = in->link, *bridge = in->bridge;
 	struct op_link c = {0};
 	unsigned int shows = 0;
-	char why[128];
+	char why[128], a[IP_ADDR_STRLEN], b[IP_ADDR_STRLEN];
 	struct op *op;
 
 	*in->made = false;
@@ -257,6 +261,15 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 		op_detail(op, "recreated: %s", why);
 		*in->made = true;
 		return plan_create(want, p);
+	}
+	if (!ip_addr_equal(&have->local, &want->local)) {
+		op = plan_add(p, KIND_VXLAN, OP_VXLAN_LOCAL, PHASE_VXLAN, VERB_CHANGE, have->name);
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = have->ifindex;
+		op->u.dst = want->local;
+		op_detail(op, "VTEP %s -> %s", ip_addr_str(&have->local, a, sizeof(a)),
+			  ip_addr_str(&want->local, b, sizeof(b)));
 	}
 	if (have->mtu != want->mtu) {
 		c.mask |= LINK_SET_MTU;
@@ -292,11 +305,38 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 	return plan_port(want, (c.mask & LINK_SET_MASTER) ? NULL : have, p);
 }
 
+/* `ip link set NAME type vxlan local ADDR`: the kernel changes it on a live device. */
+static int encode_local(struct kind_encoder *e, const struct op *op)
+{
+	struct nlmsghdr *nlh = e->msg(e, RTM_NEWLINK, 0);
+	struct nlattr *info, *data;
+	struct ifinfomsg *ifi;
+
+	if (!nlh)
+		return -ENOBUFS;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = op->ifindex;
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vxlan");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	if (op->u.dst.family == AF_INET)
+		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, op->u.dst.bytes);
+	else
+		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, op->u.dst.bytes);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	e->commit(e, nlh);
+	return 0;
+}
+
 static int vxlan_encode(struct kind_encoder *e, struct op *op)
 {
 	int master;
 	struct nlmsghdr *nlh;
 
+	if (op->type == OP_VXLAN_LOCAL)
+		return encode_local(e, op);
 	if (op->type != OP_VXLAN_CREATE)
 		return link_encode(e, op);
 	master = op->u.create.bridge ? e->ifindex(e, op->u.create.bridge) : 0;

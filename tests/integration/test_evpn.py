@@ -3,11 +3,11 @@
 
   pve1 ---- pve2 ---- pve3      one underlay switch; WireGuard fabric between all
   zebra+bgpd per node, pathspace fabtest-<suffix>-pveN, iBGP AS 65000 over the fabric
-  zone "sec": secure, evpn, vnet100 (VNI 100, carried into WireGuard by a route)
-  zone "pln": plain,  evpn, vnet200 (VNI 200)
-  both: one device vx<VNI> whose VTEP is the underlay address (README "EVPN
-  control plane": the VTEP does not change with the transport, so the switch
-  is lossless)
+  zone "sec": secure, evpn, vnet100 (VNI 100, VTEP = fabric address)
+  zone "pln": plain,  evpn, vnet200 (VNI 200, VTEP = underlay address)
+  both: one device vx<VNI> on port 4789 (README "EVPN control plane": a
+  switch changes its VTEP live and carries the VXLAN still sent to underlay
+  addresses into WireGuard, so nothing is lost)
   each node's frr.conf starts with a foreign part: a BGP instance in VRF
   "blue" and a zebra interface description, which must survive apply and down.
 
@@ -90,6 +90,11 @@ def underlays_but(cluster, node):
     return sorted((n.underlay for n in cluster.nodes if n is not node), key=ipaddress.ip_address)
 
 
+def fabrics_but(cluster, node):
+    return sorted((n.fabric_address for n in cluster.nodes if n is not node),
+                  key=ipaddress.ip_address)
+
+
 def vni_filter(vni):
     """BPF for VXLAN (port 4789) of one VNI: 24 bits at byte 4 of the VXLAN header."""
     return f"udp dst port 4789 and (udp[12:4] >> 8) = {vni}"
@@ -140,16 +145,17 @@ def test_converge_and_ping_both_transports(evpn):
     for node in cluster.nodes:
         assert carry_problems(node) == [], node.name
         assert carried_vnis(node) == [100], node.name
-        for dev in ("vx100", "vx200"):
+        for dev, local, want in (("vx100", node.fabric_address, fabrics_but(cluster, node)),
+                                 ("vx200", node.underlay, underlays_but(cluster, node))):
             link = node.link(dev)
             info = link["linkinfo"]["info_data"]
             assert info.get("learning") is False, f"{node.name} {dev}: learning on: {info}"
-            assert (info.get("local"), info.get("port")) == (node.underlay, 4789), info
+            assert (info.get("local"), info.get("port")) == (local, 4789), info
             # zebra, not fabricd, installed the flood list: VTEPs learnt over BGP
-            wait_until(lambda: node.fdb_remotes(dev) == underlays_but(cluster, node),
-                       timeout=10, what=f"{node.name} {dev}: flood list")
+            wait_until(lambda: node.fdb_remotes(dev) == want, timeout=10,
+                       what=f"{node.name} {dev}: flood list {want}")
         assert "vs100" not in node.links()
-        assert frrs[node.name].remote_vteps(100) == underlays_but(cluster, node)
+        assert frrs[node.name].remote_vteps(100) == fabrics_but(cluster, node)
     # the secure zone's VXLAN goes through WireGuard only; the plain one's in clear text
     with cluster.capture("udp port 4789") as underlay:
         for a, b in ((1, 2), (2, 3), (3, 1)):
@@ -182,8 +188,7 @@ def test_status_shows_peers_and_vnis(evpn):
     assert sorted((p["node"], p["state"]) for p in ev["peers"]) == [
         ("pve2", "Established"), ("pve3", "Established")]
     vnis = {v["vni"]: v for v in ev["vnis"]}
-    assert sorted(vnis[100]["remote_vteps"]) == [cluster.node("pve2").underlay,
-                                                  cluster.node("pve3").underlay]
+    assert sorted(vnis[100]["remote_vteps"]) == ["10.255.0.2", "10.255.0.3"]
     assert sorted(vnis[200]["remote_vteps"]) == [cluster.node("pve2").underlay,
                                                   cluster.node("pve3").underlay]
     res = fabricd(cluster, frrs, "pve1", "status", "-c", path)
@@ -238,7 +243,7 @@ def test_mac_move_converges_fast(evpn):
     from fabtest import run
     run(run_ip + [old.ns, "link", "set", "eth0", "address", mac])
     wait_until(lambda: s1.ping("10.100.0.50"), timeout=10, what="guest before the move")
-    wait_until(lambda: fdb_dst(pve1, "vx100", mac) == pve2.underlay, timeout=5,
+    wait_until(lambda: fdb_dst(pve1, "vx100", mac) == pve2.fabric_address, timeout=5,
                what="pve1 learnt the MAC at pve2 over BGP")
     # the VM stops on pve2 and starts on pve3 with the same MAC
     run(["ip", "-n", pve2.ns, "link", "del", old.tap])
@@ -251,7 +256,7 @@ def test_mac_move_converges_fast(evpn):
     pinger = subprocess.Popen(["ip", "netns", "exec", new.ns, "ping", "-c", "1", "-W", "2",
                                "10.100.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # every other node follows: pve1, and pve2, which had the MAC on a local port
-    wait_until(lambda: all(fdb_dst(n, "vx100", mac) == pve3.underlay for n in (pve1, pve2)),
+    wait_until(lambda: all(fdb_dst(n, "vx100", mac) == pve3.fabric_address for n in (pve1, pve2)),
                timeout=5, interval=0.01, what="pve1 and pve2 follow the MAC to pve3")
     moved = time.monotonic() - t0
     pinger.wait(timeout=5)
@@ -334,11 +339,12 @@ def clear_text_after(capture, switched):
 def test_transport_switch_on_evpn_zone_is_lossless(evpn):
     """Zone "pln" moves to secure and back under `fabricd run`, node by node.
 
-    One device per VNI in both transports: a switch changes only the guard's
-    mark (and the device's alias note), so zebra sees nothing. What must hold
-    (issue 15: "the transport switch keeps its guarantees"): no echo lost, no
-    clear text from a node once it has switched to secure, zebra and bgpd alive,
-    every VTEP list and vx200 itself as before.
+    One device per VNI in both transports: a switch changes the device's VTEP
+    live (zebra announces it), the guard's mark and the device's alias note.
+    What must hold (issue 15: "the transport switch keeps its guarantees"): no
+    echo lost, no clear text from a node once it has switched to secure, zebra
+    and bgpd alive, vx200 never replaced, the VTEPs the fabric addresses while
+    secure and the underlay addresses again after.
     """
     cluster, frrs = evpn
     definition = json.load(open(f"{cluster.tmpdir}/cluster.json"))
@@ -347,7 +353,6 @@ def test_transport_switch_on_evpn_zone_is_lossless(evpn):
                               extra_args=["--frr-pathspace", frrs[n.name].pathspace])
                for n in cluster.nodes}
     frr_pids = {name: frr.pids() for name, frr in frrs.items()}
-    vteps = {n.name: frrs[n.name].remote_vteps(200) for n in cluster.nodes}
     ifindex = {n.name: n.ifindexes()["vx200"] for n in cluster.nodes}
     try:
         for d in daemons.values():
@@ -375,7 +380,9 @@ def test_transport_switch_on_evpn_zone_is_lossless(evpn):
                 assert underlay.count() > 0, "the capture saw VNI 200 before the switches"
             assert {name: frr.pids() for name, frr in frrs.items()} == frr_pids, "FRR died"
             for node in cluster.nodes:
-                assert frrs[node.name].remote_vteps(200) == vteps[node.name], node.name
+                want = (fabrics_but if transport == "secure" else underlays_but)(cluster, node)
+                wait_until(lambda: frrs[node.name].remote_vteps(200) == want, timeout=5,
+                           what=f"{node.name}: VNI 200's VTEPs {want}")
                 assert node.ifindexes()["vx200"] == ifindex[node.name], f"{node.name}: vx200"
             # the grace period ends: the note goes, and so does what it kept
             for node in cluster.nodes:
@@ -406,7 +413,7 @@ def test_route_reflector_replaces_the_full_mesh(evpn):
     assert "route-reflector-client" in frrs["pve1"].running_config()
     assert set(frrs["pve2"].established()) == {pve1.fabric_address}
     wait_until(lambda: frrs["pve2"].remote_vteps(100) == sorted(
-        [pve1.underlay, pve3.underlay]), timeout=10,
+        [pve1.fabric_address, pve3.fabric_address]), timeout=10,
                what="pve2 learns pve3's VTEP through the reflector")
     s2 = next(g for g in cluster.guests if g.name == "s2")
     s3 = next(g for g in cluster.guests if g.name == "s3")
@@ -428,11 +435,11 @@ def test_node_leaving_is_withdrawn_everywhere(evpn):
     for node, other in ((pve1, pve2), (pve2, pve1)):
         frr = frrs[node.name]
         assert f"neighbor {pve3.fabric_address} " not in frr.running_config()
-        wait_until(lambda: frr.remote_vteps(100) == [other.underlay], timeout=10,
+        wait_until(lambda: frr.remote_vteps(100) == [other.fabric_address], timeout=10,
                    what=f"{node.name}: pve3's VTEP withdrawn from VNI 100")
         wait_until(lambda: frr.remote_vteps(200) == [other.underlay], timeout=10,
                    what=f"{node.name}: pve3's VTEP withdrawn from VNI 200")
-        wait_until(lambda: node.fdb_remotes("vx100") == [other.underlay], timeout=10,
+        wait_until(lambda: node.fdb_remotes("vx100") == [other.fabric_address], timeout=10,
                    what=f"{node.name}: vx100 floods to {other.name} only")
         wait_until(lambda: node.fdb_remotes("vx200") == [other.underlay], timeout=10,
                    what=f"{node.name}: vx200 floods to {other.name} only")

@@ -161,9 +161,9 @@ static void test_unknown_mtu(void)
 }
 
 /*
- * EVPN zones (examples/evpn-3node.json): one device vx<VNI> on 4789 from the
- * underlay address in both transports; every peer of an EVPN zone has its
- * underlay address in its allowed IPs too.
+ * EVPN zones (examples/evpn-3node.json): one device vx<VNI> on 4789 in both
+ * transports, its VTEP the fabric address when secure; every peer of an EVPN
+ * zone has its underlay address in its allowed IPs too.
  */
 static void test_evpn(void)
 {
@@ -186,11 +186,14 @@ static void test_evpn(void)
 		CHECK(!strcmp(v->vxlan, "vx100") || !strcmp(v->vxlan, "vx200"), "%s: vx<VNI>",
 		      v->vxlan);
 		CHECK_INT(v->port, 4789, "%s: port 4789", v->vxlan);
-		CHECK_STR(ip_addr_str(&v->local, a, sizeof(a)), "198.51.100.11",
-			  "%s: local = underlay", v->vxlan);
+		/* the VTEP: the fabric address in the secure zone, the underlay's in the plain */
+		CHECK_STR(ip_addr_str(&v->local, a, sizeof(a)),
+			  v->transport == TRANSPORT_SECURE ? "10.255.0.1" : "198.51.100.11",
+			  "%s: local", v->vxlan);
 		CHECK(v->n_remotes == 2 && !v->standby, "%s: two members, no standby", v->vxlan);
-		CHECK_STR(ip_addr_str(&v->remotes[0], a, sizeof(a)), "198.51.100.12",
-			  "%s: members' underlay addresses", v->vxlan);
+		CHECK_STR(ip_addr_str(&v->remotes[0], a, sizeof(a)),
+			  v->transport == TRANSPORT_SECURE ? "10.255.0.2" : "198.51.100.12",
+			  "%s: the members' VTEPs", v->vxlan);
 	}
 	CHECK_INT(s.fabric.peers[0].n_allowed_ips, 2, "fabric and underlay address");
 	CHECK_STR(ip_addr_str(&s.fabric.peers[0].allowed_ips[1].addr, a, sizeof(a)),

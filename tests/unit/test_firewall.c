@@ -675,15 +675,21 @@ static void test_evpn_carry(void)
 	sec = (struct desired_vnet *)desired_find_vnet(&s, "vnet200");
 	CHECK(sec && pln && !strcmp(sec->vxlan, "vx200") && sec->port == 4789,
 	      "a secure EVPN vnet's device is vx<VNI> on 4789");
+	CHECK(sec && sec->local.family == AF_INET && sec->local.bytes[0] == 10,
+	      "its VTEP: the fabric address");
 	/* steady: the secure VNI carried, its member only through wgfab0 */
 	sec->carried = true;
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 	CHECK_INT(rs.sets[FW_SET_CARRIED_VNIS].n, 1, "one carried VNI");
 	key_text(&rs.sets[FW_SET_CARRIED_VNIS].v[0], text, sizeof(text));
 	CHECK_STR(text, "200", "VNI 200 carried");
-	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 1, "its member");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 3, "through WireGuard: pve2 as below");
 	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[0], text, sizeof(text));
-	CHECK_STR(text, "192.0.2.12 . 200", "pve2 . 200");
+	CHECK_STR(text, "10.255.0.2 . 100", "the plain vnet: pve2's fabric address (secure VTEP)");
+	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[1], text, sizeof(text));
+	CHECK_STR(text, "10.255.0.2 . 200", "the secure one: its fabric address");
+	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[2], text, sizeof(text));
+	CHECK_STR(text, "192.0.2.12 . 200", "and its underlay address (pve2 not switched yet)");
 	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 1, "plain members: the plain vnet's only");
 	CHECK_INT(rs.sets[FW_SET_SECURE_VNIS].n, 0,
 		  "not a secure_vnis deny: its carried VXLAN must pass the output chain");
@@ -706,7 +712,8 @@ static void test_evpn_carry(void)
 	sec->transport = TRANSPORT_PLAIN;
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 	CHECK_INT(rs.sets[FW_SET_CARRIED_VNIS].n, 1, "still carried");
-	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 0, "a plain vnet takes either way");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 2,
+		  "plain: clear text either way, fabric addresses through WireGuard");
 	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 2, "both plain");
 	firewall_ruleset_free(&rs);
 	desired_free(&s);

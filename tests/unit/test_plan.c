@@ -844,6 +844,10 @@ static void test_evpn_switch(void)
 	CHECK(op && !strcmp(alias_of(op), "fabricd:lab clear-until=1031 grace=30 at=131"),
 	      "the note: %s", op ? alias_of(op) : "none");
 	CHECK_INT(count_ops(&p, OP_VXLAN_CREATE), 0, "vx100 is kept");
+	op = find_op(p.ops, p.n, OP_VXLAN_LOCAL, "vxlan vx100");
+	CHECK(op && op->phase == PHASE_VXLAN && op->u.dst.bytes[0] == 10 &&
+		  strstr(detail_of(op), "VTEP 192.0.2.11 -> 10.255.0.1"),
+	      "its VTEP moves to the fabric address, live: %s", op ? detail_of(op) : "none");
 	CHECK(p.n_later == 1 && p.later[0].due == 131, "its end is due at 131");
 	plan_free(&p);
 

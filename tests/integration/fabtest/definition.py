@@ -90,9 +90,11 @@ def vnet_expectations(definition, node_name):
             continue
         secure = z["transport"] == "secure"
         # an EVPN zone has one device in both transports (README "EVPN control plane"):
-        # secure carries its VXLAN into WireGuard by a route, the VTEP stays the underlay's
+        # secure moves its VTEP to the fabric address and carries the rest into WireGuard
         evpn = _evpn(definition, z)
-        key = "fabric_address" if secure and not evpn else "underlay"
+        # its VTEP moves live, within one family (desired.c)
+        same_family = _ip(me["fabric_address"]).version == _ip(me["underlay"]).version
+        key = "fabric_address" if secure and (same_family or not evpn) else "underlay"
         remotes = tuple(sorted((_norm(nodes[m][key]) for m in members if m != node_name), key=_ip))
         standby = not secure and not evpn
         for v in z["vnets"]:
