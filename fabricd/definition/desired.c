@@ -154,13 +154,11 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 		 * (engine/switch.c). vs<VNI> is named as the other device only so
 		 * that an earlier version's secure device goes.
 		 */
-		bool fabric_vtep = secure && me->fabric_address.family == me->underlay.family;
-
 		desired_vxlan_name(v->vxlan, v->vni, TRANSPORT_PLAIN);
 		v->port = PLAIN_VXLAN_PORT;
-		/* the VTEP: changed live with the transport, which needs one family */
-		v->local = fabric_vtep ? me->fabric_address : me->underlay;
-		v->remotes = fabric_vtep ? dz->fabrics : dz->underlays;
+		/* the VTEP, changed live with the transport (within one address family) */
+		v->local = secure ? me->fabric_address : me->underlay;
+		v->remotes = secure ? dz->fabrics : dz->underlays;
 		desired_vxlan_name(v->other_vxlan, v->vni, TRANSPORT_SECURE);
 		v->other_port = c->fabric.secure_port;
 		v->other_local = me->fabric_address;

@@ -28,21 +28,17 @@ int mtu_plan_compute(unsigned int underlay_mtu, int underlay_family, int wg_fami
 	out->fabric = underlay_mtu - wg;
 	out->plain_max = underlay_mtu - vx_under;
 	out->secure_max = out->fabric - vx_fabric;
-	out->carried_max = out->fabric - vx_under;
 	return 0;
 }
 
 unsigned int mtu_zone(const struct mtu_plan *p, const struct zone *z, unsigned int *computed)
 {
-	/* an EVPN zone's secure VXLAN is the underlay's, carried into WireGuard */
-	unsigned int secure =
-	    z->control_plane == CONTROL_PLANE_EVPN ? p->carried_max : p->secure_max;
 	unsigned int mtu;
 
 	if (z->mtu_policy == MTU_POLICY_MAX)
-		mtu = z->transport == TRANSPORT_SECURE ? secure : p->plain_max;
+		mtu = z->transport == TRANSPORT_SECURE ? p->secure_max : p->plain_max;
 	else
-		mtu = p->plain_max < secure ? p->plain_max : secure;
+		mtu = p->plain_max < p->secure_max ? p->plain_max : p->secure_max;
 	if (computed)
 		*computed = mtu;
 	if ((z->flags & ZONE_HAS_MTU) && z->mtu < mtu)

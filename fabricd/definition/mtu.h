@@ -25,8 +25,6 @@ struct mtu_plan {
 	unsigned int fabric;	 /* WireGuard device */
 	unsigned int plain_max;	 /* largest guest MTU over plain VXLAN */
 	unsigned int secure_max; /* largest guest MTU over VXLAN in WireGuard */
-	/* an EVPN zone's secure transport: VXLAN over the underlay family, in WireGuard */
-	unsigned int carried_max;
 };
 
 /*

@@ -149,12 +149,14 @@ static int carry_plan(const struct kind_input *in, struct plan *p)
 	const struct carry_obs *have = &in->have->carry;
 	const struct link_obs *fab = link_find(&in->have->links, FABRIC_IFNAME);
 	int family = in->want->cluster->nodes[in->want->self].underlay.family;
+	int fabric_family = in->want->cluster->fabric.prefix.addr.family;
 	bool fresh = fabric_made(p);
 	struct op *op;
 
 	for (int slot = 0; slot < 2; slot++) {
 		int f = slot ? AF_INET6 : AF_INET;
-		bool wanted = in->want->carry && f == family;
+		/* VXLAN goes to VTEPs of both families: the underlay's and the fabric's */
+		bool wanted = in->want->carry && (f == family || f == fabric_family);
 		bool route = have->route[slot] && !fresh;
 
 		if (wanted != have->rule[slot]) {

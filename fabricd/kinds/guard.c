@@ -85,6 +85,7 @@ static bool key_len_fits(enum firewall_set_id id, size_t len)
 	case FW_SET_CARRIED_VNIS:
 		return len == 3;
 	case FW_SET_CARRIED_MEMBERS:
+	case FW_SET_FABRIC_MEMBERS:
 		return len == 8 || len == 20;
 	case FW_SET_WG_IP:
 		return len == 4;

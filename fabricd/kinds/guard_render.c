@@ -295,9 +295,10 @@ int key_parse(const char *text, struct firewall_key *k)
 }
 
 const char *const firewall_set_names[FW_N_SETS] = {
-    [FW_SET_PLAIN_MEMBERS] = "plain_members", [FW_SET_SECURE_VNIS] = "secure_vnis",
-    [FW_SET_WG_IP] = "wireguard_peers_ip",    [FW_SET_WG_IP6] = "wireguard_peers_ip6",
-    [FW_SET_CARRIED_VNIS] = "carried_vnis",   [FW_SET_CARRIED_MEMBERS] = "carried_members",
+    [FW_SET_PLAIN_MEMBERS] = "plain_members",	[FW_SET_SECURE_VNIS] = "secure_vnis",
+    [FW_SET_WG_IP] = "wireguard_peers_ip",	[FW_SET_WG_IP6] = "wireguard_peers_ip6",
+    [FW_SET_CARRIED_VNIS] = "carried_vnis",	[FW_SET_CARRIED_MEMBERS] = "carried_members",
+    [FW_SET_FABRIC_MEMBERS] = "fabric_members",
 };
 
 enum firewall_set_id firewall_set_by_name(const char *name)
@@ -334,6 +335,8 @@ struct spec {
 	struct firewall_elems wg_ip, wg_ip6;   /* addresses */
 	struct firewall_elems carried_vnis;    /* "vni" */
 	struct firewall_elems carried_members; /* "addr . vni" */
+	struct firewall_elems fabric_members;  /* "addr . vni", the fabric prefix's family */
+	int fabric_family;
 };
 
 static void spec_free(struct spec *s)
@@ -344,6 +347,7 @@ static void spec_free(struct spec *s)
 	elems_free(&s->wg_ip6);
 	elems_free(&s->carried_vnis);
 	elems_free(&s->carried_members);
+	elems_free(&s->fabric_members);
 }
 
 static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
@@ -363,39 +367,19 @@ static int add_wg_peer(struct spec *s, const struct ip_addr *a)
 	return 0; /* a DNS endpoint: resolved only when WireGuard is configured */
 }
 
-/* The vnet's (member underlay address, VNI) pairs into set. */
+/* The vnet's (member address, VNI) pairs into set: underlay addresses, or fabric (VTEPs). */
 static int add_members(struct firewall_elems *set, const struct node_state *want,
-		       const struct desired_vnet *v)
+		       const struct desired_vnet *v, bool fabric)
 {
 	const struct cluster *c = want->cluster;
 	const struct zone *z = &c->zones[v->zone];
 	int ret = 0;
 
 	for (size_t m = 0; !ret && m < z->n_members; m++) {
+		const struct node *n = &c->nodes[z->members[m]];
+
 		if (z->members[m] != want->self)
-			ret = add_addr(set, &c->nodes[z->members[m]].underlay, v->vni);
-	}
-	return ret;
-}
-
-/*
- * The vnet's (member fabric address, VNI) pairs into set: the VTEPs of
- * members whose EVPN vnet is secure. Only where the fabric prefix has the
- * underlay's family (the set's type; desired.c keeps the VTEP there otherwise).
- */
-static int add_fabric_members(struct firewall_elems *set, const struct node_state *want,
-			      const struct desired_vnet *v)
-{
-	const struct cluster *c = want->cluster;
-	const struct zone *z = &c->zones[v->zone];
-	int family = c->nodes[want->self].underlay.family;
-	int ret = 0;
-
-	for (size_t m = 0; !ret && m < z->n_members; m++) {
-		const struct ip_addr *a = &c->nodes[z->members[m]].fabric_address;
-
-		if (z->members[m] != want->self && a->family == family)
-			ret = add_addr(set, a, v->vni);
+			ret = add_addr(set, fabric ? &n->fabric_address : &n->underlay, v->vni);
 	}
 	return ret;
 }
@@ -415,11 +399,11 @@ static int add_evpn_vnet(struct spec *s, const struct node_state *want,
 	int ret = 0;
 
 	if (!secure || v->plain_receiving)
-		ret = add_members(&s->plain_members, want, v);
+		ret = add_members(&s->plain_members, want, v, false);
 	if (!ret && secure)
-		ret = add_members(&s->carried_members, want, v);
+		ret = add_members(&s->carried_members, want, v, false);
 	if (!ret)
-		ret = add_fabric_members(&s->carried_members, want, v);
+		ret = add_members(&s->fabric_members, want, v, true);
 	if (!ret && v->carried)
 		ret = add_addr(&s->carried_vnis, NULL, v->vni);
 	return ret;
@@ -437,6 +421,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	s->secure_port = c->fabric.secure_port;
 	s->listen_port = want->fabric.listen_port;
 	s->carry = want->carry;
+	s->fabric_family = c->fabric.prefix.addr.family;
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
 		bool secure = v->transport == TRANSPORT_SECURE;
@@ -452,7 +437,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		 * may also still leave (the zone's exposure of a moment earlier).
 		 */
 		if (secure && (v->plain_receiving || (!sealed && v->plain_sending)))
-			ret = add_members(&s->plain_members, want, v);
+			ret = add_members(&s->plain_members, want, v, false);
 		if (secure && !ret && (sealed || !v->plain_sending))
 			ret = add_addr(&s->secure_vnis, NULL, v->vni);
 		for (size_t r = 0; !secure && !ret && r < v->n_remotes; r++)
@@ -476,6 +461,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	elems_sort(&s->wg_ip6);
 	elems_sort(&s->carried_vnis);
 	elems_sort(&s->carried_members);
+	elems_sort(&s->fabric_members);
 	return 0;
 }
 
@@ -552,8 +538,14 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 	render_set(b, "carried_members",
 		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						  : "typeof ip saddr . @th,96,24",
-		   "(member address, VNI) of this node's EVPN vnets, through WireGuard only",
+		   "(member underlay address, VNI) of this node's secure EVPN vnets, through "
+		   "WireGuard only",
 		   &s->carried_members);
+	render_set(b, "fabric_members",
+		   s->fabric_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
+						: "typeof ip saddr . @th,96,24",
+		   "(member fabric address, VNI) of this node's EVPN vnets, through WireGuard only",
+		   &s->fabric_members);
 
 	sbuf_printf(b,
 		    "\n\tchain input {\n\t\ttype filter hook input priority -10; policy accept;\n");
@@ -564,6 +556,10 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 		    "\t\tudp dport %u iifname \"%s\" %s saddr . @th,96,24 @carried_members "
 		    "accept\n",
 		    PLAIN_VXLAN_PORT, fab, ip);
+	sbuf_printf(b,
+		    "\t\tudp dport %u iifname \"%s\" %s saddr . @th,96,24 @fabric_members "
+		    "accept\n",
+		    PLAIN_VXLAN_PORT, fab, s->fabric_family == AF_INET6 ? "ip6" : "ip");
 	sbuf_printf(b, "\t\tudp dport %u counter name \"%s\" drop\n", PLAIN_VXLAN_PORT,
 		    firewall_counter_names[FW_DROP_PLAIN]);
 	sbuf_printf(b, "\t\tudp dport %u iifname \"%s\" accept\n", s->secure_port, fab);
@@ -588,7 +584,7 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 }
 
 /* rules render_table() writes per chain */
-#define RULES_INPUT	  8
+#define RULES_INPUT	  9
 #define RULES_OUTPUT	  2
 #define RULES_CARRY	  1
 #define RULES_POSTROUTING 1
@@ -646,6 +642,7 @@ static uint64_t skeleton_hash(const struct spec *s, bool *failed)
 	memset(&bare.wg_ip6, 0, sizeof(bare.wg_ip6));
 	memset(&bare.carried_vnis, 0, sizeof(bare.carried_vnis));
 	memset(&bare.carried_members, 0, sizeof(bare.carried_members));
+	memset(&bare.fabric_members, 0, sizeof(bare.fabric_members));
 	render_table(&b, &bare, NULL, NULL);
 	text = sbuf_take(&b);
 	*failed = !text;
@@ -683,6 +680,7 @@ static int render(const struct node_state *want, const struct firewall_counter *
 	out->sets[FW_SET_WG_IP6] = s.wg_ip6;
 	out->sets[FW_SET_CARRIED_VNIS] = s.carried_vnis;
 	out->sets[FW_SET_CARRIED_MEMBERS] = s.carried_members;
+	out->sets[FW_SET_FABRIC_MEMBERS] = s.fabric_members;
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;

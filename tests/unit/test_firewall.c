@@ -104,6 +104,8 @@ static void test_three_node_pve1(void)
 			  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
 			  "\t\tudp dport 4789 iifname \"wgfab0\" ip saddr . @th,96,24 "
 			  "@carried_members accept\n"
+			  "\t\tudp dport 4789 iifname \"wgfab0\" ip saddr . @th,96,24 "
+			  "@fabric_members accept\n"
 			  "\t\tudp dport 4789 counter name \"drop_plain\" drop\n"
 			  "\t\tudp dport 4790 iifname \"wgfab0\" accept\n"
 			  "\t\tudp dport 4790 counter name \"drop_secure\" drop\n"
@@ -139,7 +141,7 @@ static void test_three_node_pve1(void)
 		CHECK_INT(key_parse("10.0.0.0/8", &k), -EINVAL, "a prefix is not ours");
 		CHECK_INT(key_parse("1.2.3.4 . 16777216", &k), -EINVAL, "a VNI has 24 bits");
 	}
-	check_has(a.summary, "chain input: filter input -10 accept, 8 rules\n");
+	check_has(a.summary, "chain input: filter input -10 accept, 9 rules\n");
 	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
 	/* no EVPN vnet: no chain that would cost every packet leaving the node */
 	check_lacks(a.text, "chain carry");
@@ -240,6 +242,19 @@ static void test_ipv6_underlay(void)
 	check_has(a.text, "\t\ttype ipv6_addr\n\t\telements = { 2001:db8:10::12,");
 	firewall_ruleset_free(&a);
 	desired_free(&s);
+	/* EVPN: members' VTEPs (IPv4 fabric addresses) in a set of their own family */
+	for (size_t z = 0; z < c->n_zones; z++)
+		c->zones[z].control_plane = CONTROL_PLANE_EVPN;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1, evpn");
+	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render evpn");
+	check_has(a.text, "set carried_members {\n\t\ttypeof ip6 saddr . @th,96,24\n");
+	check_has(a.text, "set fabric_members {\n\t\ttypeof ip saddr . @th,96,24\n");
+	check_has(a.text, "udp dport 4789 iifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members "
+			  "accept\n");
+	check_has(a.text, "10.255.1.2 . 100");
+	CHECK(s.carry, "evpn: the carry");
+	firewall_ruleset_free(&a);
+	desired_free(&s);
 	cluster_free(c);
 }
 
@@ -268,6 +283,8 @@ static const char listing_json[] =
     " \"type\": \"integer\", \"handle\": 11}},"
     " {\"set\": {\"family\": \"inet\", \"name\": \"carried_members\", \"table\": "
     "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 12}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"fabric_members\", \"table\": "
+    "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 13}},"
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"input\", "
     "\"handle\": 9, \"type\": \"filter\", \"hook\": \"input\", \"prio\": -10, \"policy\": "
     "\"accept\"}},"
@@ -362,7 +379,7 @@ static void test_observed_summary(void)
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 
 	/* the kernel's copy as rendered: same summary, comment found */
-	json = listing(8, 2);
+	json = listing(9, 2);
 	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"%s\"\n\tcounter x {\n",
 		 rs.comment);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
@@ -376,14 +393,14 @@ static void test_observed_summary(void)
 	free(json);
 
 	/* a rule gone: out of sync, and apply would replace the table */
-	json = listing(7, 2);
+	json = listing(8, 2);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain input");
 	firewall_obs_free(fw);
 	free(json);
 
 	/* in sync: nothing to do; down removes it */
-	json = listing(8, 2);
+	json = listing(9, 2);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
 	check_plan_down(fw, 1);
@@ -445,7 +462,7 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 		firewall_obs_add_elem(fw, "plain_members", stranger, sizeof(stranger));
 	firewall_obs_add_elem(fw, "secure_vnis", vni200, sizeof(vni200));
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
-	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 8);
+	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 9);
 	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
 	return fw;
@@ -683,13 +700,13 @@ static void test_evpn_carry(void)
 	CHECK_INT(rs.sets[FW_SET_CARRIED_VNIS].n, 1, "one carried VNI");
 	key_text(&rs.sets[FW_SET_CARRIED_VNIS].v[0], text, sizeof(text));
 	CHECK_STR(text, "200", "VNI 200 carried");
-	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 3, "through WireGuard: pve2 as below");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 1,
+		  "the secure vnet's member, not switched yet");
 	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[0], text, sizeof(text));
-	CHECK_STR(text, "10.255.0.2 . 100", "the plain vnet: pve2's fabric address (secure VTEP)");
-	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[1], text, sizeof(text));
-	CHECK_STR(text, "10.255.0.2 . 200", "the secure one: its fabric address");
-	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[2], text, sizeof(text));
-	CHECK_STR(text, "192.0.2.12 . 200", "and its underlay address (pve2 not switched yet)");
+	CHECK_STR(text, "192.0.2.12 . 200", "pve2's underlay address . 200");
+	CHECK_INT(rs.sets[FW_SET_FABRIC_MEMBERS].n, 2, "the VTEPs of secure members, both vnets");
+	key_text(&rs.sets[FW_SET_FABRIC_MEMBERS].v[0], text, sizeof(text));
+	CHECK_STR(text, "10.255.0.2 . 100", "pve2's fabric address . 100");
 	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 1, "plain members: the plain vnet's only");
 	CHECK_INT(rs.sets[FW_SET_SECURE_VNIS].n, 0,
 		  "not a secure_vnis deny: its carried VXLAN must pass the output chain");
@@ -712,8 +729,8 @@ static void test_evpn_carry(void)
 	sec->transport = TRANSPORT_PLAIN;
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 	CHECK_INT(rs.sets[FW_SET_CARRIED_VNIS].n, 1, "still carried");
-	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 2,
-		  "plain: clear text either way, fabric addresses through WireGuard");
+	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 0, "plain: clear text either way");
+	CHECK_INT(rs.sets[FW_SET_FABRIC_MEMBERS].n, 2, "secure members' VTEPs through WireGuard");
 	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 2, "both plain");
 	firewall_ruleset_free(&rs);
 	desired_free(&s);

@@ -91,30 +91,6 @@ static void test_policies(void)
 	CHECK_INT(mtu_zone(&p, &z, NULL), 8870, "max secure, jumbo IPv6 underlay");
 }
 
-/* An EVPN zone's secure VXLAN is over the underlay's family, inside WireGuard. */
-static void test_evpn_carried(void)
-{
-	struct mtu_plan p;
-	struct zone z = {.transport = TRANSPORT_SECURE,
-			 .mtu_policy = MTU_POLICY_MAX,
-			 .control_plane = CONTROL_PLANE_EVPN};
-
-	mtu_plan_compute(1500, AF_INET, AF_INET, AF_INET, &p);
-	CHECK_INT(mtu_zone(&p, &z, NULL), 1390, "IPv4 both: as static");
-	/* IPv6 underlay and endpoints, IPv4 fabric: 1500 - 80 - 70, not - 50 */
-	mtu_plan_compute(1500, AF_INET6, AF_INET6, AF_INET, &p);
-	CHECK_INT(p.carried_max, 1350, "carried over IPv6");
-	CHECK_INT(mtu_zone(&p, &z, NULL), 1350, "max secure evpn");
-	z.mtu_policy = MTU_POLICY_STABLE;
-	CHECK_INT(mtu_zone(&p, &z, NULL), 1350, "stable evpn");
-	z.control_plane = CONTROL_PLANE_STATIC;
-	CHECK_INT(mtu_zone(&p, &z, NULL), 1370, "static: VXLAN over the IPv4 fabric");
-	/* IPv4 underlay, IPv6 fabric: carried VXLAN is the smaller one */
-	mtu_plan_compute(1500, AF_INET, AF_INET, AF_INET6, &p);
-	z.control_plane = CONTROL_PLANE_EVPN;
-	CHECK_INT(mtu_zone(&p, &z, NULL), 1390, "carried over IPv4");
-}
-
 /* A zone "mtu" only ever lowers the computed figure. */
 static void test_override(void)
 {
@@ -150,6 +126,5 @@ int main(void)
 	test_range();
 	test_policies();
 	test_override();
-	test_evpn_carried();
 	return unit_summary("test_mtu");
 }
