@@ -37,21 +37,23 @@
  * switched VNI from leaving only after that (kinds/guard.c, PHASE_SEAL), so
  * nothing is lost in between.
  *
- * An EVPN vnet has one device, vx<VNI> (underlay address, port 4789), in
- * both transports: FRR 8.4's zebra aborts or loses the VNI while two VXLAN
- * devices carry it, and flaps it whenever its device is replaced (README
- * "EVPN control plane" lists what was tried). Its secure transport is a
- * route: the guard marks the VNI's VXLAN (set carried_vnis) and a policy
- * rule sends marked packets into WireGuard, to the peer's underlay address
- * in its allowed IPs (kinds/carry.c). What comes through WireGuard arrives
- * on the same device, so every node receives both ways, and the kernel's
- * guard tells whether the VNI is carried now:
+ * An EVPN vnet has one device, vx<VNI> on port 4789, in both transports:
+ * FRR 8.4's zebra aborts or loses the VNI while two VXLAN devices carry it,
+ * and flaps it whenever its device is replaced (README "EVPN control plane"
+ * lists what was tried). A switch changes the device's local address, its
+ * VTEP (the fabric address when secure, the underlay's when plain), on the
+ * live device; zebra announces it and the peers follow. Meanwhile VXLAN
+ * still goes to VTEPs that are underlay addresses, so a secure vnet's is
+ * carried: the guard marks the VNI's VXLAN (set carried_vnis) and a policy
+ * rule sends marked packets into WireGuard, to the peer whose allowed IPs
+ * hold the destination (kinds/carry.c). What comes through WireGuard
+ * arrives on the same device, so every node receives both ways, and the
+ * kernel's guard tells whether the VNI is carried now:
  * - plain -> secure: carried at once; the members' clear text is still
  *   taken until the grace period ends (note "clear-until=" on vx<VNI>).
  * - secure -> plain: the others take this VNI only through WireGuard until
  *   they switch, so it stays carried until the grace period ends (note
  *   "carry-until="), and clear text is taken meanwhile.
- * Nothing of the device changes but its alias, which zebra ignores.
  *
  * Steps not yet due go to plan.later with their due time: `plan` lists them,
  * the daemon wakes for them, and any pass after that time (a one-shot apply
@@ -326,7 +328,7 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	return 0;
 }
 
-/* An EVPN vnet's one device: only its note changes with a switch. */
+/* An EVPN vnet's one device: a switch changes its VTEP (kinds/vxlan.c) and its note. */
 static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 			  const struct link_obs *bridge, const struct observed *have,
 			  struct plan *p)

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kinds/carry.h - the route that carries a secure EVPN vnet's VXLAN into
- * WireGuard (engine/switch.c says why it is a route): the guard marks those
- * packets (CARRY_MARK under CARRY_MARK_MASK), a policy rule sends marked
- * packets to table CARRY_TABLE, whose default route is the fabric device,
- * and WireGuard takes them to the peer whose allowed IPs hold their
- * destination, the peer's underlay address. The fabric device then receives
- * VXLAN from underlay addresses, so its IPv4 reverse-path filter is loose.
+ * WireGuard whatever its destination (engine/switch.c: while a zone
+ * switches, some VTEPs are still underlay addresses): the guard marks those
+ * packets (CARRY_MARK under CARRY_MARK_MASK), a policy rule per family (the
+ * underlay's and the fabric prefix's) sends marked packets to table
+ * CARRY_TABLE, whose default route is the fabric device, and WireGuard
+ * takes them to the peer whose allowed IPs hold their destination (each
+ * peer of an EVPN zone has its underlay address there too). The fabric
+ * device then receives VXLAN from underlay addresses, so its IPv4
+ * reverse-path filter is loose.
  *
  * Kept while the node has an EVPN vnet, whatever its transport: a switch is
  * then only the guard's mark, and a peer that switches first is received.

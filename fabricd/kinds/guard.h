@@ -20,6 +20,14 @@
  *   output (hook output, priority -10)
  *     plain VXLAN carrying a secure zone's VNI, and secure VXLAN on any
  *       device but the fabric one: dropped, counted (drop_leak).
+ *   EVPN vnets (one device on 4789 in both transports, engine/switch.c):
+ *     input also takes their VXLAN through the fabric device from the
+ *     members' fabric addresses (fabric_members) and, for secure ones,
+ *     underlay addresses (carried_members); a secure one's members are not
+ *     in plain_members. On a node with an EVPN vnet, chain carry (route
+ *     hook output, mangle) marks the VXLAN of carried_vnis into WireGuard
+ *     (kinds/carry.h), and chain postrouting drops it on any other device
+ *     (drop_leak).
  *   A vnet that has just switched from plain to secure (engine/switch.c):
  *   while its old plain device is in its grace period
  *   (desired_vnet.plain_receiving), the members' plain VXLAN of that VNI is
