@@ -99,14 +99,10 @@ class FdbMonitor:
 
 
 def vxlan_devs(n_vnis, control_plane):
-    """A secure zone's devices: vs<VNI> (static), vx<VNI> carried into WireGuard (evpn)."""
+    """A secure zone's devices: vs<VNI> (static), vx<VNI> (evpn: one device in both transports)."""
     prefix = "vx" if control_plane == "evpn" else "vs"
     return [f"{prefix}{100 + i}" for i in range(n_vnis)]
 
-
-def vtep(node, control_plane):
-    """What the others' flood entries and MACs point to: evpn's VTEP is the underlay address."""
-    return node.underlay if control_plane == "evpn" else node.fabric_address
 
 
 def count_entries(node, devs):
@@ -274,7 +270,7 @@ def measure(control_plane, n_nodes, n_vnis, fabricd_bin, static_loss_window):
         p = first_frame(gb, "10.100.0.1")
         t0 = local_learnt(monitors[b.name], MAC, gb.tap, since)
         new_mac = spread(monitors, [n for n in nodes if n is not b], since, t0, False, MAC, dev0,
-                         vtep(b, control_plane), timeout=10)
+                         b.fabric_address, timeout=10)
         p.wait()
 
         # MAC move: the guest stops on b and starts on c
@@ -284,12 +280,12 @@ def measure(control_plane, n_nodes, n_vnis, fabricd_bin, static_loss_window):
         p = first_frame(gc, "10.100.0.1")
         t0 = local_learnt(monitors[c.name], MAC, gc.tap, since)
         move = spread(monitors, [n for n in nodes if n is not c], since, t0, False, MAC, dev0,
-                      vtep(c, control_plane), timeout=10)
+                      c.fabric_address, timeout=10)
         p.wait()
 
         # node loss: c's underlay port goes down on the switch, silently
         others = [n for n in nodes if n is not c]
-        wait_until(lambda: all(vtep(c, control_plane) in n.fdb_remotes(d) for n in others
+        wait_until(lambda: all(c.fabric_address in n.fdb_remotes(d) for n in others
                                for d in devs),
                    timeout=30, interval=0.2, what=f"every node floods to {c.name} before its loss")
         # evpn: the hold time and slack for a loaded machine (FRR's route clearing is a work queue)
@@ -297,10 +293,10 @@ def measure(control_plane, n_nodes, n_vnis, fabricd_bin, static_loss_window):
         t0 = time.time()
         cluster.switch.run(["ip", "link", "set", c.name, "down"])
         deadline = time.monotonic() + window
-        per_dev = [spread(monitors, others, t0, t0, True, ZEROS, d, vtep(c, control_plane),
+        per_dev = [spread(monitors, others, t0, t0, True, ZEROS, d, c.fabric_address,
                           timeout=max(0.0, deadline - time.monotonic())) for d in devs]
         loss = {n.name: worst({i: pd[n.name] for i, pd in enumerate(per_dev)}) for n in others}
-        still = {n.name: vtep(c, control_plane) in n.fdb_remotes(dev0) for n in others}
+        still = {n.name: c.fabric_address in n.fdb_remotes(dev0) for n in others}
         if os.environ.get("EVPN_BENCH_DEBUG"):
             debug_loss(control_plane, others, monitors, frrs, still, t0)
         result = {
