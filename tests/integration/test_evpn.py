@@ -303,8 +303,9 @@ SWITCH_GRACE = 5
 _VXLAN_FROM = re.compile(r"^\d+\.\d+ IP ([\d.]+)\.\d+ > ")
 
 
-def switch_and_watch(cluster, daemons, transport):
-    """Switches zone "pln" to transport on each node, SWITCH_SPREAD apart; returns
+def switch_and_watch(cluster, switch, transport):
+    """Switches zone "pln" to transport on each node (switch(node, transport)),
+    SWITCH_SPREAD apart; returns
     {underlay address: wall-clock time it had switched}: to secure, its guard carries
     VNI 200; to plain, vx200 has its grace note (it carries VNI 200 until that ends)."""
     switched = {}
@@ -314,15 +315,37 @@ def switch_and_watch(cluster, daemons, transport):
             return 200 in carried_vnis(node)
         return "carry-until=" in node.link("vx200").get("ifalias", "")
 
-    def step(node, daemon):
-        daemon.set_transport("pln", transport)
+    def step(node):
+        switch(node, transport)
         wait_until(lambda: done(node), timeout=5, interval=0.01,
                    what=f"{node.name}: switched to {transport}")
         switched[node.underlay] = time.time()
 
-    run_at([(0.5 + SWITCH_SPREAD * i, lambda n=n, d=daemons[n.name]: step(n, d))
-            for i, n in enumerate(cluster.nodes)])
+    run_at([(0.5 + SWITCH_SPREAD * i, lambda n=n: step(n)) for i, n in enumerate(cluster.nodes)])
     return switched
+
+
+class OneShot:
+    """The switch by one-shot `fabricd apply` of a definition with zone "pln" changed."""
+
+    def __init__(self, cluster, frrs, definition):
+        self.cluster, self.frrs, self.paths = cluster, frrs, {}
+        for transport in ("plain", "secure"):
+            d = json.loads(json.dumps(definition))
+            next(z for z in d["zones"] if z["name"] == "pln")["transport"] = transport
+            self.paths[transport] = cluster.write_definition(
+                d, f"{cluster.tmpdir}/pln-{transport}.json")
+
+    def __call__(self, node, transport):
+        res = fabricd(self.cluster, self.frrs, node, "apply", "-c", self.paths[transport],
+                      "--grace", str(SWITCH_GRACE))
+        assert res.rc == 0, res
+
+    def finish(self, transport):
+        """The later apply that performs what fell due (the grace periods' ends)."""
+        time.sleep(SWITCH_GRACE + 1.5)
+        for node in self.cluster.nodes:
+            self(node, transport)
 
 
 def clear_text_after(capture, switched):
@@ -336,8 +359,10 @@ def clear_text_after(capture, switched):
     return leaks
 
 
-def test_transport_switch_on_evpn_zone_is_lossless(evpn):
-    """Zone "pln" moves to secure and back under `fabricd run`, node by node.
+@pytest.mark.parametrize("mode", ["daemon", "apply"])
+def test_transport_switch_on_evpn_zone_is_lossless(evpn, mode):
+    """Zone "pln" moves to secure and back, node by node, under `fabricd run`
+    or by one-shot `fabricd apply` (and a later apply once the grace periods end).
 
     One device per VNI in both transports: a switch changes the device's VTEP
     live (zebra announces it), the guard's mark and the device's alias note.
@@ -354,8 +379,11 @@ def test_transport_switch_on_evpn_zone_is_lossless(evpn):
                for n in cluster.nodes}
     frr_pids = {name: frr.pids() for name, frr in frrs.items()}
     ifindex = {n.name: n.ifindexes()["vx200"] for n in cluster.nodes}
+    oneshot = OneShot(cluster, frrs, definition)
+    switch = oneshot if mode == "apply" else (
+        lambda node, transport: daemons[node.name].set_transport("pln", transport))
     try:
-        for d in daemons.values():
+        for d in daemons.values() if mode == "daemon" else ():
             for sock in glob.glob(f"{d.dir}/notify*.sock"):  # an earlier test's daemons
                 os.unlink(sock)
             d.write(definition)
@@ -368,9 +396,9 @@ def test_transport_switch_on_evpn_zone_is_lossless(evpn):
             with cluster.capture(vni_filter(200)) as underlay:
                 pingers.start()
                 wait_until(lambda: all(p.proc.poll() is None for p in pingers.pingers), timeout=2)
-                switched = switch_and_watch(cluster, daemons, transport)
+                switched = switch_and_watch(cluster, switch, transport)
                 results = pingers.wait()
-            print(f"\nevpn zone pln -> {transport}: " +
+            print(f"\nevpn zone pln -> {transport} ({mode}): " +
                   ", ".join(f"{r.label} {r.received}/{r.transmitted}" for r in results))
             for r in results:
                 assert r.received >= 300 and r.lost == 0, str(r)
@@ -385,12 +413,14 @@ def test_transport_switch_on_evpn_zone_is_lossless(evpn):
                            what=f"{node.name}: VNI 200's VTEPs {want}")
                 assert node.ifindexes()["vx200"] == ifindex[node.name], f"{node.name}: vx200"
             # the grace period ends: the note goes, and so does what it kept
+            if mode == "apply":
+                oneshot.finish(transport)
             for node in cluster.nodes:
                 wait_until(lambda: node.link("vx200").get("ifalias") == "fabricd:fabtest",
                            timeout=SWITCH_GRACE + 5, what=f"{node.name}: vx200's note gone")
                 assert carried_vnis(node) == ([100, 200] if transport == "secure" else [100])
     finally:
-        for d in daemons.values():
+        for d in daemons.values() if mode == "daemon" else ():
             if d.running():
                 d.stop()
             d.check_log()
