@@ -38,7 +38,6 @@ static void render_text(const struct node_state *s)
 	       mtu_text(f->mtu, b, sizeof(b)));
 	for (size_t i = 0; i < f->n_peers; i++) {
 		const struct desired_peer *p = &f->peers[i];
-
 		char ips[2 * (IP_ADDR_STRLEN + 6)];
 
 		wgkey_to_base64(key, p->public_key);

@@ -117,12 +117,6 @@ static void carry_reset(void *data)
 	carry_obs_init(c, c->fabric_ifindex);
 }
 
-/* A request's replies into the carry's table (nl_request's callback). */
-static int carry_cb(const struct nlmsghdr *nlh, void *data)
-{
-	return dump_cb(nlh, data);
-}
-
 int carry_dump(struct nl_sock *s, int fabric_ifindex, struct carry_obs *c)
 {
 	char buf[NL_MSG_BUF];
@@ -152,7 +146,7 @@ int carry_dump(struct nl_sock *s, int fabric_ifindex, struct carry_obs *c)
 	ncm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ncm));
 	ncm->ncm_family = AF_INET;
 	mnl_attr_put_u32(nlh, NETCONFA_IFINDEX, (uint32_t)fabric_ifindex);
-	ret = nl_request(s, nlh, carry_cb, &d);
+	ret = nl_request(s, nlh, dump_cb, &d); /* its reply, as a dump's messages */
 	/* a kernel without IPv4 on the device: nothing to loosen */
 	return ret == -ENODEV || ret == -EOPNOTSUPP ? 0 : ret;
 }

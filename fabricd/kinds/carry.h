@@ -11,8 +11,9 @@
  * device then receives VXLAN from underlay addresses, so its IPv4
  * reverse-path filter is loose.
  *
- * Kept while the node has an EVPN vnet, whatever its transport: a switch is
- * then only the guard's mark, and a peer that switches first is received.
+ * Kept while the node has an EVPN vnet, whatever its transport: a switch
+ * then needs only the guard's mark and the VTEP's change, and a peer that
+ * switches first is received.
  */
 #ifndef FABRICD_CARRY_H
 #define FABRICD_CARRY_H

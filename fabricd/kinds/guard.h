@@ -84,8 +84,7 @@ enum firewall_set_id {
 	FW_SET_WG_IP,		/* IPv4 addresses */
 	FW_SET_WG_IP6,		/* IPv6 addresses */
 	FW_SET_CARRIED_VNIS,	/* "vni": EVPN vnets whose VXLAN is marked into WireGuard */
-	FW_SET_CARRIED_MEMBERS, /* "addr . vni": their members' underlay addresses, through wgfab0
-				 */
+	FW_SET_CARRIED_MEMBERS, /* "addr . vni": their members' underlays, through wgfab0 */
 	FW_SET_FABRIC_MEMBERS,	/* "addr . vni": EVPN members' fabric addresses, through wgfab0 */
 	FW_N_SETS,
 };

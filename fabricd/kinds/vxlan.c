@@ -11,6 +11,15 @@
 #include "kinds/vxlan.h"
 #include "kinds/kind.h"
 
+/* IFLA_VXLAN_LOCAL or IFLA_VXLAN_LOCAL6, by the address's family. */
+static void put_local(struct nlmsghdr *nlh, const struct ip_addr *local)
+{
+	if (local->family == AF_INET)
+		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, local->bytes);
+	else
+		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, local->bytes);
+}
+
 void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 {
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
@@ -27,10 +36,7 @@ void vxlan_put_create(struct nlmsghdr *nlh, const struct op *op, int master)
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
 	mnl_attr_put_u32(nlh, IFLA_VXLAN_ID, op->u.create.vni);
 	mnl_attr_put_u16(nlh, IFLA_VXLAN_PORT, htons(op->u.create.port));
-	if (op->u.create.local.family == AF_INET)
-		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, op->u.create.local.bytes);
-	else
-		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, op->u.create.local.bytes);
+	put_local(nlh, &op->u.create.local);
 	if (op->u.create.no_learning)
 		mnl_attr_put_u8(nlh, IFLA_VXLAN_LEARNING, 0);
 	mnl_attr_nest_end(nlh, data);
@@ -320,10 +326,7 @@ static int encode_local(struct kind_encoder *e, const struct op *op)
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vxlan");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	if (op->u.dst.family == AF_INET)
-		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, op->u.dst.bytes);
-	else
-		mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, op->u.dst.bytes);
+	put_local(nlh, &op->u.dst);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 	e->commit(e, nlh);
