@@ -438,7 +438,7 @@ static int run_pass_locked(struct daemon *d)
 	/* what changed up to now: the view is brought up to date with it in this pass */
 	kernel_watch_read(d->mon, &d->view);
 	if (d->nft)
-		kernel_watch_read(d->nft, &d->view);
+		nft_watch_read(d->nft, &d->view);
 	if (log_is_verbose()) {
 		char why[96];
 
@@ -674,7 +674,8 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		break;
 	case EV_NETLINK:
 	case EV_NFT:
-		events = kernel_watch_read(ev->data.u32 == EV_NFT ? d->nft : d->mon, &d->view);
+		events = ev->data.u32 == EV_NFT ? nft_watch_read(d->nft, &d->view)
+						: kernel_watch_read(d->mon, &d->view);
 		if (events & KERNEL_OVERFLOW)
 			log_info("kernel notifications overflowed (ENOBUFS): reading everything "
 				 "again");

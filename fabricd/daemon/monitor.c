@@ -386,7 +386,7 @@ static void read_guard(struct monitor *m)
 {
 	struct firewall_obs *fw = NULL;
 
-	m->d.guard_present = firewall_observe(&fw) == 0 && fw;
+	m->d.guard_present = firewall_observe_counters(&fw) == 0 && fw;
 	for (int i = 0; i < FW_N_COUNTERS; i++)
 		m->d.guard_counter_present[i] =
 		    fw && firewall_obs_counter(fw, (enum firewall_counter_id)i, &m->d.guard[i]);

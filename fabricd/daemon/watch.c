@@ -254,12 +254,6 @@ unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
 		left = (int)n;
 		for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			if (is_fabricd_table(nlh)) {
-				log_debug("kernel: firewall table inet fabricd changed");
-				view_guard_changed(view);
-				events |= KERNEL_CHANGED;
-				continue;
-			}
 			int ifindex;
 
 			view_notify(view, nlh);
@@ -282,6 +276,41 @@ unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
 		}
 	}
 	return events;
+}
+
+unsigned int nft_watch_read(struct mnl_socket *mon, struct obs_view *view)
+{
+	char buf[32768] __attribute__((aligned(4)));
+	int fd = mnl_socket_get_fd(mon);
+	unsigned long changes = 0;
+	bool lost = false;
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		int left;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* lost ones can only have been about tables: the guard is read again, nothing else
+		 */
+		if (n < 0 && errno == ENOBUFS) {
+			lost = true;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		left = (int)n;
+		for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
+			changes += is_fabricd_table(nlh);
+	}
+	if (!changes && !lost)
+		return KERNEL_QUIET;
+	/* one line, not one per element: loading a whole table notifies each of them */
+	log_debug("kernel: firewall table inet fabricd changed (%lu notifications%s)", changes,
+		  lost ? ", more lost" : "");
+	view_guard_changed(view);
+	return KERNEL_CHANGED;
 }
 
 uint64_t digest(uint64_t h, const void *data, size_t len)

@@ -75,10 +75,17 @@ enum kernel_event {
 };
 
 /*
- * Reads every pending notification of either socket; a mask of enum
- * kernel_event. Each one also marks what it concerns dirty in view (engine/view.h).
+ * Reads every pending notification of kernel_watch_open()'s socket; a mask of
+ * enum kernel_event. Each one also marks what it concerns dirty in view
+ * (engine/view.h).
  */
 unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view);
+/*
+ * The same for nft_watch_open()'s socket: KERNEL_CHANGED when the table
+ * `inet fabricd` changed or notifications were lost (the guard is marked
+ * stale in view, nothing else: a lost one was about a table), else KERNEL_QUIET.
+ */
+unsigned int nft_watch_read(struct mnl_socket *mon, struct obs_view *view);
 
 /* FNV-1a, 64 bit: digest(DIGEST_INIT, data, len), chained for more data. */
 #define DIGEST_INIT FNV1A_INIT

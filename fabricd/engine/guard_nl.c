@@ -308,7 +308,7 @@ static int other_cb(const struct nlmsghdr *nlh, void *data)
 	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
-static int read_table(struct reader *rd)
+static int read_table(struct reader *rd, bool counters_only)
 {
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = start(rd, buf, NFT_MSG_GETTABLE, NFTA_TABLE_NAME);
@@ -316,8 +316,11 @@ static int read_table(struct reader *rd)
 
 	if (ret < 0)
 		return ret;
-	if ((ret = dump(rd, NFT_MSG_GETOBJ, NFTA_OBJ_TABLE, obj_cb, NULL)) < 0 ||
-	    (ret = read_sets(rd)) < 0 ||
+	if ((ret = dump(rd, NFT_MSG_GETOBJ, NFTA_OBJ_TABLE, obj_cb, NULL)) < 0)
+		return ret;
+	if (counters_only)
+		return firewall_obs_finish(rd->fw);
+	if ((ret = read_sets(rd)) < 0 ||
 	    (ret = dump(rd, NFT_MSG_GETFLOWTABLE, NFTA_FLOWTABLE_TABLE, other_cb, NULL)) < 0 ||
 	    (ret = dump(rd, NFT_MSG_GETRULE, NFTA_RULE_TABLE, rule_cb, rules_reset)) < 0 ||
 	    (ret = dump(rd, NFT_MSG_GETCHAIN, NFTA_CHAIN_TABLE, chain_line_cb, NULL)) < 0)
@@ -325,7 +328,7 @@ static int read_table(struct reader *rd)
 	return firewall_obs_finish(rd->fw);
 }
 
-int firewall_observe(struct firewall_obs **out)
+static int observe(struct firewall_obs **out, bool counters_only)
 {
 	struct reader rd = {0};
 	int ret;
@@ -345,7 +348,7 @@ int firewall_observe(struct firewall_obs **out)
 	rd.s.portid = mnl_socket_get_portid(rd.s.mnl);
 	rd.s.seq = 1;
 	rd.fw = firewall_obs_new();
-	ret = rd.fw ? read_table(&rd) : -ENOMEM;
+	ret = rd.fw ? read_table(&rd, counters_only) : -ENOMEM;
 out:
 	if (rd.s.mnl)
 		mnl_socket_close(rd.s.mnl);
@@ -362,4 +365,14 @@ out:
 	}
 	*out = rd.fw;
 	return 0;
+}
+
+int firewall_observe(struct firewall_obs **out)
+{
+	return observe(out, false);
+}
+
+int firewall_observe_counters(struct firewall_obs **out)
+{
+	return observe(out, true);
 }

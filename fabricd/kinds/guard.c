@@ -457,21 +457,29 @@ static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
 	return n;
 }
 
-/* The set-element commands turning have's sets into want's, one transaction. */
+/*
+ * The set-element commands turning have's sets into want's, one transaction.
+ * An element that goes is added first: "delete element" of one the kernel
+ * lacks (someone removed it since the view was read) fails the whole
+ * transaction, "add" of one it has changes nothing, so the pair always leaves
+ * it gone.
+ */
 static char *delta_text(const struct firewall_elems *want, const struct firewall_elems *have,
 			size_t *added, size_t *removed)
 {
+	static const char *const verbs[] = {"add", "add", "delete"};
 	struct sbuf b = {0};
 
 	*added = *removed = 0;
 	sbuf_printf(&b, FIREWALL_DELTA_MARK);
 	for (int i = 0; i < FW_N_SETS; i++) {
-		for (int del = 0; del < 2; del++) {
-			const struct firewall_elems *from = del ? &have[i] : &want[i];
-			const struct firewall_elems *minus = del ? &want[i] : &have[i];
+		for (int step = 0; step < 3; step++) {
+			bool going = step > 0;
+			const struct firewall_elems *from = going ? &have[i] : &want[i];
+			const struct firewall_elems *minus = going ? &want[i] : &have[i];
 			size_t mark = b.len, n;
 
-			sbuf_printf(&b, "%s element " TABLE_NAME " %s { ", del ? "delete" : "add",
+			sbuf_printf(&b, "%s element " TABLE_NAME " %s { ", verbs[step],
 				    firewall_set_names[i]);
 			n = delta_elems(&b, from, minus);
 			if (!n) {
@@ -481,7 +489,8 @@ static char *delta_text(const struct firewall_elems *want, const struct firewall
 				continue;
 			}
 			sbuf_printf(&b, " }\n");
-			*(del ? removed : added) += n;
+			if (step != 1)
+				*(going ? removed : added) += n;
 		}
 	}
 	return sbuf_take(&b);
@@ -553,24 +562,6 @@ static int plan_table(const struct node_state *want, const struct view *have, bo
 	return 0;
 }
 
-/* Every element of each of have's sets is in want's (sorted, as observe and render leave them). */
-static bool sets_only_grow(const struct firewall_elems *have, const struct firewall_elems *want)
-{
-	for (int i = 0; i < FW_N_SETS; i++) {
-		size_t k = 0;
-
-		for (size_t j = 0; j < have[i].n; j++) {
-			int c = 1;
-
-			while (k < want[i].n && (c = key_cmp(&want[i].v[k], &have[i].v[j])) < 0)
-				k++;
-			if (k == want[i].n || c != 0)
-				return false;
-		}
-	}
-	return true;
-}
-
 /* A vnet in the middle of a transport switch (its plain device still sends or receives). */
 static bool any_vnet_switching(const struct node_state *want)
 {
@@ -586,10 +577,12 @@ static bool any_vnet_switching(const struct node_state *want)
 
 /*
  * Whatever turns have (NULL: no table) into stage rs: nothing, its elements, or all of it.
- * Elements go by delta only when they are added and no vnet is switching:
- * on Debian's 6.1 kernel (QEMU tier, kernel WireGuard) deltas during a
- * transport switch lost 5-15% of pings for 1-2 s, whole tables 0-1.5%
- * (the emulated guest is near its limit); kernel 6.18 lost none either way.
+ * Elements go by delta unless a vnet is switching: on Debian's 6.1 kernel
+ * (QEMU tier, kernel WireGuard) deltas during a transport switch lost 5-15%
+ * of pings for 1-2 s, whole tables 0-1.5% (the emulated guest is near its
+ * limit); kernel 6.18 lost none either way. Otherwise a delta is what to
+ * send: a whole table at scale is tens of thousands of elements, each one a
+ * notification to every listener (the daemon's own socket overflows).
  */
 static int plan_stage(const struct node_state *want, const struct view *have, bool sealed,
 		      const struct firewall_counter *carry, const struct firewall_ruleset *rs,
@@ -597,8 +590,7 @@ static int plan_stage(const struct node_state *want, const struct view *have, bo
 {
 	if (have && only_elements_differ(have, rs) && sets_equal(have->sets, rs->sets))
 		return 0;
-	if (have && only_elements_differ(have, rs) && !any_vnet_switching(want) &&
-	    sets_only_grow(have->sets, rs->sets))
+	if (have && only_elements_differ(have, rs) && !any_vnet_switching(want))
 		return plan_delta(have, phase, rs, p);
 	return plan_table(want, have, sealed, carry, phase, p);
 }
