@@ -232,48 +232,66 @@ static void describe(const struct nlmsghdr *nlh)
 	log_debug("kernel: %s%s%s", names[nlh->nlmsg_type], ifname[0] ? " " : "", ifname);
 }
 
-unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
+/*
+ * The next batch of pending notifications into buf: its length, 0 when none
+ * is left (or on an error other than ENOBUFS, which sets *lost and reads on).
+ */
+static int next_batch(struct mnl_socket *mon, char *buf, size_t len, bool *lost)
 {
-	char buf[32768] __attribute__((aligned(4)));
-	int fd = mnl_socket_get_fd(mon);
-	unsigned int events = KERNEL_QUIET;
-
 	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		int left;
+		ssize_t n = recv(mnl_socket_get_fd(mon), buf, len, MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
-			events |= KERNEL_OVERFLOW;
-			view_invalidate(view); /* some were lost: read everything again */
+			*lost = true;
 			continue;
 		}
-		if (n <= 0)
-			break;
-		left = (int)n;
+		return n > 0 ? (int)n : 0;
+	}
+}
+
+/* One rtnetlink notification: marks the view; whether it is something fabricd depends on. */
+static bool kernel_notified(const struct nlmsghdr *nlh, struct obs_view *view)
+{
+	int ifindex;
+
+	view_notify(view, nlh);
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		if (!fdb_msg_is_remote(nlh, &ifindex))
+			return false; /* learned MACs and ARP: guest traffic */
+				      /* fall through */
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		describe(nlh);
+		return true;
+	}
+	return false;
+}
+
+unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
+{
+	char buf[32768] __attribute__((aligned(4)));
+	unsigned int events = KERNEL_QUIET;
+	bool lost = false;
+	int left;
+
+	while ((left = next_batch(mon, buf, sizeof(buf), &lost)) > 0) {
 		for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			int ifindex;
-
-			view_notify(view, nlh);
-			switch (nlh->nlmsg_type) {
-			case RTM_NEWNEIGH:
-			case RTM_DELNEIGH:
-				if (!fdb_msg_is_remote(nlh, &ifindex))
-					continue; /* learned MACs and ARP: guest traffic */
-						  /* fall through */
-			case RTM_NEWLINK:
-			case RTM_DELLINK:
-			case RTM_NEWADDR:
-			case RTM_DELADDR:
-			case RTM_NEWROUTE:
-			case RTM_DELROUTE:
-				describe(nlh);
+			if (kernel_notified(nlh, view))
 				events |= KERNEL_CHANGED;
-				break;
-			}
 		}
+	}
+	if (lost) {
+		events |= KERNEL_OVERFLOW;
+		view_invalidate(view); /* some were lost: read everything again */
 	}
 	return events;
 }
@@ -281,32 +299,22 @@ unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
 unsigned int nft_watch_read(struct mnl_socket *mon, struct obs_view *view)
 {
 	char buf[32768] __attribute__((aligned(4)));
-	int fd = mnl_socket_get_fd(mon);
 	unsigned long changes = 0;
 	bool lost = false;
+	int left;
 
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		int left;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* lost ones can only have been about tables: the guard is read again, nothing else
-		 */
-		if (n < 0 && errno == ENOBUFS) {
-			lost = true;
-			continue;
-		}
-		if (n <= 0)
-			break;
-		left = (int)n;
+	while ((left = next_batch(mon, buf, sizeof(buf), &lost)) > 0) {
 		for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
 			changes += is_fabricd_table(nlh);
 	}
 	if (!changes && !lost)
 		return KERNEL_QUIET;
-	/* one line, not one per element: loading a whole table notifies each of them */
+	/*
+	 * Lost ones can only have been about tables: the guard is read again,
+	 * nothing else. One line, not one per element: loading a whole table
+	 * notifies each of them.
+	 */
 	log_debug("kernel: firewall table inet fabricd changed (%lu notifications%s)", changes,
 		  lost ? ", more lost" : "");
 	view_guard_changed(view);

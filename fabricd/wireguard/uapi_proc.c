@@ -33,6 +33,7 @@
 #define START_TIMEOUT_MS 3000
 #define STOP_TIMEOUT_MS	 2000
 #define STEP_MS		 20
+#define WG_GO_NL_RCVBUF	 (8 << 20) /* as daemon/watch.c's */
 
 /* ---- the wireguard-go process ---- */
 
@@ -455,6 +456,49 @@ static int set_alias(const char *ifname, const char *alias)
 	return ret;
 }
 
+/*
+ * wireguard-go exits when its rtnetlink listener's socket overflows (ENOBUFS:
+ * "Failed to read packet from TUN device: failed to receive netlink
+ * message"), and it has the default receive buffer (net.core.rmem_default,
+ * 208 KiB). A node with a thousand bridges gets their carrier changes from
+ * the kernel's linkwatch a hundred links at a time for seconds after a
+ * build: measured at 1024 vnets, wireguard-go died within seconds of a
+ * daemon starting beside it. So its rtnetlink sockets get the buffer
+ * fabricd's own watch has: a copy of each (pidfd_getfd) is the same socket,
+ * and an option set on the copy is set on wireguard-go's. Best effort:
+ * without it all stays as before.
+ */
+static void widen_netlink_buffers(pid_t pid)
+{
+	char path[64];
+	int pidfd, size = WG_GO_NL_RCVBUF;
+	struct dirent *e;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	pidfd = pid > 0 ? pidfd_open(pid, 0) : -1;
+	dir = pidfd >= 0 ? opendir(path) : NULL;
+	while (dir && (e = readdir(dir))) {
+		int domain = 0, protocol = -1, fd;
+		socklen_t len = sizeof(int);
+		char *end;
+		long target = strtol(e->d_name, &end, 10);
+
+		if (*end || e->d_name[0] == '\0' || (fd = pidfd_getfd(pidfd, (int)target, 0)) < 0)
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+		    domain == AF_NETLINK &&
+		    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) == 0 &&
+		    protocol == NETLINK_ROUTE)
+			setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+		close(fd);
+	}
+	if (dir)
+		closedir(dir);
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
 int wg_uapi_create(const char *ifname, const char *alias)
 {
 	char why[512], more[512];
@@ -465,6 +509,7 @@ int wg_uapi_create(const char *ifname, const char *alias)
 	ret = start_wireguard_go(ifname);
 	if (ret < 0)
 		return ret;
+	widen_netlink_buffers(read_pid_file(ifname));
 	/*
 	 * A fabricd killed before this point leaves an unmarked device, which
 	 * the PID file identifies (wg_uapi_started_by_fabricd). Failing here,

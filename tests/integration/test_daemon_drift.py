@@ -211,3 +211,43 @@ def test_lost_notifications_lead_to_a_full_reread(fabric):
     assert "overflowed (ENOBUFS)" in log, log
     wait_until(lambda: not pve1.fdb("vs200")[100:], timeout=5, what="flood entries gone")
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
+def test_lost_nftables_notifications_reread_the_guard_only(fabric):
+    """ENOBUFS on the daemon's nftables socket: frozen (SIGSTOP) while 30000
+    chains go into another table (each a notification to every nftables
+    listener), then one of the guard's members is deleted.
+    Thawed, it cannot know what it missed there: it reads the guard again and
+    puts the member back; the rtnetlink socket lost nothing, so it does not
+    read everything again."""
+    pve1, pve2 = fabric.cluster["pve1"], fabric.cluster["pve2"]
+    daemon = fabric.daemons["pve1"]
+    member = f"{{ {pve2.underlay} . 100 }}"
+    assert member.strip("{} ") in nft_members(pve1), nft_members(pve1)
+    # one notification each (a set's elements may share one on newer kernels)
+    ruleset = "table inet fabtest_flood\n" + "".join(
+        f"add chain inet fabtest_flood c{i}\n" for i in range(30000))
+    mark = daemon.mark()
+    daemon.send_signal(signal.SIGSTOP)
+    try:
+        pve1.run(["nft", "-f", "-"], input=ruleset, timeout=120)
+        pve1.run(["nft", "delete", "element", "inet", "fabricd", "plain_members", member])
+    finally:
+        daemon.send_signal(signal.SIGCONT)
+    try:
+        wait_until(lambda: member.strip("{} ") in nft_members(pve1), timeout=5, interval=0.05,
+                   what="the guard's member back")
+        log = daemon.log_since(mark)
+        assert "overflowed (ENOBUFS)" not in log, log
+    finally:
+        pve1.run(["nft", "delete", "table", "inet", "fabtest_flood"], check=False)
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
+def nft_members(node):
+    """plain_members of the guard as "addr . vni" strings."""
+    out = node.run(["nft", "-j", "list", "set", "inet", "fabricd", "plain_members"]).stdout
+    for item in json.loads(out)["nftables"]:
+        if "set" in item:
+            return [" . ".join(str(p) for p in e["concat"]) for e in item["set"].get("elem", [])]
+    return []
