@@ -462,36 +462,40 @@ static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
  * An element that goes is added first: "delete element" of one the kernel
  * lacks (someone removed it since the view was read) fails the whole
  * transaction, "add" of one it has changes nothing, so the pair always leaves
- * it gone.
+ * it gone. NULL after ENOMEM.
  */
 static char *delta_text(const struct firewall_elems *want, const struct firewall_elems *have,
 			size_t *added, size_t *removed)
 {
-	static const char *const verbs[] = {"add", "add", "delete"};
 	struct sbuf b = {0};
+	bool failed = false;
 
 	*added = *removed = 0;
 	sbuf_printf(&b, FIREWALL_DELTA_MARK);
-	for (int i = 0; i < FW_N_SETS; i++) {
-		for (int step = 0; step < 3; step++) {
-			bool going = step > 0;
-			const struct firewall_elems *from = going ? &have[i] : &want[i];
-			const struct firewall_elems *minus = going ? &want[i] : &have[i];
-			size_t mark = b.len, n;
+	for (int i = 0; i < FW_N_SETS && !failed; i++) {
+		const char *set = firewall_set_names[i];
+		struct sbuf list = {0};
+		size_t n_in = delta_elems(&list, &want[i], &have[i]);
+		char *in = sbuf_take(&list);
+		size_t n_out = delta_elems(&list, &have[i], &want[i]);
+		char *out = sbuf_take(&list);
 
-			sbuf_printf(&b, "%s element " TABLE_NAME " %s { ", verbs[step],
-				    firewall_set_names[i]);
-			n = delta_elems(&b, from, minus);
-			if (!n) {
-				b.len = mark; /* nothing for this set */
-				if (b.buf)
-					b.buf[mark] = '\0';
-				continue;
-			}
-			sbuf_printf(&b, " }\n");
-			if (step != 1)
-				*(going ? removed : added) += n;
-		}
+		failed = !in || !out;
+		if (!failed && n_in)
+			sbuf_printf(&b, "add element " TABLE_NAME " %s { %s }\n", set, in);
+		if (!failed && n_out)
+			sbuf_printf(&b,
+				    "add element " TABLE_NAME " %s { %s }\n"
+				    "delete element " TABLE_NAME " %s { %s }\n",
+				    set, out, set, out);
+		*added += n_in;
+		*removed += n_out;
+		free(in);
+		free(out);
+	}
+	if (failed) {
+		free(sbuf_take(&b));
+		return NULL;
 	}
 	return sbuf_take(&b);
 }
