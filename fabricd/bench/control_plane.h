@@ -80,6 +80,7 @@ struct cp_daemon {
 	long log_from;
 	double t0, startup_seconds; /* until it had adopted the built node */
 	double add_vnet_seconds;    /* definition written until the vnet's flood entries are in */
+	bool add_vnet_heard;	    /* timed by the kernel's announcements, not by asking */
 	long steady_rss_kib, rss_before_reloads_kib, rss_after_reloads_kib;
 	long rss_half_reloads_kib; /* after the first half: flat means the second half adds nothing
 				    */

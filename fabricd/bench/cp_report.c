@@ -200,10 +200,12 @@ static json_t *daemon_json(const struct cp_run *r)
 	bool up = d->ran && d->steady_rss_kib > 0;
 
 	return json_pack(
-	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
+	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
 	    "startup_seconds", opt_real(up, d->startup_seconds), "add_vnet_seconds",
-	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_ratio",
-	    opt_real(daemon_ratio(r) >= 0, daemon_ratio(r)), "steady_rss_kib",
+	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_timed_by",
+	    d->add_vnet_done ? json_string(d->add_vnet_heard ? "announcements" : "polling")
+			     : json_null(),
+	    "add_vnet_ratio", opt_real(daemon_ratio(r) >= 0, daemon_ratio(r)), "steady_rss_kib",
 	    up ? json_integer(d->steady_rss_kib) : json_null(), "rss_before_reloads_kib",
 	    d->rss_before_reloads_kib ? json_integer(d->rss_before_reloads_kib) : json_null(),
 	    "rss_half_reloads_kib",
