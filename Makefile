@@ -32,7 +32,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototy
 	  -Wformat=2 -Wno-format-nonliteral -MMD -MP -Ifabricd -I.
 CFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS)) -pthread
 # libmicrohttpd is loaded by `run --metrics` only (daemon/metrics_http.c says why)
-LDLIBS += $(shell $(PKG_CONFIG) --libs $(filter-out libmicrohttpd,$(PKGS))) -pthread
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(filter-out libmicrohttpd,$(PKGS))) -pthread -lm
 
 # The version has one source, the first line of debian/changelog; the binary
 # gets it through the generated $(BUILD)/version.h.

@@ -175,6 +175,36 @@ void bench_ratio_of(const struct bench_summary *plain, const struct bench_summar
 
 void bench_print_table(const struct bench_results *r, const struct bench_summary *s, FILE *f);
 
+/* --reference: a ratio within this of 1 counts as "fabricd adds nothing" (issue 17: 3%). */
+#define BENCH_REF_TOLERANCE 0.03
+
+/*
+ * fabricd / reference over paired runs (the j-th run of a cell on each lab,
+ * measured next to each other): the geometric mean of the run-by-run ratios
+ * and its 95% confidence interval, Student's t on their logarithms. Pairing
+ * takes out what drifts slowly on the host; the interval says how much the
+ * rest of its noise leaves unknown.
+ */
+struct bench_ci {
+	double mean, low, high; /* ratios; low == high == mean when n < 2 */
+	double log_sd;		/* standard deviation of the ratios' logarithms */
+	size_t n;		/* pairs with a ratio; 0: none */
+};
+
+enum bench_verdict {
+	BENCH_UNDECIDED, /* the interval straddles a bound, or fewer than 2 pairs */
+	BENCH_WITHIN,	 /* the interval lies inside 1 +- tolerance */
+	BENCH_OUTSIDE,	 /* the interval lies wholly outside it */
+};
+
+/* The interval of n ratios (values <= 0 are "not measured" and skipped). */
+void bench_ci_of(const double *ratios, size_t n, struct bench_ci *out);
+enum bench_verdict bench_ci_verdict(const struct bench_ci *ci, double tolerance);
+/* Roughly how many pairs in all would decide ci; 0: decided, or nothing to go by (n < 2). */
+size_t bench_ci_pairs_needed(const struct bench_ci *ci, double tolerance);
+/* Student's t, two-sided 95%, for df degrees of freedom (df >= 1). */
+double bench_t95(size_t df);
+
 /*
  * --reference (bench/refreport.c): fabricd's lab against the same lab built
  * by hand, path by path. s and ref: bench_summarize() of r and of

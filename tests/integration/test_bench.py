@@ -347,12 +347,18 @@ def test_reference_measured_and_ratios_consistent(quick_reference):
             f["samples"][0]["throughput_gbps"] / h["samples"][0]["throughput_gbps"], rel=1e-3)
         assert q["cpu_s_per_gb_paired"]["median"] == pytest.approx(
             f["samples"][0]["cpu_s_per_gb"] / h["samples"][0]["cpu_s_per_gb"], rel=1e-3)
+        # one pair has no interval: nothing can be told, and nothing is claimed
+        assert q["throughput_ci95"] is None and q["cpu_s_per_gb_ci95"] is None, key
+        assert q["verdict"] == "undecided" and "repeats_needed" not in q, key
+    assert ref["tolerance"] == pytest.approx(0.03)
     # every run of both labs on stderr, the reference's marked; the text section
     runs = [l for l in res.stderr.splitlines() if re.match(r"\[ *\d+/6\]", l)]
     assert len(runs) == 6 and sum("(reference)" in l for l in runs) == 3, runs
     section = res.stdout.split("fabricd against the same lab built by hand")[1]
     rows = [l.split() for l in section.splitlines() if l.split()[:1] and l.split()[0] in PATHS]
     assert [(r[0], r[1]) for r in rows] == [(p, "1") for p in PATHS], section
+    assert all("(1 pair)" in l and l.endswith("? (needs --repeat 2 or more)")
+               for l in section.splitlines() if l.split()[:1] and l.split()[0] in PATHS), section
     assert f"namespaces fr{lab_id[2:]}-*" in res.stderr
 
 

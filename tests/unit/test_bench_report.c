@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,48 @@ static void test_stat(void)
 	CHECK(st.n == 2 && NEAR(st.median, 6), "negatives are 'not measured' %g", st.median);
 	bench_stat_of(skip, 1, &st);
 	CHECK_INT(st.n, 0, "nothing measured");
+}
+
+#define CLOSE(a, b) ((a) - (b) < 5e-4 && (b) - (a) < 5e-4)
+
+/* --reference's interval of paired ratios (values checked against Python's statistics). */
+static void test_ci(void)
+{
+	const double same[] = {0.99, 1.01, 1.00, 1.005}, slower[] = {0.90, 0.92, -1, 0.91, 0.89};
+	const double wide[] = {1.0, 1.06, 0.95, 1.02, 0.97}, one[] = {0.5, -1};
+	struct bench_ci ci;
+
+	CHECK(NEAR(bench_t95(1), 12.706) && NEAR(bench_t95(30), 2.042), "t table");
+	CHECK(CLOSE(bench_t95(60), 2.000) && CLOSE(bench_t95(120), 1.980), "t past the table");
+	CHECK(isinf(bench_t95(0)), "no degrees of freedom");
+
+	bench_ci_of(same, 4, &ci);
+	CHECK(ci.n == 4 && CLOSE(ci.mean, 1.00122) && CLOSE(ci.low, 0.98771) &&
+		  CLOSE(ci.high, 1.01492),
+	      "same: %g %g-%g", ci.mean, ci.low, ci.high);
+	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_WITHIN, "same: within 3%%");
+	CHECK_INT(bench_ci_verdict(&ci, 0.01), BENCH_UNDECIDED, "same: not shown within 1%%");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 0, "decided: nothing needed");
+
+	bench_ci_of(slower, 5, &ci);
+	CHECK(ci.n == 4 && CLOSE(ci.mean, 0.90493) && CLOSE(ci.low, 0.88462) &&
+		  CLOSE(ci.high, 0.92571),
+	      "slower, a run unmeasured: %g %g-%g", ci.mean, ci.low, ci.high);
+	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_OUTSIDE, "slower by 10%%: outside");
+
+	bench_ci_of(wide, 5, &ci);
+	CHECK(CLOSE(ci.mean, 0.99926) && CLOSE(ci.low, 0.94750) && CLOSE(ci.high, 1.05386),
+	      "wide: %g %g-%g", ci.mean, ci.low, ci.high);
+	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_UNDECIDED, "wide: undecided");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 9, "wide: about 9 pairs decide it");
+
+	bench_ci_of(one, 2, &ci);
+	CHECK(ci.n == 1 && NEAR(ci.mean, 0.5) && NEAR(ci.low, 0.5) && NEAR(ci.high, 0.5),
+	      "one pair: no interval");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_UNDECIDED, "one pair: undecided");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 0, "one pair: nothing to go by");
+	bench_ci_of(one + 1, 1, &ci);
+	CHECK_INT(ci.n, 0, "nothing measured");
 }
 
 static const char stat_a[] = "cpu  100 0 100 800 0 0 0 0 0 0\n"
@@ -417,9 +460,10 @@ static void test_reference(void)
 	bench_print_reference(&r, s, rs, f);
 	fclose(f);
 	CHECK(strstr(text, "fabricd against the same lab built by hand") != NULL, "%s", text);
-	/* medians 9 and 10; run by run median 0.9, range 0.5..1.0 */
-	CHECK(strstr(text, "secure        1      9.00     10.00 0.900x ±0.250") != NULL,
+	/* medians 9 and 10; run by run 0.9, 1.0, 0.5: geometric mean 0.766, t(2) = 4.303 */
+	CHECK(strstr(text, "secure        1      9.00     10.00 0.766x 0.303-1.938") != NULL,
 	      "secure row in:\n%s", text);
+	CHECK(strstr(text, "? (about --repeat 11)") != NULL, "verdict in:\n%s", text);
 	free(text);
 	o = bench_reference_json(&r, s, rs);
 	q = json_array_get(json_object_get(o, "fabricd_vs_reference"), 2);
@@ -433,6 +477,12 @@ static void test_reference(void)
 		       json_object_get(json_object_get(q, "cpu_s_per_gb_paired"), "median")),
 		   10.0 / 9),
 	      "paired CPU");
+	CHECK(CLOSE(json_real_value(json_object_get(json_object_get(q, "throughput_ci95"), "low")),
+		    0.30298),
+	      "interval in the JSON");
+	CHECK_STR(json_string_value(json_object_get(q, "verdict")), "undecided", "verdict");
+	CHECK_INT(json_integer_value(json_object_get(q, "repeats_needed")), 11, "repeats needed");
+	CHECK(NEAR(json_real_value(json_object_get(o, "tolerance")), 0.03), "tolerance");
 	CHECK_INT(json_array_size(json_object_get(o, "results")), 3, "reference cells");
 	CHECK_STR(json_string_value(json_object_get(o, "implementation")),
 		  "wireguard-go v0.0.20220316", "implementation");
@@ -448,6 +498,7 @@ out:
 int main(void)
 {
 	test_stat();
+	test_ci();
 	test_parsers();
 	test_delta();
 	test_iperf();
