@@ -22,6 +22,7 @@ while its transport is switched; `down` removes the table.
 """
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -131,7 +132,11 @@ def test_every_node_has_the_table_from_its_share(guarded):
     assert sorted(set_elements(pve3, "wireguard_peers_ip")) == ["192.0.2.11", "192.0.2.12"]
     listing = nft(pve1, "list", "table", "inet", "fabricd").stdout
     assert 'comment "fabricd:fabtest ' in listing
-    assert 'udp dport 4790 iifname "wgfab0" accept' in listing
+    # one lookup by port sends each kind to its chain; secure VXLAN only through WireGuard
+    assert ("udp dport vmap { 4789 : jump plain_vxlan_in, 4790 : jump secure_vxlan_in, "
+            "51820 : jump wireguard_in }") in listing, listing
+    assert re.search(r'chain secure_vxlan_in \{\s+iifname "wgfab0" accept\s+'
+                     r'counter name "drop_secure" drop\s+\}', listing), listing
 
 
 def test_plan_after_apply_finds_nothing(guarded):

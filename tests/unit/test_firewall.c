@@ -98,27 +98,38 @@ static void test_three_node_pve1(void)
 	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n"
 			  "\t\telements = { 198.51.100.12,\n\t\t\t     198.51.100.13 }\n");
 	check_has(a.text, "set wireguard_peers_ip6 {\n\t\ttype ipv6_addr\n\t}\n");
-	/* the input chain, in order */
+	/* the input chain: one lookup by port, then each port's chain, in order */
 	check_has(a.text, "\tchain input {\n"
 			  "\t\ttype filter hook input priority -10; policy accept;\n"
-			  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
-			  "\t\tudp dport 4789 iifname \"wgfab0\" ip saddr . @th,96,24 "
-			  "@carried_members accept\n"
-			  "\t\tudp dport 4789 iifname \"wgfab0\" ip saddr . @th,96,24 "
-			  "@fabric_members accept\n"
-			  "\t\tudp dport 4789 counter name \"drop_plain\" drop\n"
-			  "\t\tudp dport 4790 iifname \"wgfab0\" accept\n"
-			  "\t\tudp dport 4790 counter name \"drop_secure\" drop\n"
-			  "\t\tudp dport 51820 ip saddr @wireguard_peers_ip accept\n"
-			  "\t\tudp dport 51820 ip6 saddr @wireguard_peers_ip6 accept\n"
-			  "\t\tudp dport 51820 counter name \"drop_wireguard\" drop\n"
+			  "\t\tudp dport vmap { 4789 : jump plain_vxlan_in, 4790 : jump "
+			  "secure_vxlan_in, 51820 : jump wireguard_in }\n"
 			  "\t}\n");
-	check_has(a.text,
-		  "\tchain output {\n"
-		  "\t\ttype filter hook output priority -10; policy accept;\n"
-		  "\t\tudp dport 4789 @th,96,24 @secure_vnis counter name \"drop_leak\" drop\n"
-		  "\t\tudp dport 4790 oifname != \"wgfab0\" counter name \"drop_leak\" drop\n"
-		  "\t}\n");
+	check_has(a.text, "\tchain plain_vxlan_in {\n"
+			  "\t\tip saddr . @th,96,24 @plain_members accept\n"
+			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @carried_members accept\n"
+			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n"
+			  "\t\tcounter name \"drop_plain\" drop\n"
+			  "\t}\n");
+	check_has(a.text, "\tchain secure_vxlan_in {\n"
+			  "\t\tiifname \"wgfab0\" accept\n"
+			  "\t\tcounter name \"drop_secure\" drop\n"
+			  "\t}\n");
+	check_has(a.text, "\tchain wireguard_in {\n"
+			  "\t\tip saddr @wireguard_peers_ip accept\n"
+			  "\t\tip6 saddr @wireguard_peers_ip6 accept\n"
+			  "\t\tcounter name \"drop_wireguard\" drop\n"
+			  "\t}\n");
+	check_has(a.text, "\tchain output {\n"
+			  "\t\ttype filter hook output priority -10; policy accept;\n"
+			  "\t\tudp dport vmap { 4789 : jump plain_vxlan_out, 4790 : jump "
+			  "secure_vxlan_out }\n"
+			  "\t}\n");
+	check_has(a.text, "\tchain plain_vxlan_out {\n"
+			  "\t\t@th,96,24 @secure_vnis counter name \"drop_leak\" drop\n"
+			  "\t}\n");
+	check_has(a.text, "\tchain secure_vxlan_out {\n"
+			  "\t\toifname != \"wgfab0\" counter name \"drop_leak\" drop\n"
+			  "\t}\n");
 	check_has(a.summary, "set plain_members\n");
 	CHECK_INT(a.sets[FW_SET_PLAIN_MEMBERS].n, 5, "five plain members");
 	{
@@ -141,8 +152,13 @@ static void test_three_node_pve1(void)
 		CHECK_INT(key_parse("10.0.0.0/8", &k), -EINVAL, "a prefix is not ours");
 		CHECK_INT(key_parse("1.2.3.4 . 16777216", &k), -EINVAL, "a VNI has 24 bits");
 	}
-	check_has(a.summary, "chain input: filter input -10 accept, 9 rules\n");
-	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
+	check_has(a.summary, "chain input: filter input -10 accept, 1 rules\n");
+	check_has(a.summary, "chain output: filter output -10 accept, 1 rules\n");
+	check_has(a.summary, "chain plain_vxlan_out:, 1 rules\n");
+	check_has(a.summary, "chain secure_vxlan_out:, 1 rules\n");
+	check_has(a.summary, "chain plain_vxlan_in:, 4 rules\n");
+	check_has(a.summary, "chain secure_vxlan_in:, 2 rules\n");
+	check_has(a.summary, "chain wireguard_in:, 3 rules\n");
 	/* no EVPN vnet: no chain that would cost every packet leaving the node */
 	check_lacks(a.text, "chain carry");
 	check_lacks(a.summary, "chain postrouting");
@@ -162,7 +178,7 @@ static void test_three_node_pve1(void)
 	/* pve3 listens on 51821; another port is another table */
 	CHECK_INT(build(c, "pve3", &s), 0, "desired state of pve3");
 	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render pve3");
-	check_has(b.text, "udp dport 51821 ip saddr @wireguard_peers_ip accept\n");
+	check_has(b.text, "51821 : jump wireguard_in }\n");
 	check_has(b.text, "198.51.100.11 . 300");
 	check_lacks(b.text, "198.51.100.12 . 300");
 	CHECK(a.hash != b.hash, "pve1 and pve3 differ");
@@ -213,8 +229,8 @@ static void test_three_node_pve1(void)
 	c->fabric.secure_port = 4800;
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port 4800");
 	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render");
-	check_has(b.text, "udp dport 4800 iifname \"wgfab0\" accept\n");
-	check_has(b.text, "udp dport 4800 oifname != \"wgfab0\"");
+	check_has(b.text, "4800 : jump secure_vxlan_in,");
+	check_has(b.text, "4800 : jump secure_vxlan_out }");
 	CHECK(a.hash != b.hash, "secure port in the hash");
 	CHECK_STR(a.summary, b.summary, "ports are not in the summary, the hash has them");
 	firewall_ruleset_free(&b);
@@ -236,7 +252,8 @@ static void test_ipv6_underlay(void)
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
 	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render");
 	check_has(a.text, "typeof ip6 saddr . @th,96,24\n");
-	check_has(a.text, "udp dport 4789 ip6 saddr . @th,96,24 @plain_members accept\n");
+	check_has(a.text,
+		  "\tchain plain_vxlan_in {\n\t\tip6 saddr . @th,96,24 @plain_members accept\n");
 	check_has(a.text, "2001:db8:10::12 . 200");
 	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n\t}\n");
 	check_has(a.text, "\t\ttype ipv6_addr\n\t\telements = { 2001:db8:10::12,");
@@ -249,8 +266,7 @@ static void test_ipv6_underlay(void)
 	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render evpn");
 	check_has(a.text, "set carried_members {\n\t\ttypeof ip6 saddr . @th,96,24\n");
 	check_has(a.text, "set fabric_members {\n\t\ttypeof ip saddr . @th,96,24\n");
-	check_has(a.text, "udp dport 4789 iifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members "
-			  "accept\n");
+	check_has(a.text, "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n");
 	check_has(a.text, "10.255.1.2 . 100");
 	CHECK(s.carry, "evpn: the carry");
 	firewall_ruleset_free(&a);
@@ -291,22 +307,42 @@ static const char listing_json[] =
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"output\", "
     "\"handle\": 10, \"type\": \"filter\", \"hook\": \"output\", \"prio\": -10, \"policy\": "
     "\"accept\"}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
+    "\"plain_vxlan_in\", \"handle\": 14}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
+    "\"secure_vxlan_in\", \"handle\": 15}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
+    "\"wireguard_in\", \"handle\": 16}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
+    "\"plain_vxlan_out\", \"handle\": 17}},"
+    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
+    "\"secure_vxlan_out\", \"handle\": 18}},"
     " %s]}";
 
 static const char rule_fmt[] =
     "{\"rule\": {\"family\": \"inet\", \"table\": \"fabricd\", \"chain\": \"%s\", "
     "\"handle\": %d, \"expr\": [{\"accept\": null}]}}";
 
-/* The listing with n_input and n_output rules. */
-static char *listing(int n_input, int n_output)
+/* The listing with n_input, n_output and n_wireguard rules (the port chains as rendered). */
+static char *listing(int n_input, int n_output, int n_wireguard)
 {
-	char rules[4096] = "", *out;
+	const struct {
+		const char *chain;
+		int n;
+	} chains[] = {{"input", n_input},     {"output", n_output},	     {"plain_vxlan_in", 4},
+		      {"secure_vxlan_in", 2}, {"wireguard_in", n_wireguard}, {"plain_vxlan_out", 1},
+		      {"secure_vxlan_out", 1}};
+	char rules[8192] = "", *out;
 	size_t len = 0;
+	int handle = 20;
 
-	for (int i = 0; i < n_input + n_output; i++) {
-		len += (size_t)snprintf(rules + len, sizeof(rules) - len, "%s", i ? ", " : "");
-		len += (size_t)snprintf(rules + len, sizeof(rules) - len, rule_fmt,
-					i < n_input ? "input" : "output", 20 + i);
+	for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
+		for (int i = 0; i < chains[c].n; i++, handle++) {
+			len += (size_t)snprintf(rules + len, sizeof(rules) - len, "%s",
+						handle > 20 ? ", " : "");
+			len += (size_t)snprintf(rules + len, sizeof(rules) - len, rule_fmt,
+						chains[c].chain, handle);
+		}
 	}
 	out = malloc(sizeof(listing_json) + len);
 	if (out)
@@ -379,7 +415,7 @@ static void test_observed_summary(void)
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 
 	/* the kernel's copy as rendered: same summary, comment found */
-	json = listing(9, 2);
+	json = listing(1, 1, 3);
 	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"%s\"\n\tcounter x {\n",
 		 rs.comment);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
@@ -393,14 +429,21 @@ static void test_observed_summary(void)
 	free(json);
 
 	/* a rule gone: out of sync, and apply would replace the table */
-	json = listing(8, 2);
+	json = listing(0, 1, 3);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain input");
 	firewall_obs_free(fw);
 	free(json);
 
+	/* a port chain flushed in part: out of sync too */
+	json = listing(1, 1, 2);
+	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain wireguard_in");
+	firewall_obs_free(fw);
+	free(json);
+
 	/* in sync: nothing to do; down removes it */
-	json = listing(9, 2);
+	json = listing(1, 1, 3);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
 	check_plan_down(fw, 1);
@@ -462,8 +505,13 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 		firewall_obs_add_elem(fw, "plain_members", stranger, sizeof(stranger));
 	firewall_obs_add_elem(fw, "secure_vnis", vni200, sizeof(vni200));
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
-	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 9);
-	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
+	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 1);
+	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 1);
+	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, 4);
+	firewall_obs_add_chain(fw, "secure_vxlan_in", NULL, NULL, 0, NULL, 2);
+	firewall_obs_add_chain(fw, "wireguard_in", NULL, NULL, 0, NULL, 3);
+	firewall_obs_add_chain(fw, "plain_vxlan_out", NULL, NULL, 0, NULL, 1);
+	firewall_obs_add_chain(fw, "secure_vxlan_out", NULL, NULL, 0, NULL, 1);
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
 	return fw;
 }
