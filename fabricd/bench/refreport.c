@@ -184,6 +184,9 @@ static void fmt_verdict(char *buf, size_t len, const struct bench_ci *gbps,
 		snprintf(buf, len, "? (needs --repeat 2 or more)");
 	else if (need > 9999)
 		snprintf(buf, len, "? (too close to the bound to tell)");
+	else if (need > BENCH_MAX_REPEAT)
+		snprintf(buf, len, "? (about %zu repeats, over --repeat's %d)", need,
+			 BENCH_MAX_REPEAT);
 	else
 		snprintf(buf, len, "? (about --repeat %zu)", need);
 }

@@ -68,6 +68,8 @@ static void test_ci(void)
 	      "wide: %g %g-%g", ci.mean, ci.low, ci.high);
 	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_UNDECIDED, "wide: undecided");
 	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 9, "wide: about 9 pairs decide it");
+	ci.log_sd *= 4; /* 16 times the pairs */
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 133, "four times the spread");
 
 	bench_ci_of(one, 2, &ci);
 	CHECK(ci.n == 1 && NEAR(ci.mean, 0.5) && NEAR(ci.low, 0.5) && NEAR(ci.high, 0.5),
