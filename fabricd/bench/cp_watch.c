@@ -19,8 +19,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/util.h"
 #include "bench/cp_watch.h"
 #include "bench/labnet.h"
 #include "kinds/fdb.h"
@@ -126,30 +126,22 @@ static unsigned int on_ports(const struct cp_flood_watch *w)
 	return n;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int cp_flood_watch_wait(struct cp_flood_watch *w, unsigned int want, double seconds,
 			const volatile sig_atomic_t *stop)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int fd = mnl_socket_get_fd(w->s.mnl);
-	double until = mono_s() + seconds;
+	double until_ms = clock_mono_ms() + seconds * 1000;
 
 	while (on_ports(w) < want) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		double left = until - mono_s();
+		double left_ms = until_ms - clock_mono_ms();
 		ssize_t n;
 
-		if (left <= 0 || (stop && *stop))
+		if (left_ms <= 0 || (stop && *stop))
 			return 0;
 		/* short waits: a stop request is noticed within 100 ms */
-		if (poll(&p, 1, left > 0.1 ? 100 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
+		if (poll(&p, 1, left_ms > 100 ? 100 : (int)left_ms + 1) < 0 && errno != EINTR)
 			return -errno;
 		if (!(p.revents & POLLIN))
 			continue;

@@ -21,6 +21,9 @@
 
 #include "bench/bench.h"
 
+/* More repeats than this: the ratio sits too close to a bound to tell. */
+#define REPEATS_UNKNOWABLE 9999
+
 static void fmt_median(char *buf, size_t len, const struct bench_stat *st, int prec)
 {
 	if (st->n)
@@ -182,7 +185,7 @@ static void fmt_verdict(char *buf, size_t len, const struct bench_ci *gbps,
 		snprintf(buf, len, "no");
 	else if (gbps->n < 2 || cpu->n < 2)
 		snprintf(buf, len, "? (needs --repeat 2 or more)");
-	else if (need > 9999)
+	else if (need > REPEATS_UNKNOWABLE)
 		snprintf(buf, len, "? (too close to the bound to tell)");
 	else if (need > BENCH_MAX_REPEAT)
 		snprintf(buf, len, "? (about %zu repeats, over --repeat's %d)", need,
@@ -280,8 +283,9 @@ json_t *bench_reference_json(const struct bench_results *r, const struct bench_s
 			      verdict_name(row_verdict(&cg, &cc)));
 		if (o && need)
 			json_object_set_new(o, "repeats_needed",
-					    need > 9999 ? json_null()
-							: json_integer((json_int_t)need));
+					    need > REPEATS_UNKNOWABLE
+						? json_null()
+						: json_integer((json_int_t)need));
 		json_array_append_new(ratios, o);
 	}
 	return json_pack("{s:s, s:s, s:f, s:o, s:o}", "description",

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * guard_priv.c - what kinds/guard.c (the kernel's copy) and kinds/guard_render.c
+ * (the rendering) share, declared in guard_priv.h: a growing string, string
+ * lists, set elements as keys with their text form, and the summary format.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds/guard.h"
+#include "kinds/guard_priv.h"
+
+/* --- a growing string ---------------------------------------------------------- */
+
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->cap ? b->buf + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *grown = realloc(b->buf, cap);
+
+		if (!grown) {
+			b->failed = true;
+			return;
+		}
+		b->buf = grown;
+		b->cap = cap;
+	}
+}
+
+char *sbuf_take(struct sbuf *b)
+{
+	char *s = b->failed ? NULL : b->buf;
+
+	if (b->failed)
+		free(b->buf);
+	else if (!s)
+		s = strdup("");
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+/* --- string lists ------------------------------------------------------------------- */
+
+int strlist_add(struct strlist *l, const char *s)
+{
+	char *copy;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		char **grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
+	}
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	l->v[l->n++] = copy;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strlist_sort(struct strlist *l)
+{
+	size_t out = 0;
+
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_str);
+	/* a set holds each element once */
+	for (size_t i = 0; i < l->n; i++) {
+		if (out && !strcmp(l->v[out - 1], l->v[i]))
+			free(l->v[i]);
+		else
+			l->v[out++] = l->v[i];
+	}
+	l->n = out;
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* --- set elements -------------------------------------------------------------- */
+
+int key_cmp(const struct firewall_key *a, const struct firewall_key *b)
+{
+	return memcmp(a, b, sizeof(*a));
+}
+
+static int key_sort_cmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+int elems_add(struct firewall_elems *l, const struct firewall_key *k)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct firewall_key *grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *k;
+	return 0;
+}
+
+/*
+ * Byte by byte from the last (LSD radix; stable, so the order of memcmp over
+ * the whole key), skipping the bytes every key has alike (unused bytes are
+ * zero, the length is mostly one): at 32,256 keys a few passes instead of
+ * qsort's half a million memcmp calls. 0, or -ENOMEM with l unchanged.
+ */
+static int radix_sort(struct firewall_elems *l)
+{
+	struct firewall_key *tmp = malloc(l->n * sizeof(*tmp));
+	struct firewall_key *from = l->v, *to = tmp;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t byte = sizeof(*l->v); byte-- > 0;) {
+		size_t count[256] = {0}, at = 0;
+
+		for (size_t i = 0; i < l->n; i++)
+			count[((const uint8_t *)&from[i])[byte]]++;
+		if (count[((const uint8_t *)&from[0])[byte]] == l->n)
+			continue; /* all alike: nothing to order by */
+		for (size_t c = 0; c < 256; c++) {
+			size_t n = count[c];
+
+			count[c] = at;
+			at += n;
+		}
+		for (size_t i = 0; i < l->n; i++)
+			to[count[((const uint8_t *)&from[i])[byte]]++] = from[i];
+		from = to;
+		to = from == tmp ? l->v : tmp;
+	}
+	if (from != l->v)
+		memcpy(l->v, from, l->n * sizeof(*l->v));
+	free(tmp);
+	return 0;
+}
+
+void elems_sort(struct firewall_elems *l)
+{
+	size_t out = 0;
+
+	if (l->n > 1 && (l->n < ELEMS_RADIX_MIN || radix_sort(l) < 0))
+		qsort(l->v, l->n, sizeof(*l->v), key_sort_cmp);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!out || key_cmp(&l->v[out - 1], &l->v[i]))
+			l->v[out++] = l->v[i];
+	}
+	l->n = out;
+}
+
+bool elems_equal(const struct firewall_elems *a, const struct firewall_elems *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->v, b->v, a->n * sizeof(*a->v)));
+}
+
+void elems_free(struct firewall_elems *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+void key_make(struct firewall_key *k, const struct ip_addr *addr, long long vni)
+{
+	size_t alen = addr ? ip_addr_len(addr) : 0;
+
+	memset(k, 0, sizeof(*k));
+	memcpy(k->b, addr ? addr->bytes : k->b, alen);
+	k->len = (uint8_t)alen;
+	if (vni >= 0) {
+		k->b[alen] = (uint8_t)(vni >> 16);
+		k->b[alen + 1] = (uint8_t)(vni >> 8);
+		k->b[alen + 2] = (uint8_t)vni;
+		/* alone a VNI is 3 bytes; in a concatenation it takes a whole register */
+		k->len = (uint8_t)(alen ? alen + 4 : 3);
+	}
+}
+
+static unsigned int key_vni(const uint8_t *b)
+{
+	return (unsigned int)b[0] << 16 | (unsigned int)b[1] << 8 | b[2];
+}
+
+void key_text(const struct firewall_key *k, char *out, size_t len)
+{
+	struct ip_addr a = {0};
+	char ip[IP_ADDR_STRLEN];
+	size_t alen = k->len == 4 || k->len == 8 ? 4 : 16, used = 0;
+
+	if (k->len == 3) {
+		snprintf(out, len, "%u", key_vni(k->b));
+		return;
+	}
+	if (k->len != 4 && k->len != 8 && k->len != 16 && k->len != 20) {
+		/* not a key fabricd makes: shown as it is, never equal to a rendered one */
+		snprintf(out, len, "0x");
+		for (size_t i = 0; i < k->len && i < FW_KEY_MAX && used + 5 < len; i++)
+			used += (size_t)snprintf(out + 2 + used, len - 2 - used, "%02x", k->b[i]);
+		return;
+	}
+	a.family = alen == 4 ? AF_INET : AF_INET6;
+	memcpy(a.bytes, k->b, alen);
+	ip_addr_str(&a, ip, sizeof(ip));
+	if (k->len == alen)
+		snprintf(out, len, "%s", ip);
+	else
+		snprintf(out, len, "%s . %u", ip, key_vni(k->b + alen));
+}
+
+static int parse_vni(const char *s, long long *vni)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (end == s || *end || v > 0xffffff)
+		return -EINVAL;
+	*vni = (long long)v;
+	return 0;
+}
+
+int key_parse(const char *text, struct firewall_key *k)
+{
+	const char *dot = strstr(text, " . ");
+	char part[IP_ADDR_STRLEN + 8];
+	struct ip_addr a;
+	long long vni = -1;
+
+	if (!dot) {
+		if (ip_addr_parse(text, &a) == 0) {
+			key_make(k, &a, -1);
+			return 0;
+		}
+		if (parse_vni(text, &vni) < 0)
+			return -EINVAL;
+		key_make(k, NULL, vni);
+		return 0;
+	}
+	if ((size_t)(dot - text) >= sizeof(part))
+		return -EINVAL;
+	snprintf(part, sizeof(part), "%.*s", (int)(dot - text), text);
+	if (ip_addr_parse(part, &a) < 0 || parse_vni(dot + 3, &vni) < 0)
+		return -EINVAL;
+	key_make(k, &a, vni);
+	return 0;
+}
+
+const char *const firewall_set_names[FW_N_SETS] = {
+    [FW_SET_PLAIN_MEMBERS] = "plain_members",	[FW_SET_SECURE_VNIS] = "secure_vnis",
+    [FW_SET_WG_IP] = "wireguard_peers_ip",	[FW_SET_WG_IP6] = "wireguard_peers_ip6",
+    [FW_SET_CARRIED_VNIS] = "carried_vnis",	[FW_SET_CARRIED_MEMBERS] = "carried_members",
+    [FW_SET_FABRIC_MEMBERS] = "fabric_members",
+};
+
+enum firewall_set_id firewall_set_by_name(const char *name)
+{
+	int i = 0;
+
+	while (i < FW_N_SETS && strcmp(name, firewall_set_names[i]))
+		i++;
+	return (enum firewall_set_id)i;
+}
+
+char *summary_join(struct strlist *lines)
+{
+	struct sbuf b = {0};
+
+	strlist_sort(lines);
+	for (size_t i = 0; i < lines->n; i++)
+		sbuf_printf(&b, "%s\n", lines->v[i]);
+	return sbuf_take(&b);
+}
