@@ -30,8 +30,15 @@
 #define CP_ZONE_MTU	 1380 /* every zone's MTU (below what both transports carry) */
 /* seconds a step may take: this, plus one per 20 flood entries */
 #define CP_STEP_TIMEOUT 120
-#define CP_PLAIN_VNI0	100000 /* plain vnets: VNIs from here */
-#define CP_SECURE_VNI0	200000 /* secure vnets: VNIs from here */
+/*
+ * plan and apply with nothing to do take a tenth of a build: one run is noise
+ * (the first after the build ran a third slower here than the ones after it)
+ */
+#define CP_NOOP_RUNS 3
+/* seconds between the build and the no-op steps (control_plane.c says why) */
+#define CP_SETTLE_S    2
+#define CP_PLAIN_VNI0  100000 /* plain vnets: VNIs from here */
+#define CP_SECURE_VNI0 200000 /* secure vnets: VNIs from here */
 
 struct cp_opts {
 	unsigned int nodes, vnis;
@@ -59,6 +66,9 @@ struct cp_result {
 	long maxrss_kib; /* wait4's ru_maxrss of the child */
 	double sub[2];	 /* CP_REF_BUILD: ip, bridge; otherwise 0 */
 	long sub_rss[2]; /* their peak RSS */
+	/* the no-op steps run CP_NOOP_RUNS times; the result is the median run */
+	unsigned int n_runs;
+	double runs[CP_NOOP_RUNS];
 };
 
 /* What the kernel holds in a namespace. */

@@ -118,6 +118,8 @@ void cp_print(const struct cp_run *r, FILE *f)
 				ratio_to(s) == CP_BUILD ? 100 * cpu_ratio_of(r, s)
 							: cpu_ratio_of(r, s),
 				ratio_to(s) == CP_BUILD ? "%" : "x");
+		if (x->n_runs > 1)
+			fprintf(f, "  median of %u", x->n_runs);
 		fprintf(f, "%s\n", x->status ? "  FAILED" : "");
 		if (s == CP_REF_BUILD)
 			fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB\n%-36s %9.2f  %-16s %6.1f MiB\n",
@@ -145,21 +147,36 @@ static json_t *counts_json(const struct cp_counts *c)
 			 (json_int_t)c->other_links, "processes", (json_int_t)c->processes);
 }
 
+/* Each run's seconds, in order, when the step's time is a median of several. */
+static json_t *runs_json(const struct cp_result *x)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; a && i < x->n_runs; i++)
+		json_array_append_new(a, json_real(x->runs[i]));
+	return a;
+}
+
 static json_t *step_json(const struct cp_run *r, enum cp_step s)
 {
 	const struct cp_result *x = &r->step[s];
 	double q = ratio_of(r, s);
 	enum cp_step to = ratio_to(s);
+	json_t *o = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
+			      cp_step_name(s), "description", labels[s], "ran", x->ran,
+			      "exit_status", x->ran ? json_integer(x->status) : json_null(),
+			      "seconds", x->ran ? json_real(x->seconds) : json_null(),
+			      "cpu_seconds", x->ran ? json_real(x->cpu) : json_null(), "cpu_ratio",
+			      cpu_ratio_of(r, s) >= 0 ? json_real(cpu_ratio_of(r, s)) : json_null(),
+			      "peak_rss_kib", x->ran ? json_integer(x->maxrss_kib) : json_null(),
+			      "ratio", q >= 0 ? json_real(q) : json_null(), "ratio_to",
+			      to == CP_N_STEPS ? json_null() : json_string(cp_step_name(to)));
 
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
-			 cp_step_name(s), "description", labels[s], "ran", x->ran, "exit_status",
-			 x->ran ? json_integer(x->status) : json_null(), "seconds",
-			 x->ran ? json_real(x->seconds) : json_null(), "cpu_seconds",
-			 x->ran ? json_real(x->cpu) : json_null(), "cpu_ratio",
-			 cpu_ratio_of(r, s) >= 0 ? json_real(cpu_ratio_of(r, s)) : json_null(),
-			 "peak_rss_kib", x->ran ? json_integer(x->maxrss_kib) : json_null(),
-			 "ratio", q >= 0 ? json_real(q) : json_null(), "ratio_to",
-			 to == CP_N_STEPS ? json_null() : json_string(cp_step_name(to)));
+	if (o && x->n_runs > 1 && json_object_set_new(o, "runs_seconds", runs_json(x)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 static json_t *steps_json(const struct cp_run *r)

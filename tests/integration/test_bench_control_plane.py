@@ -102,6 +102,14 @@ def test_every_step_ran(quick):
             by[name]["seconds"] / by["apply_build"]["seconds"], rel=1e-6)
         assert by[name]["cpu_ratio"] == pytest.approx(
             by[name]["cpu_seconds"] / by["apply_build"]["cpu_seconds"], rel=1e-6)
+    # the no-op steps are the median of three runs; the others ran once
+    for name in ("plan_noop", "apply_noop"):
+        runs = by[name]["runs_seconds"]
+        assert len(runs) == 3 and all(t > 0 for t in runs), by[name]
+        assert by[name]["seconds"] == pytest.approx(sorted(runs)[1], rel=1e-9)
+    assert all("runs_seconds" not in st for st in report["steps"]
+               if st["name"] not in ("plan_noop", "apply_noop"))
+    assert "median of 3" in stdout
     assert report["wireguard"]["backend"] in ("kernel", "userspace")
     # the table names every step with its ratio
     assert "fabricd plan, nothing to do" in stdout and "% of apply" in stdout
