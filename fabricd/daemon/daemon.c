@@ -342,6 +342,10 @@ static int run_pass(struct daemon *d)
 		schedule(d, 0, LOCK_RETRY_MS);
 		return 0;
 	}
+	if (ret == -EINTR) {
+		d->stop = true; /* asked to stop while it waited: the signal is still pending */
+		return -1;
+	}
 	if (ret < 0) {
 		pass_failed(d, d->reasons);
 		return -1;
@@ -707,7 +711,10 @@ static int load_first(struct daemon *d)
 	return ret < 0 ? -1 : 0;
 }
 
-/* Startup: the definition must be valid and name this node; the first pass must converge. */
+/*
+ * Startup: the definition must be valid and name this node; the first pass
+ * must converge. 0, -1 on failure, 1 when asked to stop before the first pass.
+ */
 static int start(struct daemon *d)
 {
 	size_t self;
@@ -723,6 +730,8 @@ static int start(struct daemon *d)
 			 d->o->grace);
 	d->reasons = REASON_STARTUP;
 	if (timed_pass(d) < 0) {
+		if (d->stop)
+			return 1; /* stopped while waiting for the node (logged) */
 		log_error("%s: the first convergence failed; fix the errors above and start "
 			  "fabricd again",
 			  d->node);
@@ -747,9 +756,10 @@ int daemon_run(const struct options *given)
 		close_all(&d);
 		return 1;
 	}
-	if (start(&d) < 0) {
+	ret = start(&d);
+	if (ret != 0) {
 		close_all(&d);
-		return 1;
+		return ret < 0 ? 1 : 0;
 	}
 	d.check_at = now_ms() + CHECK_MS;
 	while (!d.stop) {

@@ -2,6 +2,7 @@
 /* engine/lock.c - the per-node lock (see lock.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -20,6 +21,19 @@ static long long monotonic_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Whether a stop is waiting: the daemon blocks SIGTERM and SIGINT (it reads
+ * them from a signalfd), so while it waits here they stay pending; another
+ * command is ended by them at once.
+ */
+static bool stop_pending(void)
+{
+	sigset_t pending;
+
+	return sigpending(&pending) == 0 &&
+	       (sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1);
 }
 
 /* The network namespace's inode: two namespaces are two kernels' worth of state. */
@@ -92,6 +106,13 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 				    node, holder[0] ? holder : "unknown", wait_ms / 1000, l->path);
 			node_lock_release(l);
 			return -EWOULDBLOCK;
+		}
+		if (stop_pending()) {
+			log_info("node %s: stopped while waiting for another fabricd (pid and "
+				 "command: %s); nothing was changed",
+				 node, holder[0] ? holder : "unknown");
+			node_lock_release(l);
+			return -EINTR;
 		}
 		if (!quiet && !told && wait_ms >= 1000) {
 			log_info("node %s: waiting for another fabricd (pid and command: %s)", node,

@@ -27,7 +27,9 @@ struct node_lock {
 /*
  * Takes node's lock for command ("apply", "down", ...), waiting up to
  * wait_ms. 0; -EWOULDBLOCK when another process still holds it after
- * wait_ms (logged, naming its PID and command, unless quiet); another
+ * wait_ms (logged, naming its PID and command, unless quiet); -EINTR when
+ * SIGTERM or SIGINT is pending while it waits (blocked, as the daemon does:
+ * logged); another
  * -errno when the lock file cannot be used (logged).
  */
 int node_lock_take(struct node_lock *l, const char *node, const char *command, unsigned int wait_ms,

@@ -106,3 +106,38 @@ def test_held_lock_names_its_holder_and_readers_never_wait(fabric):
     # released: the next writer goes through at once
     res = pve1.fabricd("apply", "-c", config, "--lock-wait", "1")
     assert res.rc == 0, res
+
+
+def test_daemon_stopped_while_waiting_for_the_lock_exits_at_once(fabric):
+    """SIGTERM reaches a `fabricd run` that waits for the node (its signals are blocked)."""
+    cluster, definition, daemons = fabric
+    pve1 = cluster.node("pve1")
+    config = daemons["pve1"].path
+    os.makedirs("/run/fabricd", exist_ok=True)
+    with open(lock_path(pve1), "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.truncate(0)
+        f.write("4243 test-holder\n")
+        f.flush()
+        proc = pve1.run_bg([cluster.fabricd_bin, "run", "-c", config, "-n", "pve1",
+                            "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
+                            "--lock-wait", "60"])
+
+        def log():
+            with open(proc.log_path) as lf:
+                return lf.read()
+
+        wait_until(lambda: "waiting for another fabricd" in log(), timeout=10,
+                   what="the second daemon waits for the lock")
+        t0 = time.monotonic()
+        proc.terminate()
+        rc = proc.wait(timeout=10)
+        stopped_in = time.monotonic() - t0
+    assert rc == 0, log()
+    assert stopped_in < 2, f"took {stopped_in:.1f} s to stop (--lock-wait 60)"
+    assert "stopped while waiting for another fabricd" in log() and "4243 test-holder" in log()
+    assert "first convergence failed" not in log()
+    # the running daemon kept the node; nothing was changed by the stopped one
+    assert daemons["pve1"].running()
+    wait_until(lambda: not pve1.fabricd("plan", "-c", config).rc, timeout=10,
+               what="pve1 converged (empty plan)")
