@@ -16,6 +16,7 @@ else makes a writer fail after --lock-wait naming the holder's PID and
 command, while `plan`, `status` and `check` do not wait at all.
 """
 
+import contextlib
 import fcntl
 import os
 import threading
@@ -36,6 +37,18 @@ def lock_path(node):
     """The node's lock file, as engine/lock.h names it."""
     inode = os.stat(f"/run/netns/{node.ns}").st_ino
     return f"/run/fabricd/{node.name}.net{inode}.lock"
+
+
+@contextlib.contextmanager
+def held_lock(node, holder):
+    """Hold node's lock as another writer would, its holder line saying holder."""
+    os.makedirs("/run/fabricd", exist_ok=True)
+    with open(lock_path(node), "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.truncate(0)
+        f.write(f"{holder}\n")
+        f.flush()
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -83,12 +96,7 @@ def test_held_lock_names_its_holder_and_readers_never_wait(fabric):
     cluster, definition, daemons = fabric
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
-    os.makedirs("/run/fabricd", exist_ok=True)
-    with open(lock_path(pve1), "a+") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        f.truncate(0)
-        f.write("4242 test-holder\n")
-        f.flush()
+    with held_lock(pve1, "4242 test-holder"):
         t0 = time.monotonic()
         res = pve1.fabricd("apply", "-c", config, "--lock-wait", "1")
         waited = time.monotonic() - t0
@@ -113,12 +121,7 @@ def test_daemon_stopped_while_waiting_for_the_lock_exits_at_once(fabric):
     cluster, definition, daemons = fabric
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
-    os.makedirs("/run/fabricd", exist_ok=True)
-    with open(lock_path(pve1), "a+") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        f.truncate(0)
-        f.write("4243 test-holder\n")
-        f.flush()
+    with held_lock(pve1, "4243 test-holder"):
         proc = pve1.run_bg([cluster.fabricd_bin, "run", "-c", config, "-n", "pve1",
                             "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
                             "--lock-wait", "60"])

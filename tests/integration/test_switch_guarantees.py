@@ -243,6 +243,7 @@ def run_case(fabric, steps):
         churn = NeighbourChurn(cluster, [g for gs in fabric.red.values() for g in gs])
         try:
             t0 = time.monotonic()
+            wall_t0 = time.time()
             done = run_at([(0.5 + d, lambda n=n, t=t: switch_step(fabric, n, t))
                            for d, n, t in steps], t0=t0)
             if fabric.mode == "apply":
@@ -252,10 +253,17 @@ def run_case(fabric, steps):
                 last = {n: t for _, n, t in steps}
                 since_t0 = time.time() - time.monotonic() + t0  # wall clock of t0
                 ended = {n: r - since_t0 for (_, r), (_, n, _) in zip(done, steps)}
-                run_at([(max(0.5 + spread, ended[n]) + GRACE + 1.5,
-                         lambda n=n, t=t: switch_step(fabric, n, t)) for n, t in last.items()],
-                       t0=t0)
-            results = pingers.assert_no_loss(f"while red switched ({case_id(steps)})")
+                done += run_at([(max(0.5 + spread, ended[n]) + GRACE + 1.5,
+                                 lambda n=n, t=t: switch_step(fabric, n, t))
+                                for n, t in last.items()], t0=t0)
+            try:
+                results = pingers.assert_no_loss(f"while red switched ({case_id(steps)})")
+            except AssertionError as e:
+                # a rare lost echo: its send time (in the message) against each switch call
+                calls = ", ".join(f"{wall_t0 + started:.2f}" + (f"-{ended:.2f}" if ended else "")
+                                  for started, ended in done)
+                raise AssertionError(f"{e}\n  switch calls (wall clock, start-end): {calls}"
+                                     ) from None
         finally:
             churn.stop()
         t_end = time.time()
