@@ -272,9 +272,9 @@ static int run_fabricd(struct cp_run *r)
 	    cp_count(&r->fab, &r->fab_built, r->backend, sizeof(r->backend)) < 0)
 		goto out;
 	/*
-	 * The node at rest, as an operator finds it: the kernel's linkwatch takes
-	 * up the build's thousands of carrier changes up to a second later, under
-	 * RTNL, which slowed a plan run at once by a third.
+	 * The node at rest, as an operator finds it: right after the build a plan
+	 * ran a third slower (the kernel and wireguard-go still busy with the
+	 * thousands of new devices; linkwatch, most likely, not proven).
 	 */
 	nanosleep(&(struct timespec){CP_SETTLE_S, 0}, NULL);
 	/* plan's exit status says whether there is something to do: 0 is the point */

@@ -68,11 +68,6 @@
 
 enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_NFT, EV_TIMER };
 
-struct zone_mtu {
-	char name[FABRICD_NAME_MAX + 1];
-	unsigned int mtu;
-};
-
 struct daemon {
 	const struct options *o;
 	struct notify notify;
@@ -96,8 +91,7 @@ struct daemon {
 	enum wg_backend backend;
 	bool wg_known; /* wg_sig holds the WireGuard state of the last converged pass */
 	uint64_t wg_sig;
-	size_t n_mtus;
-	struct zone_mtu *mtus;
+	struct zone_mtus mtus; /* each zone's MTU as last reported */
 	char status[256];
 	struct monitor *monitor;    /* metrics and data-path probes (daemon/monitor.h) */
 	struct keyfile_store keys;  /* private and preshared keys, read again when changed */
@@ -218,47 +212,6 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 	}
 	diag_free(&diag);
 	return c;
-}
-
-/* Warns when a zone's MTU changes: guests do not learn it by themselves. */
-static void report_mtus(struct daemon *d, const struct session *s, unsigned int reasons)
-{
-	const struct node_state *w = &s->want;
-	struct zone_mtu *mtus;
-
-	if (!w->mtu_known)
-		return;
-	mtus = calloc(w->n_zones ? w->n_zones : 1, sizeof(*mtus));
-	if (!mtus)
-		return;
-	for (size_t i = 0; i < w->n_zones; i++) {
-		const struct zone *z = &s->cluster->zones[w->zones[i].zone];
-		unsigned int mtu = w->zones[i].mtu;
-		const char *why =
-		    (reasons & REASON_DEFINITION) ? "definition changed" : "underlay MTU changed";
-
-		snprintf(mtus[i].name, sizeof(mtus[i].name), "%s", z->name);
-		mtus[i].mtu = mtu;
-		for (size_t j = 0; j < d->n_mtus; j++) {
-			unsigned int old = d->mtus[j].mtu;
-
-			if (strcmp(d->mtus[j].name, z->name) || old == mtu)
-				continue;
-			if (mtu < old)
-				log_warn("zone %s: MTU %u -> %u (%s; transport %s, mtu_policy %s): "
-					 "guests must lower their MTU to %u or lose large packets",
-					 z->name, old, mtu, why, transport_name(z->transport),
-					 mtu_policy_name(z->mtu_policy), mtu);
-			else
-				log_info("zone %s: MTU %u -> %u (%s; transport %s, mtu_policy %s): "
-					 "guests may raise their MTU to %u",
-					 z->name, old, mtu, why, transport_name(z->transport),
-					 mtu_policy_name(z->mtu_policy), mtu);
-		}
-	}
-	free(d->mtus);
-	d->mtus = mtus;
-	d->n_mtus = w->n_zones;
 }
 
 static void pass_failed(struct daemon *d, unsigned int reasons)
@@ -483,7 +436,7 @@ static int run_pass_locked(struct daemon *d)
 	free(log_text);
 	if (cand)
 		reasons |= adopt_candidate(d, cand, forced);
-	report_mtus(d, &s, reasons);
+	report_mtus(&d->mtus, &s.want, s.cluster, reasons);
 	ifupdown_sync(&s.want, s.ifupdown_file); /* before a port joins a bridge it keeps */
 	planned = clock_mono_ms();
 	ret = apply_or_record(d, &s, reasons);
@@ -650,7 +603,7 @@ static void close_all(struct daemon *d)
 	cluster_free(d->cluster);
 	cluster_free(d->roam_base);
 	def_retry_drop(&d->pending);
-	free(d->mtus);
+	free(d->mtus.mtus);
 	keyfile_store_free(&d->keys); /* wiped */
 	view_free(&d->view);
 	converged_free(&d->converged);

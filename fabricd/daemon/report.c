@@ -491,3 +491,44 @@ void report_applied(const struct plan *p, const char *node, unsigned int reasons
 	log_info("%s: %zu created, %zu changed, %zu removed%s", node, created, changed, deleted,
 		 why);
 }
+
+/* Warns when a zone's MTU changes: guests do not learn it by themselves. */
+void report_mtus(struct zone_mtus *known, const struct node_state *w, const struct cluster *c,
+		 unsigned int reasons)
+{
+	struct zone_mtu *mtus;
+
+	if (!w->mtu_known)
+		return;
+	mtus = calloc(w->n_zones ? w->n_zones : 1, sizeof(*mtus));
+	if (!mtus)
+		return;
+	for (size_t i = 0; i < w->n_zones; i++) {
+		const struct zone *z = &c->zones[w->zones[i].zone];
+		unsigned int mtu = w->zones[i].mtu;
+		const char *why =
+		    (reasons & REASON_DEFINITION) ? "definition changed" : "underlay MTU changed";
+
+		snprintf(mtus[i].name, sizeof(mtus[i].name), "%s", z->name);
+		mtus[i].mtu = mtu;
+		for (size_t j = 0; j < known->n; j++) {
+			unsigned int old = known->mtus[j].mtu;
+
+			if (strcmp(known->mtus[j].name, z->name) || old == mtu)
+				continue;
+			if (mtu < old)
+				log_warn("zone %s: MTU %u -> %u (%s; transport %s, mtu_policy %s): "
+					 "guests must lower their MTU to %u or lose large packets",
+					 z->name, old, mtu, why, transport_name(z->transport),
+					 mtu_policy_name(z->mtu_policy), mtu);
+			else
+				log_info("zone %s: MTU %u -> %u (%s; transport %s, mtu_policy %s): "
+					 "guests may raise their MTU to %u",
+					 z->name, old, mtu, why, transport_name(z->transport),
+					 mtu_policy_name(z->mtu_policy), mtu);
+		}
+	}
+	free(known->mtus);
+	known->mtus = mtus;
+	known->n = w->n_zones;
+}

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "definition/desired.h"
 #include "definition/model.h"
 #include "engine/plan.h"
 
@@ -36,5 +37,20 @@ void report_plan(const struct plan *p, unsigned int reasons);
  * changed)". Drift repairs were reported change by change.
  */
 void report_applied(const struct plan *p, const char *node, unsigned int reasons);
+
+/* Each zone's MTU as last reported. */
+struct zone_mtu {
+	char name[FABRICD_NAME_MAX + 1];
+	unsigned int mtu;
+};
+
+struct zone_mtus {
+	struct zone_mtu *mtus;
+	size_t n;
+};
+
+/* Logs each zone whose MTU differs from known's, then makes w's MTUs the known ones. */
+void report_mtus(struct zone_mtus *known, const struct node_state *w, const struct cluster *c,
+		 unsigned int reasons);
 
 #endif

@@ -29,8 +29,7 @@ struct node_lock {
  * wait_ms. 0; -EWOULDBLOCK when another process still holds it after
  * wait_ms (logged, naming its PID and command, unless quiet); -EINTR when
  * SIGTERM or SIGINT is pending while it waits (blocked, as the daemon does:
- * logged); another
- * -errno when the lock file cannot be used (logged).
+ * logged); another -errno when the lock file cannot be used (logged).
  */
 int node_lock_take(struct node_lock *l, const char *node, const char *command, unsigned int wait_ms,
 		   bool quiet);
