@@ -102,12 +102,13 @@ $(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(BENCH_LIB) $
 
 unit: $(UNIT_BINS)
 
-# tests/tools/nlrecord records a node's kernel state into tests/fixtures/nl/
+# tests/tools: nlrecord records a node's kernel state into tests/fixtures/nl/;
+# slow_wireguard_go is a wireguard-go slow to open its socket (test_adopt)
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
-tools: $(BUILD)/tests/tools/nlrecord
+tools: $(BUILD)/tests/tools/nlrecord $(BUILD)/tests/tools/slow_wireguard_go
 
 # Runs every unit test binary of this build; pytest wraps the same binaries.
 # Exit 77 is a skip (tests/unit/unit.h), reported by the binary itself.
@@ -119,7 +120,7 @@ fuzz:
 
 # Everything the README's test command runs, after scripts/install-deps.sh.
 check:
-	$(Q)$(MAKE) all
+	$(Q)$(MAKE) all tools
 	$(Q)$(MAKE) SANITIZE=1 unit
 	$(Q)$(MAKE) unit
 	$(Q)$(MAKE) -C tests/fuzz build

@@ -260,8 +260,11 @@ int observe_rest(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		return ret;
 	wg = link_find(&o->links, FABRIC_IFNAME);
-	if (!wg && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
-		/* a fabricd killed while starting it: let it finish, then adopt it */
+	if ((!wg || !wg->alias[0]) && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+		/*
+		 * A fabricd killed while starting it (the mark is set last): let it
+		 * finish, then adopt it. Its link may be there before its socket.
+		 */
 		wg_wait_started(r->backend, FABRIC_IFNAME);
 		ret = link_dump(r->rtnl, &o->links);
 		if (ret < 0)

@@ -253,8 +253,9 @@ int wg_set(enum wg_backend backend, const struct wg_device *change)
  * between batches keeps at most two batches' events queued (about 20 of
  * the some 50 a default 208 KiB socket buffer holds). One vnet is 11.
  */
-#define USERSPACE_QUIET_MSGS	   24
-#define USERSPACE_START_WAIT_STEPS 50
+#define USERSPACE_QUIET_MSGS 24
+/* as long as fabricd itself waits for a wireguard-go it starts (uapi_proc.c) */
+#define USERSPACE_START_WAIT_STEPS 150
 #define USERSPACE_START_WAIT_US	   20000
 
 bool wg_link_pacing(enum wg_backend backend, size_t *max_msgs, unsigned int *pause_us)
@@ -287,8 +288,17 @@ void wg_wait_started(enum wg_backend backend, const char *ifname)
 {
 	if (backend != WG_BACKEND_USERSPACE || !wg_started_by_fabricd(backend, ifname))
 		return;
-	for (int i = 0; i < USERSPACE_START_WAIT_STEPS && !if_nametoindex(ifname); i++)
+	/*
+	 * wireguard-go makes its TUN link first and opens its socket after: the
+	 * link alone does not mean it answers. Stop waiting when it died.
+	 */
+	for (int i = 0; i < USERSPACE_START_WAIT_STEPS; i++) {
+		if (if_nametoindex(ifname) && wg_uapi_exists(ifname))
+			return;
+		if (!wg_uapi_started_by_fabricd(ifname))
+			return;
 		usleep(USERSPACE_START_WAIT_US);
+	}
 }
 
 bool wg_backend_of_link_kind(const char *kind, enum wg_backend *out)

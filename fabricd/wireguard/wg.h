@@ -140,7 +140,10 @@ void wg_link_wait_drained(const void *ifname);
  * changes (looked at twice, 50 ms apart, unless they were too few to matter).
  */
 bool wg_survived_link_burst(enum wg_backend backend, const char *ifname, size_t link_changes);
-/* A wireguard-go that fabricd started (a fabricd killed meanwhile) may still be coming up. */
+/*
+ * A wireguard-go that fabricd started (a fabricd killed meanwhile) may still
+ * be coming up: waits (up to 3 s) until it answers on its socket or is gone.
+ */
 void wg_wait_started(enum wg_backend backend, const char *ifname);
 /* The backend an existing device of link kind ("wireguard", "tun") runs; false if neither. */
 bool wg_backend_of_link_kind(const char *kind, enum wg_backend *out);
