@@ -250,7 +250,7 @@ static void test_merge_random(void)
 		want = calloc(n + 1, sizeof(*want));
 		memcpy(want, p->entries, n * sizeof(*want));
 		ref_merge(want, n, es, n_old);
-		merge_round(p, es, n_old);
+		merge_round(p, es, n_old, NULL);
 		for (size_t k = 0; k < n; k++) {
 			CHECK(same_entry(&p->entries[k], &want[k]), "round %d, %zu", round, k);
 			merged += want[k].r.measured;
@@ -262,11 +262,49 @@ static void test_merge_random(void)
 	CHECK(merged > 100, "the rounds cover it: %zu results merged", merged);
 }
 
+/* run_round merges one zone at a time: the same as the whole-list merge of that zone. */
+static void test_merge_one_zone(void)
+{
+	struct probe_target old[] = {target("pve2", "a", 1390), target("pve3", "a", 1390),
+				     target("pve2", "b", 1390), target("pve3", "b", 1390),
+				     target("pve4", "b", 1390), target("pve2", "c", 1390)};
+	struct probe_target now[] = {target("pve2", "c", 1390), target("pve4", "b", 1400),
+				     target("pve2", "b", 1390), target("pve2", "a", 1390),
+				     target("pve5", "b", 1390)};
+	struct probe *p = probe_new();
+	struct entry es[3], want[5];
+	size_t at, n;
+
+	probe_configure(p, "c", "pve1", old, 6);
+	at = 2;
+	n = zone_len(p->entries + at, p->n - at);
+	CHECK_INT(n, 3, "zone b's entries follow each other");
+	memcpy(es, p->entries + at, sizeof(es));
+	measured(&es[0], 30);
+	measured(&es[2], 32);
+	probe_configure(p, "c", "pve1", now, 5); /* while zone b was measured */
+	for (size_t k = 0; k < 5; k++)
+		p->entries[k].reported = REP_OK;
+	memcpy(want, p->entries, sizeof(want));
+	ref_merge(want, 5, es, 3);
+	merge_round(p, es, 3, "b");
+	for (size_t k = 0; k < 5; k++)
+		CHECK(same_entry(&p->entries[k], &want[k]), "entry %zu as the whole-list merge", k);
+	CHECK_INT(p->entries[1].r.largest, 32, "pve4 b moved, got its result");
+	CHECK_INT(p->entries[1].r.target.mtu, 1400, "and kept its new MTU");
+	CHECK_INT(p->entries[2].r.largest, 30, "pve2 b");
+	CHECK(!p->entries[0].r.measured && !p->entries[3].r.measured && !p->entries[4].r.measured,
+	      "other zones and new targets untouched");
+	CHECK_INT(zone_len(p->entries, 0), 0, "no entries, no zone");
+	probe_stop(p);
+}
+
 int main(void)
 {
 	test_carry_over();
 	test_duplicates();
 	test_random();
 	test_merge_random();
+	test_merge_one_zone();
 	return unit_summary("test_probe");
 }
