@@ -31,8 +31,11 @@
 /* seconds a step may take: this, plus one per 20 flood entries */
 #define CP_STEP_TIMEOUT 120
 /*
- * plan and apply with nothing to do take a tenth of a build: one run is noise
- * (the first after the build ran a third slower here than the ones after it)
+ * plan and apply with nothing to do, and the one-vnet steps, take a tenth of
+ * a build or less: one run is noise (the first plan after the build ran a
+ * third slower here than the ones after it; one vnet's apply took 0.10 to
+ * 0.14 s in three bench runs of one hour). Each runs this often, a vnet more
+ * each time for the one-vnet steps, and the median counts.
  */
 #define CP_NOOP_RUNS 3
 /* seconds between the build and the no-op steps (control_plane.c says why) */
@@ -52,7 +55,7 @@ enum cp_step {
 	CP_BUILD,     /* fabricd apply from empty */
 	CP_PLAN,      /* fabricd plan, nothing to do */
 	CP_NOOP,      /* fabricd apply, nothing to do */
-	CP_ADD_VNET,  /* fabricd apply after one vnet was added */
+	CP_ADD_VNET,  /* fabricd apply after one vnet was added (three times, one more each) */
 	CP_DOWN,      /* fabricd down */
 	CP_REF_DOWN,  /* ip -batch of link deletes */
 	CP_N_STEPS,
@@ -66,7 +69,7 @@ struct cp_result {
 	long maxrss_kib; /* wait4's ru_maxrss of the child */
 	double sub[2];	 /* CP_REF_BUILD: ip, bridge; otherwise 0 */
 	long sub_rss[2]; /* their peak RSS */
-	/* the no-op steps run CP_NOOP_RUNS times; the result is the median run */
+	/* the no-op and one-vnet steps run CP_NOOP_RUNS times; the result is the median run */
 	unsigned int n_runs;
 	double runs[CP_NOOP_RUNS];
 };
@@ -91,6 +94,9 @@ struct cp_daemon {
 	double t0, startup_seconds; /* until it had adopted the built node */
 	double add_vnet_seconds;    /* definition written until the vnet's flood entries are in */
 	bool add_vnet_heard;	    /* timed by the kernel's announcements, not by asking */
+	/* one vnet added CP_NOOP_RUNS times, a rest between: each time, in order; the median */
+	unsigned int n_add_vnet_runs;
+	double add_vnet_runs[CP_NOOP_RUNS];
 	long steady_rss_kib, rss_before_reloads_kib, rss_after_reloads_kib;
 	long rss_half_reloads_kib; /* after the first half: flat means the second half adds nothing
 				    */
@@ -115,6 +121,7 @@ struct cp_run {
 	struct cp_result step[CP_N_STEPS];
 	struct cp_counts ref_built, ref_after, fab_built, fab_added, fab_daemon, fab_after;
 	struct cp_daemon daemon;
+	unsigned int extra; /* extra plain vnets in the definition written last */
 	double wall_seconds;
 	bool failed;
 };

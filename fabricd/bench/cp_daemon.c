@@ -4,7 +4,8 @@
  * one-shot steps built: `fabricd run` started in the namespace; once it has
  * adopted the fabric, its RSS; one more vnet written into the definition and
  * the time until that vnet's bridge and flood entries are in the kernel (the
- * daemon's one-vnet pass, compared with a full build); then SIGHUP reloads,
+ * daemon's one-vnet pass, compared with a full build; control_plane.c does
+ * that three times and takes the median); then SIGHUP reloads,
  * one after the other, and the RSS after them; then SIGTERM (the fabric stays
  * for `down`).
  */

@@ -70,8 +70,11 @@ static void print_daemon(const struct cp_run *r, FILE *f)
 		snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * daemon_ratio(r));
 	fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB RSS\n", "fabricd run, adopting the node",
 		d->startup_seconds, "", (double)d->steady_rss_kib / 1024);
-	fprintf(f, "%-36s %9.3f  %-16s\n", "fabricd run, one vnet added", d->add_vnet_seconds,
+	fprintf(f, "%-36s %9.3f  %-16s", "fabricd run, one vnet added", d->add_vnet_seconds,
 		d->add_vnet_done ? ratio : "FAILED");
+	if (d->add_vnet_done && d->n_add_vnet_runs > 1)
+		fprintf(f, "%25s median of %u", "", d->n_add_vnet_runs);
+	fprintf(f, "\n");
 	fprintf(f,
 		"%-36s %9u  %-16s %6.1f MiB RSS (before: %.1f MiB, after half: %.1f MiB, peak %.1f "
 		"MiB)\n",
@@ -215,8 +218,11 @@ static json_t *daemon_json(const struct cp_run *r)
 {
 	const struct cp_daemon *d = &r->daemon;
 	bool up = d->ran && d->steady_rss_kib > 0;
+	json_t *o, *runs = json_array();
 
-	return json_pack(
+	for (unsigned int i = 0; runs && i < d->n_add_vnet_runs; i++)
+		json_array_append_new(runs, json_real(d->add_vnet_runs[i]));
+	o = json_pack(
 	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
 	    "startup_seconds", opt_real(up, d->startup_seconds), "add_vnet_seconds",
 	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_timed_by",
@@ -232,6 +238,11 @@ static json_t *daemon_json(const struct cp_run *r)
 	    "peak_rss_kib", d->peak_rss_kib ? json_integer(d->peak_rss_kib) : json_null(),
 	    "reloads", (json_int_t)d->reloads, "reloads_wanted", (json_int_t)d->reloads_wanted,
 	    "exit_status", d->ran ? json_integer(d->exit_status) : json_null());
+	if (o && runs && json_object_set_new(o, "add_vnet_runs_seconds", runs) == 0)
+		return o;
+	json_decref(o);
+	json_decref(runs);
+	return NULL;
 }
 
 int cp_write_json(const struct cp_run *r, const char *path)
