@@ -138,43 +138,55 @@ static int run_step(struct cp_run *r, const struct cp_ns *ns, const char *what, 
 	return 0;
 }
 
+/* Which of the CP_NOOP_RUNS times t is the median. */
+static unsigned int median_of(const double t[CP_NOOP_RUNS])
+{
+	unsigned int order[CP_NOOP_RUNS];
+
+	for (unsigned int i = 0, j; i < CP_NOOP_RUNS; i++) {
+		/* insertion into order[], by time */
+		for (j = i; j > 0 && t[order[j - 1]] > t[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	return order[CP_NOOP_RUNS / 2];
+}
+
+/* The definition with one more extra vnet than the last. 0 or -1 (logged). */
+static int write_next_vnet(void *arg, double *renamed_at)
+{
+	struct cp_run *r = arg;
+
+	return cp_write_definition(r, ++r->extra, renamed_at);
+}
+
 /*
- * A short step run CP_NOOP_RUNS times, after next_vnet(r) each time when
- * given: out is the run of median time, with the largest peak RSS of all
- * and each run's time in order.
+ * A short step run CP_NOOP_RUNS times, after writing the next vnet into the
+ * definition each time when add_vnet: out is the run of median time, with
+ * the largest peak RSS of all and each run's time in order.
  */
 static int run_median(struct cp_run *r, const struct cp_ns *ns, const char *what,
-		      char *const argv[], int (*next_vnet)(struct cp_run *r), struct cp_result *out)
+		      char *const argv[], bool add_vnet, struct cp_result *out)
 {
 	struct cp_result runs[CP_NOOP_RUNS];
+	double times[CP_NOOP_RUNS];
 	long peak = 0;
-	int order[CP_NOOP_RUNS];
 
-	for (int i = 0, j; i < CP_NOOP_RUNS; i++) {
+	for (int i = 0; i < CP_NOOP_RUNS; i++) {
 		runs[i] = (struct cp_result){0};
-		if ((next_vnet && next_vnet(r) < 0) ||
+		if ((add_vnet && write_next_vnet(r, NULL) < 0) ||
 		    run_step(r, ns, what, argv, &runs[i], 0) < 0) {
 			*out = runs[i];
 			return -1;
 		}
 		peak = runs[i].maxrss_kib > peak ? runs[i].maxrss_kib : peak;
-		/* insertion into order[], by time */
-		for (j = i; j > 0 && runs[order[j - 1]].seconds > runs[i].seconds; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
+		times[i] = runs[i].seconds;
 	}
-	*out = runs[order[CP_NOOP_RUNS / 2]];
+	*out = runs[median_of(times)];
 	out->maxrss_kib = peak;
 	out->n_runs = CP_NOOP_RUNS;
-	for (int i = 0; i < CP_NOOP_RUNS; i++)
-		out->runs[i] = runs[i].seconds;
+	memcpy(out->runs, times, sizeof(times));
 	return 0;
-}
-
-/* The definition with one more extra vnet than the last. 0 or -1 (logged). */
-static int add_one_vnet(struct cp_run *r)
-{
-	return cp_write_definition(r, ++r->extra, NULL);
 }
 
 /* The reference: build, count, delete, count, in a namespace of its own. */
@@ -223,18 +235,10 @@ static void count_after_down(struct cp_run *r)
 	}
 }
 
-static int write_daemon_vnet(void *arg, double *renamed_at)
-{
-	struct cp_run *r = arg;
-
-	return cp_write_definition(r, ++r->extra, renamed_at);
-}
-
 /* The daemon's one vnet, CP_NOOP_RUNS times from a daemon at rest: the median counts. */
 static int daemon_add_vnets(struct cp_run *r)
 {
 	struct cp_daemon *d = &r->daemon;
-	double sorted[CP_NOOP_RUNS];
 	bool heard = true;
 	char bridge[32];
 
@@ -242,20 +246,13 @@ static int daemon_add_vnets(struct cp_run *r)
 		if (i)
 			nanosleep(&(struct timespec){CP_SETTLE_S, 0}, NULL);
 		cp_plain_bridge(r->plain + r->extra, bridge, sizeof(bridge)); /* the next one */
-		if (cp_daemon_add_vnet(&r->fab, bridge, r->o.nodes - 1, write_daemon_vnet, r, d) <
-		    0)
+		if (cp_daemon_add_vnet(&r->fab, bridge, r->o.nodes - 1, write_next_vnet, r, d) < 0)
 			return -1;
-		d->add_vnet_runs[i] = sorted[i] = d->add_vnet_seconds;
+		d->add_vnet_runs[i] = d->add_vnet_seconds;
 		heard = heard && d->add_vnet_heard;
-		for (unsigned int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-			double t = sorted[j];
-
-			sorted[j] = sorted[j - 1];
-			sorted[j - 1] = t;
-		}
 		d->n_add_vnet_runs = i + 1;
 	}
-	d->add_vnet_seconds = sorted[CP_NOOP_RUNS / 2];
+	d->add_vnet_seconds = d->add_vnet_runs[median_of(d->add_vnet_runs)];
 	d->add_vnet_heard = heard;
 	return 0;
 }
@@ -316,10 +313,10 @@ static int run_fabricd(struct cp_run *r)
 	 */
 	nanosleep(&(struct timespec){CP_SETTLE_S, 0}, NULL);
 	/* plan's exit status says whether there is something to do: 0 is the point */
-	run_median(r, &r->fab, "fabricd plan (nothing to do)", plan, NULL, &r->step[CP_PLAN]);
-	run_median(r, &r->fab, "fabricd apply (nothing to do)", apply, NULL, &r->step[CP_NOOP]);
+	run_median(r, &r->fab, "fabricd plan (nothing to do)", plan, false, &r->step[CP_PLAN]);
+	run_median(r, &r->fab, "fabricd apply (nothing to do)", apply, false, &r->step[CP_NOOP]);
 	/* counted whatever the exit status: a failed step must not look like an empty kernel */
-	run_median(r, &r->fab, "fabricd apply (one vnet added)", apply, add_one_vnet,
+	run_median(r, &r->fab, "fabricd apply (one vnet added)", apply, true,
 		   &r->step[CP_ADD_VNET]);
 	cp_count(&r->fab, &r->fab_added, NULL, 0);
 	run_daemon(r, backend);

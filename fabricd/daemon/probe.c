@@ -580,12 +580,6 @@ static const struct entry *find_entry(const struct entry_index *x, const struct 
 	return lo && !target_cmp(&x->by[lo - 1]->r.target, t) ? x->by[lo - 1] : NULL;
 }
 
-/*
- * A round's results into p's entries, which configure may have replaced
- * meanwhile: each entry takes the last measured result of its (peer, zone),
- * found in a sorted index (a scan per entry made the merge quadratic, 4096
- * targets, under p->lock). Under p->lock.
- */
 /* Takes over what a round measured for one entry (its target as configure left it). */
 static void merge_entry(struct probe *p, struct entry *e, const struct entry *done)
 {
@@ -599,10 +593,12 @@ static void merge_entry(struct probe *p, struct entry *e, const struct entry *do
 }
 
 /*
- * The round's measured entries es back into p->entries, each found by its
- * (peer, zone): configure may have changed the list meanwhile. When es are
- * one zone's (zone not NULL), the entries of other zones are passed over
- * with one comparison each. Under p->lock.
+ * A round's results es into p's entries, which configure may have replaced
+ * meanwhile: each entry takes the last measured result of its (peer, zone),
+ * found in a sorted index (a scan per entry made the merge quadratic, 4096
+ * targets, under p->lock). When es are one zone's (zone not NULL), the
+ * entries of other zones are passed over with one comparison each. Under
+ * p->lock.
  */
 static void merge_round(struct probe *p, const struct entry *es, size_t n, const char *zone)
 {
