@@ -100,13 +100,13 @@ static json_t *status_link(const struct session *s, const char *name, bool vxlan
 	if (vxlan) {
 		json_t *remotes = json_array();
 		char a[IP_ADDR_STRLEN];
+		struct fdb_cursor c;
+		struct ip_addr dst;
 
-		for (size_t i = 0; i < s->have.fdb.n; i++) {
-			if (s->have.fdb.entries[i].ifindex == l->ifindex)
-				json_array_append_new(
-				    remotes, json_string(ip_addr_str(&s->have.fdb.entries[i].dst, a,
-								     sizeof(a))));
-		}
+		fdb_cursor_start(&s->have.fdb, l->ifindex, &c);
+		while (fdb_next(&s->have.fdb, &c, &dst))
+			json_array_append_new(remotes,
+					      json_string(ip_addr_str(&dst, a, sizeof(a))));
 		json_object_set_new(o, "vni", json_integer(l->vni));
 		json_object_set_new(o, "port", json_integer(l->port));
 		json_object_set_new(o, "remotes", remotes);

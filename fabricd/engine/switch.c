@@ -127,33 +127,6 @@ static const struct link_obs *other_device(const struct reconcile *r, const stru
 	return l;
 }
 
-/*
- * Whether l has a flood remote. The dumped table is sorted by device
- * (fdb_table_sort): bisected, not scanned; 512 plain vnets' standbys scanned
- * 64,512 entries each, 10% of a `plan` at 64 nodes x 1024 VNIs.
- */
-static bool has_remotes(const struct link_obs *l, const struct fdb_table *fdb)
-{
-	size_t lo = 0, hi = fdb->n;
-
-	if (!fdb->sorted) {
-		for (size_t i = 0; i < fdb->n; i++) {
-			if (fdb->entries[i].ifindex == l->ifindex)
-				return true;
-		}
-		return false;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fdb->entries[mid].ifindex < l->ifindex)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < fdb->n && fdb->entries[lo].ifindex == l->ifindex;
-}
-
 static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 		     const struct observed *have, struct vnet_stage *st)
 {
@@ -172,7 +145,7 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	 * secure device did only if it has flood remotes: a standby that a killed
 	 * run left with the new port's default flags never sent anything.
 	 */
-	if (!due && !secure && !has_remotes(old, &have->fdb))
+	if (!due && !secure && !fdb_has_device(&have->fdb, old->ifindex))
 		return;
 	st->stage = secure ? STAGE_RETIRING : STAGE_HOLDING;
 	st->old = old;
@@ -206,7 +179,7 @@ static void evpn_stage_of(const struct reconcile *r, const struct desired_vnet *
 /* True when l could still send: an open bridge port or flood remotes. */
 static bool may_send(const struct link_obs *l, const struct fdb_table *fdb)
 {
-	return has_remotes(l, fdb) || vxlan_port_may_send(l);
+	return fdb_has_device(fdb, l->ifindex) || vxlan_port_may_send(l);
 }
 
 void switch_mark_stages(const struct reconcile *r, struct node_state *want,
@@ -269,6 +242,12 @@ static void port_init(struct vxlan_port *d, const struct reconcile *r, const str
 	}
 	snprintf(d->alias, sizeof(d->alias), "%s", r->owner);
 }
+
+/* The longest note fits a link's alias as fabricd reads it (kinds/link.h): 19-digit times. */
+_Static_assert(sizeof(OWNER_PREFIX) - 1 + FABRICD_NAME_MAX + sizeof(" " LINK_RETIRE_NOTE) - 1 + 19 +
+		       sizeof(" grace=86400 at=") - 1 + 19 <
+		   LINK_ALIAS_MAX,
+	       "a stage note must fit LINK_ALIAS_MAX");
 
 /* The stage note on the device that carries it: kept as it is, or written now. */
 static void port_note(struct vxlan_port *d, const struct reconcile *r, const struct vnet_stage *st,

@@ -35,8 +35,6 @@ void view_init(struct obs_view *v)
 
 void view_free(struct obs_view *v)
 {
-	free(v->packed_links);
-	free(v->packed_fdb);
 	link_table_free(&v->links);
 	fdb_table_free(&v->fdb);
 	firewall_obs_free(v->firewall);
@@ -217,47 +215,18 @@ static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex)
 	return link_put(t, &g.l);
 }
 
-/* The first FDB entry of a device >= ifindex (the table is sorted). */
-static size_t fdb_pos(const struct fdb_table *t, int ifindex)
-{
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->entries[mid].ifindex < ifindex)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Replaces device ifindex's entries in t with fresh (sorted, its own only). 0 or -ENOMEM. */
-static int fdb_splice(struct fdb_table *t, int ifindex, const struct fdb_table *fresh)
-{
-	size_t lo = fdb_pos(t, ifindex), hi = lo, n;
-
-	while (hi < t->n && t->entries[hi].ifindex == ifindex)
-		hi++;
-	n = t->n - (hi - lo) + fresh->n;
-	if (n > t->n) {
-		struct fdb_entry *grown = realloc(t->entries, capacity_for(n) * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		t->entries = grown;
-	}
-	memmove(&t->entries[lo + fresh->n], &t->entries[hi], (t->n - hi) * sizeof(*t->entries));
-	if (fresh->n)
-		memcpy(&t->entries[lo], fresh->entries, fresh->n * sizeof(*t->entries));
-	t->n = n;
-	return 0;
-}
+struct fdb_get {
+	struct fdb_table t;
+	int ifindex;
+};
 
 static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 {
-	if (fdb_kind.parse(nlh, data) < 0) {
+	struct fdb_get *g = data;
+	struct fdb_entry e;
+
+	/* that device's only: a kernel that ignores the dump's filter sends every device's */
+	if (fdb_parse(nlh, &e) > 0 && e.ifindex == g->ifindex && fdb_table_add(&g->t, &e) < 0) {
 		errno = ENOMEM;
 		return MNL_CB_ERROR;
 	}
@@ -266,7 +235,7 @@ static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 
 static void fdb_reset(void *data)
 {
-	fdb_table_free(data);
+	fdb_table_free(&((struct fdb_get *)data)->t);
 }
 
 /* Reads device ifindex's all-zeros entries again (a dump filtered to it). 0 or -errno. */
@@ -275,8 +244,7 @@ static int fdb_refresh(struct nl_sock *s, struct fdb_table *t, int ifindex)
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETNEIGH, 0);
 	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
-	struct fdb_table fresh = {0};
-	size_t k = 0;
+	struct fdb_get fresh = {.ifindex = ifindex};
 	int ret;
 
 	ndm->ndm_family = AF_BRIDGE;
@@ -284,15 +252,10 @@ static int fdb_refresh(struct nl_sock *s, struct fdb_table *t, int ifindex)
 	ret = nl_dump(s, nlh, fdb_cb, fdb_reset, &fresh);
 	if (ret == -ENODEV)
 		ret = 0;
-	for (size_t i = 0; ret == 0 && i < fresh.n; i++) {
-		if (fresh.entries[i].ifindex == ifindex)
-			fresh.entries[k++] = fresh.entries[i];
-	}
-	fresh.n = k;
-	fdb_table_sort(&fresh);
+	fdb_table_sort(&fresh.t);
 	if (ret == 0)
-		ret = fdb_splice(t, ifindex, &fresh);
-	fdb_table_free(&fresh);
+		ret = fdb_table_replace_device(t, ifindex, &fresh.t);
+	fdb_table_free(&fresh.t);
 	return ret;
 }
 
@@ -338,103 +301,6 @@ static int refresh_guard(struct obs_view *v)
 	return ret;
 }
 
-#define ALIAS_AT    offsetof(struct link_obs, alias)
-#define AFTER_ALIAS (sizeof(struct link_obs) - ALIAS_AT - LINK_ALIAS_MAX)
-
-/* The links and FDB entries packed for the time between passes (view.h). */
-static void pack(struct obs_view *v)
-{
-	size_t len = 0, n = v->fdb.n;
-	unsigned char *p;
-
-	for (size_t i = 0; i < v->links.n; i++)
-		len += ALIAS_AT + AFTER_ALIAS + 1 + strlen(v->links.links[i].alias);
-	p = malloc(len ? len : 1);
-	for (size_t i = 0; i < n && v->fdb.entries[i].dst.family == AF_INET; i++) {
-		if (i + 1 == n)
-			v->packed_fdb = malloc(n * sizeof(*v->packed_fdb));
-	}
-	if (!p || (n && !v->packed_fdb)) {
-		free(p);
-		free(v->packed_fdb);
-		v->packed_fdb = NULL;
-		return; /* kept as they are */
-	}
-	v->packed_links = p;
-	v->n_packed_links = v->links.n;
-	v->packed_links_len = len;
-	for (size_t i = 0; i < v->links.n; i++) {
-		const struct link_obs *l = &v->links.links[i];
-		size_t a = strlen(l->alias);
-
-		memcpy(p, l, ALIAS_AT);
-		memcpy(p + ALIAS_AT, (const char *)l + ALIAS_AT + LINK_ALIAS_MAX, AFTER_ALIAS);
-		p += ALIAS_AT + AFTER_ALIAS;
-		*p++ = (unsigned char)a;
-		memcpy(p, l->alias, a);
-		p += a;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *b = v->fdb.entries[i].dst.bytes;
-
-		v->packed_fdb[i] = (uint64_t)(uint32_t)v->fdb.entries[i].ifindex << 32 |
-				   (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-				   (uint32_t)b[2] << 8 | b[3];
-	}
-	v->n_packed_fdb = n;
-	link_table_free(&v->links);
-	fdb_table_free(&v->fdb);
-	v->packed = true;
-}
-
-/* Back to the tables a pass plans with. 0 or -ENOMEM (the view is then dropped). */
-static int unpack(struct obs_view *v)
-{
-	size_t nl = v->n_packed_links, nf = v->n_packed_fdb;
-	const unsigned char *p = v->packed_links;
-
-	if (!v->packed)
-		return 0;
-	v->packed = false;
-	v->links.links = calloc(capacity_for(nl), sizeof(*v->links.links));
-	v->fdb.entries = nf ? calloc(capacity_for(nf), sizeof(*v->fdb.entries)) : NULL;
-	if (!v->links.links || (nf && !v->fdb.entries)) {
-		view_free(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nl; i++) {
-		struct link_obs *l = &v->links.links[i];
-		size_t a;
-
-		memcpy(l, p, ALIAS_AT);
-		memcpy((char *)l + ALIAS_AT + LINK_ALIAS_MAX, p + ALIAS_AT, AFTER_ALIAS);
-		p += ALIAS_AT + AFTER_ALIAS;
-		a = *p++;
-		memcpy(l->alias, p, a);
-		p += a;
-	}
-	v->links.n = nl;
-	for (size_t i = 0; i < nf; i++) {
-		struct fdb_entry *e = &v->fdb.entries[i];
-		uint32_t ip = (uint32_t)v->packed_fdb[i];
-
-		e->ifindex = (int)(v->packed_fdb[i] >> 32);
-		e->dst.family = AF_INET;
-		e->dst.bytes[0] = (uint8_t)(ip >> 24);
-		e->dst.bytes[1] = (uint8_t)(ip >> 16);
-		e->dst.bytes[2] = (uint8_t)(ip >> 8);
-		e->dst.bytes[3] = (uint8_t)ip;
-	}
-	v->fdb.n = nf;
-	v->fdb.sorted = true;
-	free(v->packed_links);
-	free(v->packed_fdb);
-	v->packed_links = NULL;
-	v->packed_fdb = NULL;
-	v->n_packed_links = v->n_packed_fdb = v->packed_links_len = 0;
-	return 0;
-}
-
 /* What this pass reads again: known only when neither table is dumped whole. */
 static void note_changes(struct obs_view *v)
 {
@@ -457,9 +323,6 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 		view_invalidate(v);
 	full = !v->links_ok && !v->fdb_ok && !v->guard_ok;
 	note_changes(v);
-	ret = unpack(v);
-	if (ret < 0)
-		return ret;
 	ret = refresh_links(v, r->rtnl);
 	if (ret == 0)
 		ret = refresh_fdb(v, r->rtnl);
@@ -505,8 +368,6 @@ void view_reclaim(struct obs_view *v, struct observed *o)
 	links_order(&v->links);	    /* observe_rest may have dumped the links again */
 	if (!v->fdb.sorted)
 		fdb_table_sort(&v->fdb);
-	if (v->links_ok && v->fdb_ok)
-		pack(v);
 }
 
 bool view_guard_stale(struct obs_view *v, const struct plan *p)

@@ -30,20 +30,15 @@ struct plan;
 #define VIEW_DIRTY_MAX 64 /* more dirty links or FDB devices than this: dump them all */
 
 struct obs_view {
-	/* during a pass; between passes they are packed (below) */
+	/*
+	 * Kept as the pass left them, not packed: a pass that unpacked 0.9 MiB
+	 * of links and 1.5 MiB of FDB entries touched that many fresh pages,
+	 * and on a VM each first touch of a page the process gave back is a
+	 * fault the host serves (README, "Scale"). Compact instead: 8 bytes an
+	 * IPv4 flood entry (kinds/fdb.h), LINK_ALIAS_MAX of 160 (kinds/link.h).
+	 */
 	struct link_table links; /* ordered by ifindex */
 	struct fdb_table fdb;	 /* sorted (fdb_table_sort) */
-	/*
-	 * Between passes: the links with their aliases cut to length (a link_obs
-	 * holds 256 bytes for it), and the FDB entries as ifindex << 32 | IPv4
-	 * address (sorted as the table is) when they are all IPv4; 8 bytes each
-	 * instead of 24. At 64 nodes x 1024 vnets: 0.3 + 0.5 MiB instead of 3.
-	 */
-	unsigned char *packed_links;
-	size_t n_packed_links, packed_links_len;
-	uint64_t *packed_fdb;
-	size_t n_packed_fdb;
-	bool packed;
 	struct firewall_obs *firewall;
 	bool links_ok, fdb_ok, guard_ok; /* false: dumped again at the next pass */
 	bool guard_cached;		 /* this pass's guard came from the view */

@@ -76,91 +76,6 @@ bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex)
 	return mac && dst;
 }
 
-void fdb_table_free(struct fdb_table *t)
-{
-	free(t->entries);
-	t->entries = NULL;
-	t->n = 0;
-	t->sorted = false;
-}
-
-static int entry_cmp(const struct fdb_entry *a, int ifindex, const struct ip_addr *dst)
-{
-	if (a->ifindex != ifindex)
-		return a->ifindex < ifindex ? -1 : 1;
-	if (a->dst.family != dst->family)
-		return a->dst.family < dst->family ? -1 : 1;
-	return memcmp(a->dst.bytes, dst->bytes, ip_addr_len(dst));
-}
-
-static int sort_cmp(const void *a, const void *b)
-{
-	const struct fdb_entry *y = b;
-
-	return entry_cmp(a, y->ifindex, &y->dst);
-}
-
-/*
- * The kernel dumps device by device, so the entries usually come grouped by
- * ifindex in ascending order: then only each device's entries are sorted
- * (63 at a time instead of 64,512 at once).
- */
-void fdb_table_sort(struct fdb_table *t)
-{
-	size_t i = 1;
-
-	while (i < t->n && t->entries[i - 1].ifindex <= t->entries[i].ifindex)
-		i++;
-	if (i < t->n) {
-		qsort(t->entries, t->n, sizeof(*t->entries), sort_cmp);
-		t->sorted = true;
-		return;
-	}
-	for (size_t lo = 0; lo < t->n; lo = i) {
-		for (i = lo + 1; i < t->n && t->entries[i].ifindex == t->entries[lo].ifindex; i++)
-			;
-		if (i - lo > 1)
-			qsort(t->entries + lo, i - lo, sizeof(*t->entries), sort_cmp);
-	}
-	t->sorted = true;
-}
-
-/* The first entry of ifindex (sorted: by bisection), or t->n. */
-static size_t first_of(const struct fdb_table *t, int ifindex)
-{
-	size_t lo = 0, hi = t->n;
-
-	if (!t->sorted) {
-		while (lo < t->n && t->entries[lo].ifindex != ifindex)
-			lo++;
-		return lo;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->entries[mid].ifindex < ifindex)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->n && t->entries[lo].ifindex == ifindex ? lo : t->n;
-}
-
-/* Whether entry i is past ifindex's entries (sorted: they are contiguous). */
-static bool past(const struct fdb_table *t, size_t i, int ifindex)
-{
-	return i >= t->n || (t->sorted && t->entries[i].ifindex != ifindex);
-}
-
-bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst)
-{
-	for (size_t i = first_of(t, ifindex); !past(t, i, ifindex); i++) {
-		if (t->entries[i].ifindex == ifindex && ip_addr_equal(&t->entries[i].dst, dst))
-			return true;
-	}
-	return false;
-}
-
 void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
 {
 	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
@@ -172,39 +87,6 @@ void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
 	ndm->ndm_flags = NTF_SELF;
 	mnl_attr_put(nlh, NDA_LLADDR, sizeof(zero_mac), zero_mac);
 	mnl_attr_put(nlh, NDA_DST, ip_addr_len(dst), dst->bytes);
-}
-
-/* Entry lo..hi-1 (of one device, sorted) that is dst, or hi. */
-static size_t find_in(const struct fdb_table *t, size_t lo, size_t hi, int ifindex,
-		      const struct ip_addr *dst)
-{
-	size_t end = hi;
-
-	if (!t->sorted) {
-		for (; lo < hi; lo++) {
-			if (t->entries[lo].ifindex == ifindex &&
-			    ip_addr_equal(&t->entries[lo].dst, dst))
-				return lo;
-		}
-		return end;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (entry_cmp(&t->entries[mid], ifindex, dst) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < end && !entry_cmp(&t->entries[lo], ifindex, dst) ? lo : end;
-}
-
-/* The end of the device's entries from lo: sorted, where they stop; else the table's end. */
-static size_t end_of(const struct fdb_table *t, size_t lo, int ifindex)
-{
-	while (t->sorted && lo < t->n && t->entries[lo].ifindex == ifindex)
-		lo++;
-	return t->sorted ? lo : t->n;
 }
 
 static int plan_del(struct plan *p, const struct vxlan_port *want, int ifindex,
@@ -219,22 +101,26 @@ static int plan_del(struct plan *p, const struct vxlan_port *want, int ifindex,
 	return 0;
 }
 
-/*
- * The device's entries no remote wants, in the table's order. wanted[i - lo]
- * marks entry i as found by the adds' lookups (NULL: look each one up).
- */
-static int plan_dels(const struct fdb_table *fdb, size_t lo, size_t hi, const bool *wanted,
+static int addr_cmp(const void *a, const void *b)
+{
+	const struct ip_addr *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	return memcmp(x->bytes, y->bytes, ip_addr_len(x));
+}
+
+/* The device's entries no remote wants; sorted: the wanted remotes, in addr_cmp order. */
+static int plan_dels(const struct fdb_table *fdb, const struct ip_addr *sorted,
 		     const struct vxlan_port *want, int ifindex, struct plan *p)
 {
-	for (size_t i = lo; i < hi; i++) {
-		const struct fdb_entry *e = &fdb->entries[i];
-		bool keep = wanted && wanted[i - lo];
+	struct fdb_cursor c;
+	struct ip_addr dst;
 
-		if (e->ifindex != ifindex)
-			continue;
-		for (size_t r = 0; !wanted && r < want->n_remotes && !keep; r++)
-			keep = ip_addr_equal(&want->remotes[r], &e->dst);
-		if (!keep && plan_del(p, want, ifindex, &e->dst) < 0)
+	fdb_cursor_start(fdb, ifindex, &c);
+	while (fdb_next(fdb, &c, &dst)) {
+		if (!bsearch(&dst, sorted, want->n_remotes, sizeof(*sorted), addr_cmp) &&
+		    plan_del(p, want, ifindex, &dst) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -242,46 +128,41 @@ static int plan_dels(const struct fdb_table *fdb, size_t lo, size_t hi, const bo
 
 /*
  * in: port (the device wanted), link (its owned link; NULL only when
- * recreated), recreated, have->fdb. The device's entries are bisected once
- * per remote (the table is sorted by device and address), and the ones found
- * marked, so that what is left is what goes: O(R log R) a device, not R².
+ * recreated), recreated, have->fdb. Each wanted remote is bisected in the
+ * table (sorted by device and address), each of the device's entries in the
+ * wanted remotes sorted: O(R log R) a device, not R².
  */
 static int fdb_plan(const struct kind_input *in, struct plan *p)
 {
 	const struct vxlan_port *want = in->port;
 	const struct fdb_table *fdb = &in->have->fdb;
 	int ifindex = in->recreated ? 0 : in->link->ifindex;
-	size_t lo = 0, hi = 0;
-	bool *wanted = NULL;
+	struct ip_addr *sorted;
 	int ret;
 
 	if (want->evpn)
 		return 0; /* FRR's zebra owns an EVPN vnet's flood list and MACs: leave them */
-	if (!in->recreated) {
-		lo = first_of(fdb, ifindex);
-		hi = end_of(fdb, lo, ifindex);
-		/* without the marks (no memory, or unsorted) the deletes look each entry up */
-		wanted = fdb->sorted && hi > lo ? calloc(hi - lo, sizeof(*wanted)) : NULL;
-	}
 	for (size_t r = 0; r < want->n_remotes; r++) {
-		size_t at = in->recreated ? hi : find_in(fdb, lo, hi, ifindex, &want->remotes[r]);
 		struct op *op;
 
-		if (at < hi) {
-			if (wanted)
-				wanted[at - lo] = true;
+		if (!in->recreated && fdb_has(fdb, ifindex, &want->remotes[r]))
 			continue;
-		}
 		op = plan_add(p, KIND_FDB, OP_FDB_ADD, PHASE_NEIGH, VERB_CREATE, want->name);
-		if (!op) {
-			free(wanted);
+		if (!op)
 			return -ENOMEM;
-		}
 		op->ifindex = ifindex;
 		op->u.dst = want->remotes[r];
 	}
-	ret = in->recreated ? 0 : plan_dels(fdb, lo, hi, wanted, want, ifindex, p);
-	free(wanted);
+	if (in->recreated || !fdb_has_device(fdb, ifindex))
+		return 0; /* a new device starts empty */
+	sorted = malloc((want->n_remotes ? want->n_remotes : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	if (want->n_remotes)
+		memcpy(sorted, want->remotes, want->n_remotes * sizeof(*sorted));
+	qsort(sorted, want->n_remotes, sizeof(*sorted), addr_cmp);
+	ret = plan_dels(fdb, sorted, want, ifindex, p);
+	free(sorted);
 	return ret;
 }
 
@@ -307,23 +188,11 @@ static int fdb_encode(struct kind_encoder *e, struct op *op)
 /* The FDB kind's table of the observed state: struct fdb_table (unsorted until fdb_table_sort). */
 static int fdb_kind_parse(const struct nlmsghdr *nlh, void *table)
 {
-	struct fdb_table *t = table;
 	struct fdb_entry e;
 
 	if (fdb_parse(nlh, &e) <= 0)
 		return 0;
-	/* the capacity doubles whenever n reaches a power of two (0, 1, 2, 4, ...) */
-	if (!(t->n & (t->n - 1))) {
-		struct fdb_entry *grown =
-		    realloc(t->entries, (t->n ? 2 * t->n : 1) * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		t->entries = grown;
-	}
-	t->entries[t->n++] = e;
-	t->sorted = false;
-	return 1;
+	return fdb_table_add(table, &e) < 0 ? -ENOMEM : 1;
 }
 
 /* The object says it all: "fdb vx100 remote 192.0.2.2". */

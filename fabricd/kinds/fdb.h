@@ -16,22 +16,50 @@
 #include "kinds/link.h"
 #include "netlink/nl.h"
 
+/* One all-zeros entry with a remote, as a message carries it. */
 struct fdb_entry {
 	int ifindex;
 	struct ip_addr dst;
 };
 
+/*
+ * The all-zeros entries of a namespace. 64 nodes x 1024 vnets are 64,512 of
+ * them, kept by the daemon between passes: IPv4 remotes (an IPv4 underlay,
+ * nearly always) are ifindex << 32 | address in host order, 8 bytes each,
+ * IPv6 ones whole. Sorted (fdb_table_sort), a device's entries are
+ * contiguous in each array, IPv4 ones first, each by address: lookups
+ * bisect. Unsorted (as a dump appends them), lookups scan.
+ */
 struct fdb_table {
-	size_t n;
-	struct fdb_entry *entries;
-	/* entries ordered by ifindex, then address (fdb_table_sort): lookups bisect */
+	size_t n; /* n_v4 + n_v6 */
+	uint64_t *v4;
+	size_t n_v4;
+	struct fdb_entry *v6;
+	size_t n_v6;
 	bool sorted;
 };
 
+/* A device's entries one after the other (fdb_next), in the table's order. */
+struct fdb_cursor {
+	int ifindex;
+	size_t v4, v6; /* the next entry of each array to look at */
+};
+
 void fdb_table_free(struct fdb_table *t);
+/* Appends e (the table is then unsorted). 0 or -ENOMEM. */
+int fdb_table_add(struct fdb_table *t, const struct fdb_entry *e);
 /* Orders the entries so that fdb_has and the plans find a device's entries by bisection. */
 void fdb_table_sort(struct fdb_table *t);
 bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst);
+bool fdb_has_device(const struct fdb_table *t, int ifindex);
+void fdb_cursor_start(const struct fdb_table *t, int ifindex, struct fdb_cursor *c);
+/* The device's next entry into *dst; false when there is none. */
+bool fdb_next(const struct fdb_table *t, struct fdb_cursor *c, struct ip_addr *dst);
+/*
+ * Replaces the entries of device ifindex in sorted table t with those of
+ * fresh (sorted, that device's only). 0 or -ENOMEM (t unchanged).
+ */
+int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_table *fresh);
 
 /* 1 when nlh is an all-zeros entry with a remote (filled into e), 0 otherwise. */
 int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);

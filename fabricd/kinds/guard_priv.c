@@ -120,11 +120,6 @@ int key_cmp(const struct firewall_key *a, const struct firewall_key *b)
 	return memcmp(a, b, sizeof(*a));
 }
 
-static int key_sort_cmp(const void *a, const void *b)
-{
-	return key_cmp(a, b);
-}
-
 int elems_add(struct firewall_elems *l, const struct firewall_key *k)
 {
 	if (l->n == l->cap) {
@@ -140,49 +135,103 @@ int elems_add(struct firewall_elems *l, const struct firewall_key *k)
 	return 0;
 }
 
-/*
- * Byte by byte from the last (LSD radix; stable, so the order of memcmp over
- * the whole key), skipping the bytes every key has alike (unused bytes are
- * zero, the length is mostly one): at 32,256 keys a few passes instead of
- * qsort's half a million memcmp calls. 0, or -ENOMEM with l unchanged.
- */
-static int radix_sort(struct firewall_elems *l)
+int elems_reserve(struct firewall_elems *l, size_t n)
 {
-	struct firewall_key *tmp = malloc(l->n * sizeof(*tmp));
-	struct firewall_key *from = l->v, *to = tmp;
+	struct firewall_key *grown;
 
-	if (!tmp)
+	if (l->cap >= n)
+		return 0;
+	grown = realloc(l->v, n * sizeof(*grown));
+	if (!grown)
 		return -ENOMEM;
-	for (size_t byte = sizeof(*l->v); byte-- > 0;) {
-		size_t count[256] = {0}, at = 0;
-
-		for (size_t i = 0; i < l->n; i++)
-			count[((const uint8_t *)&from[i])[byte]]++;
-		if (count[((const uint8_t *)&from[0])[byte]] == l->n)
-			continue; /* all alike: nothing to order by */
-		for (size_t c = 0; c < 256; c++) {
-			size_t n = count[c];
-
-			count[c] = at;
-			at += n;
-		}
-		for (size_t i = 0; i < l->n; i++)
-			to[count[((const uint8_t *)&from[i])[byte]]++] = from[i];
-		from = to;
-		to = from == tmp ? l->v : tmp;
-	}
-	if (from != l->v)
-		memcpy(l->v, from, l->n * sizeof(*l->v));
-	free(tmp);
+	l->v = grown;
+	l->cap = n;
 	return 0;
+}
+
+static uint8_t key_byte(const struct firewall_key *k, size_t byte)
+{
+	return ((const uint8_t *)k)[byte];
+}
+
+/* v[0, n) ordered by memcmp from byte on (their earlier bytes alike). */
+static void insertion_sort(struct firewall_key *v, size_t n, size_t byte)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct firewall_key k = v[i];
+		size_t j = i;
+
+		while (j > 0 && memcmp((const uint8_t *)&v[j - 1] + byte,
+				       (const uint8_t *)&k + byte, sizeof(k) - byte) > 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = k;
+	}
+}
+
+#define MSD_SMALL 24 /* fewer keys than this: insertion sort */
+
+/*
+ * v[0, n) ordered by memcmp from byte on (their earlier bytes alike): an
+ * in-place radix sort from the first byte (American flag sort). Bytes every
+ * key has alike are skipped (unused bytes are zero, the length mostly one);
+ * each other byte puts the keys into their 256 buckets by swapping, and each
+ * bucket is sorted by the next byte. In place: the 32,256 keys of a 64-node,
+ * 1024-vnet guard are 0.7 MiB, and a second array of them was that many
+ * more fresh pages every daemon pass (README, "Scale").
+ */
+static void msd_sort(struct firewall_key *v, size_t n, size_t byte)
+{
+	size_t count[256], next[256], at = 0;
+
+	while (n >= MSD_SMALL && byte < sizeof(*v)) {
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[key_byte(&v[i], byte)]++;
+		if (count[key_byte(&v[0], byte)] < n)
+			break;
+		byte++; /* all alike: nothing to order by */
+	}
+	if (byte == sizeof(*v))
+		return;
+	if (n < MSD_SMALL) {
+		insertion_sort(v, n, byte);
+		return;
+	}
+	for (size_t c = 0; c < 256; c++) {
+		next[c] = at;
+		at += count[c];
+	}
+	/* each bucket's next free place, its end the next bucket's start */
+	for (size_t c = 0, end = 0; c < 256; c++) {
+		end += count[c];
+		while (next[c] < end) {
+			struct firewall_key k = v[next[c]];
+			uint8_t b = key_byte(&k, byte);
+
+			while (b != c) {
+				struct firewall_key t = v[next[b]];
+
+				v[next[b]++] = k;
+				k = t;
+				b = key_byte(&k, byte);
+			}
+			v[next[c]++] = k;
+		}
+	}
+	for (size_t c = 0, lo = 0; c < 256; lo += count[c], c++) {
+		if (count[c] > 1)
+			msd_sort(v + lo, count[c], byte + 1);
+	}
 }
 
 void elems_sort(struct firewall_elems *l)
 {
 	size_t out = 0;
 
-	if (l->n > 1 && (l->n < ELEMS_RADIX_MIN || radix_sort(l) < 0))
-		qsort(l->v, l->n, sizeof(*l->v), key_sort_cmp);
+	if (l->n > 1)
+		msd_sort(l->v, l->n, 0);
 	for (size_t i = 0; i < l->n; i++) {
 		if (!out || key_cmp(&l->v[out - 1], &l->v[i]))
 			l->v[out++] = l->v[i];

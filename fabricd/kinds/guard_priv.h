@@ -38,10 +38,10 @@ int strlist_add(struct strlist *l, const char *s);
 void strlist_sort(struct strlist *l);
 void strlist_free(struct strlist *l);
 
-/* From this many elements on, elems_sort sorts by radix, not qsort. */
-#define ELEMS_RADIX_MIN 256
 /* Set elements: appended (0 or -ENOMEM), sorted and made unique, compared, freed. */
 int elems_add(struct firewall_elems *l, const struct firewall_key *k);
+/* Room for n elements in all (a set's size known ahead: no doubling). 0 or -ENOMEM. */
+int elems_reserve(struct firewall_elems *l, size_t n);
 void elems_sort(struct firewall_elems *l);
 bool elems_equal(const struct firewall_elems *a, const struct firewall_elems *b);
 int key_cmp(const struct firewall_key *a, const struct firewall_key *b);

@@ -117,6 +117,24 @@ static int add_evpn_vnet(struct spec *s, const struct node_state *want,
 	return ret;
 }
 
+/*
+ * Room for the plain vnets' (remote, VNI) pairs, nearly all of plain_members
+ * (32,256 at 64 nodes x 1024 vnets): one array, not a doubling series of
+ * them, every fresh page of which the daemon's pass touches (README, "Scale").
+ */
+static int reserve_plain_members(struct spec *s, const struct node_state *want)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		const struct desired_vnet *v = &want->vnets[i];
+
+		if (!v->evpn && v->transport != TRANSPORT_SECURE)
+			n += v->n_remotes;
+	}
+	return elems_reserve(&s->plain_members, n);
+}
+
 /* sealed: false for the table a switching pass loads before its links change */
 static int spec_build(const struct node_state *want, bool sealed, struct spec *s)
 {
@@ -130,6 +148,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	s->listen_port = want->fabric.listen_port;
 	s->carry = want->carry;
 	s->fabric_family = c->fabric.prefix.addr.family;
+	ret = reserve_plain_members(s, want);
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
 		bool secure = v->transport == TRANSPORT_SECURE;

@@ -13,7 +13,14 @@
 #include "base/addr.h"
 #include "netlink/nl.h"
 
-#define LINK_ALIAS_MAX 256
+/*
+ * An alias as far as fabricd reads and writes it: the kernel keeps 255
+ * bytes, fabricd's own are at most 139 (the owner mark of a 63-character
+ * cluster name and the longest stage note), and only their start decides
+ * ownership; a longer foreign alias is read cut short. Every link_obs holds
+ * this much, so it is what the daemon's 2,049 kept links cost most of.
+ */
+#define LINK_ALIAS_MAX 160
 
 struct link_obs {
 	int ifindex;

@@ -693,15 +693,20 @@ static int ref_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct firewall_key));
 }
 
-/* elems_sort by radix (many elements) orders and dedups as memcmp over the whole key does. */
-static void test_elems_sort_radix(void)
+/*
+ * elems_sort (an in-place radix sort from the first byte, insertion sort for
+ * small buckets) orders and dedups as memcmp over the whole key does, at
+ * sizes below, at and above the insertion sort's, and with keys alike up to
+ * their last bytes (buckets big enough to be sorted by radix to the end).
+ */
+static void sort_like_qsort(size_t n, unsigned int seed, bool deep)
 {
 	struct firewall_elems l = {0};
 	struct firewall_key *ref;
-	size_t n = 3000, uniq = 0;
-	unsigned int seed = 17;
+	size_t uniq = 0;
 
 	ref = calloc(n, sizeof(*ref));
+	CHECK_INT(elems_reserve(&l, n / 2), 0, "reserve");
 	for (size_t i = 0; i < n; i++) {
 		struct firewall_key k = {0};
 
@@ -710,22 +715,35 @@ static void test_elems_sort_radix(void)
 		/* few distinct values: duplicates, and bytes alike in most keys */
 		for (size_t b = 0; b < k.len; b++) {
 			seed = seed * 1103515245U + 12345U;
-			k.b[b] = b == 2 || b == 7 || b == 19 ? (uint8_t)(seed >> 16) % 5 : 0;
+			bool varies = b == 7 || b == 19 || (b == 2 && !deep);
+
+			k.b[b] = varies			       ? (uint8_t)(seed >> 16) % 5
+				 : b == 3 && n > 1000 && !deep ? (uint8_t)(seed >> 20)
+							       : 0;
 		}
 		ref[i] = k;
 		CHECK_INT(elems_add(&l, &k), 0, "add");
 	}
-	CHECK(n >= ELEMS_RADIX_MIN, "enough for the radix sort");
 	elems_sort(&l);
 	qsort(ref, n, sizeof(*ref), ref_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (!uniq || memcmp(&ref[uniq - 1], &ref[i], sizeof(*ref)))
 			ref[uniq++] = ref[i];
 	}
-	CHECK_INT((int)l.n, (int)uniq, "each key once");
-	CHECK(l.n == uniq && !memcmp(l.v, ref, uniq * sizeof(*ref)), "in memcmp order");
+	CHECK_INT((int)l.n, (int)uniq, "%zu keys: each key once", n);
+	CHECK(l.n == uniq && (!uniq || !memcmp(l.v, ref, uniq * sizeof(*ref))),
+	      "%zu keys: in memcmp order", n);
 	free(ref);
 	elems_free(&l);
+}
+
+static void test_elems_sort(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 5, 23, 24, 25, 100, 3000, 40000};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		sort_like_qsort(sizes[i], 17 + (unsigned int)i, false);
+	sort_like_qsort(5000, 3, true); /* big buckets down to the last byte */
 }
 
 /* EVPN vnets (engine/switch.c): carried into WireGuard by the mark, members by transport. */
@@ -799,7 +817,7 @@ static void test_evpn_carry(void)
 
 int main(void)
 {
-	test_elems_sort_radix();
+	test_elems_sort();
 	test_load_steps();
 	test_three_node_pve1();
 	test_ipv6_underlay();

@@ -106,8 +106,7 @@ static void add_fdb(const struct nlmsghdr *nlh, void *data)
 
 	if (fdb_parse(nlh, &e) <= 0)
 		return;
-	t->entries = realloc(t->entries, (t->n + 1) * sizeof(*t->entries));
-	t->entries[t->n++] = e;
+	CHECK_INT(fdb_table_add(t, &e), 0, "an FDB entry of the fixture");
 }
 
 struct addr_ctx {
@@ -548,6 +547,8 @@ static void test_switch_back(void)
 {
 	const struct op *op;
 	struct link_obs *vx, *vs;
+	struct fdb_entry remote = {0};
+	bool sorted;
 	struct fixture f;
 	struct plan p;
 	struct diag d;
@@ -561,10 +562,12 @@ static void test_switch_back(void)
 	vs->port_flood = LINK_FLOOD_ALL;
 	vs->port_learning = true;
 	/* vs100 sends: it has pve2's fabric address as its remote */
-	f.have.fdb.entries =
-	    realloc(f.have.fdb.entries, (f.have.fdb.n + 1) * sizeof(*f.have.fdb.entries));
-	f.have.fdb.entries[f.have.fdb.n].ifindex = vs->ifindex;
-	ip_addr_parse("10.255.0.2", &f.have.fdb.entries[f.have.fdb.n++].dst);
+	sorted = f.have.fdb.sorted;
+	remote.ifindex = vs->ifindex;
+	ip_addr_parse("10.255.0.2", &remote.dst);
+	CHECK_INT(fdb_table_add(&f.have.fdb, &remote), 0, "vs100's remote");
+	if (sorted)
+		fdb_table_sort(&f.have.fdb); /* as observe leaves it */
 	f.r.now = 1000;
 	f.r.boot_now = 100;
 	diag_init(&d);
@@ -616,7 +619,7 @@ static void test_kernel_drift(void)
 	diag_init(&d);
 	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
 	br->mtu = 1500;
-	f.have.fdb.n = 0; /* every remote deleted out of band */
+	fdb_table_free(&f.have.fdb); /* every remote deleted out of band */
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	CHECK_INT(count_ops(&p, OP_LINK_CHANGE), 1, "bridge mtu");
 	CHECK(p.n && strstr(detail_of(&p.ops[0]), "mtu 1500 -> 1390"), "detail: %s",

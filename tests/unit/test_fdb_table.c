@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_fdb_table.c - the compact table of all-zeros FDB entries
+ * (kinds/fdb_table.c): IPv4 and IPv6 remotes of several devices added in
+ * dump order and out of it, found sorted (bisection) and unsorted (scans)
+ * alike, a device's entries walked in order, a device's entries replaced
+ * (more, fewer, none, a device the table did not have), and all of it
+ * checked against a plain list of the same entries.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "kinds/fdb.h"
+#include "unit.h"
+
+#define N_MAX 512
+
+/* The reference: the entries as a plain list. */
+struct plain {
+	size_t n;
+	struct fdb_entry e[N_MAX];
+};
+
+static struct fdb_entry entry(int ifindex, const char *addr)
+{
+	struct fdb_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.ifindex = ifindex;
+	CHECK_INT(ip_addr_parse(addr, &e.dst), 0, "test address %s", addr);
+	return e;
+}
+
+static void add_both(struct fdb_table *t, struct plain *pl, struct fdb_entry e)
+{
+	CHECK_INT(fdb_table_add(t, &e), 0, "add");
+	pl->e[pl->n++] = e;
+}
+
+static bool plain_has(const struct plain *pl, int ifindex, const struct ip_addr *a)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		if (pl->e[i].ifindex == ifindex && ip_addr_equal(&pl->e[i].dst, a))
+			return true;
+	}
+	return false;
+}
+
+static size_t plain_count(const struct plain *pl, int ifindex)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pl->n; i++)
+		n += pl->e[i].ifindex == ifindex;
+	return n;
+}
+
+/* The table agrees with the list on every device 0..9 and a spread of addresses. */
+static void check_same(const struct fdb_table *t, const struct plain *pl, const char *what)
+{
+	static const char *probes[] = {"10.0.0.1",  "10.0.0.2",	   "10.0.0.9",	  "10.0.1.1",
+				       "192.0.2.7", "2001:db8::1", "2001:db8::2", "0.0.0.0"};
+
+	CHECK_INT(t->n, pl->n, "%s: count", what);
+	for (int dev = 0; dev < 10; dev++) {
+		struct fdb_cursor c;
+		struct ip_addr a, prev = {0};
+		size_t walked = 0;
+		bool ordered = true;
+
+		for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
+			struct fdb_entry e = entry(dev, probes[k]);
+
+			CHECK(fdb_has(t, dev, &e.dst) == plain_has(pl, dev, &e.dst),
+			      "%s: device %d %s", what, dev, probes[k]);
+		}
+		fdb_cursor_start(t, dev, &c);
+		while (fdb_next(t, &c, &a)) {
+			CHECK(plain_has(pl, dev, &a), "%s: device %d walks to one of its own", what,
+			      dev);
+			if (walked && t->sorted && a.family == prev.family)
+				ordered &= memcmp(prev.bytes, a.bytes, 16) < 0;
+			if (walked && t->sorted && a.family != prev.family)
+				ordered &= prev.family == AF_INET;
+			prev = a;
+			walked++;
+		}
+		CHECK_INT(walked, plain_count(pl, dev), "%s: device %d walked whole", what, dev);
+		CHECK(ordered, "%s: device %d walked in order (IPv4 first)", what, dev);
+		CHECK(fdb_has_device(t, dev) == (plain_count(pl, dev) > 0),
+		      "%s: device %d has some", what, dev);
+	}
+}
+
+static void fill(struct fdb_table *t, struct plain *pl, bool dump_order)
+{
+	static const int devs[] = {7, 3, 5, 9, 1};
+
+	for (size_t d = 0; d < 5; d++) {
+		int dev = dump_order ? (int)d * 2 + 1 : devs[d];
+		char a[64];
+
+		for (int k = 9; k >= 1; k -= 2) {
+			snprintf(a, sizeof(a), "10.0.0.%d", k);
+			add_both(t, pl, entry(dev, a));
+		}
+		if (dev == 5 || dev == 3)
+			add_both(t, pl, entry(dev, dev == 5 ? "2001:db8::2" : "2001:db8::1"));
+		if (dev == 3)
+			add_both(t, pl, entry(dev, "192.0.2.7"));
+	}
+}
+
+static void test_sorted_and_unsorted(void)
+{
+	for (int order = 0; order < 2; order++) {
+		struct fdb_table t = {0};
+		struct plain pl = {0};
+
+		fill(&t, &pl, order);
+		CHECK(!t.sorted, "added: unsorted");
+		check_same(&t, &pl, order ? "unsorted, dump order" : "unsorted, mixed");
+		fdb_table_sort(&t);
+		check_same(&t, &pl, order ? "sorted, dump order" : "sorted, mixed");
+		CHECK_INT(t.n_v4, pl.n - 2, "IPv4 entries 8 bytes each");
+		CHECK_INT(t.n_v6, 2, "IPv6 entries apart");
+		fdb_table_free(&t);
+		CHECK(!t.v4 && !t.v6 && !t.n, "freed");
+	}
+}
+
+/* Replaces device dev's entries in both the table and the list with fresh's. */
+static void replace_both(struct fdb_table *t, struct plain *pl, int dev,
+			 const struct fdb_entry *fresh, size_t n)
+{
+	struct fdb_table f = {0};
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct fdb_entry e = fresh[i];
+
+		e.ifindex = dev;
+		CHECK_INT(fdb_table_add(&f, &e), 0, "fresh");
+	}
+	fdb_table_sort(&f);
+	CHECK_INT(fdb_table_replace_device(t, dev, &f), 0, "replace device %d", dev);
+	fdb_table_free(&f);
+	for (size_t i = 0; i < pl->n; i++) {
+		if (pl->e[i].ifindex != dev)
+			pl->e[k++] = pl->e[i];
+	}
+	pl->n = k;
+	for (size_t i = 0; i < n; i++) {
+		pl->e[pl->n] = fresh[i];
+		pl->e[pl->n++].ifindex = dev;
+	}
+}
+
+static void test_replace_device(void)
+{
+	struct fdb_table t = {0};
+	struct plain pl = {0};
+	struct fdb_entry more[80], fewer[] = {entry(5, "10.0.1.1")};
+	struct fdb_entry v6[] = {entry(9, "2001:db8::2"), entry(9, "10.0.0.2")};
+
+	fill(&t, &pl, true);
+	fdb_table_sort(&t);
+	for (int k = 0; k < 80; k++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.1.%d.%d", k / 7, k % 7 + 1);
+		more[k] = entry(3, a);
+	}
+	replace_both(&t, &pl, 3, more, 80); /* grows past the capacity */
+	check_same(&t, &pl, "device 3 grew");
+	replace_both(&t, &pl, 5, fewer, 1);
+	check_same(&t, &pl, "device 5 shrank, its IPv6 entry gone");
+	replace_both(&t, &pl, 1, NULL, 0);
+	check_same(&t, &pl, "device 1 emptied");
+	replace_both(&t, &pl, 4, fewer, 0);
+	check_same(&t, &pl, "device 4 was not there and stays away");
+	replace_both(&t, &pl, 2, v6, 2);
+	check_same(&t, &pl, "device 2 new, IPv4 and IPv6");
+	replace_both(&t, &pl, 9, v6, 0);
+	replace_both(&t, &pl, 7, NULL, 0);
+	replace_both(&t, &pl, 3, NULL, 0);
+	replace_both(&t, &pl, 2, NULL, 0);
+	replace_both(&t, &pl, 5, NULL, 0);
+	check_same(&t, &pl, "every device emptied");
+	CHECK_INT(t.n, 0, "nothing left");
+	replace_both(&t, &pl, 6, fewer, 1);
+	check_same(&t, &pl, "an emptied table takes entries again");
+	fdb_table_free(&t);
+}
+
+int main(void)
+{
+	test_sorted_and_unsorted();
+	test_replace_device();
+	return unit_summary("test_fdb_table");
+}
