@@ -137,7 +137,7 @@ static bool link_quiet(const struct converged *c, const struct reconcile *r,
 	if (!l || !link_is_owned(l, r->owner) || changed(c, l->ifindex))
 		return false;
 	/* an alias that is the owner alone carries no note (the usual case: nothing to parse) */
-	return !l->alias[strlen(r->owner)] ||
+	return !link_alias(l)[strlen(r->owner)] ||
 	       (!link_stage_note(l, r->owner, LINK_RETIRE_NOTE, &note) &&
 		!link_stage_note(l, r->owner, LINK_HOLD_NOTE, &note));
 }

@@ -209,7 +209,7 @@ static int observe_fabric(struct reconcile *r, struct observed *o, const struct 
 			return ret;
 		/* an existing device decides the backend: a TUN is wireguard-go's */
 		wg_backend_of_link_kind(wg->kind, &r->backend);
-		o->wg_adopt = !link_is_owned(wg, r->owner) && !wg->alias[0] &&
+		o->wg_adopt = !link_is_owned(wg, r->owner) && !link_alias(wg)[0] &&
 			      wg_started_by_fabricd(r->backend, FABRIC_IFNAME);
 		if ((link_is_owned(wg, r->owner) || o->wg_adopt) &&
 		    wg_get(r->backend, FABRIC_IFNAME, &o->wg) < 0) {
@@ -260,7 +260,7 @@ int observe_rest(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		return ret;
 	wg = link_find(&o->links, FABRIC_IFNAME);
-	if ((!wg || !wg->alias[0]) && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+	if ((!wg || !link_alias(wg)[0]) && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
 		/*
 		 * A fabricd killed while starting it (the mark is set last): let it
 		 * finish, then adopt it. Its link may be there before its socket.

@@ -71,7 +71,7 @@ static void check_names(const struct desired_vnet *v, const struct observed *hav
 		diag_add(diag, path,
 			 "a link named %s exists that fabricd does not own (kind %s, alias "
 			 "\"%s\"); delete or rename it, or rename the vnet",
-			 names[k], l->kind[0] ? l->kind : "unknown", l->alias);
+			 names[k], l->kind[0] ? l->kind : "unknown", link_alias(l));
 	}
 }
 

@@ -243,7 +243,7 @@ static void port_init(struct vxlan_port *d, const struct reconcile *r, const str
 	snprintf(d->alias, sizeof(d->alias), "%s", r->owner);
 }
 
-/* The longest note fits a link's alias as fabricd reads it (kinds/link.h): 19-digit times. */
+/* The longest note fits the alias a link change carries (kinds/link.h), with 19-digit times. */
 _Static_assert(sizeof(OWNER_PREFIX) - 1 + FABRICD_NAME_MAX + sizeof(" " LINK_RETIRE_NOTE) - 1 + 19 +
 		       sizeof(" grace=86400 at=") - 1 + 19 <
 		   LINK_ALIAS_MAX,
@@ -254,7 +254,7 @@ static void port_note(struct vxlan_port *d, const struct reconcile *r, const str
 		      const char *key)
 {
 	if (!st->fresh) {
-		snprintf(d->alias, sizeof(d->alias), "%s", st->old->alias);
+		snprintf(d->alias, sizeof(d->alias), "%s", link_alias(st->old));
 		return;
 	}
 	snprintf(d->alias, sizeof(d->alias), "%s %s%lld grace=%u at=%lld", r->owner, key,

@@ -153,6 +153,7 @@ static int link_put(struct link_table *t, const struct link_obs *l)
 	size_t i = link_pos(t, l->ifindex);
 
 	if (i < t->n && t->links[i].ifindex == l->ifindex) {
+		link_release(&t->links[i]);
 		t->links[i] = *l;
 		return 0;
 	}
@@ -175,6 +176,7 @@ static void link_drop(struct link_table *t, int ifindex)
 
 	if (i == t->n || t->links[i].ifindex != ifindex)
 		return;
+	link_release(&t->links[i]);
 	memmove(&t->links[i], &t->links[i + 1], (t->n - i - 1) * sizeof(*t->links));
 	t->n--;
 }
@@ -187,9 +189,18 @@ struct link_get {
 static int link_get_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct link_get *g = data;
+	struct link_obs l;
 
-	if (link_parse(nlh, &g->l) == 0)
-		g->found = true;
+	if (link_parse(nlh, &l) < 0)
+		return MNL_CB_OK;
+	if (link_own_alias(&l) < 0) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	if (g->found)
+		link_release(&g->l); /* one reply is expected; the last counts */
+	g->l = l;
+	g->found = true;
 	return MNL_CB_OK;
 }
 
@@ -206,13 +217,18 @@ static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex)
 	ifi->ifi_index = ifindex;
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	ret = nl_request(s, nlh, link_get_cb, &g);
-	if (ret == -ENODEV || (ret == 0 && !g.found)) {
+	if (ret < 0 || !g.found) {
+		if (g.found)
+			link_release(&g.l);
+		if (ret != -ENODEV && ret < 0)
+			return ret;
 		link_drop(t, ifindex);
 		return 0;
 	}
+	ret = link_put(t, &g.l); /* the table owns its alias now */
 	if (ret < 0)
-		return ret;
-	return link_put(t, &g.l);
+		link_release(&g.l);
+	return ret;
 }
 
 struct fdb_get {

@@ -35,7 +35,8 @@ struct obs_view {
 	 * of links and 1.5 MiB of FDB entries touched that many fresh pages,
 	 * and on a VM each first touch of a page the process gave back is a
 	 * fault the host serves (README, "Scale"). Compact instead: 8 bytes an
-	 * IPv4 flood entry (kinds/fdb.h), LINK_ALIAS_MAX of 160 (kinds/link.h).
+	 * IPv4 flood entry (kinds/fdb.h), a link's alias as long as it is
+	 * (kinds/link.h).
 	 */
 	struct link_table links; /* ordered by ifindex */
 	struct fdb_table fdb;	 /* sorted (fdb_table_sort) */

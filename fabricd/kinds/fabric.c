@@ -278,7 +278,7 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 		diag_add(in->diag, "fabric " FABRIC_IFNAME,
 			 "a link named %s exists that fabricd does not own (alias \"%s\"); "
 			 "delete it or give it the alias \"%s\" to let fabricd adopt it",
-			 FABRIC_IFNAME, l->alias, want->owner);
+			 FABRIC_IFNAME, link_alias(l), want->owner);
 		return 0;
 	}
 	if (l && !have->wg) {

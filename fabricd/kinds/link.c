@@ -148,7 +148,10 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 			copy_str_attr(attr, l->name, sizeof(l->name));
 			break;
 		case IFLA_IFALIAS:
-			copy_str_attr(attr, l->alias, sizeof(l->alias));
+			/* the kernel ends it with a NUL; without one it is not read */
+			if (memchr(mnl_attr_get_payload(attr), '\0',
+				   mnl_attr_get_payload_len(attr)))
+				l->alias = mnl_attr_get_payload(attr);
 			break;
 		case IFLA_MTU:
 			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
@@ -178,8 +181,37 @@ static void drop_index(struct link_table *t)
 	t->n_by_name = 0;
 }
 
+int link_own_alias(struct link_obs *l)
+{
+	char *copy = strdup(link_alias(l));
+
+	if (!copy)
+		return -ENOMEM;
+	l->alias = copy;
+	return 0;
+}
+
+int link_set_alias(struct link_obs *l, const char *alias)
+{
+	char *copy = strdup(alias);
+
+	if (!copy)
+		return -ENOMEM;
+	link_release(l);
+	l->alias = copy;
+	return 0;
+}
+
+void link_release(struct link_obs *l)
+{
+	free((char *)l->alias);
+	l->alias = NULL;
+}
+
 void link_table_free(struct link_table *t)
 {
+	for (size_t i = 0; i < t->n; i++)
+		link_release(&t->links[i]);
 	drop_index(t);
 	free(t->links);
 	t->links = NULL;
@@ -249,8 +281,9 @@ const struct link_obs *link_by_index(const struct link_table *t, int ifindex)
 bool link_is_owned(const struct link_obs *l, const char *owner)
 {
 	size_t n = strlen(owner);
+	const char *alias = link_alias(l);
 
-	return !strncmp(l->alias, owner, n) && (l->alias[n] == '\0' || l->alias[n] == ' ');
+	return !strncmp(alias, owner, n) && (alias[n] == '\0' || alias[n] == ' ');
 }
 
 /* The positive number after " key" in the notes, or 0. */
@@ -278,7 +311,7 @@ bool link_stage_note(const struct link_obs *l, const char *owner, const char *ke
 	memset(n, 0, sizeof(*n));
 	if (!link_is_owned(l, owner))
 		return false;
-	notes = l->alias + strlen(owner);
+	notes = link_alias(l) + strlen(owner);
 	n->after = note_value(notes, key);
 	if (!n->after)
 		return false;
@@ -479,6 +512,8 @@ static int link_kind_parse(const struct nlmsghdr *nlh, void *table)
 			return -ENOMEM;
 		t->links = grown;
 	}
+	if (link_own_alias(&l) < 0)
+		return -ENOMEM;
 	t->links[t->n++] = l;
 	return 1;
 }

@@ -13,21 +13,22 @@
 #include "base/addr.h"
 #include "netlink/nl.h"
 
-/*
- * An alias as far as fabricd reads and writes it: the kernel keeps 255
- * bytes, fabricd's own are at most 139 (the owner mark of a 63-character
- * cluster name and the longest stage note), and only their start decides
- * ownership; a longer foreign alias is read cut short. Every link_obs holds
- * this much, so it is what the daemon's 2,049 kept links cost most of.
- */
-#define LINK_ALIAS_MAX 160
+/* The longest alias fabricd writes, with its NUL (the kernel keeps up to 255 bytes). */
+#define LINK_ALIAS_MAX 256
 
 struct link_obs {
 	int ifindex;
 	char name[16];
 	char kind[16];	     /* IFLA_INFO_KIND: "bridge", "vxlan", "wireguard", "tun", ... */
 	char slave_kind[16]; /* "bridge" when enslaved to a bridge */
-	char alias[LINK_ALIAS_MAX];
+	/*
+	 * IFLA_IFALIAS; read it with link_alias() (NULL means none). In a
+	 * link_table the table owns it (link_table_free frees it); link_parse
+	 * leaves it pointing into the message, valid as long as that is. Not a
+	 * 256-byte array: the daemon keeps 2,049 links at 64 nodes x 1024
+	 * vnets, whose aliases are a few dozen bytes (README, "Scale").
+	 */
+	const char *alias;
 	unsigned int mtu;
 	int master;	    /* ifindex, 0 = none */
 	unsigned int flags; /* IFF_* */
@@ -64,6 +65,17 @@ struct link_table {
 	size_t n_by_name;
 };
 
+static inline const char *link_alias(const struct link_obs *l)
+{
+	return l->alias ? l->alias : "";
+}
+
+/* A copy of l's alias, owned by l from now on (as a table's links own theirs). 0 or -ENOMEM. */
+int link_own_alias(struct link_obs *l);
+/* Replaces the alias of a link a table owns. 0 or -ENOMEM (the old one stays). */
+int link_set_alias(struct link_obs *l, const char *alias);
+/* Frees what a table's link owns (its alias). */
+void link_release(struct link_obs *l);
 void link_table_free(struct link_table *t);
 /* Builds (or rebuilds) t's name index; -ENOMEM leaves t without one (link_find then scans). */
 int link_table_index(struct link_table *t);

@@ -292,7 +292,7 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 		c.mask |= LINK_SET_UP;
 		shows |= SHOW_UP;
 	}
-	if (strcmp(have->alias, want->alias)) {
+	if (strcmp(link_alias(have), want->alias)) {
 		c.mask |= LINK_SET_ALIAS;
 		shows |= SHOW_ALIAS;
 	}

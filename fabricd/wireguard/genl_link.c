@@ -71,8 +71,10 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct link_obs l;
 
-	if (link_parse(nlh, &l) == 0)
+	if (link_parse(nlh, &l) == 0) {
+		l.alias = NULL; /* it points into the reply, gone after the request: not used */
 		*(struct link_obs *)data = l;
+	}
 	return MNL_CB_OK;
 }
 

@@ -75,7 +75,14 @@ static void fuzz_link(const struct nlmsghdr *nlh)
 	check_str(l.name, sizeof(l.name));
 	check_str(l.kind, sizeof(l.kind));
 	check_str(l.slave_kind, sizeof(l.slave_kind));
-	check_str(l.alias, sizeof(l.alias));
+	/* a borrowed alias: inside the message (libmnl's walk reaches its padding), ended there */
+	if (l.alias) {
+		const char *end = (const char *)nlh + NLMSG_ALIGN(nlh->nlmsg_len);
+
+		if (l.alias < (const char *)nlh || l.alias >= end)
+			__builtin_trap();
+		check_str(l.alias, (size_t)(end - l.alias));
+	}
 	if (!l.name[0])
 		__builtin_trap();
 	if (l.local.family)

@@ -13,6 +13,7 @@
 #include <linux/netconf.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,19 @@ static void for_each_msg(const char *path, void (*fn)(const struct nlmsghdr *, v
 	free(buf);
 }
 
+/* A recorded link's alias replaced, as the kernel would report it after a change. */
+static void __attribute__((format(printf, 2, 3)))
+set_alias(struct link_obs *l, const char *fmt, ...)
+{
+	char alias[LINK_ALIAS_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(alias, sizeof(alias), fmt, ap);
+	va_end(ap);
+	CHECK_INT(link_set_alias(l, alias), 0, "alias of %s", l->name);
+}
+
 static void add_link(const struct nlmsghdr *nlh, void *data)
 {
 	struct link_table *t = data;
@@ -95,6 +109,7 @@ static void add_link(const struct nlmsghdr *nlh, void *data)
 
 	if (link_parse(nlh, &l) < 0)
 		return;
+	CHECK_INT(link_own_alias(&l), 0, "the fixture's alias, owned by its table");
 	t->links = realloc(t->links, (t->n + 1) * sizeof(*t->links));
 	t->links[t->n++] = l;
 }
@@ -158,6 +173,7 @@ static void add_standby(struct fixture *f, const char *plain, const char *name)
 	vs.local = f->c->nodes[0].fabric_address;
 	vs.port_learning = false;
 	vs.port_flood = 0;
+	CHECK_INT(link_own_alias(&vs), 0, "its own copy of the alias");
 	f->have.links.links =
 	    realloc(f->have.links.links, (f->have.links.n + 1) * sizeof(*f->have.links.links));
 	f->have.links.links[f->have.links.n++] = vs;
@@ -454,7 +470,7 @@ static void test_retire_stage(void)
 		fixture_free(&f);
 		return;
 	}
-	snprintf(vx->alias, sizeof(vx->alias), "%s retire-after=1030 grace=10 at=110", f.r.owner);
+	set_alias(vx, "%s retire-after=1030 grace=10 at=110", f.r.owner);
 	vx->port_learning = false;
 	vx->port_flood = 0;
 	f.r.now = 1020;
@@ -463,7 +479,7 @@ static void test_retire_stage(void)
 	check_retire_at(&f, 109, false, 110);
 	check_retire_at(&f, 110, true, 0);
 	/* a note from before grace= and at=: its epoch deadline (boottime 110 here) */
-	snprintf(vx->alias, sizeof(vx->alias), "%s retire-after=1030", f.r.owner);
+	set_alias(vx, "%s retire-after=1030", f.r.owner);
 	f.r.grace = 30;
 	check_retire_at(&f, 100, false, 110);
 	fixture_free(&f);
@@ -483,7 +499,7 @@ static void test_hold_stage(void)
 
 	fixture_load(&f);
 	vs = (struct link_obs *)link_find(&f.have.links, "vs100");
-	snprintf(vs->alias, sizeof(vs->alias), "%s secure-until=1030 grace=10 at=110", f.r.owner);
+	set_alias(vs, "%s secure-until=1030 grace=10 at=110", f.r.owner);
 	vs->port_flood = LINK_FLOOD_ALL;
 	vs->port_learning = true;
 	f.r.now = 1020;
@@ -556,7 +572,7 @@ static void test_switch_back(void)
 	fixture_load(&f);
 	vx = (struct link_obs *)link_find(&f.have.links, "vx100");
 	vs = (struct link_obs *)link_find(&f.have.links, "vs100");
-	snprintf(vx->alias, sizeof(vx->alias), "%s retire-after=1030 grace=30 at=110", f.r.owner);
+	set_alias(vx, "%s retire-after=1030 grace=30 at=110", f.r.owner);
 	vx->port_learning = false;
 	vx->port_flood = 0;
 	vs->port_flood = LINK_FLOOD_ALL;
@@ -641,7 +657,7 @@ static void test_foreign_link(void)
 	fixture_load(&f);
 	diag_init(&d);
 	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
-	br->alias[0] = '\0';
+	set_alias(br, "%s", "");
 	CHECK_INT(plan_for(&f, &p, &d), -EEXIST, "a wanted name held by another owner");
 	CHECK(d.n == 1 && strstr(d.msgs[0], "bridge vnet100") && strstr(d.msgs[0], "does not own"),
 	      "error names the link: %s", d.n ? d.msgs[0] : "");
@@ -796,7 +812,7 @@ static void evpn_fixture(struct fixture *f, bool carried)
 		vx->vxlan_nolearning = true;
 		vx->port_learning = false;
 	}
-	f->have.links.n--; /* add_standby's vs100, the last one */
+	link_release(&f->have.links.links[--f->have.links.n]); /* add_standby's vs100, the last */
 	f->r.boot_now = 100;
 	if (!carried)
 		return;
@@ -856,7 +872,7 @@ static void test_evpn_switch(void)
 
 	/* the note recorded: the stage goes on until it is due, then ends */
 	vx = (struct link_obs *)link_find(&f.have.links, "vx100");
-	snprintf(vx->alias, sizeof(vx->alias), "%s clear-until=1031 grace=30 at=131", f.r.owner);
+	set_alias(vx, "%s clear-until=1031 grace=30 at=131", f.r.owner);
 	f.r.boot_now = 130;
 	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
 	switch_mark_stages(&f.r, &f.want, &f.have);

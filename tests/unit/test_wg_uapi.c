@@ -449,8 +449,14 @@ static bool find_link(const char *name, struct link_obs *out)
 	memset(out, 0, sizeof(*out));
 	if (nl_open(&s, NETLINK_ROUTE) == 0 && link_dump(&s, &t) == 0)
 		l = link_find(&t, name);
-	if (l)
+	if (l) {
+		static char alias[LINK_ALIAS_MAX];
+
 		*out = *l;
+		/* the table's copy goes with it */
+		snprintf(alias, sizeof(alias), "%s", link_alias(l));
+		out->alias = alias;
+	}
 	link_table_free(&t);
 	nl_close(&s);
 	return l != NULL;
