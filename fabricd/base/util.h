@@ -26,6 +26,9 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 #define FNV1A_INIT 0xcbf29ce484222325ULL
 uint64_t fnv1a(uint64_t h, const void *data, size_t len);
 
+/* The first of v[0, n) (sorted ascending) not below key, or n: a bisection. */
+size_t u64_lower_bound(const uint64_t *v, size_t n, uint64_t key);
+
 /* CLOCK_MONOTONIC in milliseconds, with the fraction: for timing a pass's parts. */
 double clock_mono_ms(void);
 

@@ -105,17 +105,9 @@ void converged_note_changes(struct converged *c, const struct obs_view *v)
 
 static bool recorded(const struct converged *c, uint64_t sum)
 {
-	size_t lo = 0, hi = c->n;
+	size_t at = u64_lower_bound(c->sums, c->n, sum);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->sums[mid] < sum)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->n && c->sums[lo] == sum;
+	return at < c->n && c->sums[at] == sum;
 }
 
 static bool changed(const struct converged *c, int ifindex)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/util.h"
 #include "kinds/fdb.h"
 
 static uint64_t v4_key(int ifindex, const uint8_t *b)
@@ -147,17 +148,7 @@ void fdb_table_sort(struct fdb_table *t)
 /* The first IPv4 key >= key (sorted), or n_v4. */
 static size_t v4_lower(const struct fdb_table *t, uint64_t key)
 {
-	size_t lo = 0, hi = t->n_v4;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v4[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return u64_lower_bound(t->v4, t->n_v4, key);
 }
 
 /* The first IPv6 entry not below (ifindex, bytes) (sorted), or n_v6. */
