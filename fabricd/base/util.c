@@ -75,6 +75,15 @@ double clock_mono_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+size_t capacity_for(size_t n)
+{
+	size_t c = 1;
+
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
 size_t u64_lower_bound(const uint64_t *v, size_t n, uint64_t key)
 {
 	size_t lo = 0, hi = n;

@@ -26,6 +26,13 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 #define FNV1A_INIT 0xcbf29ce484222325ULL
 uint64_t fnv1a(uint64_t h, const void *data, size_t len);
 
+/*
+ * The power of two >= n (1 for 0): the capacity of a table that doubles as
+ * it is appended to, whoever changed its count since (kinds/link.c,
+ * kinds/fdb_table.c, engine/view.c).
+ */
+size_t capacity_for(size_t n);
+
 /* The first of v[0, n) (sorted ascending) not below key, or n: a bisection. */
 size_t u64_lower_bound(const uint64_t *v, size_t n, uint64_t key);
 

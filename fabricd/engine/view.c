@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "engine/guard_io.h"
 #include "engine/plan.h"
 #include "engine/reconcile.h"
@@ -134,20 +135,11 @@ static void links_order(struct link_table *t)
 }
 
 /*
- * The kinds' parse grows a table when n reaches a power of two (kinds/link.c,
- * kinds/fdb.c): the capacity is always at least the power of two >= n, and
- * stays so here, so a dump may append to a table this file changed.
+ * Puts l in at its ifindex, replacing the link there. The link kind's parse
+ * grows the table when n reaches a power of two (kinds/link.c), so the
+ * capacity stays capacity_for(n) here: a dump may append to it afterwards.
+ * 0 or -ENOMEM.
  */
-static size_t capacity_for(size_t n)
-{
-	size_t c = 1;
-
-	while (c < n)
-		c *= 2;
-	return c;
-}
-
-/* Puts l in at its ifindex, replacing the link there. 0 or -ENOMEM. */
 static int link_put(struct link_table *t, const struct link_obs *l)
 {
 	size_t i = link_pos(t, l->ifindex);
@@ -217,18 +209,18 @@ static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex)
 	ifi->ifi_index = ifindex;
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	ret = nl_request(s, nlh, link_get_cb, &g);
-	if (ret < 0 || !g.found) {
-		if (g.found)
+	if (ret == 0 && g.found) {
+		ret = link_put(t, &g.l); /* the table owns its alias now */
+		if (ret < 0)
 			link_release(&g.l);
-		if (ret != -ENODEV && ret < 0)
-			return ret;
-		link_drop(t, ifindex);
-		return 0;
+		return ret;
 	}
-	ret = link_put(t, &g.l); /* the table owns its alias now */
-	if (ret < 0)
+	if (g.found)
 		link_release(&g.l);
-	return ret;
+	if (ret < 0 && ret != -ENODEV)
+		return ret;
+	link_drop(t, ifindex);
+	return 0;
 }
 
 struct fdb_get {

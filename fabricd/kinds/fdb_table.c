@@ -40,16 +40,6 @@ void fdb_table_free(struct fdb_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The capacity of an array of n: the power of two >= n (a dump appends one at a time). */
-static size_t capacity_for(size_t n)
-{
-	size_t c = 1;
-
-	while (c < n)
-		c *= 2;
-	return c;
-}
-
 /* Room for n in *arr, whose size is always capacity_for(its count). 0 or -ENOMEM. */
 static int reserve(void **arr, size_t have, size_t n, size_t size)
 {
@@ -237,23 +227,16 @@ bool fdb_has_device(const struct fdb_table *t, int ifindex)
 	return fdb_next(t, &c, &a);
 }
 
-/* Replaces arr[lo, hi) (of *n, elements of size) with fresh[0, n_fresh). 0 or -ENOMEM. */
-static int splice(void **arr, size_t *n, size_t lo, size_t hi, const void *fresh, size_t n_fresh,
-		  size_t size)
+/* Replaces arr[lo, hi) (of *n, elements of size, with room reserved) with fresh[0, n_fresh). */
+static void splice(char *arr, size_t *n, size_t lo, size_t hi, const void *fresh, size_t n_fresh,
+		   size_t size)
 {
-	size_t total = *n - (hi - lo) + n_fresh;
-	char *a;
-
-	if (total > *n && reserve(arr, *n, total, size) < 0)
-		return -ENOMEM;
-	a = *arr;
-	if (a) {
-		memmove(a + (lo + n_fresh) * size, a + hi * size, (*n - hi) * size);
+	if (arr) {
+		memmove(arr + (lo + n_fresh) * size, arr + hi * size, (*n - hi) * size);
 		if (n_fresh)
-			memcpy(a + lo * size, fresh, n_fresh * size);
+			memcpy(arr + lo * size, fresh, n_fresh * size);
 	}
-	*n = total;
-	return 0;
+	*n = *n - (hi - lo) + n_fresh;
 }
 
 int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_table *fresh)
@@ -271,8 +254,8 @@ int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_
 	    reserve((void **)&t->v6, t->n_v6, t->n_v6 - (hi6 - lo6) + fresh->n_v6, sizeof(*t->v6)) <
 		0)
 		return -ENOMEM;
-	(void)splice((void **)&t->v4, &t->n_v4, lo4, hi4, fresh->v4, fresh->n_v4, sizeof(*t->v4));
-	(void)splice((void **)&t->v6, &t->n_v6, lo6, hi6, fresh->v6, fresh->n_v6, sizeof(*t->v6));
+	splice((char *)t->v4, &t->n_v4, lo4, hi4, fresh->v4, fresh->n_v4, sizeof(*t->v4));
+	splice((char *)t->v6, &t->n_v6, lo6, hi6, fresh->v6, fresh->n_v6, sizeof(*t->v6));
 	t->n = t->n_v4 + t->n_v6;
 	return 0;
 }

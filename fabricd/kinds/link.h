@@ -25,7 +25,7 @@ struct link_obs {
 	 * IFLA_IFALIAS; read it with link_alias() (NULL means none). In a
 	 * link_table the table owns it (link_table_free frees it); link_parse
 	 * leaves it pointing into the message, valid as long as that is. Not a
-	 * 256-byte array: the daemon keeps 2,049 links at 64 nodes x 1024
+	 * 256-byte array: the daemon keeps 2,563 links at 64 nodes x 1024
 	 * vnets, whose aliases are a few dozen bytes (README, "Scale").
 	 */
 	const char *alias;
