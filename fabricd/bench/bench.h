@@ -175,7 +175,12 @@ void bench_ratio_of(const struct bench_summary *plain, const struct bench_summar
 
 void bench_print_table(const struct bench_results *r, const struct bench_summary *s, FILE *f);
 
-/* --reference: a ratio within this of 1 counts as "fabricd adds nothing" (issue 17: 3%). */
+/*
+ * --reference: fabricd's lab may cost this much more than the reference and
+ * still count as "fabricd adds nothing" (issue 17: 3%): its throughput ratio
+ * at least 1 - this, its CPU-per-GB ratio at most 1 + this. A faster or
+ * cheaper fabricd lab (it sizes wireguard-go's sockets, wg_tune) is no cost.
+ */
 #define BENCH_REF_TOLERANCE 0.03
 
 /*
@@ -192,16 +197,23 @@ struct bench_ci {
 };
 
 enum bench_verdict {
-	BENCH_UNDECIDED, /* the interval straddles a bound, or fewer than 2 pairs */
-	BENCH_WITHIN,	 /* the interval lies inside 1 +- tolerance */
-	BENCH_OUTSIDE,	 /* the interval lies wholly outside it */
+	BENCH_UNDECIDED, /* the interval straddles the bound, or fewer than 2 pairs */
+	BENCH_WITHIN,	 /* the interval lies wholly on the good side of the bound */
+	BENCH_OUTSIDE,	 /* the interval lies wholly past it */
+};
+
+/* Which way of 1 a ratio is a cost of fabricd's: lower throughput, higher CPU per GB. */
+enum bench_worse {
+	BENCH_WORSE_LOWER,  /* bound 1 - tolerance */
+	BENCH_WORSE_HIGHER, /* bound 1 + tolerance */
 };
 
 /* The interval of n ratios (values <= 0 are "not measured" and skipped). */
 void bench_ci_of(const double *ratios, size_t n, struct bench_ci *out);
-enum bench_verdict bench_ci_verdict(const struct bench_ci *ci, double tolerance);
+enum bench_verdict bench_ci_verdict(const struct bench_ci *ci, double tolerance,
+				    enum bench_worse worse);
 /* Roughly how many pairs in all would decide ci; 0: decided, or nothing to go by (n < 2). */
-size_t bench_ci_pairs_needed(const struct bench_ci *ci, double tolerance);
+size_t bench_ci_pairs_needed(const struct bench_ci *ci, double tolerance, enum bench_worse worse);
 /* Student's t, two-sided 95%, for df degrees of freedom (df >= 1). */
 double bench_t95(size_t df);
 

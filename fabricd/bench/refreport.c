@@ -10,9 +10,11 @@
  * the ratios are also given run by run (*_paired: each fabricd run over the
  * reference run next to it), whose range shows how far the host let the
  * two be compared, and as the geometric mean of those pairs with its 95%
- * confidence interval (*_ci95), which decides whether fabricd's lab is
- * within BENCH_REF_TOLERANCE of the reference: "within", "outside", or
- * "undecided" with the repeats that would likely decide it.
+ * confidence interval (*_ci95), which decides whether fabricd's lab costs
+ * at most BENCH_REF_TOLERANCE more than the reference (throughput no lower
+ * than 1 - tolerance, CPU per GB no higher than 1 + tolerance; faster or
+ * cheaper is no cost): "within", "outside", or "undecided" with the repeats
+ * that would likely decide it.
  */
 #include <math.h>
 #include <stdint.h>
@@ -106,30 +108,38 @@ void bench_ci_of(const double *ratios, size_t n, struct bench_ci *out)
 	out->high = exp(m + half);
 }
 
-enum bench_verdict bench_ci_verdict(const struct bench_ci *ci, double tolerance)
+/* The bound a cost may not pass: 1 - tolerance below, 1 + tolerance above. */
+static double cost_bound(double tolerance, enum bench_worse worse)
 {
+	return worse == BENCH_WORSE_LOWER ? 1 - tolerance : 1 + tolerance;
+}
+
+enum bench_verdict bench_ci_verdict(const struct bench_ci *ci, double tolerance,
+				    enum bench_worse worse)
+{
+	double bound = cost_bound(tolerance, worse);
+
 	if (ci->n < 2)
 		return BENCH_UNDECIDED;
-	if (ci->low >= 1 - tolerance && ci->high <= 1 + tolerance)
+	if (worse == BENCH_WORSE_LOWER ? ci->low >= bound : ci->high <= bound)
 		return BENCH_WITHIN;
-	if (ci->high < 1 - tolerance || ci->low > 1 + tolerance)
+	if (worse == BENCH_WORSE_LOWER ? ci->high < bound : ci->low > bound)
 		return BENCH_OUTSIDE;
 	return BENCH_UNDECIDED;
 }
 
 /*
  * The interval's half width shrinks with the square root of the pairs: it
- * decides once it is narrower than the distance from the mean to the nearer
- * bound (t taken as 2, its value for many pairs).
+ * decides once it is narrower than the distance from the mean to the bound
+ * (t taken as 2, its value for many pairs).
  */
-size_t bench_ci_pairs_needed(const struct bench_ci *ci, double tolerance)
+size_t bench_ci_pairs_needed(const struct bench_ci *ci, double tolerance, enum bench_worse worse)
 {
-	double m, lo = log(1 - tolerance), hi = log(1 + tolerance), margin, need;
+	double margin, need;
 
-	if (ci->n < 2 || bench_ci_verdict(ci, tolerance) != BENCH_UNDECIDED)
+	if (ci->n < 2 || bench_ci_verdict(ci, tolerance, worse) != BENCH_UNDECIDED)
 		return 0;
-	m = log(ci->mean);
-	margin = m > lo && m < hi ? fmin(hi - m, m - lo) : fmin(fabs(m - lo), fabs(m - hi));
+	margin = fabs(log(ci->mean) - log(cost_bound(tolerance, worse)));
 	if (margin < 1e-6)
 		return SIZE_MAX;
 	need = ceil(pow(2.0 * ci->log_sd / margin, 2));
@@ -152,8 +162,8 @@ static void fmt_ci(char *buf, size_t len, const struct bench_ci *ci)
 /* Both metrics must lie within for "yes"; either outside is "no". */
 static enum bench_verdict row_verdict(const struct bench_ci *gbps, const struct bench_ci *cpu)
 {
-	enum bench_verdict a = bench_ci_verdict(gbps, BENCH_REF_TOLERANCE);
-	enum bench_verdict b = bench_ci_verdict(cpu, BENCH_REF_TOLERANCE);
+	enum bench_verdict a = bench_ci_verdict(gbps, BENCH_REF_TOLERANCE, BENCH_WORSE_LOWER);
+	enum bench_verdict b = bench_ci_verdict(cpu, BENCH_REF_TOLERANCE, BENCH_WORSE_HIGHER);
 
 	if (a == BENCH_OUTSIDE || b == BENCH_OUTSIDE)
 		return BENCH_OUTSIDE;
@@ -162,8 +172,8 @@ static enum bench_verdict row_verdict(const struct bench_ci *gbps, const struct 
 
 static size_t row_pairs_needed(const struct bench_ci *gbps, const struct bench_ci *cpu)
 {
-	size_t a = bench_ci_pairs_needed(gbps, BENCH_REF_TOLERANCE);
-	size_t b = bench_ci_pairs_needed(cpu, BENCH_REF_TOLERANCE);
+	size_t a = bench_ci_pairs_needed(gbps, BENCH_REF_TOLERANCE, BENCH_WORSE_LOWER);
+	size_t b = bench_ci_pairs_needed(cpu, BENCH_REF_TOLERANCE, BENCH_WORSE_HIGHER);
 
 	return a > b ? a : b;
 }
@@ -215,8 +225,10 @@ void bench_print_reference(const struct bench_results *r, const struct bench_sum
 		"\nfabricd against the same lab built by hand (ip, bridge, wg; no guard, no "
 		"port isolation),\nruns interleaved: medians; fabricd / reference as the "
 		"geometric mean of the run-by-run\nratios with its 95%% confidence interval; "
-		"within %.0f%%: both intervals inside %.2f-%.2f\n",
-		BENCH_REF_TOLERANCE * 100, 1 - BENCH_REF_TOLERANCE, 1 + BENCH_REF_TOLERANCE);
+		"within %.0f%%: fabricd costs at most %.0f%%, the Gbit/s\ninterval over %.2f and "
+		"the CPU s/GB interval under %.2f\n",
+		BENCH_REF_TOLERANCE * 100, BENCH_REF_TOLERANCE * 100, 1 - BENCH_REF_TOLERANCE,
+		1 + BENCH_REF_TOLERANCE);
 	fprintf(f, "%-7s %7s  %8s %9s %-19s  %8s %9s %-19s  %s\n", "path", "streams", "Gbit/s",
 		"reference", "ratio, 95% CI", "CPU s/GB", "reference", "ratio, 95% CI", "within?");
 	for (size_t i = 0; i < r->n_cells && i < r->reference->n_cells; i++) {
@@ -238,13 +250,13 @@ void bench_print_reference(const struct bench_results *r, const struct bench_sum
 		   "bound; more repeats narrow it.\n");
 }
 
-static json_t *ci_json(const struct bench_ci *ci)
+static json_t *ci_json(const struct bench_ci *ci, enum bench_worse worse)
 {
 	if (ci->n < 2)
 		return json_null();
 	return json_pack("{s:f, s:f, s:f, s:i, s:s}", "mean", ci->mean, "low", ci->low, "high",
 			 ci->high, "n", (int)ci->n, "verdict",
-			 verdict_name(bench_ci_verdict(ci, BENCH_REF_TOLERANCE)));
+			 verdict_name(bench_ci_verdict(ci, BENCH_REF_TOLERANCE, worse)));
 }
 
 static json_t *ratio_json(const struct bench_stat *st)
@@ -279,7 +291,8 @@ json_t *bench_reference_json(const struct bench_results *r, const struct bench_s
 			      "throughput", q.gbps, "cpu_s_per_gb", q.cpu_per_gb, "host_cpu",
 			      q.host_cpu, "throughput_paired", ratio_json(&tg),
 			      "cpu_s_per_gb_paired", ratio_json(&tc), "throughput_ci95",
-			      ci_json(&cg), "cpu_s_per_gb_ci95", ci_json(&cc), "verdict",
+			      ci_json(&cg, BENCH_WORSE_LOWER), "cpu_s_per_gb_ci95",
+			      ci_json(&cc, BENCH_WORSE_HIGHER), "verdict",
 			      verdict_name(row_verdict(&cg, &cc)));
 		if (o && need)
 			json_object_set_new(o, "repeats_needed",

@@ -375,6 +375,9 @@ int session_load_keys_kept(struct session *s, const struct options *o, struct ke
 	return 0;
 }
 
+/* How long a one-shot apply waits for a wireguard-go it brought up to bind its sockets. */
+#define WG_TUNE_WAIT_MS 500
+
 /* Passes apply makes when wireguard-go dies under a burst of link events. */
 #define APPLY_RETRIES 2
 
@@ -386,6 +389,8 @@ int session_apply(struct session *s, const char *verb)
 
 	if (!s->plan.n) {
 		printf("%s %s: nothing to change\n", verb, node);
+		if (!s->plan.down)
+			wg_tune(s->r.backend, FABRIC_IFNAME, 0);
 		return 0;
 	}
 	ifupdown_sync(&s->want, s->ifupdown_file); /* before a port joins a bridge it keeps */
@@ -412,6 +417,8 @@ int session_apply(struct session *s, const char *verb)
 	}
 	printf("%s %s: %zu created, %zu changed, %zu removed\n", verb, node, created, changed,
 	       deleted);
+	if (!s->plan.down)
+		wg_tune(s->r.backend, FABRIC_IFNAME, WG_TUNE_WAIT_MS);
 	return 0;
 }
 

@@ -54,6 +54,14 @@ bool wg_uapi_started_by_fabricd(const char *ifname);
 /* The wireguard-go serving ifname in this network namespace (pid file, else /proc); 0. */
 pid_t wg_uapi_pid(const char *ifname);
 /*
+ * Gives the UDP sockets of ifname's wireguard-go 7 MiB send and receive
+ * buffers, as later wireguard-go versions do themselves; waits up to wait_ms
+ * for them while an up device has none yet (wireguard-go binds a moment after
+ * it sees the link go up). The number of sockets changed; 0 when there was
+ * nothing to do or no way to (best effort).
+ */
+int wg_uapi_widen_udp_buffers(const char *ifname, unsigned int wait_ms);
+/*
  * Waits (bounded) until the rtnetlink sockets of ifname's wireguard-go have
  * read the link events queued for them (wireguard/uapi_drain.c says why).
  */

@@ -14,10 +14,13 @@
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,6 +37,12 @@
 #define STOP_TIMEOUT_MS	 2000
 #define STEP_MS		 20
 #define WG_GO_NL_RCVBUF	 (8 << 20) /* as daemon/watch.c's */
+/*
+ * The UDP sockets' buffers: what wireguard-go 0.0.20230223 and later set
+ * themselves (SO_RCVBUFFORCE/SO_SNDBUFFORCE, 7 MiB); Debian 12's 0.0.20220316
+ * keeps the defaults (208 KiB) and drops what arrives while it encrypts.
+ */
+#define WG_GO_UDP_BUF (7 << 20)
 
 /* ---- the wireguard-go process ---- */
 
@@ -457,21 +466,15 @@ static int set_alias(const char *ifname, const char *alias)
 }
 
 /*
- * wireguard-go exits when its rtnetlink listener's socket overflows (ENOBUFS:
- * "Failed to read packet from TUN device: failed to receive netlink
- * message"), and it has the default receive buffer (net.core.rmem_default,
- * 208 KiB). A node with a thousand bridges gets their carrier changes from
- * the kernel's linkwatch a hundred links at a time for seconds after a
- * build: measured at 1024 vnets, wireguard-go died within seconds of a
- * daemon starting beside it. So its rtnetlink sockets get the buffer
- * fabricd's own watch has: a copy of each (pidfd_getfd) is the same socket,
- * and an option set on the copy is set on wireguard-go's. Best effort:
- * without it all stays as before.
+ * Calls fn with a copy of each socket pid has (pidfd_getfd): the same socket,
+ * so an option set on the copy is set on the process's. Best effort: a
+ * process gone or an fd closed meanwhile is skipped.
  */
-static void widen_netlink_buffers(pid_t pid)
+static void for_each_socket(pid_t pid, void (*fn)(int fd, int domain, int protocol, void *data),
+			    void *data)
 {
 	char path[64];
-	int pidfd, size = WG_GO_NL_RCVBUF;
+	int pidfd;
 	struct dirent *e;
 	DIR *dir;
 
@@ -487,16 +490,93 @@ static void widen_netlink_buffers(pid_t pid)
 		if (*end || e->d_name[0] == '\0' || (fd = pidfd_getfd(pidfd, (int)target, 0)) < 0)
 			continue;
 		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
-		    domain == AF_NETLINK &&
-		    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) == 0 &&
-		    protocol == NETLINK_ROUTE)
-			setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+		    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) == 0)
+			fn(fd, domain, protocol, data);
 		close(fd);
 	}
 	if (dir)
 		closedir(dir);
 	if (pidfd >= 0)
 		close(pidfd);
+}
+
+static void widen_netlink(int fd, int domain, int protocol, void *data)
+{
+	int size = WG_GO_NL_RCVBUF;
+
+	(void)data;
+	if (domain == AF_NETLINK && protocol == NETLINK_ROUTE)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+}
+
+/*
+ * wireguard-go exits when its rtnetlink listener's socket overflows (ENOBUFS:
+ * "Failed to read packet from TUN device: failed to receive netlink
+ * message"), and it has the default receive buffer (net.core.rmem_default,
+ * 208 KiB). A node with a thousand bridges gets their carrier changes from
+ * the kernel's linkwatch a hundred links at a time for seconds after a
+ * build: measured at 1024 vnets, wireguard-go died within seconds of a
+ * daemon starting beside it. So its rtnetlink sockets get the buffer
+ * fabricd's own watch has. Without it all stays as before.
+ */
+static void widen_netlink_buffers(pid_t pid)
+{
+	for_each_socket(pid, widen_netlink, NULL);
+}
+
+struct udp_widening {
+	unsigned int sockets, widened;
+};
+
+static void widen_udp(int fd, int domain, int protocol, void *data)
+{
+	struct udp_widening *w = data;
+	int size = WG_GO_UDP_BUF, rcv = 0, snd = 0;
+	socklen_t len = sizeof(int);
+
+	if ((domain != AF_INET && domain != AF_INET6) || protocol != IPPROTO_UDP)
+		return;
+	w->sockets++;
+	/* the kernel reports twice what was set (its bookkeeping): at least size is enough */
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, &len) == 0 && rcv >= size &&
+	    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, &len) == 0 && snd >= size)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) == 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) == 0)
+		w->widened++;
+}
+
+/* Whether ifname is administratively up (its UDP sockets exist only then). */
+static bool link_is_up(const char *ifname)
+{
+	struct ifreq ifr = {0};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up = false;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
+		up = ifr.ifr_flags & IFF_UP;
+	if (fd >= 0)
+		close(fd);
+	return up;
+}
+
+int wg_uapi_widen_udp_buffers(const char *ifname, unsigned int wait_ms)
+{
+	struct udp_widening w = {0};
+	long deadline = now_ms() + (long)wait_ms;
+	pid_t pid;
+
+	if (!wg_ifname_valid(ifname) || !link_is_up(ifname) || !(pid = wg_uapi_pid(ifname)))
+		return 0;
+	/* wireguard-go binds when it reads that its device went up: a moment after the link op */
+	for (;;) {
+		for_each_socket(pid, widen_udp, &w);
+		if (w.sockets || now_ms() >= deadline)
+			break;
+		usleep(STEP_MS * 1000);
+	}
+	return (int)w.widened;
 }
 
 int wg_uapi_create(const char *ifname, const char *alias)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "wireguard/wg.h"
 #include "wireguard/genl.h"
 #include "wireguard/uapi.h"
@@ -242,6 +243,18 @@ int wg_set(enum wg_backend backend, const struct wg_device *change)
 		return wg_uapi_set(change);
 	}
 	return -EINVAL;
+}
+
+void wg_tune(enum wg_backend backend, const char *ifname, unsigned int wait_ms)
+{
+	int n;
+
+	if (backend != WG_BACKEND_USERSPACE || !wg_ifname_valid(ifname))
+		return;
+	n = wg_uapi_widen_udp_buffers(ifname, wait_ms);
+	if (n > 0)
+		log_debug("fabric %s: wireguard-go's UDP sockets (%d) given 7 MiB buffers", ifname,
+			  n);
 }
 
 /* Measured with wireguard-go 0.0.20220316: see README, Notes and deviations. */

@@ -43,6 +43,7 @@ static void test_ci(void)
 {
 	const double same[] = {0.99, 1.01, 1.00, 1.005}, slower[] = {0.90, 0.92, -1, 0.91, 0.89};
 	const double wide[] = {1.0, 1.06, 0.95, 1.02, 0.97}, one[] = {0.5, -1};
+	const double faster[] = {1.30, 1.32, 1.35, 1.31};
 	struct bench_ci ci;
 
 	CHECK(NEAR(bench_t95(1), 12.706) && NEAR(bench_t95(30), 2.042), "t table");
@@ -53,29 +54,58 @@ static void test_ci(void)
 	CHECK(ci.n == 4 && CLOSE(ci.mean, 1.00122) && CLOSE(ci.low, 0.98771) &&
 		  CLOSE(ci.high, 1.01492),
 	      "same: %g %g-%g", ci.mean, ci.low, ci.high);
-	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_WITHIN, "same: within 3%%");
-	CHECK_INT(bench_ci_verdict(&ci, 0.01), BENCH_UNDECIDED, "same: not shown within 1%%");
-	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 0, "decided: nothing needed");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_LOWER), BENCH_WITHIN, "same: within 3%%");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_HIGHER), BENCH_WITHIN,
+		  "same, as a cost above: within 3%%");
+	CHECK_INT(bench_ci_verdict(&ci, 0.01, BENCH_WORSE_LOWER), BENCH_UNDECIDED,
+		  "same: not shown within 1%% (low 0.988)");
+	CHECK_INT(bench_ci_verdict(&ci, 0.01, BENCH_WORSE_HIGHER), BENCH_UNDECIDED,
+		  "same: not shown within 1%% (high 1.015)");
+	CHECK_INT(bench_ci_verdict(&ci, 0.013, BENCH_WORSE_LOWER), BENCH_WITHIN,
+		  "same: no lower than 0.987");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03, BENCH_WORSE_LOWER), 0,
+		  "decided: nothing needed");
 
 	bench_ci_of(slower, 5, &ci);
 	CHECK(ci.n == 4 && CLOSE(ci.mean, 0.90493) && CLOSE(ci.low, 0.88462) &&
 		  CLOSE(ci.high, 0.92571),
 	      "slower, a run unmeasured: %g %g-%g", ci.mean, ci.low, ci.high);
-	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_OUTSIDE, "slower by 10%%: outside");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_LOWER), BENCH_OUTSIDE,
+		  "slower by 10%%: outside");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_HIGHER), BENCH_WITHIN,
+		  "10%% less CPU per GB: no cost");
+
+	bench_ci_of(faster, 4, &ci);
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_LOWER), BENCH_WITHIN,
+		  "30%% faster: no cost");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_HIGHER), BENCH_OUTSIDE,
+		  "30%% more CPU per GB: outside");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03, BENCH_WORSE_HIGHER), 0,
+		  "decided: nothing needed");
 
 	bench_ci_of(wide, 5, &ci);
 	CHECK(CLOSE(ci.mean, 0.99926) && CLOSE(ci.low, 0.94750) && CLOSE(ci.high, 1.05386),
 	      "wide: %g %g-%g", ci.mean, ci.low, ci.high);
-	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_UNDECIDED, "wide: undecided");
-	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 9, "wide: about 9 pairs decide it");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_LOWER), BENCH_UNDECIDED,
+		  "wide: undecided");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_HIGHER), BENCH_UNDECIDED,
+		  "wide, as a cost above: undecided");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03, BENCH_WORSE_LOWER), 9,
+		  "wide: about 9 pairs decide it");
+	/* the mean 0.999 is a little farther from 1.03 than from 0.97 */
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03, BENCH_WORSE_HIGHER), 9,
+		  "wide, above: about 9 pairs too");
 	ci.log_sd *= 4; /* 16 times the pairs */
-	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 133, "four times the spread");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03, BENCH_WORSE_LOWER), 133,
+		  "four times the spread");
 
 	bench_ci_of(one, 2, &ci);
 	CHECK(ci.n == 1 && NEAR(ci.mean, 0.5) && NEAR(ci.low, 0.5) && NEAR(ci.high, 0.5),
 	      "one pair: no interval");
-	CHECK_INT(bench_ci_verdict(&ci, 0.03), BENCH_UNDECIDED, "one pair: undecided");
-	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03), 0, "one pair: nothing to go by");
+	CHECK_INT(bench_ci_verdict(&ci, 0.03, BENCH_WORSE_LOWER), BENCH_UNDECIDED,
+		  "one pair: undecided");
+	CHECK_INT(bench_ci_pairs_needed(&ci, 0.03, BENCH_WORSE_LOWER), 0,
+		  "one pair: nothing to go by");
 	bench_ci_of(one + 1, 1, &ci);
 	CHECK_INT(ci.n, 0, "nothing measured");
 }
