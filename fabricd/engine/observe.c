@@ -11,6 +11,8 @@
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -228,18 +230,44 @@ static int observe_fabric(struct reconcile *r, struct observed *o, const struct 
 	return ret;
 }
 
+struct guard_read {
+	struct firewall_obs *fw;
+	int ret;
+};
+
+static void *read_guard(void *arg)
+{
+	struct guard_read *g = arg;
+
+	g->ret = firewall_observe(&g->fw);
+	return NULL;
+}
+
 int observe(struct reconcile *r, struct observed *o)
 {
+	struct guard_read guard = {0};
+	pthread_t thread;
+	bool threaded;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
+	/*
+	 * The guard is read on a thread of its own meanwhile (its own netlink
+	 * socket and observation): at scale its set elements take as long to
+	 * dump as the FDB (the kernel restarts a set's walk every 32 KiB), and
+	 * the kernel does either dump on the CPU of the thread that asks.
+	 */
+	threaded = pthread_create(&thread, NULL, read_guard, &guard) == 0;
 	ret = link_dump(r->rtnl, &o->links);
-	if (ret < 0)
-		goto fail;
-	ret = fdb_dump(r->rtnl, &o->fdb);
-	if (ret < 0)
-		goto fail;
-	ret = firewall_observe(&o->firewall);
+	if (ret >= 0)
+		ret = fdb_dump(r->rtnl, &o->fdb);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		read_guard(&guard);
+	o->firewall = guard.fw;
+	if (ret >= 0)
+		ret = guard.ret;
 	if (ret < 0)
 		goto fail;
 	ret = observe_rest(r, o);

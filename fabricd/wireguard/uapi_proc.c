@@ -40,7 +40,7 @@
 /*
  * The UDP sockets' buffers: what wireguard-go 0.0.20230223 and later set
  * themselves (SO_RCVBUFFORCE/SO_SNDBUFFORCE, 7 MiB); Debian 12's 0.0.20220316
- * keeps the defaults (208 KiB) and drops what arrives while it encrypts.
+ * keeps the defaults (208 KiB) and drops what arrives while it is busy.
  */
 #define WG_GO_UDP_BUF (7 << 20)
 
@@ -546,7 +546,7 @@ static void widen_udp(int fd, int domain, int protocol, void *data)
 		w->widened++;
 }
 
-/* Whether ifname is administratively up (its UDP sockets exist only then). */
+/* Whether ifname is administratively up: wireguard-go binds its UDP sockets once it is. */
 static bool link_is_up(const char *ifname)
 {
 	struct ifreq ifr = {0};
