@@ -70,28 +70,37 @@ def all_wide(buffers):
     return bool(buffers) and all(rb >= UDP_BUFFER and tb >= UDP_BUFFER for rb, tb in buffers)
 
 
-def test_wireguard_go_udp_buffers_widened_and_kept(make_cluster):
+def userspace_cluster(make_cluster):
+    """Two nodes; the test is skipped on kernel WireGuard, which has no wireguard-go."""
     cluster = make_cluster(2)
     if cluster.wg_backend != "userspace":
-        pytest.skip("wireguard-go only: kernel WireGuard's sockets are the kernel's")
+        pytest.skip("wireguard-go only: kernel WireGuard has neither its sockets nor its listener")
+    return cluster
+
+
+def rebind(node, pid, port):
+    """Set wireguard-go's listen port by hand: it binds new sockets, with the defaults."""
+    node.run(["wg", "set", "wgfab0", "listen-port", str(port)])
+    wait_until(lambda: udp_buffers(node, pid) and not all_wide(udp_buffers(node, pid)),
+               what=f"wireguard-go bound again (port {port}) with default buffers")
+
+
+def test_wireguard_go_udp_buffers_widened_and_kept(make_cluster):
+    cluster = userspace_cluster(make_cluster)
     pve1, pve2 = cluster.nodes
     path = cluster.write_definition(cluster.definition(zones=[zone("a", "secure", [("vnet1", 1)])]))
     for node in (pve1, pve2):
         assert node.fabricd("apply", "-c", path).rc == 0
     pid = wireguard_go(pve1)
     assert all_wide(udp_buffers(pve1, pid)), udp_buffers(pve1, pid)
-    # setting the port (even the same one) makes wireguard-go bind again, with the defaults
-    pve1.run(["wg", "set", "wgfab0", "listen-port", "51820"])
-    wait_until(lambda: udp_buffers(pve1, pid) and not all_wide(udp_buffers(pve1, pid)),
-               what="wireguard-go bound again with default buffers")
+    # setting the port, even the same one, makes wireguard-go bind again
+    rebind(pve1, pid, 51820)
     # nothing for apply to change, but the sockets are widened again
     result = pve1.fabricd("apply", "-c", path)
     assert result.rc == 0 and "nothing to change" in result.stdout, result.stdout
     assert all_wide(udp_buffers(pve1, pid)), udp_buffers(pve1, pid)
     # another port: apply puts the definition's back, and the new sockets are widened
-    pve1.run(["wg", "set", "wgfab0", "listen-port", "51999"])
-    wait_until(lambda: udp_buffers(pve1, pid) and not all_wide(udp_buffers(pve1, pid)),
-               what="wireguard-go bound to another port")
+    rebind(pve1, pid, 51999)
     result = pve1.fabricd("apply", "-c", path)
     assert result.rc == 0 and "nothing to change" not in result.stdout, result.stdout
     assert ":51820 " in pve1.run(["ss", "-uanp"]).stdout
@@ -101,9 +110,7 @@ def test_wireguard_go_udp_buffers_widened_and_kept(make_cluster):
 
 
 def test_wireguard_go_outlives_a_burst_of_link_changes(make_cluster):
-    cluster = make_cluster(2)
-    if cluster.wg_backend != "userspace":
-        pytest.skip("wireguard-go only: the kernel's WireGuard has no listener to overflow")
+    cluster = userspace_cluster(make_cluster)
     pve1, pve2 = cluster.nodes
     path = cluster.write_definition(cluster.definition(zones=[zone("a", "plain", [("vnet1", 1)])]))
     assert pve1.fabricd("apply", "-c", path).rc == 0
@@ -125,9 +132,7 @@ def test_wireguard_go_outlives_a_burst_of_link_changes(make_cluster):
 
 
 def test_daemon_widens_wireguard_go_udp_buffers(make_cluster):
-    cluster = make_cluster(2)
-    if cluster.wg_backend != "userspace":
-        pytest.skip("wireguard-go only: kernel WireGuard's sockets are the kernel's")
+    cluster = userspace_cluster(make_cluster)
     pve1 = cluster.nodes[0]
     one = [("vnet1", 1)]
     daemons = start_daemons(cluster, cluster.definition(zones=[zone("a", "secure", one)]),
