@@ -345,7 +345,7 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 		if (plan_apply(&s->r, &s->plan) < 0)
 			return -1;
 		report_applied(&s->plan, d->node, reasons);
-		wg_tune(s->r.backend, FABRIC_IFNAME, 0); /* the settling pass checks again */
+		session_tune_fabric(s, 0); /* the settling pass checks again */
 		monitor_applied(d->monitor, &s->plan, reasons);
 		/* read back what was applied: the next, empty pass records it */
 		schedule(d, REASON_SETTLE, DEBOUNCE_MS);
@@ -354,7 +354,7 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 	}
 	/* nothing to change: each vnet is converged until it or its kernel objects change */
 	(void)converged_record(&d->converged, &s->r, &s->want);
-	wg_tune(s->r.backend, FABRIC_IFNAME, 0); /* wireguard-go rebinds when its link bounces */
+	session_tune_fabric(s, 0); /* wireguard-go binds anew when its port is set */
 	d->backend = s->r.backend;
 	d->wg_known = s->have.wg != NULL;
 	if (s->have.wg)

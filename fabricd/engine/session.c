@@ -375,6 +375,18 @@ int session_load_keys_kept(struct session *s, const struct options *o, struct ke
 	return 0;
 }
 
+void session_tune_fabric(const struct session *s, unsigned int wait_ms)
+{
+	bool made = false;
+
+	if (s->plan.down)
+		return;
+	for (size_t i = 0; i < s->plan.n && !made; i++)
+		made = s->plan.ops[i].type == OP_WG_CREATE;
+	if (s->have.wg || made)
+		wg_tune(s->r.backend, FABRIC_IFNAME, wait_ms);
+}
+
 /* How long a one-shot apply waits for a wireguard-go it brought up to bind its sockets. */
 #define WG_TUNE_WAIT_MS 500
 
@@ -389,8 +401,7 @@ int session_apply(struct session *s, const char *verb)
 
 	if (!s->plan.n) {
 		printf("%s %s: nothing to change\n", verb, node);
-		if (!s->plan.down)
-			wg_tune(s->r.backend, FABRIC_IFNAME, 0);
+		session_tune_fabric(s, 0);
 		return 0;
 	}
 	ifupdown_sync(&s->want, s->ifupdown_file); /* before a port joins a bridge it keeps */
@@ -417,8 +428,7 @@ int session_apply(struct session *s, const char *verb)
 	}
 	printf("%s %s: %zu created, %zu changed, %zu removed\n", verb, node, created, changed,
 	       deleted);
-	if (!s->plan.down)
-		wg_tune(s->r.backend, FABRIC_IFNAME, WG_TUNE_WAIT_MS);
+	session_tune_fabric(s, WG_TUNE_WAIT_MS);
 	return 0;
 }
 

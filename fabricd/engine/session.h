@@ -72,6 +72,12 @@ int session_use_view(struct session *s, struct obs_view *v, struct converged *c)
 int session_plan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */
 int session_apply(struct session *s, const char *verb);
+/*
+ * After a pass (applied or empty): wg_tune() for the fabric device, only when
+ * it is fabricd's, observed as its own (or adopted) or made by this plan; a
+ * foreign one's wireguard-go is left as it is.
+ */
+void session_tune_fabric(const struct session *s, unsigned int wait_ms);
 void session_free(struct session *s);
 
 /* apply in one call: open, keys, plan, apply, free. 0 or -1 (logged). */

@@ -153,3 +153,23 @@ def test_daemon_widens_wireguard_go_udp_buffers(make_cluster):
                    what="the daemon widened the new sockets")
     finally:
         stop_daemons(daemons)
+
+
+def test_foreign_wireguard_go_left_alone(make_cluster):
+    """A wgfab0 that is not fabricd's: apply refuses it and leaves its wireguard-go's sockets
+    as they are."""
+    cluster = userspace_cluster(make_cluster)
+    pve1 = cluster.nodes[0]
+    pve1.run(["wireguard-go", "wgfab0"])  # detaches; silent, so it keeps no pipe of ours
+    pid = wireguard_go(pve1)
+    try:
+        pve1.run(["wg", "set", "wgfab0", "listen-port", "51820"])
+        pve1.run(["ip", "link", "set", "wgfab0", "up"])
+        wait_until(lambda: udp_buffers(pve1, pid), what="the foreign wireguard-go bound")
+        path = cluster.write_definition(
+            cluster.definition(zones=[zone("a", "secure", [("vnet1", 1)])]))
+        result = pve1.fabricd("apply", "-c", path)
+        assert result.rc != 0 and "wgfab0" in result.stderr, result
+        assert not all_wide(udp_buffers(pve1, pid)), udp_buffers(pve1, pid)
+    finally:
+        pve1.run(["kill", str(pid)], check=False)
