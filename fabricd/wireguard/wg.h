@@ -143,8 +143,8 @@ bool wg_survived_link_burst(enum wg_backend backend, const char *ifname, size_t 
 /*
  * After an apply: wireguard-go's UDP sockets get the buffers later
  * wireguard-go versions give them (Debian 12's drops packets under load
- * without). It rebinds when its device goes down and up or its port changes,
- * so every apply and daemon pass checks again; wait_ms as
+ * without). It binds new sockets whenever its listen port is set (even to
+ * the same port), so every apply and daemon pass checks again; wait_ms as
  * wg_uapi_widen_udp_buffers(). Kernel WireGuard: nothing to do.
  */
 void wg_tune(enum wg_backend backend, const char *ifname, unsigned int wait_ms);
