@@ -132,9 +132,16 @@ def test_every_node_has_the_table_from_its_share(guarded):
     assert sorted(set_elements(pve3, "wireguard_peers_ip")) == ["192.0.2.11", "192.0.2.12"]
     listing = nft(pve1, "list", "table", "inet", "fabricd").stdout
     assert 'comment "fabricd:fabtest ' in listing
-    # one lookup by port sends each kind to its chain; secure VXLAN only through WireGuard
-    assert ("udp dport vmap { 4789 : jump plain_vxlan_in, 4790 : jump secure_vxlan_in, "
-            "51820 : jump wireguard_in }") in listing, listing
+    # a member's plain VXLAN is taken by the first rule; one lookup by port sends the rest of
+    # fabricd's traffic to its port's chain; secure VXLAN only through WireGuard
+    assert re.search(r'chain input \{\s+type filter hook input priority filter - 10; policy accept;\s+'
+                     r'udp dport 4789 ip saddr \. @th,96,24 @plain_members accept\s+'
+                     r'udp dport vmap \{ 4789 : jump plain_vxlan_in, 4790 : jump secure_vxlan_in, '
+                     r'51820 : jump wireguard_in \}\s+\}', listing), listing
+    assert re.search(r'chain output \{\s+type filter hook output priority filter - 10; policy accept;\s+'
+                     r'udp dport 4789 @th,96,24 @secure_vnis counter name "drop_leak" drop\s+'
+                     r'udp dport 4790 oifname != "wgfab0" counter name "drop_leak" drop\s+\}',
+                     listing), listing
     assert re.search(r'chain secure_vxlan_in \{\s+iifname "wgfab0" accept\s+'
                      r'counter name "drop_secure" drop\s+\}', listing), listing
 

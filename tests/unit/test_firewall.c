@@ -98,14 +98,14 @@ static void test_three_node_pve1(void)
 	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n"
 			  "\t\telements = { 198.51.100.12,\n\t\t\t     198.51.100.13 }\n");
 	check_has(a.text, "set wireguard_peers_ip6 {\n\t\ttype ipv6_addr\n\t}\n");
-	/* the input chain: one lookup by port, then each port's chain, in order */
+	/* the input chain: a plain member's VXLAN first, then one lookup by port */
 	check_has(a.text, "\tchain input {\n"
 			  "\t\ttype filter hook input priority -10; policy accept;\n"
+			  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
 			  "\t\tudp dport vmap { 4789 : jump plain_vxlan_in, 4790 : jump "
 			  "secure_vxlan_in, 51820 : jump wireguard_in }\n"
 			  "\t}\n");
 	check_has(a.text, "\tchain plain_vxlan_in {\n"
-			  "\t\tip saddr . @th,96,24 @plain_members accept\n"
 			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @carried_members accept\n"
 			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n"
 			  "\t\tcounter name \"drop_plain\" drop\n"
@@ -119,17 +119,14 @@ static void test_three_node_pve1(void)
 			  "\t\tip6 saddr @wireguard_peers_ip6 accept\n"
 			  "\t\tcounter name \"drop_wireguard\" drop\n"
 			  "\t}\n");
-	check_has(a.text, "\tchain output {\n"
-			  "\t\ttype filter hook output priority -10; policy accept;\n"
-			  "\t\tudp dport vmap { 4789 : jump plain_vxlan_out, 4790 : jump "
-			  "secure_vxlan_out }\n"
-			  "\t}\n");
-	check_has(a.text, "\tchain plain_vxlan_out {\n"
-			  "\t\t@th,96,24 @secure_vnis counter name \"drop_leak\" drop\n"
-			  "\t}\n");
-	check_has(a.text, "\tchain secure_vxlan_out {\n"
-			  "\t\toifname != \"wgfab0\" counter name \"drop_leak\" drop\n"
-			  "\t}\n");
+	check_has(a.text,
+		  "\tchain output {\n"
+		  "\t\ttype filter hook output priority -10; policy accept;\n"
+		  "\t\tudp dport 4789 @th,96,24 @secure_vnis counter name \"drop_leak\" "
+		  "drop\n"
+		  "\t\tudp dport 4790 oifname != \"wgfab0\" counter name \"drop_leak\" drop\n"
+		  "\t}\n");
+	check_lacks(a.text, "_out");
 	check_has(a.summary, "set plain_members\n");
 	CHECK_INT(a.sets[FW_SET_PLAIN_MEMBERS].n, 5, "five plain members");
 	{
@@ -152,11 +149,9 @@ static void test_three_node_pve1(void)
 		CHECK_INT(key_parse("10.0.0.0/8", &k), -EINVAL, "a prefix is not ours");
 		CHECK_INT(key_parse("1.2.3.4 . 16777216", &k), -EINVAL, "a VNI has 24 bits");
 	}
-	check_has(a.summary, "chain input: filter input -10 accept, 1 rules\n");
-	check_has(a.summary, "chain output: filter output -10 accept, 1 rules\n");
-	check_has(a.summary, "chain plain_vxlan_out:, 1 rules\n");
-	check_has(a.summary, "chain secure_vxlan_out:, 1 rules\n");
-	check_has(a.summary, "chain plain_vxlan_in:, 4 rules\n");
+	check_has(a.summary, "chain input: filter input -10 accept, 2 rules\n");
+	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
+	check_has(a.summary, "chain plain_vxlan_in:, 3 rules\n");
 	check_has(a.summary, "chain secure_vxlan_in:, 2 rules\n");
 	check_has(a.summary, "chain wireguard_in:, 3 rules\n");
 	/* no EVPN vnet: no chain that would cost every packet leaving the node */
@@ -230,7 +225,7 @@ static void test_three_node_pve1(void)
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port 4800");
 	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render");
 	check_has(b.text, "4800 : jump secure_vxlan_in,");
-	check_has(b.text, "4800 : jump secure_vxlan_out }");
+	check_has(b.text, "udp dport 4800 oifname != ");
 	CHECK(a.hash != b.hash, "secure port in the hash");
 	CHECK_STR(a.summary, b.summary, "ports are not in the summary, the hash has them");
 	firewall_ruleset_free(&b);
@@ -252,8 +247,7 @@ static void test_ipv6_underlay(void)
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
 	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render");
 	check_has(a.text, "typeof ip6 saddr . @th,96,24\n");
-	check_has(a.text,
-		  "\tchain plain_vxlan_in {\n\t\tip6 saddr . @th,96,24 @plain_members accept\n");
+	check_has(a.text, "\t\tudp dport 4789 ip6 saddr . @th,96,24 @plain_members accept\n");
 	check_has(a.text, "2001:db8:10::12 . 200");
 	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n\t}\n");
 	check_has(a.text, "\t\ttype ipv6_addr\n\t\telements = { 2001:db8:10::12,");
@@ -313,10 +307,6 @@ static const char listing_json[] =
     "\"secure_vxlan_in\", \"handle\": 15}},"
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
     "\"wireguard_in\", \"handle\": 16}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
-    "\"plain_vxlan_out\", \"handle\": 17}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
-    "\"secure_vxlan_out\", \"handle\": 18}},"
     " %s]}";
 
 static const char rule_fmt[] =
@@ -329,9 +319,11 @@ static char *listing(int n_input, int n_output, int n_wireguard)
 	const struct {
 		const char *chain;
 		int n;
-	} chains[] = {{"input", n_input},     {"output", n_output},	     {"plain_vxlan_in", 4},
-		      {"secure_vxlan_in", 2}, {"wireguard_in", n_wireguard}, {"plain_vxlan_out", 1},
-		      {"secure_vxlan_out", 1}};
+	} chains[] = {{"input", n_input},
+		      {"output", n_output},
+		      {"plain_vxlan_in", 3},
+		      {"secure_vxlan_in", 2},
+		      {"wireguard_in", n_wireguard}};
 	char rules[8192] = "", *out;
 	size_t len = 0;
 	int handle = 20;
@@ -415,7 +407,7 @@ static void test_observed_summary(void)
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 
 	/* the kernel's copy as rendered: same summary, comment found */
-	json = listing(1, 1, 3);
+	json = listing(2, 2, 3);
 	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"%s\"\n\tcounter x {\n",
 		 rs.comment);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
@@ -429,21 +421,21 @@ static void test_observed_summary(void)
 	free(json);
 
 	/* a rule gone: out of sync, and apply would replace the table */
-	json = listing(0, 1, 3);
+	json = listing(1, 2, 3);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain input");
 	firewall_obs_free(fw);
 	free(json);
 
 	/* a port chain flushed in part: out of sync too */
-	json = listing(1, 1, 2);
+	json = listing(2, 2, 2);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain wireguard_in");
 	firewall_obs_free(fw);
 	free(json);
 
 	/* in sync: nothing to do; down removes it */
-	json = listing(1, 1, 3);
+	json = listing(2, 2, 3);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
 	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
 	check_plan_down(fw, 1);
@@ -505,13 +497,11 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 		firewall_obs_add_elem(fw, "plain_members", stranger, sizeof(stranger));
 	firewall_obs_add_elem(fw, "secure_vnis", vni200, sizeof(vni200));
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
-	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 1);
-	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 1);
-	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, 4);
+	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 2);
+	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
+	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, 3);
 	firewall_obs_add_chain(fw, "secure_vxlan_in", NULL, NULL, 0, NULL, 2);
 	firewall_obs_add_chain(fw, "wireguard_in", NULL, NULL, 0, NULL, 3);
-	firewall_obs_add_chain(fw, "plain_vxlan_out", NULL, NULL, 0, NULL, 1);
-	firewall_obs_add_chain(fw, "secure_vxlan_out", NULL, NULL, 0, NULL, 1);
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
 	return fw;
 }
