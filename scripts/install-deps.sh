@@ -8,7 +8,7 @@ set -eu
 
 PKGS="build-essential pkg-config clang libclang-rt-14-dev
 libjansson-dev libmnl-dev libsodium-dev libnftables-dev libsystemd-dev
-iproute2 iputils-ping wireguard-tools wireguard-go nftables tcpdump iperf3 strace
+iproute2 iputils-ping wireguard-tools wireguard-go nftables tcpdump iperf3 strace linux-perf
 python3 python3-pytest python3-jsonschema valgrind util-linux procps kmod
 qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils zstd
 frr frr-pythontools ifupdown2 libmicrohttpd-dev python3-prometheus-client graphviz

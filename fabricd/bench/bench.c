@@ -21,6 +21,7 @@
 #include "bench/bench.h"
 #include "bench/iperf.h"
 #include "bench/lab.h"
+#include "bench/profile.h"
 #include "bench/sample.h"
 #include "bench/trace.h"
 #include "base/log.h"
@@ -225,6 +226,74 @@ static int measure(const struct bench_opts *o, const struct bench_side *sides, s
 			}
 		}
 	}
+	return 0;
+}
+
+/* One run of path p on side x under perf into out; 0, -EINTR or -errno (why filled). */
+static int profile_run(const struct bench_opts *o, const struct bench_side *x, int p,
+		       struct bench_profile_run *out, char *why, size_t len)
+{
+	char data[96], log[96], text[96];
+	struct bench_run run = {0};
+	pid_t pid;
+	int ret;
+
+	snprintf(data, sizeof(data), "%s/perf.data", x->lab->dir);
+	snprintf(log, sizeof(log), "%s/perf.log", x->lab->dir);
+	snprintf(text, sizeof(text), "%s/perf.txt", x->lab->dir);
+	pid = bench_profile_start(data, log, why, len);
+	if (pid < 0)
+		return bench_stop ? -EINTR : pid;
+	ret = bench_iperf_run(x->lab, p, o->streams[0], o->duration, x->wg, x->n_wg, false, &run);
+	free(run.cpu);
+	if (ret < 0) {
+		kill(pid, SIGKILL);
+		lab_wait(pid, 1000);
+		snprintf(why, len, "the %s run under perf failed (above)", bench_path_name(p));
+		return ret;
+	}
+	out->cpu_seconds = run.cpu_seconds;
+	out->gbps = run.gbps;
+	return bench_profile_stop(pid, data, text, out, why, len);
+}
+
+/*
+ * --reference's netfilter profile: pairs of extra runs per path at the first
+ * stream count under perf, kept out of the table as perf costs CPU itself;
+ * which lab goes first alternates as in measure(). 0 or -EINTR; a perf
+ * that fails leaves the profile unavailable with the reason.
+ */
+static int profile(const struct bench_opts *o, const struct bench_side *sides,
+		   struct bench_profile *pr)
+{
+	size_t k = 0;
+
+	if (!bench_profile_possible(pr->reason, sizeof(pr->reason)))
+		return 0;
+	pr->streams = o->streams[0];
+	pr->n_pairs = o->repeat < BENCH_PROFILE_MAX_PAIRS ? o->repeat : BENCH_PROFILE_MAX_PAIRS;
+	fprintf(stderr, "netfilter profile: %zu more run%s per path and lab under perf\n",
+		pr->n_pairs, pr->n_pairs == 1 ? "" : "s");
+	for (size_t pair = 0; pair < pr->n_pairs; pair++) {
+		for (int p = 0; p < BENCH_N_PATHS; p++, k++) {
+			for (size_t i = 0; i < 2; i++) {
+				const struct bench_side *x = &sides[(i + k) % 2];
+				struct bench_profile_run *slot = x->lab->reference
+								     ? &pr->reference[p][pair]
+								     : &pr->fabricd[p][pair];
+				int ret =
+				    profile_run(o, x, p, slot, pr->reason, sizeof(pr->reason));
+
+				if (ret == -EINTR || bench_stop)
+					return -EINTR;
+				if (ret < 0) {
+					log_warn("bench: no netfilter profile: %s", pr->reason);
+					return 0;
+				}
+			}
+		}
+	}
+	pr->available = true;
 	return 0;
 }
 
@@ -438,6 +507,8 @@ int bench_main(const struct bench_opts *o)
 	fprintf(stderr, "lab %s up (apply took %.1f s on both nodes); measuring\n", lab.id,
 		lab.apply_seconds);
 	m = measure(o, sides, o->reference ? 2 : 1);
+	if (m == 0 && o->reference && !bench_stop)
+		m = profile(o, sides, &r.profile);
 	if (m == 0 && !bench_stop && bench_trace_possible(backend, &r.hist))
 		histogram(o, &lab, &r);
 down:

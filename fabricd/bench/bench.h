@@ -11,6 +11,8 @@
  *   bench/trace.c   bpftrace latency histogram of the encryption function (or why not)
  *   bench/report.c  medians and spread, the text table, JSON
  *   bench/refreport.c  --reference: fabricd / reference per path, text and JSON
+ *   bench/profile.c    --reference: netfilter's share of the CPU in both labs, from perf
+ *   bench/profreport.c that share per path, text and JSON
  *   bench/svg.c     the chart
  *
  * A run is one iperf3 test on one path at one stream count; a cell is every
@@ -107,6 +109,26 @@ struct bench_hist {
 	struct bench_hist_bucket *buckets;
 };
 
+/* --reference's netfilter profile (bench/profile.h): extra runs per path and lab under perf */
+#define BENCH_PROFILE_MAX_PAIRS 3
+
+/* What perf saw during one run. */
+struct bench_profile_run {
+	uint64_t samples;	    /* every sample, idle included */
+	uint64_t netfilter_samples; /* in netfilter's functions (bench_profile_netfilter_symbol) */
+	double cpu_seconds;	    /* the run's busy CPU seconds, all CPUs (/proc/stat) */
+	double gbps;
+};
+
+struct bench_profile {
+	bool available;
+	char reason[256]; /* when not available */
+	unsigned int streams;
+	size_t n_pairs;
+	struct bench_profile_run fabricd[BENCH_N_PATHS][BENCH_PROFILE_MAX_PAIRS];
+	struct bench_profile_run reference[BENCH_N_PATHS][BENCH_PROFILE_MAX_PAIRS];
+};
+
 struct bench_results {
 	/* what was measured, for the report header and the JSON */
 	unsigned int duration, repeat;
@@ -122,6 +144,7 @@ struct bench_results {
 	double wall_seconds; /* the whole bench */
 	double busy_before;  /* host CPU % in the second before the lab was built; < 0: unknown */
 	struct bench_hist hist;
+	struct bench_profile profile; /* --reference only */
 	/* n_streams * BENCH_N_PATHS cells, index bench_cell_index() */
 	size_t n_cells;
 	struct bench_cell *cells;
@@ -210,6 +233,8 @@ enum bench_worse {
 
 /* The interval of n ratios (values <= 0 are "not measured" and skipped). */
 void bench_ci_of(const double *ratios, size_t n, struct bench_ci *out);
+/* "within", "outside" or "undecided", as in the JSON */
+const char *bench_verdict_name(enum bench_verdict v);
 enum bench_verdict bench_ci_verdict(const struct bench_ci *ci, double tolerance,
 				    enum bench_worse worse);
 /* Roughly how many pairs in all would decide ci; 0: decided, or nothing to go by (n < 2). */

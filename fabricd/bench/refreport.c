@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/profile.h"
 
 /* More repeats than this: the ratio sits too close to a bound to tell. */
 #define REPEATS_UNKNOWABLE 9999
@@ -178,7 +179,7 @@ static size_t row_pairs_needed(const struct bench_ci *gbps, const struct bench_c
 	return a > b ? a : b;
 }
 
-static const char *verdict_name(enum bench_verdict v)
+const char *bench_verdict_name(enum bench_verdict v)
 {
 	return v == BENCH_WITHIN ? "within" : v == BENCH_OUTSIDE ? "outside" : "undecided";
 }
@@ -248,6 +249,7 @@ void bench_print_reference(const struct bench_results *r, const struct bench_sum
 	fprintf(f, "Gbit/s ratio under 1: fabricd's lab is slower; CPU s/GB ratio over 1: each "
 		   "byte costs more\nthere. \"?\": the host's noise leaves the interval across a "
 		   "bound; more repeats narrow it.\n");
+	bench_print_profile(&r->profile, f);
 }
 
 static json_t *ci_json(const struct bench_ci *ci, enum bench_worse worse)
@@ -256,7 +258,7 @@ static json_t *ci_json(const struct bench_ci *ci, enum bench_worse worse)
 		return json_null();
 	return json_pack("{s:f, s:f, s:f, s:i, s:s}", "mean", ci->mean, "low", ci->low, "high",
 			 ci->high, "n", (int)ci->n, "verdict",
-			 verdict_name(bench_ci_verdict(ci, BENCH_REF_TOLERANCE, worse)));
+			 bench_verdict_name(bench_ci_verdict(ci, BENCH_REF_TOLERANCE, worse)));
 }
 
 static json_t *ratio_json(const struct bench_stat *st)
@@ -293,7 +295,7 @@ json_t *bench_reference_json(const struct bench_results *r, const struct bench_s
 			      "cpu_s_per_gb_paired", ratio_json(&tc), "throughput_ci95",
 			      ci_json(&cg, BENCH_WORSE_LOWER), "cpu_s_per_gb_ci95",
 			      ci_json(&cc, BENCH_WORSE_HIGHER), "verdict",
-			      verdict_name(row_verdict(&cg, &cc)));
+			      bench_verdict_name(row_verdict(&cg, &cc)));
 		if (o && need)
 			json_object_set_new(o, "repeats_needed",
 					    need > REPEATS_UNKNOWABLE
@@ -301,10 +303,11 @@ json_t *bench_reference_json(const struct bench_results *r, const struct bench_s
 						: json_integer((json_int_t)need));
 		json_array_append_new(ratios, o);
 	}
-	return json_pack("{s:s, s:s, s:f, s:o, s:o}", "description",
+	return json_pack("{s:s, s:s, s:f, s:o, s:o, s:o}", "description",
 			 "the same lab (namespaces, switch, veths, guests, MTUs, WireGuard "
 			 "implementation) built by hand with iproute2 and wireguard-tools: no "
 			 "guard table, no port isolation, no fabricd",
 			 "implementation", x->implementation, "tolerance", BENCH_REF_TOLERANCE,
-			 "results", results, "fabricd_vs_reference", ratios);
+			 "results", results, "fabricd_vs_reference", ratios, "profile",
+			 bench_profile_json(&r->profile));
 }

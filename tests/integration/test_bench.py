@@ -358,11 +358,38 @@ def test_reference_measured_and_ratios_consistent(quick_reference):
     runs = [l for l in res.stderr.splitlines() if re.match(r"\[ *\d+/6\]", l)]
     assert len(runs) == 6 and sum("(reference)" in l for l in runs) == 3, runs
     section = res.stdout.split("fabricd against the same lab built by hand")[1]
+    section = section.split("\nnetfilter's share")[0]
     rows = [l.split() for l in section.splitlines() if l.split()[:1] and l.split()[0] in PATHS]
     assert [(r[0], r[1]) for r in rows] == [(p, "1") for p in PATHS], section
     assert all("(1 pair)" in l and l.endswith("? (needs --repeat 2 or more)")
                for l in section.splitlines() if l.split()[:1] and l.split()[0] in PATHS), section
     assert f"namespaces fr{lab_id[2:]}-*" in res.stderr
+
+
+def test_reference_netfilter_profile(quick_reference):
+    """perf's samples in one more run per path and lab: the guard's rules are seen and sized."""
+    res, report, _id = quick_reference
+    prof = report["reference"]["profile"]
+    assert prof["available"], prof["reason"]
+    assert (prof["pairs"], prof["streams"], prof["period_ns"]) == (1, 1, 250000)
+    paths = {p["path"]: p for p in prof["paths"]}
+    assert list(paths) == list(PATHS)
+    for name, p in paths.items():
+        assert p["fabricd_samples"] > 0, name
+        assert p["own_pct"]["median"] == pytest.approx(
+            p["fabricd_pct"]["median"] - p["reference_pct"]["median"], abs=1e-4), name
+        # one pair: its own share decides (the target itself is the bench's to show, not a test's)
+        assert p["verdict"] == ("within" if p["own_pct"]["median"] <= 3 else "outside"), p
+    # every plain VXLAN packet is looked up in the guard's sets on both nodes: a cost the
+    # reference lab, which has no table, does not pay
+    assert paths["plain"]["own_pct"]["median"] > 0.3, paths["plain"]
+    # the runs under perf are not the table's: six numbered runs, and a line of their own
+    assert "netfilter profile: 1 more run per path and lab under perf" in res.stderr
+    section = res.stdout.split("netfilter's share of the host's busy CPU")[1]
+    rows = [l.split() for l in section.splitlines() if l.split()[:1] and l.split()[0] in PATHS]
+    assert [r[0] for r in rows] == list(PATHS), section
+    assert [r[-1] for r in rows] == [
+        "yes" if paths[r[0]]["verdict"] == "within" else "no" for r in rows], section
 
 
 def test_reference_nothing_left_behind(quick_reference):

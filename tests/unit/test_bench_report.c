@@ -2,7 +2,7 @@
 /*
  * test_bench_report.c - the bench's arithmetic and reports on fixed data:
  * medians and spread, the /proc parsers and deltas, iperf3 and bpftrace
- * output, summaries (percent of raw, CPU per GB, secure/plain ratios,
+ * and perf output, summaries (percent of raw, CPU per GB, secure/plain ratios,
  * hotspots), the text table, the JSON keys and a well-formed SVG.
  */
 #include <errno.h>
@@ -14,6 +14,7 @@
 
 #include "bench/bench.h"
 #include "bench/iperf.h"
+#include "bench/profile.h"
 #include "bench/sample.h"
 #include "bench/trace.h"
 #include "unit.h"
@@ -527,6 +528,154 @@ out:
 	bench_results_free(&r); /* frees the reference too */
 }
 
+/* perf report's text, as `perf report --stdio --no-children --sort sym -F sample,sym` prints it */
+static const char perf_text[] = "# To display the perf.data header info, please use --header\n"
+				"#\n"
+				"# Samples: 31K of event 'cpu-clock:ppp'\n"
+				"#      Samples  Symbol\n"
+				"# ............  ..............\n"
+				"#\n"
+				"         9000  [k] pvm_safe_halt_hc\n"
+				"          640  [k] nft_do_chain\n"
+				"          180  [k] nf_hook_slow\n"
+				"           60  [k] nft_do_chain_inet\n"
+				"           20  [k] nft_rhash_lookup\n"
+				"          160  [k] br_nf_pre_routing\n"
+				"           73  [.] Nread\n"
+				"           27  [.] 0x000000000000408e\n"
+				"\n";
+
+static void test_profile_parse(void)
+{
+	struct bench_profile_run run = {0};
+
+	CHECK(bench_profile_netfilter_symbol("nft_do_chain") &&
+		  bench_profile_netfilter_symbol("nf_hook_slow") &&
+		  bench_profile_netfilter_symbol("nf_tables_trans_destroy_work"),
+	      "netfilter's functions");
+	CHECK(!bench_profile_netfilter_symbol("br_nf_pre_routing") &&
+		  !bench_profile_netfilter_symbol("nf_hook_slow_list") &&
+		  !bench_profile_netfilter_symbol("tcp_sendmsg"),
+	      "bridge netfilter's and everything else: not counted");
+	CHECK_INT(bench_profile_parse(perf_text, &run), 0, "parse");
+	CHECK_INT(run.samples, 10160, "every sample");
+	CHECK_INT(run.netfilter_samples, 900, "netfilter's: nft_* and nf_hook_slow");
+	/* counts add up over calls: one run's report may come in parts */
+	CHECK_INT(bench_profile_parse("  100  [k] nft_do_chain\n", &run), 0, "second part");
+	CHECK_INT(run.netfilter_samples, 1000, "added");
+	/* 1000 samples of 250 us: 0.25 s of 10 busy CPU seconds */
+	run.cpu_seconds = 10;
+	CHECK(NEAR(bench_profile_share(&run), 2.5), "share %g", bench_profile_share(&run));
+	run.cpu_seconds = 0;
+	CHECK(bench_profile_share(&run) < 0, "no busy time: no share");
+	CHECK_INT(bench_profile_parse("# only a header\n#\n", &run), -EINVAL, "no sample line");
+	CHECK_INT(bench_profile_parse("", &run), -EINVAL, "empty");
+	CHECK_INT(bench_profile_parse(NULL, &run), -EINVAL, "no text");
+	CHECK_INT(bench_profile_parse("  12 nft_do_chain\n 7x [k] nft_do_chain\n", &run), -EINVAL,
+		  "malformed lines are not samples");
+	CHECK_INT(run.netfilter_samples, 1000, "a failed parse adds nothing");
+}
+
+static void test_profile_unavailable(void)
+{
+	char why[128], *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct bench_profile pr = {0};
+	char *text = NULL;
+	size_t len = 0;
+	json_t *o;
+	FILE *f;
+
+	setenv("PATH", "/nonexistent", 1);
+	CHECK(!bench_profile_possible(why, sizeof(why)), "no perf on PATH");
+	CHECK_STR(why, "perf is not installed (Debian package linux-perf)", "reason");
+	if (path) {
+		setenv("PATH", path, 1);
+		free(path);
+	}
+	snprintf(pr.reason, sizeof(pr.reason), "%s", why);
+	f = open_memstream(&text, &len);
+	bench_print_profile(&pr, f);
+	fclose(f);
+	CHECK(strstr(text, "netfilter profile: not measured: perf is not installed") != NULL, "%s",
+	      text);
+	free(text);
+	o = bench_profile_json(&pr);
+	CHECK(json_is_false(json_object_get(o, "available")), "not available");
+	CHECK_STR(json_string_value(json_object_get(o, "reason")), why, "reason in the JSON");
+	CHECK_INT(json_array_size(json_object_get(o, "paths")), 0, "no paths");
+	json_decref(o);
+}
+
+static void set_pair(struct bench_profile *pr, int p, size_t i, uint64_t fab, uint64_t ref)
+{
+	/* 4000 samples a CPU second: n samples of 10 busy CPU seconds is n / 400 percent */
+	pr->fabricd[p][i] = (struct bench_profile_run){.netfilter_samples = fab, .cpu_seconds = 10};
+	pr->reference[p][i] =
+	    (struct bench_profile_run){.netfilter_samples = ref, .cpu_seconds = 10};
+}
+
+static void test_profile_report(void)
+{
+	struct bench_profile pr = {.available = true, .streams = 1, .n_pairs = 3};
+	struct bench_profile_path x;
+	char *text = NULL;
+	size_t len = 0;
+	json_t *o, *q;
+	FILE *f;
+
+	/* raw: own 1.0, 1.5, 0.5 %; plain: 4, 5, 3.5 %; secure: 1, 4, -0.5 % */
+	set_pair(&pr, BENCH_RAW, 0, 480, 80);
+	set_pair(&pr, BENCH_RAW, 1, 680, 80);
+	set_pair(&pr, BENCH_RAW, 2, 280, 80);
+	set_pair(&pr, BENCH_PLAIN, 0, 1700, 100);
+	set_pair(&pr, BENCH_PLAIN, 1, 2100, 100);
+	set_pair(&pr, BENCH_PLAIN, 2, 1500, 100);
+	set_pair(&pr, BENCH_SECURE, 0, 500, 100);
+	set_pair(&pr, BENCH_SECURE, 1, 1700, 100);
+	set_pair(&pr, BENCH_SECURE, 2, 100, 300);
+	bench_profile_path_of(&pr, BENCH_RAW, &x);
+	CHECK(NEAR(x.own.median, 1.0) && NEAR(x.own.min, 0.5) && NEAR(x.own.max, 1.5),
+	      "raw own %g %g-%g", x.own.median, x.own.min, x.own.max);
+	CHECK(NEAR(x.fabricd.median, 1.2) && NEAR(x.reference.median, 0.2), "raw shares");
+	CHECK_INT(x.fabricd_samples, 1440, "raw samples");
+	CHECK_INT(x.verdict, BENCH_WITHIN, "raw within 3%%");
+	bench_profile_path_of(&pr, BENCH_PLAIN, &x);
+	CHECK_INT(x.verdict, BENCH_OUTSIDE, "plain over 3%% in every pair");
+	bench_profile_path_of(&pr, BENCH_SECURE, &x);
+	CHECK(NEAR(x.own.min, -0.5) && NEAR(x.own.median, 1.0), "a cheaper pair stays negative");
+	CHECK_INT(x.verdict, BENCH_UNDECIDED, "secure: pairs on both sides of 3%%");
+	/* a pair without busy time does not count */
+	pr.fabricd[BENCH_RAW][2].cpu_seconds = 0;
+	bench_profile_path_of(&pr, BENCH_RAW, &x);
+	CHECK(x.own.n == 2 && NEAR(x.own.median, 1.25), "two pairs left: %g", x.own.median);
+
+	f = open_memstream(&text, &len);
+	bench_print_profile(&pr, f);
+	fclose(f);
+	CHECK(strstr(text, "sampled by perf in 3 more runs per path") != NULL, "%s", text);
+	CHECK(strstr(text, "raw        1.45%      0.20%          1.25%  1.00-1.50       yes") !=
+		  NULL,
+	      "raw row in:\n%s", text);
+	CHECK(strstr(text, "plain      4.25%      0.25%          4.00%  3.50-5.00       no") !=
+		  NULL,
+	      "plain row in:\n%s", text);
+	CHECK(strstr(text, "0.25%          1.00%  -0.50-4.00      ?") != NULL, "secure row in:\n%s",
+	      text);
+	free(text);
+	o = bench_profile_json(&pr);
+	CHECK(json_is_true(json_object_get(o, "available")), "available");
+	CHECK(json_is_null(json_object_get(o, "reason")), "no reason");
+	CHECK_INT(json_integer_value(json_object_get(o, "period_ns")), BENCH_PROFILE_PERIOD_NS,
+		  "period");
+	q = json_array_get(json_object_get(o, "paths"), BENCH_PLAIN);
+	CHECK_STR(json_string_value(json_object_get(q, "path")), "plain", "second path");
+	CHECK(NEAR(json_real_value(json_object_get(json_object_get(q, "own_pct"), "max")), 5.0),
+	      "own max");
+	CHECK_STR(json_string_value(json_object_get(q, "verdict")), "outside", "verdict");
+	CHECK_INT(json_integer_value(json_object_get(q, "reference_samples")), 300, "samples");
+	json_decref(o);
+}
+
 int main(void)
 {
 	test_stat();
@@ -537,5 +686,8 @@ int main(void)
 	test_trace();
 	test_report();
 	test_reference();
+	test_profile_parse();
+	test_profile_unavailable();
+	test_profile_report();
 	return unit_summary("test_bench_report");
 }
