@@ -99,16 +99,6 @@ static int open_out(const struct bench_lab *lab, const char *name, char *path, s
 	return fd < 0 ? -errno : fd;
 }
 
-/* The first line of a log file, for an error message. */
-static void log_tail(const char *path, char *buf, size_t len)
-{
-	char *text = bench_read_text(path);
-
-	snprintf(buf, len, "%s", text && *text ? text : "(no output)");
-	buf[strcspn(buf, "\n")] = '\0';
-	free(text);
-}
-
 static pid_t start_server(const struct bench_lab *lab, const struct lab_path *lp, char *log_path,
 			  size_t log_len)
 {
@@ -134,7 +124,7 @@ static pid_t start_server(const struct bench_lab *lab, const struct lab_path *lp
 		if (listening(pid, lp->port))
 			return pid;
 		if (waitpid(pid, NULL, WNOHANG) == pid) {
-			log_tail(log_path, why, sizeof(why));
+			bench_first_line(log_path, why, sizeof(why));
 			log_error("bench: the iperf3 server on %s:%u in %s exited at once: %s",
 				  lp->server_addr, lp->port, lab->ns[lp->server], why);
 			return -ECHILD;

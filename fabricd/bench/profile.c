@@ -152,14 +152,17 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 			return pid;
 		}
 		if (waitpid(pid, NULL, WNOHANG) == pid) {
-			snprintf(why, len, "perf record exited at once (see %s)", log_path);
+			char said[160];
+
+			bench_first_line(log_path, said, sizeof(said));
+			snprintf(why, len, "perf record exited at once: %s", said);
 			return -ECHILD;
 		}
 		sleep_ms(50);
 	}
 	kill(pid, SIGKILL);
 	lab_wait(pid, 1000);
-	snprintf(why, len, "perf record did not start recording within 5 s (see %s)", log_path);
+	snprintf(why, len, "perf record did not start recording within 5 s");
 	return -ETIMEDOUT;
 }
 
@@ -169,20 +172,27 @@ static int report(const char *data_path, const char *report_path, char *why, siz
 	char *argv[] = {
 	    BENCH_PROFILE_PERF, "report", "-i", (char *)data_path, "--stdio", "--no-children",
 	    "--sort",		"sym",	  "-F", "sample,sym",	   NULL};
-	int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char err_path[160], said[160];
+	int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), err_fd;
 	int status;
 	pid_t pid;
 
-	if (fd < 0) {
-		snprintf(why, len, "cannot create %s: %s", report_path, strerror(errno));
+	snprintf(err_path, sizeof(err_path), "%s.err", report_path);
+	err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || err_fd < 0) {
+		snprintf(why, len, "cannot create %s: %s", fd < 0 ? report_path : err_path,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -errno;
 	}
-	pid = lab_spawn(NULL, LAB_HOST, argv, fd, -1);
+	pid = lab_spawn(NULL, LAB_HOST, argv, fd, err_fd);
 	close(fd);
+	close(err_fd);
 	status = pid < 0 ? (int)pid : lab_wait(pid, 120000);
 	if (status != 0) {
-		snprintf(why, len, "perf report of %s failed (%s)", data_path,
-			 status < 0 ? strerror(-status) : "exit status not 0");
+		bench_first_line(err_path, said, sizeof(said));
+		snprintf(why, len, "perf report failed: %s", status < 0 ? strerror(-status) : said);
 		return status < 0 ? status : -EIO;
 	}
 	return 0;
@@ -208,6 +218,6 @@ int bench_profile_stop(pid_t pid, const char *data_path, const char *report_path
 	ret = bench_profile_parse(text, run);
 	free(text);
 	if (ret < 0)
-		snprintf(why, len, "perf report printed no samples (see %s)", report_path);
+		snprintf(why, len, "perf report printed no samples");
 	return ret;
 }

@@ -75,6 +75,15 @@ fail:
 	return NULL;
 }
 
+void bench_first_line(const char *path, char *buf, size_t len)
+{
+	char *text = bench_read_text(path);
+
+	snprintf(buf, len, "%s", text && *text ? text : "(no output)");
+	buf[strcspn(buf, "\n")] = '\0';
+	free(text);
+}
+
 /* The next line of *p (without its newline), or NULL at the end; *p moves past it. */
 static char *next_line(char **p)
 {

@@ -62,5 +62,7 @@ int bench_parse_pid_stat(const char *text, uint64_t *ticks);
 
 /* The whole of a (proc) file as a NUL-terminated string; free() it. NULL and errno set. */
 char *bench_read_text(const char *path);
+/* The first line of a log file into buf, for an error message ("(no output)" if none). */
+void bench_first_line(const char *path, char *buf, size_t len);
 
 #endif

@@ -392,6 +392,40 @@ def test_reference_netfilter_profile(quick_reference):
         "yes" if paths[r[0]]["verdict"] == "within" else "no" for r in rows], section
 
 
+def test_reference_profile_without_perf_working(bench_env, tmp_path):
+    """A perf that cannot record (as in a container without perf events): the bench still
+    reports everything else, and the profile says why it is missing, with perf's own words."""
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "perf").write_text(
+        "#!/bin/sh\n"
+        "echo 'Error: Access to performance monitoring and observability operations is "
+        "limited.' >&2\n"
+        "exit 255\n")
+    os.chmod(stub / "perf", 0o755)
+    json_path = tmp_path / "bench.json"
+    res = subprocess.run([bench_env, "bench", "--quick", "--reference", "--streams", "1",
+                          "--json", str(json_path)], capture_output=True, text=True,
+                         timeout=180, stdin=subprocess.DEVNULL,
+                         env=dict(os.environ, PATH=f"{stub}:{os.environ['PATH']}"))
+    no_sanitizer_reports(res.stderr)
+    assert res.returncode == 0, res.stderr
+    why = ("perf record exited at once: Error: Access to performance monitoring and "
+           "observability operations is limited.")
+    assert f"warning: bench: no netfilter profile: {why}" in res.stderr
+    assert f"netfilter profile: not measured: {why}" in res.stdout
+    assert "fabricd against the same lab built by hand" in res.stdout
+    with open(json_path) as f:
+        report = json.load(f)
+    prof = report["reference"]["profile"]
+    assert prof == {"available": False, "reason": why, "paths": []}
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(SCHEMA) as f:
+        jsonschema.Draft202012Validator(json.load(f)).validate(report)
+    lab_id = bench_id(res.stderr)
+    assert leftovers(lab_id) == [] and leftovers("fr" + lab_id[2:]) == []
+
+
 def test_reference_nothing_left_behind(quick_reference):
     _res, _report, lab_id = quick_reference
     assert leftovers(lab_id) == []
