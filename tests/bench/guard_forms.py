@@ -12,6 +12,7 @@ each. The forms:
 
   none     no table (what remains is bridge netfilter's nf_hook_slow)
   empty    the input and output chains without rules
+  input    the guard without its output rules (what the leak check costs)
   guard    the table as fabricd made it
   l4proto  the guard with `meta l4proto != udp accept` first on both hooks
   vmap     one verdict map per hook: plain members checked after a jump
@@ -37,7 +38,7 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 FABRICD = os.path.join(ROOT, "fabricd", "fabricd")
-FORMS = ("none", "empty", "guard", "l4proto", "vmap")
+FORMS = ("none", "empty", "input", "guard", "l4proto", "vmap")
 PERIOD_NS = 250000
 # the bench's guest addresses per path (bench/labnet.c): the iperf3 client's target
 PATH_OF_TARGET = {"192.0.2.12": "raw", "10.100.0.2": "plain", "10.200.0.2": "secure"}
@@ -64,14 +65,15 @@ def form_text(guard, form):
     """The table for one form, derived from fabricd's own (guard)."""
     if form == "guard":
         return guard
-    if form == "empty":
+    if form in ("empty", "input"):
+        hooks = "input|output" if form == "empty" else "output"
         out, skip = [], False
         for line in guard.splitlines():
             if skip and line.startswith("\t}"):
                 skip = False
             if not skip:
                 out.append(line)
-            if re.match(r"\s+type filter hook (input|output)", line):
+            if re.match(rf"\s+type filter hook ({hooks})", line):
                 skip = True
         return "\n".join(out) + "\n"
     if form == "l4proto":
