@@ -253,7 +253,6 @@ static int profile_run(const struct bench_opts *o, const struct bench_side *x, i
 		return ret;
 	}
 	out->cpu_seconds = run.cpu_seconds;
-	out->gbps = run.gbps;
 	return bench_profile_stop(pid, data, text, out, why, len);
 }
 

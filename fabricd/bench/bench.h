@@ -117,7 +117,6 @@ struct bench_profile_run {
 	uint64_t samples;	    /* every sample, idle included */
 	uint64_t netfilter_samples; /* in netfilter's functions (bench_profile_netfilter_symbol) */
 	double cpu_seconds;	    /* the run's busy CPU seconds, all CPUs (/proc/stat) */
-	double gbps;
 };
 
 struct bench_profile {

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/iperf.h"
@@ -52,13 +51,6 @@ int bench_iperf_parse(const char *json_text, struct bench_run *run, char *err, s
 out:
 	json_decref(root);
 	return ret;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
 }
 
 /* Whether pid's network namespace has a TCP socket listening on port (/proc/PID/net/tcp*). */
@@ -129,7 +121,7 @@ static pid_t start_server(const struct bench_lab *lab, const struct lab_path *lp
 				  lp->server_addr, lp->port, lab->ns[lp->server], why);
 			return -ECHILD;
 		}
-		sleep_ms(10);
+		lab_sleep_ms(10);
 	}
 	lab_wait(pid, 0);
 	if (!bench_stop)

@@ -92,7 +92,7 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static void sleep_ms(long ms)
+void lab_sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
@@ -144,7 +144,7 @@ int lab_wait(pid_t pid, int timeout_ms)
 			poll(&p, 1, (int)left);
 		} else {
 			/* no pidfd (valgrind, old kernels): poll the status */
-			sleep_ms(left < 20 ? left : 20);
+			lab_sleep_ms(left < 20 ? left : 20);
 		}
 	}
 	if (pidfd >= 0)
@@ -547,7 +547,7 @@ static int end_processes(const struct bench_lab *lab)
 			/* our own children must be reaped to leave the namespace */
 			while (waitpid(-1, NULL, WNOHANG) > 0)
 				;
-			sleep_ms(20);
+			lab_sleep_ms(20);
 		}
 	}
 	n = scan(lab, NULL, false, pids, LAB_MAX_PROCS);

@@ -112,6 +112,9 @@ pid_t lab_spawn(const struct bench_lab *lab, enum lab_where where, char *const a
  */
 int lab_wait(pid_t pid, int timeout_ms);
 
+/* Sleeps ms milliseconds; a signal cuts it short (bench_stop is then set). */
+void lab_sleep_ms(long ms);
+
 /* PIDs of the live processes named comm inside the nodes' namespaces; how many. */
 size_t lab_find(const struct bench_lab *lab, const char *comm, pid_t *pids, size_t max);
 

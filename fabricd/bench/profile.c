@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/lab.h"
@@ -105,13 +104,6 @@ bool bench_profile_possible(char *why, size_t len)
 	return true;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
 /* perf has written its header once the file has a size; it records from then on. */
 static bool recording(const char *data_path)
 {
@@ -148,7 +140,7 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 	}
 	for (int t = 0; t < 100 && !bench_stop; t++) {
 		if (recording(data_path)) {
-			sleep_ms(100);
+			lab_sleep_ms(100);
 			return pid;
 		}
 		if (waitpid(pid, NULL, WNOHANG) == pid) {
@@ -158,7 +150,7 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 			snprintf(why, len, "perf record exited at once: %s", said);
 			return -ECHILD;
 		}
-		sleep_ms(50);
+		lab_sleep_ms(50);
 	}
 	kill(pid, SIGKILL);
 	lab_wait(pid, 1000);

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/lab.h"
@@ -90,13 +89,6 @@ bool bench_trace_possible(enum wg_backend backend, struct bench_hist *h)
 	return !h->reason[0];
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
 pid_t bench_trace_start(const char *out_path, struct bench_hist *h)
 {
 	char *argv[] = {BPFTRACE, "-e", (char *)program, NULL};
@@ -122,7 +114,7 @@ pid_t bench_trace_start(const char *out_path, struct bench_hist *h)
 
 		free(text);
 		if (ready) {
-			sleep_ms(200);
+			lab_sleep_ms(200);
 			return pid;
 		}
 		if (waitpid(pid, NULL, WNOHANG) == pid) {
@@ -131,7 +123,7 @@ pid_t bench_trace_start(const char *out_path, struct bench_hist *h)
 				 "on " BENCH_TRACE_FUNCTION ")");
 			return -ECHILD;
 		}
-		sleep_ms(50);
+		lab_sleep_ms(50);
 	}
 	kill(pid, SIGKILL);
 	lab_wait(pid, 1000);
