@@ -56,25 +56,57 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-/* "parent.key"; a key that would make the path ambiguous is quoted: parent["a.b"] */
+/* Appends s to the path at *at, cut short where snprintf into CONFIG_PATH_LEN would cut it. */
+static void path_put(char *out, size_t *at, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > CONFIG_PATH_LEN - 1 - *at)
+		n = CONFIG_PATH_LEN - 1 - *at;
+	memmove(out + *at, s, n);
+	*at += n;
+	out[*at] = '\0';
+}
+
+/*
+ * "parent.key"; a key that would make the path ambiguous is quoted:
+ * parent["a.b"]. Without printf: every field of every vnet gets a path,
+ * and the daemon reads a thousand vnets again on every change.
+ */
 static void path_key(char *out, const char *parent, const char *key)
 {
 	char q[CONFIG_VALUE_LEN];
 	bool plain = *key != '\0';
+	size_t at = 0;
 
 	for (const char *p = key; *p; p++) {
 		if (!is_alnum(*p) && *p != '_' && *p != '-' && *p != '$')
 			plain = false;
 	}
-	if (plain)
-		config_path(out, "%s%s%s", parent, *parent ? "." : "", key);
-	else
+	if (!plain) {
 		config_path(out, "%s[%s]", parent, config_quote(key, q, sizeof(q)));
+		return;
+	}
+	path_put(out, &at, parent);
+	if (*parent)
+		path_put(out, &at, ".");
+	path_put(out, &at, key);
 }
 
 static void path_index(char *out, const char *parent, size_t i)
 {
-	config_path(out, "%s[%zu]", parent, i);
+	char digits[24], *d = digits + sizeof(digits) - 1;
+	size_t at = 0;
+
+	*d = '\0';
+	do {
+		*--d = (char)('0' + i % 10);
+		i /= 10;
+	} while (i);
+	path_put(out, &at, parent);
+	path_put(out, &at, "[");
+	path_put(out, &at, d);
+	path_put(out, &at, "]");
 }
 
 const char *config_jtype(const json_t *v)
@@ -163,31 +195,48 @@ static size_t distance(const char *a, const char *b)
 	return row[lb];
 }
 
+static bool key_allowed(const char *key, const char *const *allowed)
+{
+	for (size_t i = 0; allowed[i]; i++) {
+		if (!strcmp(key, allowed[i]))
+			return true;
+	}
+	return false;
+}
+
+/* The allowed key an unknown one most likely meant (at most two edits away), or NULL. */
+static const char *key_guess(const char *key, const char *const *allowed)
+{
+	for (size_t i = 0; allowed[i]; i++) {
+		if (distance(key, allowed[i]) <= 2)
+			return allowed[i];
+	}
+	return NULL;
+}
+
+/*
+ * Every key of obj must be one of allowed. Only an unknown key costs more
+ * than a compare: a definition of a thousand vnets is a thousand objects,
+ * read again on every change the daemon sees.
+ */
 static void check_keys(struct config_loader *l, json_t *obj, const char *path,
 		       const char *const *allowed)
 {
 	char p[CONFIG_PATH_LEN], list[256];
 	const char *key, *guess;
 	json_t *v;
-	size_t off = 0;
 
-	list[0] = '\0';
-	for (size_t i = 0; allowed[i] && off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-					allowed[i]);
 	json_object_foreach(obj, key, v)
 	{
-		bool known = false;
+		size_t off = 0;
 
-		guess = NULL;
-		for (size_t i = 0; allowed[i]; i++) {
-			if (!strcmp(key, allowed[i]))
-				known = true;
-			else if (!guess && distance(key, allowed[i]) <= 2)
-				guess = allowed[i];
-		}
-		if (known)
+		if (key_allowed(key, allowed))
 			continue;
+		list[0] = '\0';
+		for (size_t i = 0; allowed[i] && off < sizeof(list); i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+						i ? ", " : "", allowed[i]);
+		guess = key_guess(key, allowed);
 		path_key(p, path, key);
 		if (is_secret_key(key))
 			config_error(&l->r, p,

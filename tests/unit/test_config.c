@@ -59,6 +59,9 @@ struct tcase {
 #define TEXT(name, text, path, msg) {name, {NULL}, text, path, msg, NULL}
 /* clang-format on */
 
+#define A10  "aaaaaaaaaa"
+#define A100 A10 A10 A10 A10 A10 A10 A10 A10 A10 A10
+
 static const struct tcase cases[] = {
     OK("base", NULL),
     /* version */
@@ -88,6 +91,9 @@ static const struct tcase cases[] = {
 	"{\"vlan\": 5, \"name\": \"tenant-a\","),
     BAD("unknown vnet", "zones[0].vnets[0].vlan_id", "allowed: name, vni", VNET0,
 	"{\"vlan_id\": 5, \"name\": \"vnet100\","),
+    /* a path is cut at 255 bytes, as it always was (CONFIG_PATH_LEN) */
+    BAD("long key", "zones[0].vnets[0]." A100 A100 A10 A10 A10 "aaaaaaa", "unknown key", VNET0,
+	"{\"" A100 A100 A10 A10 A10 A10 A10 A10 "\": 5, \"name\": \"vnet100\","),
     BAD("did you mean", "nodes[0].underlya", "did you mean \"underlay\"", NODE0,
 	"{\"underlya\": \"x\", \"name\": \"pve1\","),
     BAD("dotted key quoted", "[\"a.b\"]", "unknown key", "\"version\": 1,",
