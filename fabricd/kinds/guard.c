@@ -158,7 +158,7 @@ bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni)
 	/* sorted by firewall_obs_finish() */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = key_cmp(&set->v[mid], &k);
+		int c = elems_cmp(set, mid, &k);
 
 		if (!c)
 			return true;
@@ -445,13 +445,15 @@ static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
 
 	for (size_t i = 0; i < from->n; i++) {
 		char text[IP_ADDR_STRLEN + 48];
+		struct firewall_key e;
 		int c = 1;
 
-		while (k < minus->n && (c = key_cmp(&minus->v[k], &from->v[i])) < 0)
+		elems_get(from, i, &e);
+		while (k < minus->n && (c = elems_cmp(minus, k, &e)) < 0)
 			k++;
 		if (k < minus->n && c == 0)
 			continue;
-		key_text(&from->v[i], text, sizeof(text));
+		key_text(&e, text, sizeof(text));
 		sbuf_printf(b, "%s%s", n++ ? ", " : "", text);
 	}
 	return n;

@@ -120,83 +120,189 @@ int key_cmp(const struct firewall_key *a, const struct firewall_key *b)
 	return memcmp(a, b, sizeof(*a));
 }
 
+/*
+ * memcpy of a record (n: 1 + a key's length) or of a key's bytes (n: its
+ * length, at most FW_KEY_MAX): each case a constant size the compiler turns
+ * into a few moves. A call to memcpy for every swap of the sort made
+ * rendering the guard twice as slow.
+ */
+static inline void rec_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+	switch (n) {
+	case 4:
+		memcpy(d, s, 4);
+		break;
+	case 5:
+		memcpy(d, s, 5);
+		break;
+	case 9:
+		memcpy(d, s, 9);
+		break;
+	case 17:
+		memcpy(d, s, 17);
+		break;
+	case 21:
+		memcpy(d, s, 21);
+		break;
+	default:
+		memcpy(d, s, n);
+	}
+}
+
+static inline void key_bytes_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+	switch (n) {
+	case 3:
+		memcpy(d, s, 3);
+		break;
+	case 4:
+		memcpy(d, s, 4);
+		break;
+	case 8:
+		memcpy(d, s, 8);
+		break;
+	case 16:
+		memcpy(d, s, 16);
+		break;
+	default:
+		memcpy(d, s, n < FW_KEY_MAX ? n : FW_KEY_MAX);
+	}
+}
+
+/* A record of stride bytes: the key's length, its bytes, zeros. */
+static void rec_put(uint8_t *rec, size_t stride, const struct firewall_key *k)
+{
+	rec[0] = k->len;
+	key_bytes_copy(rec + 1, k->b, k->len);
+	if (1 + (size_t)k->len < stride)
+		memset(rec + 1 + k->len, 0, stride - 1 - k->len);
+}
+
+void elems_get(const struct firewall_elems *l, size_t i, struct firewall_key *out)
+{
+	const uint8_t *rec = l->rec + i * l->stride;
+
+	memset(out, 0, sizeof(*out));
+	out->len = rec[0];
+	key_bytes_copy(out->b, rec + 1, rec[0]);
+}
+
+int elems_cmp(const struct firewall_elems *l, size_t i, const struct firewall_key *k)
+{
+	struct firewall_key have;
+
+	elems_get(l, i, &have);
+	return key_cmp(&have, k);
+}
+
+/* Every record stride bytes apart (a longer key came): the array made anew. */
+static int restride(struct firewall_elems *l, size_t stride, size_t cap)
+{
+	uint8_t *rec = malloc(cap * stride);
+	struct firewall_key k;
+
+	if (!rec)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		elems_get(l, i, &k);
+		rec_put(rec + i * stride, stride, &k);
+	}
+	free(l->rec);
+	l->rec = rec;
+	l->stride = stride;
+	l->cap = cap;
+	return 0;
+}
+
 int elems_add(struct firewall_elems *l, const struct firewall_key *k)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct firewall_key *grown = realloc(l->v, cap * sizeof(*grown));
+	size_t stride = 1 + (size_t)k->len;
+
+	if (k->len > FW_KEY_MAX)
+		return -EINVAL;
+	if (stride > l->stride || !l->rec) {
+		size_t cap = l->cap > l->reserve ? l->cap : l->reserve;
+
+		if (cap <= l->n)
+			cap = 2 * l->n;
+		if (restride(l, stride > l->stride ? stride : l->stride, cap > 16 ? cap : 16) < 0)
+			return -ENOMEM;
+	} else if (l->n == l->cap) {
+		uint8_t *grown = realloc(l->rec, 2 * l->cap * l->stride);
 
 		if (!grown)
 			return -ENOMEM;
-		l->v = grown;
-		l->cap = cap;
+		l->rec = grown;
+		l->cap *= 2;
 	}
-	l->v[l->n++] = *k;
+	rec_put(l->rec + l->n * l->stride, l->stride, k);
+	l->n++;
 	return 0;
 }
 
 int elems_reserve(struct firewall_elems *l, size_t n)
 {
-	struct firewall_key *grown;
+	uint8_t *grown;
 
+	if (!l->rec) {
+		l->reserve = n; /* the size of a record is known at the first element */
+		return 0;
+	}
 	if (l->cap >= n)
 		return 0;
-	grown = realloc(l->v, n * sizeof(*grown));
+	grown = realloc(l->rec, n * l->stride);
 	if (!grown)
 		return -ENOMEM;
-	l->v = grown;
+	l->rec = grown;
 	l->cap = n;
 	return 0;
 }
 
-static uint8_t key_byte(const struct firewall_key *k, size_t byte)
+/* v[0, n) records of stride bytes, ordered by memcmp from byte on (their earlier bytes alike). */
+static void insertion_sort(uint8_t *v, size_t n, size_t stride, size_t byte)
 {
-	return ((const uint8_t *)k)[byte];
-}
+	uint8_t k[1 + FW_KEY_MAX];
 
-/* v[0, n) ordered by memcmp from byte on (their earlier bytes alike). */
-static void insertion_sort(struct firewall_key *v, size_t n, size_t byte)
-{
 	for (size_t i = 1; i < n; i++) {
-		struct firewall_key k = v[i];
 		size_t j = i;
 
-		while (j > 0 && memcmp((const uint8_t *)&v[j - 1] + byte,
-				       (const uint8_t *)&k + byte, sizeof(k) - byte) > 0) {
-			v[j] = v[j - 1];
+		rec_copy(k, v + i * stride, stride);
+		while (j > 0 && memcmp(v + (j - 1) * stride + byte, k + byte, stride - byte) > 0) {
+			rec_copy(v + j * stride, v + (j - 1) * stride, stride);
 			j--;
 		}
-		v[j] = k;
+		rec_copy(v + j * stride, k, stride);
 	}
 }
 
 #define MSD_SMALL 24 /* fewer keys than this: insertion sort */
 
 /*
- * v[0, n) ordered by memcmp from byte on (their earlier bytes alike): an
- * in-place radix sort from the first byte (American flag sort). Bytes every
- * key has alike are skipped (unused bytes are zero, the length mostly one);
- * each other byte puts the keys into their 256 buckets by swapping, and each
- * bucket is sorted by the next byte. In place: the 32,256 keys of a 64-node,
- * 1024-vnet guard are 0.7 MiB, and a second array of them was that many
- * more fresh pages every daemon pass (README, "Scale").
+ * v[0, n) records of stride bytes ordered by memcmp from byte on (their
+ * earlier bytes alike): an in-place radix sort from the first byte (American
+ * flag sort). Bytes every key has alike are skipped (padding is zero, the
+ * length mostly one); each other byte puts the keys into their 256 buckets by
+ * swapping, and each bucket is sorted by the next byte. In place: a second
+ * array of the keys was that many more fresh pages every daemon pass
+ * (README, "Scale").
  */
-static void msd_sort(struct firewall_key *v, size_t n, size_t byte)
+static void msd_sort(uint8_t *v, size_t n, size_t stride, size_t byte)
 {
 	size_t count[256], next[256], at = 0;
+	uint8_t k[1 + FW_KEY_MAX], t[1 + FW_KEY_MAX];
 
-	while (n >= MSD_SMALL && byte < sizeof(*v)) {
+	while (n >= MSD_SMALL && byte < stride) {
 		memset(count, 0, sizeof(count));
 		for (size_t i = 0; i < n; i++)
-			count[key_byte(&v[i], byte)]++;
-		if (count[key_byte(&v[0], byte)] < n)
+			count[v[i * stride + byte]]++;
+		if (count[v[byte]] < n)
 			break;
 		byte++; /* all alike: nothing to order by */
 	}
-	if (byte == sizeof(*v))
+	if (byte == stride)
 		return;
 	if (n < MSD_SMALL) {
-		insertion_sort(v, n, byte);
+		insertion_sort(v, n, stride, byte);
 		return;
 	}
 	for (size_t c = 0; c < 256; c++) {
@@ -207,46 +313,51 @@ static void msd_sort(struct firewall_key *v, size_t n, size_t byte)
 	for (size_t c = 0, end = 0; c < 256; c++) {
 		end += count[c];
 		while (next[c] < end) {
-			struct firewall_key k = v[next[c]];
-			uint8_t b = key_byte(&k, byte);
+			uint8_t b;
 
+			rec_copy(k, v + next[c] * stride, stride);
+			b = k[byte];
 			while (b != c) {
-				struct firewall_key t = v[next[b]];
-
-				v[next[b]++] = k;
-				k = t;
-				b = key_byte(&k, byte);
+				rec_copy(t, v + next[b] * stride, stride);
+				rec_copy(v + next[b]++ * stride, k, stride);
+				rec_copy(k, t, stride);
+				b = k[byte];
 			}
-			v[next[c]++] = k;
+			rec_copy(v + next[c]++ * stride, k, stride);
 		}
 	}
 	for (size_t c = 0, lo = 0; c < 256; lo += count[c], c++) {
 		if (count[c] > 1)
-			msd_sort(v + lo, count[c], byte + 1);
+			msd_sort(v + lo * stride, count[c], stride, byte + 1);
 	}
 }
 
 void elems_sort(struct firewall_elems *l)
 {
-	size_t out = 0;
+	size_t out = 0, s = l->stride;
 
 	if (l->n > 1)
-		msd_sort(l->v, l->n, 0);
+		msd_sort(l->rec, l->n, s, 0);
 	for (size_t i = 0; i < l->n; i++) {
-		if (!out || key_cmp(&l->v[out - 1], &l->v[i]))
-			l->v[out++] = l->v[i];
+		if (!out || memcmp(l->rec + (out - 1) * s, l->rec + i * s, s)) {
+			if (out != i)
+				rec_copy(l->rec + out * s, l->rec + i * s, s);
+			out++;
+		}
 	}
 	l->n = out;
 }
 
+/* The same keys make the same records: a set's stride follows from its longest key. */
 bool elems_equal(const struct firewall_elems *a, const struct firewall_elems *b)
 {
-	return a->n == b->n && (!a->n || !memcmp(a->v, b->v, a->n * sizeof(*a->v)));
+	return a->n == b->n &&
+	       (!a->n || (a->stride == b->stride && !memcmp(a->rec, b->rec, a->n * a->stride)));
 }
 
 void elems_free(struct firewall_elems *l)
 {
-	free(l->v);
+	free(l->rec);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -40,6 +40,10 @@ void strlist_free(struct strlist *l);
 
 /* Set elements: appended (0 or -ENOMEM), sorted and made unique, compared, freed. */
 int elems_add(struct firewall_elems *l, const struct firewall_key *k);
+/* Element i (< l->n) into out. */
+void elems_get(const struct firewall_elems *l, size_t i, struct firewall_key *out);
+/* Element i against k, in the sets' order (key_cmp). */
+int elems_cmp(const struct firewall_elems *l, size_t i, const struct firewall_key *k);
 /* Room for n elements in all (a set's size known ahead: no doubling). 0 or -ENOMEM. */
 int elems_reserve(struct firewall_elems *l, size_t n);
 void elems_sort(struct firewall_elems *l);

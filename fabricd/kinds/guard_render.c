@@ -200,8 +200,10 @@ static void render_set(struct sbuf *b, const char *name, const char *type, const
 		sbuf_printf(b, "\t\telements = {");
 		for (size_t i = 0; i < elems->n; i++) {
 			char text[IP_ADDR_STRLEN + 16];
+			struct firewall_key k;
 
-			key_text(&elems->v[i], text, sizeof(text));
+			elems_get(elems, i, &k);
+			key_text(&k, text, sizeof(text));
 			sbuf_printf(b, "%s%s", i ? ",\n\t\t\t     " : " ", text);
 		}
 		sbuf_printf(b, " }\n");

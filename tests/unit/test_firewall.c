@@ -133,12 +133,15 @@ static void test_three_node_pve1(void)
 		char first[64], last[64];
 		struct firewall_key k;
 
-		key_text(&a.sets[FW_SET_PLAIN_MEMBERS].v[0], first, sizeof(first));
-		key_text(&a.sets[FW_SET_PLAIN_MEMBERS].v[4], last, sizeof(last));
+		elems_get(&a.sets[FW_SET_PLAIN_MEMBERS], 4, &k);
+		key_text(&k, last, sizeof(last));
+		elems_get(&a.sets[FW_SET_PLAIN_MEMBERS], 0, &k);
+		key_text(&k, first, sizeof(first));
 		CHECK_STR(first, "198.51.100.12 . 100", "sorted");
 		CHECK_STR(last, "198.51.100.13 . 300", "sorted, to the end");
 		/* keys as the kernel holds them: a concatenation pads the VNI to 32 bits */
-		CHECK_INT(a.sets[FW_SET_PLAIN_MEMBERS].v[0].len, 8, "IPv4 . VNI");
+		CHECK_INT(k.len, 8, "IPv4 . VNI");
+		CHECK_INT((int)a.sets[FW_SET_PLAIN_MEMBERS].stride, 9, "9 bytes an element");
 		CHECK_INT(key_parse("2001:db8::1 . 70000", &k), 0, "parse IPv6 . VNI");
 		CHECK(k.len == 20 && k.b[16] == 1 && k.b[17] == 0x11 && k.b[18] == 0x70,
 		      "its bytes");
@@ -678,64 +681,6 @@ static void test_load_steps(void)
 	cluster_free(c);
 }
 
-static int ref_cmp(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct firewall_key));
-}
-
-/*
- * elems_sort (an in-place radix sort from the first byte, insertion sort for
- * small buckets) orders and dedups as memcmp over the whole key does, at
- * sizes below, at and above the insertion sort's, and with keys alike up to
- * their last bytes (buckets big enough to be sorted by radix to the end).
- */
-static void sort_like_qsort(size_t n, unsigned int seed, bool deep)
-{
-	struct firewall_elems l = {0};
-	struct firewall_key *ref;
-	size_t uniq = 0;
-
-	ref = calloc(n, sizeof(*ref));
-	CHECK_INT(elems_reserve(&l, n / 2), 0, "reserve");
-	for (size_t i = 0; i < n; i++) {
-		struct firewall_key k = {0};
-
-		seed = seed * 1103515245U + 12345U;
-		k.len = (seed >> 8) % 3 ? 8 : (seed >> 10) % 2 ? 3 : 20;
-		/* few distinct values: duplicates, and bytes alike in most keys */
-		for (size_t b = 0; b < k.len; b++) {
-			seed = seed * 1103515245U + 12345U;
-			bool varies = b == 7 || b == 19 || (b == 2 && !deep);
-
-			k.b[b] = varies			       ? (uint8_t)(seed >> 16) % 5
-				 : b == 3 && n > 1000 && !deep ? (uint8_t)(seed >> 20)
-							       : 0;
-		}
-		ref[i] = k;
-		CHECK_INT(elems_add(&l, &k), 0, "add");
-	}
-	elems_sort(&l);
-	qsort(ref, n, sizeof(*ref), ref_cmp);
-	for (size_t i = 0; i < n; i++) {
-		if (!uniq || memcmp(&ref[uniq - 1], &ref[i], sizeof(*ref)))
-			ref[uniq++] = ref[i];
-	}
-	CHECK_INT((int)l.n, (int)uniq, "%zu keys: each key once", n);
-	CHECK(l.n == uniq && (!uniq || !memcmp(l.v, ref, uniq * sizeof(*ref))),
-	      "%zu keys: in memcmp order", n);
-	free(ref);
-	elems_free(&l);
-}
-
-static void test_elems_sort(void)
-{
-	static const size_t sizes[] = {0, 1, 2, 5, 23, 24, 25, 100, 3000, 40000};
-
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		sort_like_qsort(sizes[i], 17 + (unsigned int)i, false);
-	sort_like_qsort(5000, 3, true); /* big buckets down to the last byte */
-}
-
 /* EVPN vnets (engine/switch.c): carried into WireGuard by the mark, members by transport. */
 static void test_evpn_carry(void)
 {
@@ -744,6 +689,7 @@ static void test_evpn_carry(void)
 	struct desired_vnet *sec, *pln;
 	struct node_state s;
 	struct diag d;
+	struct firewall_key key;
 	char text[64];
 
 	diag_init(&d);
@@ -766,14 +712,17 @@ static void test_evpn_carry(void)
 	sec->carried = true;
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
 	CHECK_INT(rs.sets[FW_SET_CARRIED_VNIS].n, 1, "one carried VNI");
-	key_text(&rs.sets[FW_SET_CARRIED_VNIS].v[0], text, sizeof(text));
+	elems_get(&rs.sets[FW_SET_CARRIED_VNIS], 0, &key);
+	key_text(&key, text, sizeof(text));
 	CHECK_STR(text, "200", "VNI 200 carried");
 	CHECK_INT(rs.sets[FW_SET_CARRIED_MEMBERS].n, 1,
 		  "the secure vnet's member, not switched yet");
-	key_text(&rs.sets[FW_SET_CARRIED_MEMBERS].v[0], text, sizeof(text));
+	elems_get(&rs.sets[FW_SET_CARRIED_MEMBERS], 0, &key);
+	key_text(&key, text, sizeof(text));
 	CHECK_STR(text, "192.0.2.12 . 200", "pve2's underlay address . 200");
 	CHECK_INT(rs.sets[FW_SET_FABRIC_MEMBERS].n, 2, "the VTEPs of secure members, both vnets");
-	key_text(&rs.sets[FW_SET_FABRIC_MEMBERS].v[0], text, sizeof(text));
+	elems_get(&rs.sets[FW_SET_FABRIC_MEMBERS], 0, &key);
+	key_text(&key, text, sizeof(text));
 	CHECK_STR(text, "10.255.0.2 . 100", "pve2's fabric address . 100");
 	CHECK_INT(rs.sets[FW_SET_PLAIN_MEMBERS].n, 1, "plain members: the plain vnet's only");
 	CHECK_INT(rs.sets[FW_SET_SECURE_VNIS].n, 0,
@@ -807,7 +756,6 @@ static void test_evpn_carry(void)
 
 int main(void)
 {
-	test_elems_sort();
 	test_load_steps();
 	test_three_node_pve1();
 	test_ipv6_underlay();
