@@ -6,8 +6,8 @@
  * entries, counted, then `ip -batch` deletes); in another, with a mount
  * namespace of its own, fabricd itself (/proc/self/exe as a child, so wait4
  * gives each step's peak RSS): apply from empty, plan and apply with nothing
- * to do, apply after adding one vnet (each of these three times, the median
- * counting), the daemon, down. Then the table, the JSON, and nothing left
+ * to do, apply after adding one vnet (each of these CP_NOOP_RUNS times, the
+ * median counting), the daemon, down. Then the table, the JSON, and nothing left
  * behind.
  */
 #define _GNU_SOURCE
