@@ -57,7 +57,7 @@ enum cp_step {
 	CP_BUILD,     /* fabricd apply from empty */
 	CP_PLAN,      /* fabricd plan, nothing to do */
 	CP_NOOP,      /* fabricd apply, nothing to do */
-	CP_ADD_VNET,  /* fabricd apply after one vnet was added (CP_NOOP_RUNS times, one more each) */
+	CP_ADD_VNET,  /* fabricd apply after one vnet was added (once per run, one more each) */
 	CP_DOWN,      /* fabricd down */
 	CP_REF_DOWN,  /* ip -batch of link deletes */
 	CP_N_STEPS,
