@@ -103,12 +103,14 @@ $(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(BENCH_LIB) $
 unit: $(UNIT_BINS)
 
 # tests/tools: nlrecord records a node's kernel state into tests/fixtures/nl/;
-# slow_wireguard_go is a wireguard-go slow to open its socket (test_adopt)
+# slow_wireguard_go is a wireguard-go slow to open its socket (test_adopt);
+# guard_delta sends a guard delta by netlink (test_guard_delta)
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
-tools: $(BUILD)/tests/tools/nlrecord $(BUILD)/tests/tools/slow_wireguard_go
+tools: $(BUILD)/tests/tools/nlrecord $(BUILD)/tests/tools/slow_wireguard_go \
+	$(BUILD)/tests/tools/guard_delta
 
 # Runs every unit test binary of this build; pytest wraps the same binaries.
 # Exit 77 is a skip (tests/unit/unit.h), reported by the binary itself.

@@ -160,6 +160,20 @@ int firewall_apply(struct op *op)
 		!strncmp(op->text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK));
 	if (op->type == OP_FIREWALL_SET && op->verb == VERB_CREATE && !delta)
 		mark = strstr(op->text, "\n\tcomment \"");
+	if (delta) {
+		/* over netlink; a shape it does not send (or too many elements) goes through nft */
+		ret = firewall_delta_send(op->text, err, sizeof(err));
+		if (ret == 0)
+			return 0;
+		if (ret < 0) {
+			log_error(
+			    "%s: the kernel refused the change of its set elements: %s; the "
+			    "table changed since it was read: apply again (the daemon reads it "
+			    "again by itself)",
+			    OBJECT, err);
+			return ret;
+		}
+	}
 	if (mark) {
 		ret = load_new_table(op, mark, err, sizeof(err));
 	} else {

@@ -18,4 +18,13 @@ int firewall_observe_counters(struct firewall_obs **out);
 /* Runs an OP_FIREWALL_* op. 0 or -errno (logged here with nft's own words). */
 int firewall_apply(struct op *op);
 
+/*
+ * A delta (kinds/guard.c: FIREWALL_DELTA_MARK, then "add element inet fabricd
+ * SET { ... }" and "delete element ..." lines) as one nftables transaction
+ * over netlink (engine/guard_delta.c). 0 done; 1 not sent (a line of another
+ * shape, or more elements than one send holds): libnftables must run it;
+ * -errno the kernel refused it and nothing changed (err says why).
+ */
+int firewall_delta_send(const char *text, char *err, size_t errlen);
+
 #endif
