@@ -9,10 +9,12 @@
  *   bench/cp_def.c         the definition (real keys, made-up addresses), the batch files
  *   bench/cp_ns.c          namespaces, running a child in them, counting what the kernel has
  *   bench/cp_report.c      the table and the JSON (schemas/bench-control-plane.schema.json)
+ *   bench/cp_targets.c     issue 17's targets, each judged against this run
  */
 #ifndef FABRICD_BENCH_CONTROL_PLANE_H
 #define FABRICD_BENCH_CONTROL_PLANE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,9 +181,19 @@ int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d);
 void cp_daemon_stop(struct cp_daemon *d);
 
 /* --- bench/cp_report.c ------------------------------------------------------ */
+/* Step s's seconds over its reference's (the build, or iproute2's); < 0 when there is none. */
+double cp_ratio_of(const struct cp_run *r, enum cp_step s);
+/* The daemon's one vnet over the build's seconds; < 0 when either is missing. */
+double cp_daemon_ratio(const struct cp_run *r);
 void cp_print(const struct cp_run *r, FILE *f);
 /* The JSON report to path. 0 or -1 (logged). */
 int cp_write_json(const struct cp_run *r, const char *path);
+
+/* --- bench/cp_targets.c ----------------------------------------------------- */
+/* Each of issue 17's targets: this run's value against its bound, met or not. */
+void cp_print_targets(const struct cp_run *r, FILE *f);
+/* The same as a JSON array; NULL on ENOMEM. */
+json_t *cp_targets_json(const struct cp_run *r);
 
 /* The whole control-plane bench; the process exit status. */
 int cp_main(const struct cp_opts *o);

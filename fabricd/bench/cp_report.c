@@ -37,8 +37,7 @@ static enum cp_step ratio_to(enum cp_step s)
 	}
 }
 
-/* The ratio of step s to its reference; < 0 when there is none. */
-static double ratio_of(const struct cp_run *r, enum cp_step s)
+double cp_ratio_of(const struct cp_run *r, enum cp_step s)
 {
 	enum cp_step to = ratio_to(s);
 
@@ -47,8 +46,7 @@ static double ratio_of(const struct cp_run *r, enum cp_step s)
 	return r->step[s].seconds / r->step[to].seconds;
 }
 
-/* The daemon's one-vnet pass as a share of a full build; < 0 when either is missing. */
-static double daemon_ratio(const struct cp_run *r)
+double cp_daemon_ratio(const struct cp_run *r)
 {
 	const struct cp_result *b = &r->step[CP_BUILD];
 
@@ -66,8 +64,8 @@ static void print_daemon(const struct cp_run *r, FILE *f)
 		fprintf(f, "%-36s %9s\n", "fabricd run (daemon)", "not run");
 		return;
 	}
-	if (daemon_ratio(r) >= 0)
-		snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * daemon_ratio(r));
+	if (cp_daemon_ratio(r) >= 0)
+		snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * cp_daemon_ratio(r));
 	fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB RSS\n", "fabricd run, adopting the node",
 		d->startup_seconds, "", (double)d->steady_rss_kib / 1024);
 	fprintf(f, "%-36s %9.3f  %-16s", "fabricd run, one vnet added", d->add_vnet_seconds,
@@ -103,7 +101,7 @@ void cp_print(const struct cp_run *r, FILE *f)
 		"CPU s (ratio)");
 	for (int s = 0; s < CP_N_STEPS; s++) {
 		const struct cp_result *x = &r->step[s];
-		double q = ratio_of(r, s);
+		double q = cp_ratio_of(r, s);
 		char ratio[32] = "reference";
 
 		if (!x->ran) {
@@ -131,6 +129,7 @@ void cp_print(const struct cp_run *r, FILE *f)
 				x->sub[1], "", (double)x->sub_rss[1] / 1024);
 	}
 	print_daemon(r, f);
+	cp_print_targets(r, f);
 	fprintf(f,
 		"\nbuilt: reference %u bridges, %u VXLAN, %u flood entries; fabricd %u, %u, %u "
 		"and %u fabric device; left after down: %u links, %u processes\n",
@@ -163,7 +162,7 @@ static json_t *runs_json(const struct cp_result *x)
 static json_t *step_json(const struct cp_run *r, enum cp_step s)
 {
 	const struct cp_result *x = &r->step[s];
-	double q = ratio_of(r, s);
+	double q = cp_ratio_of(r, s);
 	enum cp_step to = ratio_to(s);
 	json_t *o = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
 			      cp_step_name(s), "description", labels[s], "ran", x->ran,
@@ -228,8 +227,9 @@ static json_t *daemon_json(const struct cp_run *r)
 	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_timed_by",
 	    d->add_vnet_done ? json_string(d->add_vnet_heard ? "announcements" : "polling")
 			     : json_null(),
-	    "add_vnet_ratio", opt_real(daemon_ratio(r) >= 0, daemon_ratio(r)), "steady_rss_kib",
-	    up ? json_integer(d->steady_rss_kib) : json_null(), "rss_before_reloads_kib",
+	    "add_vnet_ratio", opt_real(cp_daemon_ratio(r) >= 0, cp_daemon_ratio(r)),
+	    "steady_rss_kib", up ? json_integer(d->steady_rss_kib) : json_null(),
+	    "rss_before_reloads_kib",
 	    d->rss_before_reloads_kib ? json_integer(d->rss_before_reloads_kib) : json_null(),
 	    "rss_half_reloads_kib",
 	    d->rss_half_reloads_kib ? json_integer(d->rss_half_reloads_kib) : json_null(),
@@ -258,6 +258,7 @@ int cp_write_json(const struct cp_run *r, const char *path)
 					  (json_int_t)ref->sub_rss[0], "bridge_peak_rss_kib",
 					  (json_int_t)ref->sub_rss[1])) == 0 &&
 	    json_object_set_new(root, "daemon", daemon_json(r)) == 0 &&
+	    json_object_set_new(root, "targets", cp_targets_json(r)) == 0 &&
 	    json_object_set_new(root, "kernel_state",
 				json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "reference_built",
 					  counts_json(&r->ref_built), "reference_after_delete",

@@ -166,6 +166,38 @@ def test_daemon_steps(quick):
     assert re.search(rf"fabricd run, one vnet added .* median of {RUNS}", stdout), stdout
 
 
+def test_targets_judged(quick):
+    """Issue 17's targets, each with this run's value, its bound and whether it met it."""
+    report, stdout, _pid = quick
+    t = {x["name"]: x for x in report["targets"]}
+    assert list(t) == ["build", "build_peak_rss", "plan_noop", "apply_noop", "apply_add_vnet",
+                       "down", "daemon_add_vnet", "daemon_rss", "daemon_rss_flat"]
+    by = {st["name"]: st for st in report["steps"]}
+    d = report["daemon"]
+    # the values are the table's, the bounds the issue's
+    assert t["build"]["value"] == pytest.approx(by["apply_build"]["ratio"])
+    assert (t["build"]["bound"], t["build"]["inclusive"]) == (1.0, True)
+    assert t["build_peak_rss"]["value"] == pytest.approx(by["apply_build"]["peak_rss_kib"] / 1024)
+    assert t["build_peak_rss"]["bound"] == 32
+    for name in MEDIAN_STEPS:
+        assert t[name]["value"] == pytest.approx(by[name]["ratio"])
+        assert (t[name]["bound"], t[name]["unit"]) == (0.10, "fraction")
+    assert t["down"]["value"] == pytest.approx(by["down"]["ratio"]) and t["down"]["bound"] == 0.5
+    assert t["daemon_add_vnet"]["value"] == pytest.approx(d["add_vnet_ratio"])
+    assert t["daemon_add_vnet"]["bound"] == 0.02
+    assert t["daemon_rss"]["value"] == pytest.approx(d["rss_after_reloads_kib"] / 1024)
+    assert t["daemon_rss_flat"]["value"] == pytest.approx(
+        (d["rss_after_reloads_kib"] - d["rss_before_reloads_kib"]) / 1024)
+    for x in t.values():
+        want = x["value"] <= x["bound"] if x["inclusive"] else x["value"] < x["bound"]
+        assert x["met"] is want, x
+    met = sum(x["met"] for x in t.values())
+    assert f"targets (issue 17): {met} of 9 met" in stdout, stdout
+    assert "too small a build" in stdout, "--quick says its shares mean little"
+    for x in t.values():
+        assert re.search(re.escape(x["description"]) + r"\s.*\s(met|NOT MET)\n", stdout), x
+
+
 def test_nothing_left(quick):
     report, _out, pid = quick
     k = report["kernel_state"]
