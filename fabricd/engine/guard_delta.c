@@ -114,11 +114,12 @@ static bool parse_line(const char *s, size_t len, struct delta_line *l)
 /* The delta text as lines of keys. 0, 1 (not a shape sent here), or -ENOMEM. */
 static int parse_delta(const char *text, struct delta *d)
 {
-	const char *s = text + strlen(FIREWALL_DELTA_MARK);
+	const char *s;
 
 	memset(d, 0, sizeof(*d));
 	if (strncmp(text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK)))
 		return 1;
+	s = text + strlen(FIREWALL_DELTA_MARK);
 	while (*s) {
 		size_t len = strcspn(s, "\n");
 		struct delta_line *grown = realloc(d->lines, (d->n + 1) * sizeof(*grown));

@@ -120,11 +120,13 @@ int key_cmp(const struct firewall_key *a, const struct firewall_key *b)
 	return memcmp(a, b, sizeof(*a));
 }
 
+/* A record is a key's first bytes: its length, then the key itself. */
+_Static_assert(sizeof(struct firewall_key) == 1 + FW_KEY_MAX, "a key is its length and bytes");
+
 /*
- * memcpy of a record (n: 1 + a key's length) or of a key's bytes (n: its
- * length, at most FW_KEY_MAX): each case a constant size the compiler turns
- * into a few moves. A call to memcpy for every swap of the sort made
- * rendering the guard twice as slow.
+ * memcpy of a record (n: 1 + a key's length): each case a constant size the
+ * compiler turns into a few moves. A call to memcpy for every swap of the
+ * sort made rendering the guard twice as slow.
  */
 static inline void rec_copy(uint8_t *d, const uint8_t *s, size_t n)
 {
@@ -149,31 +151,10 @@ static inline void rec_copy(uint8_t *d, const uint8_t *s, size_t n)
 	}
 }
 
-static inline void key_bytes_copy(uint8_t *d, const uint8_t *s, size_t n)
-{
-	switch (n) {
-	case 3:
-		memcpy(d, s, 3);
-		break;
-	case 4:
-		memcpy(d, s, 4);
-		break;
-	case 8:
-		memcpy(d, s, 8);
-		break;
-	case 16:
-		memcpy(d, s, 16);
-		break;
-	default:
-		memcpy(d, s, n < FW_KEY_MAX ? n : FW_KEY_MAX);
-	}
-}
-
 /* A record of stride bytes: the key's length, its bytes, zeros. */
 static void rec_put(uint8_t *rec, size_t stride, const struct firewall_key *k)
 {
-	rec[0] = k->len;
-	key_bytes_copy(rec + 1, k->b, k->len);
+	rec_copy(rec, (const uint8_t *)k, 1 + (size_t)k->len);
 	if (1 + (size_t)k->len < stride)
 		memset(rec + 1 + k->len, 0, stride - 1 - k->len);
 }
@@ -183,8 +164,7 @@ void elems_get(const struct firewall_elems *l, size_t i, struct firewall_key *ou
 	const uint8_t *rec = l->rec + i * l->stride;
 
 	memset(out, 0, sizeof(*out));
-	out->len = rec[0];
-	key_bytes_copy(out->b, rec + 1, rec[0]);
+	rec_copy((uint8_t *)out, rec, 1 + (size_t)rec[0]);
 }
 
 int elems_cmp(const struct firewall_elems *l, size_t i, const struct firewall_key *k)
