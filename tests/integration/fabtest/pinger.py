@@ -13,7 +13,10 @@ second, and the test needs the pings to cover a span of time. The verdict
 is per sequence number (-D prints each reply): an echo is lost when it got
 no reply but a later echo did; the last ones, still in flight when ping
 stops, are not. ping's summary line is kept for the report. Duplicates
-(DUP!) are counted but are not loss.
+(DUP!) are counted but are not loss. Where ping was told why an echo went
+(an ICMP error, "Destination Host Unreachable" from the sender itself when
+its ARP for the destination went unanswered), the report says so beside
+the missing sequence number.
 """
 
 import re
@@ -24,6 +27,9 @@ from .cluster import _nsenter_net
 
 _SUMMARY = re.compile(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) duplicates)?")
 _REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from .*icmp_seq=(\d+)(?:.* time=([\d.]+) ms)?")
+# an ICMP error ping was told of, e.g. "From 10.1.0.1 icmp_seq=7 Destination Host Unreachable"
+# (the sender's own kernel: its neighbour resolution of the destination failed)
+_ERROR = re.compile(r"^\[\d+\.\d+\] From (\S+) icmp_seq=(\d+) (.+)$")
 
 
 @dataclass
@@ -37,6 +43,7 @@ class PingStats:
     interval: float = 0.01
     log_path: str = ""
     sent_at: dict = field(default_factory=dict)  # seq -> wall clock it was sent (reply - rtt)
+    errors: dict = field(default_factory=dict)  # seq -> ICMP error ping printed for it
 
     @property
     def lost(self):
@@ -50,6 +57,9 @@ class PingStats:
             # send times of the missing ones, to match against logs
             when = [f"{s}@{self.send_time(s):.2f}" for s in self.missing[:10]]
             text += f"; missing seq {', '.join(when)}"
+            told = [f"seq {s} {self.errors[s]}" for s in self.missing[:10] if s in self.errors]
+            if told:
+                text += f"; ping was told: {', '.join(told)}"
             late = [s for s in self.sent_at if s > self.missing[0]][:1]
             if late:
                 text += f"; next reply: seq {late[0]} sent at {self.sent_at[late[0]]:.2f}"
@@ -114,8 +124,11 @@ class Pinger:
         m = _SUMMARY.search(out)
         transmitted, received, dups = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) \
             if m else (0, 0, 0)
-        replies, sent_at = {}, {}
+        replies, sent_at, errors = {}, {}, {}
         for line in out.splitlines():
+            e = _ERROR.match(line)
+            if e:
+                errors.setdefault(int(e.group(2)), f"{e.group(3)} (from {e.group(1)})")
             r = _REPLY.match(line)
             if r:
                 replies.setdefault(int(r.group(2)), float(r.group(1)))
@@ -125,7 +138,7 @@ class Pinger:
         missing = [s for s in range(1, last + 1) if s not in replies]
         first = min(replies.values()) - (min(replies) - 1) * self.interval if replies else 0.0
         return PingStats(self.label, transmitted, received, dups, missing, first,
-                         self.interval, self.proc.log_path, sent_at)
+                         self.interval, self.proc.log_path, sent_at, errors)
 
 
 class Pingers:
