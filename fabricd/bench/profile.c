@@ -138,7 +138,7 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 		snprintf(why, len, "perf did not start: %s", strerror((int)-pid));
 		return pid;
 	}
-	for (int t = 0; t < 100 && !bench_stop; t++) {
+	for (int t = 0; t < BENCH_PROFILE_START_S * 20 && !bench_stop; t++) {
 		if (recording(data_path)) {
 			lab_sleep_ms(100);
 			return pid;
@@ -154,7 +154,8 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 	}
 	kill(pid, SIGKILL);
 	lab_wait(pid, 1000);
-	snprintf(why, len, "perf record did not start recording within 5 s");
+	snprintf(why, len, "perf record did not start recording within %d s",
+		 BENCH_PROFILE_START_S);
 	return -ETIMEDOUT;
 }
 

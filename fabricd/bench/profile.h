@@ -22,6 +22,12 @@
 #define BENCH_PROFILE_PERF "perf"
 /* perf's cpu-clock period, in ns: 4000 samples per CPU and second */
 #define BENCH_PROFILE_PERIOD_NS 250000
+/*
+ * How long perf record may take to start recording, in s: it first describes
+ * every running process; under QEMU's emulation (the kernel WireGuard tier)
+ * that took 9 s.
+ */
+#define BENCH_PROFILE_START_S 30
 
 /* netfilter's share of a run's busy CPU, percent; < 0 when the run had no busy time. */
 double bench_profile_share(const struct bench_profile_run *run);

@@ -392,16 +392,25 @@ def test_reference_netfilter_profile(quick_reference):
         "yes" if paths[r[0]]["verdict"] == "within" else "no" for r in rows], section
 
 
-def test_reference_profile_without_perf_working(bench_env, tmp_path):
-    """A perf that cannot record (as in a container without perf events): the bench still
-    reports everything else, and the profile says why it is missing, with perf's own words."""
+PERF_STUBS = {
+    # as in a container without perf events: perf says so and exits
+    "refused": ("echo 'Error: Access to performance monitoring and observability operations "
+                "is limited.' >&2\nexit 255\n",
+                "perf record exited at once: Error: Access to performance monitoring and "
+                "observability operations is limited."),
+    # a perf that never gets to record (the bench waits 30 s, then kills it)
+    "silent": ("exec sleep 600\n", "perf record did not start recording within 30 s"),
+}
+
+
+@pytest.mark.parametrize("stub_kind", list(PERF_STUBS))
+def test_reference_profile_without_perf_working(bench_env, tmp_path, stub_kind):
+    """A perf that cannot record: the bench still reports everything else, and the profile
+    says why it is missing, with perf's own words where it gave any."""
+    script, why = PERF_STUBS[stub_kind]
     stub = tmp_path / "bin"
     stub.mkdir()
-    (stub / "perf").write_text(
-        "#!/bin/sh\n"
-        "echo 'Error: Access to performance monitoring and observability operations is "
-        "limited.' >&2\n"
-        "exit 255\n")
+    (stub / "perf").write_text("#!/bin/sh\n" + script)
     os.chmod(stub / "perf", 0o755)
     json_path = tmp_path / "bench.json"
     res = subprocess.run([bench_env, "bench", "--quick", "--reference", "--streams", "1",
@@ -410,8 +419,6 @@ def test_reference_profile_without_perf_working(bench_env, tmp_path):
                          env=dict(os.environ, PATH=f"{stub}:{os.environ['PATH']}"))
     no_sanitizer_reports(res.stderr)
     assert res.returncode == 0, res.stderr
-    why = ("perf record exited at once: Error: Access to performance monitoring and "
-           "observability operations is limited.")
     assert f"warning: bench: no netfilter profile: {why}" in res.stderr
     assert f"netfilter profile: not measured: {why}" in res.stdout
     assert "fabricd against the same lab built by hand" in res.stdout
