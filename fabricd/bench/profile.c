@@ -104,6 +104,9 @@ bool bench_profile_possible(char *why, size_t len)
 	return true;
 }
 
+/* how often bench_profile_start looks whether perf has started recording */
+#define START_POLL_MS 50
+
 /* perf has written its header once the file has a size; it records from then on. */
 static bool recording(const char *data_path)
 {
@@ -138,7 +141,7 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 		snprintf(why, len, "perf did not start: %s", strerror((int)-pid));
 		return pid;
 	}
-	for (int t = 0; t < BENCH_PROFILE_START_S * 20 && !bench_stop; t++) {
+	for (int t = 0; t < BENCH_PROFILE_START_S * 1000 / START_POLL_MS && !bench_stop; t++) {
 		if (recording(data_path)) {
 			lab_sleep_ms(100);
 			return pid;
@@ -150,7 +153,7 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 			snprintf(why, len, "perf record exited at once: %s", said);
 			return -ECHILD;
 		}
-		lab_sleep_ms(50);
+		lab_sleep_ms(START_POLL_MS);
 	}
 	kill(pid, SIGKILL);
 	lab_wait(pid, 1000);
