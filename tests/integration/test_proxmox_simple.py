@@ -296,8 +296,8 @@ def test_follows_simple_zones(simple):
     pve.version += 1
     pve.write_running(extra={"Bad": {"type": "vnet", "zone": "front"}})
     for name, d in daemons.items():
-        text = d.wait_log("the last good definition stays in force", since=marks[name])
-        assert ".running-config (vnets) [vnet: Bad]" in text, text
+        d.wait_log("the last good definition stays in force",
+                   ".running-config (vnets) [vnet: Bad]", since=marks[name])
     assert carried(nodes, "vnet3", v3) and new[1].ping(new[0])
 
     # renamed in Proxmox (vnet3 -> vnet4): remove + add, the new name's VNI

@@ -181,13 +181,19 @@ class Daemon:
     def log_since(self, mark):
         return self.log()[mark:]
 
-    def wait_log(self, text, since=0, timeout=10):
-        """Wait until the log (after `since`) contains text; return that part of the log."""
+    def wait_log(self, *texts, since=0, timeout=10):
+        """Wait until the log (after `since`) contains every one of texts; return that part.
+
+        A message and the lines that follow it (an error's list of problems) are separate
+        writes: wait for each line asserted on, not for the first alone."""
         def found():
             part = self.log_since(since)
-            return part if text in part else None
+            missing = [t for t in texts if t not in part]
+            assert not missing, f"not yet {missing!r} in the log since the mark:\n{part}"
+            return part
+        wanted = " and ".join(repr(t) for t in texts)
         return wait_until(found, timeout=timeout, interval=0.05,
-                          what=f"{self.node.name}: log line containing {text!r}")
+                          what=f"{self.node.name}: log lines containing {wanted}")
 
     def check_log(self):
         """Fail the test on a sanitizer report in the daemon's output."""
