@@ -26,13 +26,28 @@ FILE *log_stream(void)
 	return capture ? capture : stderr;
 }
 
+/*
+ * One line, one write: stderr is unbuffered, and a reader of the log (a test,
+ * an operator's tail -f) must never see a line without its end.
+ */
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
 	FILE *f = log_stream();
+	char line[512], *text = line;
+	va_list again;
+	int n;
 
-	fputs(prefix, f);
-	vfprintf(f, fmt, ap);
-	fputc('\n', f);
+	va_copy(again, ap);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n >= (int)sizeof(line)) {
+		text = malloc((size_t)n + 1);
+		if (text)
+			vsnprintf(text, (size_t)n + 1, fmt, again);
+	}
+	va_end(again);
+	fprintf(f, "%s%s\n", prefix, n < 0 ? fmt : text ? text : line);
+	if (text != line)
+		free(text);
 }
 
 int log_capture_begin(void)

@@ -160,6 +160,29 @@ static bool warnings_are_new(struct daemon *d, const struct diag *diag)
 }
 
 /*
+ * The error and its list of problems in one write: a reader of the log who
+ * finds the first line finds the problems with it.
+ */
+static void log_rejected(const char *path, const char *fix, const struct diag *diag, int err)
+{
+	bool block = log_capture_begin() == 0;
+	char *text;
+
+	if (diag->n)
+		log_error("%s: not used, the last good definition stays in force; %s:", path, fix);
+	else
+		log_error("%s: cannot read it: %s; the last good definition stays in force", path,
+			  strerror(-err));
+	diag_print(diag, log_stream());
+	if (!block)
+		return;
+	text = log_capture_end();
+	if (text)
+		fputs(text, stderr);
+	free(text);
+}
+
+/*
  * Reads the definition file for the next pass. Returns a new definition, or
  * NULL when there is none to use; its problems are then logged, each set of
  * them once (an editor saving the same broken file twice logs it once).
@@ -193,17 +216,8 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 		h = digest(DIGEST_INIT, &ret, sizeof(ret));
 		for (size_t i = 0; i < diag.n; i++)
 			h = digest(h, diag.msgs[i], strlen(diag.msgs[i]));
-		if (forced || h != d->rejected) {
-			if (diag.n)
-				log_error("%s: not used, the last good definition stays in force; "
-					  "%s:",
-					  path, d->src.fix);
-			else
-				log_error("%s: cannot read it: %s; the last good definition stays "
-					  "in force",
-					  path, strerror(-ret));
-			diag_print(&diag, stderr);
-		}
+		if (forced || h != d->rejected)
+			log_rejected(path, d->src.fix, &diag, ret);
 		d->rejected = h;
 		d->def_invalid = true;
 		cluster_free(c);
