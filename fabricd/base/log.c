@@ -33,19 +33,18 @@ FILE *log_stream(void)
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
 	FILE *f = log_stream();
-	char line[512], *text = line;
+	char line[512], *text;
 	va_list again;
 	int n;
 
 	va_copy(again, ap);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
-	if (n >= (int)sizeof(line)) {
-		text = malloc((size_t)n + 1);
-		if (text)
-			vsnprintf(text, (size_t)n + 1, fmt, again);
-	}
+	if (n >= (int)sizeof(line) && (text = malloc((size_t)n + 1)))
+		vsnprintf(text, (size_t)n + 1, fmt, again);
+	else
+		text = line; /* it fits, or memory ran out: then cut at 511 bytes */
 	va_end(again);
-	fprintf(f, "%s%s\n", prefix, n < 0 ? fmt : text ? text : line);
+	fprintf(f, "%s%s\n", prefix, text);
 	if (text != line)
 		free(text);
 }
