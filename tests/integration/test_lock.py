@@ -144,3 +144,20 @@ def test_daemon_stopped_while_waiting_for_the_lock_exits_at_once(fabric):
     assert daemons["pve1"].running()
     wait_until(lambda: not pve1.fabricd("plan", "-c", config).rc, timeout=10,
                what="pve1 converged (empty plan)")
+
+
+def test_teardown_removes_the_node_locks(cluster_options):
+    """fabricd leaves its lock files (removing one races a waiting writer); a test's
+    cluster removes those of its namespaces once nothing runs there."""
+    cluster = SimCluster(2, **cluster_options)
+    try:
+        config = cluster.write_definition(
+            cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+        cluster.apply_all(config)
+        locks = [lock_path(n) for n in cluster.nodes]
+        assert all(os.path.exists(p) for p in locks), locks
+        cluster.fabricd_all("down", config)
+    finally:
+        cluster.close()
+    assert [p for p in locks if os.path.exists(p)] == []
+    assert cluster.leftovers() == []

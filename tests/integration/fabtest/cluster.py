@@ -48,6 +48,7 @@ from .proc import end_processes, pids_in_namespace, process_name, run
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 NETNS_DIR = "/run/netns"
+NODE_LOCK_DIR = "/run/fabricd"  # engine/lock.h
 SANITIZER_MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
 
 
@@ -359,6 +360,7 @@ class SimCluster:
         self.tmpdir = None
         # what this object created, for teardown (in creation order)
         self._netns = []
+        self._lock_inodes = set()  # of the namespaces closed: leftovers() looks for their locks
         self._mount_files = []
         self._private_mounted = False
         self._popens = []
@@ -617,7 +619,7 @@ class SimCluster:
                                                       state["tmpdir"])
         self._netns, self._mount_files = state["netns"], state["mount_files"]
         self._private_mounted = state["private_mounted"]
-        self._popens, self._closed = [], False
+        self._popens, self._closed, self._lock_inodes = [], False, set()
         self.nodes, self.guests = [], []
         return self
 
@@ -667,8 +669,10 @@ class SimCluster:
             except OSError as e:
                 errors.append(f"rmdir {self.private_dir}: {e}")
 
-        # 3. network namespaces (guests first, the switch last), the temporary dir
+        # 3. network namespaces (guests first, the switch last), fabricd's node locks in
+        # them, the temporary dir
         for ns in reversed(self._netns):
+            errors += self._remove_node_locks(ns)
             res = run(["ip", "netns", "del", ns], check=False)
             if res.returncode != 0:
                 errors.append(f"ip netns del {ns}: {res.stderr.strip()}")
@@ -676,6 +680,34 @@ class SimCluster:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
         if errors:
             raise RuntimeError(f"teardown of SimCluster {self.suffix} incomplete:\n  " + "\n  ".join(errors))
+
+    def _remove_node_locks(self, ns):
+        """Remove fabricd's lock files of namespace ns (NODE.netINODE.lock, engine/lock.h).
+
+        fabricd never removes one itself (a writer waiting on the old inode would
+        lock a file nobody else finds); here every process of the namespace has
+        ended, so none holds or waits. Returns the errors."""
+        try:
+            inode = os.stat(os.path.join(NETNS_DIR, ns)).st_ino
+        except FileNotFoundError:
+            return []
+        self._lock_inodes.add(inode)
+        errors = []
+        for path in self._node_locks({inode}):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                errors.append(f"rm {path}: {e}")
+        return errors
+
+    @staticmethod
+    def _node_locks(inodes):
+        if not inodes or not os.path.isdir(NODE_LOCK_DIR):
+            return []
+        return [os.path.join(NODE_LOCK_DIR, name) for name in sorted(os.listdir(NODE_LOCK_DIR))
+                if any(name.endswith(f".net{i}.lock") for i in inodes)]
 
     def leftovers(self):
         """What of this cluster still exists (names, mounts, dirs); [] after close()."""
@@ -691,4 +723,5 @@ class SimCluster:
             found.append(f"dir {self.private_dir}")
         if self.tmpdir and os.path.exists(self.tmpdir) and not os.environ.get("FABTEST_KEEP_TMP"):
             found.append(f"dir {self.tmpdir}")
+        found += [f"file {p}" for p in self._node_locks(self._lock_inodes)]
         return found
