@@ -61,6 +61,17 @@ def _nsenter_net(ns):
     return ["nsenter", f"--net={NETNS_DIR}/{ns}"]
 
 
+def _unlink(path):
+    """Remove path if it exists; [] or the one error, for a teardown's list."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        return [f"rm {path}: {e}"]
+    return []
+
+
 def _write_file(path, text, mode):
     """Write text to path with mode, atomically (a daemon may watch the file)."""
     tmp = f"{path}.tmp{os.getpid()}"
@@ -651,12 +662,7 @@ class SimCluster:
             res = run(["umount", f], check=False)
             if res.returncode != 0 and os.path.ismount(f):
                 errors.append(f"umount {f}: {res.stderr.strip()}")
-            try:
-                os.unlink(f)
-            except FileNotFoundError:
-                pass
-            except OSError as e:
-                errors.append(f"rm {f}: {e}")
+            errors += _unlink(f)
         if self._private_mounted:
             res = run(["umount", self.private_dir], check=False)
             if res.returncode != 0:
@@ -692,15 +698,7 @@ class SimCluster:
         except FileNotFoundError:
             return []
         self._lock_inodes.add(inode)
-        errors = []
-        for path in self._node_locks({inode}):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
-            except OSError as e:
-                errors.append(f"rm {path}: {e}")
-        return errors
+        return [e for path in self._node_locks({inode}) for e in _unlink(path)]
 
     @staticmethod
     def _node_locks(inodes):
