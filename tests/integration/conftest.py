@@ -19,6 +19,7 @@ Fixtures:
   make_cluster     factory for clusters owned by one test
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -26,7 +27,7 @@ import signal
 import pytest
 
 from fabtest import SimCluster
-from fabtest.cluster import default_fabricd_bin
+from fabtest.cluster import default_fabricd_bin, host_lock_path
 
 BACKENDS = ("auto", "kernel", "userspace")
 TOOLS = ("ip", "bridge", "nsenter", "unshare", "mount", "wg", "tcpdump", "ping", "sysctl")
@@ -47,6 +48,18 @@ def pytest_configure(config):
     # still runs the fixtures' teardown and no namespace outlives the run.
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def host_node_lock():
+    """`set-transport` without -n (test_set_transport.py, Daemon.set_transport) takes the
+    lock of this host's name in the host's namespace: the run removes it if it made it."""
+    path = host_lock_path()
+    existed = os.path.exists(path)
+    yield
+    if not existed:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 @pytest.fixture(scope="session")

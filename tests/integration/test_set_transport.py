@@ -2,7 +2,7 @@
 """`fabricd set-transport -c FILE ZONE plain|secure`: switching a zone without JSON editing.
 
 No namespaces, no root: only files (and, as root, the host's node lock in
-/run/fabricd, removed again when a test made it). What an operator relies on:
+/run/fabricd, which conftest.py removes after the run). What an operator relies on:
   - only the zone's "transport" value changes; every other byte (layout, key
     order, other zones) stays as written, so a diff shows one line;
   - the result passes `fabricd check`; the file keeps its mode (and owner);
@@ -12,10 +12,8 @@ No namespaces, no root: only files (and, as root, the host's node lock in
     say what to do.
 """
 
-import contextlib
 import json
 import os
-import socket
 import stat
 
 import pytest
@@ -43,23 +41,11 @@ DEFINITION = """{
 """
 
 
-def host_lock_path():
-    """The lock set-transport takes without -n: this host's name, this network namespace."""
-    host = socket.gethostname().split(".")[0]
-    return f"/run/fabricd/{host}.net{os.stat('/proc/self/ns/net').st_ino}.lock"
-
-
 @pytest.fixture
 def fabricd(fabricd_bin):
-    lock = host_lock_path()
-    existed = os.path.exists(lock)
-
     def call(*args):
         return run([fabricd_bin, *args], check=False)
-    yield call
-    if not existed:  # the test made it: end what it started
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(lock)
+    return call
 
 
 @pytest.fixture

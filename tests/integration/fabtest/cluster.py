@@ -36,6 +36,7 @@ import json
 import os
 import secrets
 import shutil
+import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -49,6 +50,12 @@ from .proc import end_processes, pids_in_namespace, process_name, run
 REPO_ROOT = Path(__file__).resolve().parents[3]
 NETNS_DIR = "/run/netns"
 NODE_LOCK_DIR = "/run/fabricd"  # engine/lock.h
+
+
+def host_lock_path():
+    """The node lock `set-transport` takes without -n: this host's name, this namespace."""
+    host = socket.gethostname().split(".")[0]
+    return f"{NODE_LOCK_DIR}/{host}.net{os.stat('/proc/self/ns/net').st_ino}.lock"
 SANITIZER_MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
 
 
