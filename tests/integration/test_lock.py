@@ -25,6 +25,7 @@ import time
 import pytest
 
 from fabtest import SimCluster, assert_node_converged, wait_until, zone
+from fabtest.cluster import node_lock_path
 from fabtest.daemon import start_daemons, stop_daemons
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
@@ -35,8 +36,7 @@ LOOP_SECONDS = 6
 
 def lock_path(node):
     """The node's lock file, as engine/lock.h names it."""
-    inode = os.stat(f"/run/netns/{node.ns}").st_ino
-    return f"/run/fabricd/{node.name}.net{inode}.lock"
+    return node_lock_path(node.name, os.stat(f"/run/netns/{node.ns}").st_ino)
 
 
 @contextlib.contextmanager

@@ -50,13 +50,18 @@ from .proc import end_processes, pids_in_namespace, process_name, run
 REPO_ROOT = Path(__file__).resolve().parents[3]
 NETNS_DIR = "/run/netns"
 NODE_LOCK_DIR = "/run/fabricd"  # engine/lock.h
+SANITIZER_MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
+
+
+def node_lock_path(node, netns_inode):
+    """fabricd's lock of node in the network namespace with that inode (engine/lock.c)."""
+    return f"{NODE_LOCK_DIR}/{node}.net{netns_inode}.lock"
 
 
 def host_lock_path():
     """The node lock `set-transport` takes without -n: this host's name, this namespace."""
-    host = socket.gethostname().split(".")[0]
-    return f"{NODE_LOCK_DIR}/{host}.net{os.stat('/proc/self/ns/net').st_ino}.lock"
-SANITIZER_MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
+    return node_lock_path(socket.gethostname().split(".")[0],
+                          os.stat("/proc/self/ns/net").st_ino)
 
 
 def default_fabricd_bin():
@@ -711,8 +716,9 @@ class SimCluster:
     def _node_locks(inodes):
         if not inodes or not os.path.isdir(NODE_LOCK_DIR):
             return []
+        suffixes = tuple(node_lock_path("", i)[len(NODE_LOCK_DIR) + 1:] for i in inodes)
         return [os.path.join(NODE_LOCK_DIR, name) for name in sorted(os.listdir(NODE_LOCK_DIR))
-                if any(name.endswith(f".net{i}.lock") for i in inodes)]
+                if name.endswith(suffixes)]
 
     def leftovers(self):
         """What of this cluster still exists (names, mounts, dirs); [] after close()."""
