@@ -71,9 +71,10 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 all: fabricd/fabricd
 
 # The user-facing binary is always fabricd/fabricd (the release build, or the
-# sanitized one with SANITIZE=1).
+# sanitized one with SANITIZE=1). Copied beside it and renamed: a daemon or a
+# test running the old one ("Text file busy") keeps it, the next start gets this.
 fabricd/fabricd: $(BIN)
-	$(Q)cp $(BIN) $@
+	$(Q)cp $(BIN) $@.new && mv -f $@.new $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
