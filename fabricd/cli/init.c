@@ -58,7 +58,7 @@ int cmd_init(const struct options *o)
 	struct init_args a = {.o = o, .m = &m};
 	struct bootstrap_result res = {0};
 
-	if (o->argc > 0 || !o->cluster_name || !o->prefix) {
+	if (!o->cluster_name || !o->prefix) {
 		log_error("usage: fabricd init -c FILE --cluster NAME --prefix CIDR "
 			  "[--listen-port N] [-n NODE] [--underlay ADDR] [--key-file FILE]");
 		return 1;

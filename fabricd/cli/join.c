@@ -54,11 +54,6 @@ int cmd_join(const struct options *o)
 	struct join_args a = {.o = o, .m = &m};
 	struct bootstrap_result res = {0};
 
-	if (o->argc > 0) {
-		log_error("usage: fabricd join -c FILE [-n NODE] [--underlay ADDR] "
-			  "[--key-file FILE] [--rotate-key]");
-		return 1;
-	}
 	if (member_name(o, &m) < 0 || (o->underlay && member_underlay(o, NULL, &m) < 0) ||
 	    member_key(o, o->rotate_key, &m) < 0)
 		return 1;

@@ -30,10 +30,6 @@ int cmd_leave(const struct options *o)
 	struct member m = {0};
 	struct bootstrap_result res = {0};
 
-	if (o->argc > 0) {
-		log_error("usage: fabricd leave -c FILE [-n NODE]");
-		return 1;
-	}
 	if (member_name(o, &m) < 0)
 		return 1;
 	if (member_edit(o, leave_edit, &m, &res) < 0) {

@@ -17,28 +17,34 @@
 #include "netlink/nl.h"
 #include "wireguard/genl.h"
 
+/* What each command reads besides options: positional arguments, and --json. */
+enum { TAKES_ARGS = 1, WRITES_JSON = 2 };
+
 static const struct {
 	const char *name;
 	int (*fn)(const struct options *o);
+	unsigned int reads; /* TAKES_ARGS | WRITES_JSON */
 	const char *description;
 } subcommands[] = {
-    {"check", cmd_check, "validate a cluster definition"},
-    {"render", cmd_render, "print the objects a node should have (no kernel access)"},
-    {"plan", cmd_plan, "print the changes apply would make (exit 2 when there are some)"},
-    {"apply", cmd_apply, "converge this node to the definition"},
-    {"run", cmd_run, "converge, then follow the definition and the kernel"},
-    {"set-transport", cmd_set_transport, "switch a zone in the definition file: ZONE plain|secure"},
-    {"status", cmd_status, "show the fabric, zones, vnets and drift"},
-    {"down", cmd_down, "remove every object fabricd owns on this node"},
-    {"genkey", cmd_genkey, "print a new base64 private key"},
-    {"pubkey", cmd_pubkey, "read a private key on stdin, print its public key"},
-    {"bench", cmd_bench, "measure plain VXLAN against VXLAN in WireGuard"},
-    {"init", cmd_init, "create a definition with this node: --cluster NAME --prefix CIDR"},
-    {"join", cmd_join, "add this node to a definition (first free fabric address)"},
-    {"leave", cmd_leave, "remove this node from a definition and its zones"},
-    {"zone", cmd_zone, "add or remove a zone in the definition: add|remove ZONE"},
-    {"vnet", cmd_vnet, "add or remove vnets in the definition: add|remove NAME[:VNI]"},
-    {"import-pve", cmd_import_pve, "write a definition from Proxmox VE's SDN configuration"},
+    {"check", cmd_check, WRITES_JSON, "validate a cluster definition"},
+    {"render", cmd_render, WRITES_JSON, "print the objects a node should have (no kernel access)"},
+    {"plan", cmd_plan, WRITES_JSON,
+     "print the changes apply would make (exit 2 when there are some)"},
+    {"apply", cmd_apply, 0, "converge this node to the definition"},
+    {"run", cmd_run, 0, "converge, then follow the definition and the kernel"},
+    {"set-transport", cmd_set_transport, TAKES_ARGS,
+     "switch a zone in the definition file: ZONE plain|secure"},
+    {"status", cmd_status, WRITES_JSON, "show the fabric, zones, vnets and drift"},
+    {"down", cmd_down, 0, "remove every object fabricd owns on this node"},
+    {"genkey", cmd_genkey, 0, "print a new base64 private key"},
+    {"pubkey", cmd_pubkey, 0, "read a private key on stdin, print its public key"},
+    {"bench", cmd_bench, 0, "measure plain VXLAN against VXLAN in WireGuard"},
+    {"init", cmd_init, 0, "create a definition with this node: --cluster NAME --prefix CIDR"},
+    {"join", cmd_join, 0, "add this node to a definition (first free fabric address)"},
+    {"leave", cmd_leave, 0, "remove this node from a definition and its zones"},
+    {"zone", cmd_zone, 0, "add or remove a zone in the definition: add|remove ZONE"},
+    {"vnet", cmd_vnet, 0, "add or remove vnets in the definition: add|remove NAME[:VNI]"},
+    {"import-pve", cmd_import_pve, 0, "write a definition from Proxmox VE's SDN configuration"},
 };
 
 static void usage(FILE *f)
@@ -186,8 +192,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	join_options(long_opts, fixed_opts, sizeof(fixed_opts) / sizeof(fixed_opts[0]));
 
-	/* "+": stop at the first positional so subcommands may take their own */
-	while ((c = getopt_long(argc, argv, "+c:n:vh", long_opts, NULL)) != -1) {
+	/* options and arguments in any order: "set-transport ZONE secure --grace 0" */
+	while ((c = getopt_long(argc, argv, "c:n:vh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -249,6 +255,27 @@ static bool reads_definition_only(const char *name)
 	return false;
 }
 
+/*
+ * A command given an argument or --json it does not read fails rather than
+ * ignoring it: "check FILE" would otherwise check the default file.
+ */
+static bool reads_what_was_given(const char *name, unsigned int reads, const struct options *o)
+{
+	if (o->argc > 0 && !(reads & TAKES_ARGS)) {
+		log_error("%s: unexpected argument \"%s\": %s takes options only (the definition "
+			  "with -c FILE, the node with -n NODE); see fabricd --help",
+			  name, o->argv[0], name);
+		return false;
+	}
+	if (o->json && !(reads & WRITES_JSON)) {
+		log_error("%s: --json is not an output of %s; check, render, plan and status "
+			  "have one (fabricd status --json shows a node after a change)",
+			  name, name);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = {
@@ -301,9 +328,12 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (!strcmp(name, subcommands[i].name)) {
-			int ret = subcommands[i].fn(&o);
 			unsigned int genl_opened, genl_resolved;
+			int ret;
 
+			if (!reads_what_was_given(name, subcommands[i].reads, &o))
+				return 1;
+			ret = subcommands[i].fn(&o);
 			resolve_cache_free();
 			wg_genl_counts(&genl_opened, &genl_resolved);
 			log_debug("netlink: %u rtnetlink socket(s), %u generic netlink socket(s) "

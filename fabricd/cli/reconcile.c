@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli/reconcile.c - `plan`, `apply` and `down`: one node converging to its share. */
+#include <jansson.h>
 #include <stdio.h>
 
 #include "base/log.h"
@@ -9,6 +10,36 @@
 #include "engine/reconcile.h"
 #include "engine/session.h"
 
+/* One change for programs: as plan_print's line, in fields (schemas/plan.schema.json). */
+static json_t *op_json(const struct op *op)
+{
+	struct op_text t;
+
+	op_describe(op, &t);
+	return json_pack("{s:s, s:s, s:s}", "change", op_verb_word((enum op_verb)op->verb),
+			 "object", t.object, "detail", t.detail);
+}
+
+static void plan_print_json(const struct session *s, FILE *f)
+{
+	json_t *now = json_array(), *later = json_array(), *j;
+
+	for (size_t i = 0; i < s->plan.n; i++)
+		json_array_append_new(now, op_json(&s->plan.ops[i]));
+	for (size_t i = 0; i < s->plan.n_later; i++) {
+		json_t *op = op_json(&s->plan.later[i]);
+
+		json_object_set_new(op, "due_in_s", json_integer(s->plan.later[i].due_in));
+		json_array_append_new(later, op);
+	}
+	j = json_pack("{s:s, s:s, s:b, s:o, s:o}", "cluster", s->cluster->name, "node",
+		      s->cluster->nodes[s->self].name, "in_sync", !s->plan.n, "changes", now,
+		      "later", later);
+	json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(j);
+}
+
 int cmd_plan(const struct options *o)
 {
 	struct session s;
@@ -17,9 +48,12 @@ int cmd_plan(const struct options *o)
 	/* plan never waits for the node lock: it changes nothing */
 	if (session_open(&s, o) < 0 || session_load_keys(&s, o, false) < 0 || session_plan(&s) < 0)
 		goto out;
-	plan_print(&s.plan, stdout);
 	ret = s.plan.n ? 2 : 0;
-	if (!s.plan.n)
+	if (o->json)
+		plan_print_json(&s, stdout);
+	else
+		plan_print(&s.plan, stdout);
+	if (!s.plan.n && !o->json)
 		printf("%s: nothing to change\n", s.cluster->nodes[s.self].name);
 out:
 	session_free(&s);

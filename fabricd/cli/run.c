@@ -6,11 +6,5 @@
 
 int cmd_run(const struct options *o)
 {
-	if (o->argc > 0) {
-		log_error("run: unexpected argument \"%s\"; usage: fabricd run -c FILE [-n NODE] "
-			  "[--grace SECONDS] [--verbose]",
-			  o->argv[0]);
-		return 1;
-	}
 	return daemon_run(o);
 }

@@ -109,6 +109,22 @@ BROKEN = [
      "zones[0].vnets[0].name", "at most 15 bytes"),
     ("bad-transport", ["zones", 0, "transport"], "wireguard", "zones[0].transport",
      "\"plain\" or \"secure\""),
+    # addresses no peer can send to: a multicast remote would make head-end
+    # replication a multicast group
+    ("underlay-unspecified", ["nodes", 0, "underlay"], "0.0.0.0", "nodes[0].underlay",
+     "(unspecified) is not an address the other nodes can send to"),
+    ("underlay-loopback", ["nodes", 0, "underlay"], "127.0.0.1", "nodes[0].underlay",
+     "(loopback)"),
+    ("underlay-multicast", ["nodes", 0, "underlay"], "239.1.1.1", "nodes[0].underlay",
+     "(multicast)"),
+    ("underlay-broadcast", ["nodes", 0, "underlay"], "255.255.255.255", "nodes[0].underlay",
+     "(broadcast)"),
+    ("endpoint-link-local", ["nodes", 1, "endpoint"], "[fe80::12]:51820", "nodes[1].endpoint",
+     "(link-local)"),
+    ("endpoint-multicast", ["nodes", 1, "endpoint"], "[ff02::1]:51820", "nodes[1].endpoint",
+     "(multicast)"),
+    ("endpoint-port-digits", ["nodes", 1, "endpoint"], "203.0.113.5:051820",
+     "nodes[1].endpoint", ""),
 ]
 
 
@@ -244,3 +260,52 @@ def test_pve_zone_schema_and_check_agree(fabricd, schema, minimal, tmp_path):
     assert list(schema.iter_errors(minimal)), "vni_range without pve_zone"
     r = check(fabricd, write(tmp_path, minimal))
     assert r.returncode == 1 and "error: zones[1].vni_range: is for a zone" in r.stderr
+
+
+def run(fabricd, *args):
+    return subprocess.run([str(fabricd), *map(str, args)], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("args", [
+    ("check", "{def}"),                      # the file without -c: not the default file
+    ("check", "{def}", "-c", "{def}"),
+    ("check", "-c", "{def}", "extra"),
+    ("render", "-c", "{def}", "stray", "-n", "pve1"),
+    ("plan", "-c", "{def}", "-n", "pve1", "stray"),
+    ("apply", "-c", "{def}", "-n", "pve1", "stray"),
+    ("down", "-c", "{def}", "-n", "pve1", "stray"),
+    ("status", "-c", "{def}", "-n", "pve1", "stray"),
+    ("run", "-c", "{def}", "-n", "pve1", "stray"),
+    ("genkey", "stray"),
+    ("pubkey", "stray"),
+    ("join", "-c", "{def}", "stray"),
+    ("leave", "-c", "{def}", "stray"),
+    ("init", "-c", "{def}", "--cluster", "x", "--prefix", "10.1.0.0/24", "stray"),
+], ids=lambda a: "-".join(x for x in a if x != "{def}"))
+def test_unexpected_argument_is_an_error(fabricd, repo, args):
+    """An argument a command does not read fails it, before anything is read or changed."""
+    path = repo / "examples" / "minimal-2node.json"
+    r = run(fabricd, *(str(path) if a == "{def}" else a for a in args))
+    assert r.returncode == 1, r
+    culprit = str(path) if args[1] == "{def}" else "stray" if "stray" in args else "extra"
+    assert f'{args[0]}: unexpected argument "{culprit}"' in r.stderr, r.stderr
+    assert "takes options only" in r.stderr and r.stdout == "", r
+
+
+@pytest.mark.parametrize("command", ["apply", "down", "run", "set-transport", "genkey"])
+def test_json_where_there_is_none_is_an_error(fabricd, repo, command):
+    r = run(fabricd, command, "-c", repo / "examples" / "minimal-2node.json", "--json")
+    assert r.returncode == 1, r
+    assert f"{command}: --json is not an output of {command}" in r.stderr, r.stderr
+
+
+def test_options_may_follow_arguments(fabricd, minimal, tmp_path):
+    """`set-transport ZONE MODE --grace 0`: getopt reads options wherever they stand."""
+    path = write(tmp_path, minimal)
+    zone = minimal["zones"][0]
+    other = "plain" if zone["transport"] == "secure" else "secure"
+    # without -n: the host's own lock, which conftest's host_node_lock removes after the run
+    r = run(fabricd, "set-transport", zone["name"], other, "-c", path, "--lock-wait", "0")
+    assert r.returncode == 0, r
+    assert json.loads(path.read_text())["zones"][0]["transport"] == other

@@ -19,8 +19,11 @@ secure -> plain
     makes vx100 send and vs100 the mute standby again.
 """
 
+import json
 import re
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from fabtest import port_role, wait_until, zone
@@ -34,6 +37,25 @@ DUE_REMOVE = re.compile(r"^- vxlan vx100: remove", re.M)
 LATER_SWAP = re.compile(r"^later, in (\d+) s: ~ vxlan vx100: change \(sends: takes the flood "
                         r"remotes", re.M)
 DUE_SWAP = re.compile(r"^~ vxlan vs100: change \(.*mute", re.M)
+PLAN_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" /
+                          "plan.schema.json").read_text())
+
+
+def plan_json(node, path, *args):
+    """`plan --json`: its exit status and its document, checked against the schema."""
+    res = node.fabricd("plan", "-c", path, "--json", *args)
+    assert res.rc in (0, 2), res
+    doc = json.loads(res.stdout)
+    jsonschema.validate(doc, PLAN_SCHEMA)
+    assert doc["node"] == node.name and doc["in_sync"] == (res.rc == 0), res
+    return res.rc, doc
+
+
+def text_lines(change):
+    """A change of plan --json as plan prints it: "+ vxlan vx100: create (...)"."""
+    sign = {"create": "+", "change": "~", "remove": "-"}[change["change"]]
+    detail = f" ({change['detail']})" if change["detail"] else ""
+    return f"{sign} {change['object']}: {change['change']}{detail}"
 
 
 def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
@@ -41,7 +63,13 @@ def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
     pve1 = cluster["pve1"]
     plain = cluster.write_definition(
         cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+    rc, doc = plan_json(pve1, plain)
+    text = pve1.fabricd("plan", "-c", plain)
+    assert rc == 2 and text.rc == 2 and doc["later"] == [], doc
+    assert [text_lines(c) for c in doc["changes"]] == text.stdout.splitlines(), \
+        "plan --json lists what plan prints, in its order"
     cluster.apply_all(plain)
+    assert plan_json(pve1, plain)[1]["changes"] == []
     assert port_role(pve1.link("vx100")) == "sends" and port_role(pve1.link("vs100")) == "mute"
     secure = cluster.write_definition(
         cluster.definition(zones=[zone("red", "secure", [("vnet100", 100)])]),
@@ -61,6 +89,11 @@ def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
         remove = LATER_REMOVE.search(res.stdout)
         assert remove, f"plan lacks the later deletion:\n{res.stdout}"
         assert int(remove.group(1)) <= GRACE + 1, res.stdout  # the deadline rounds up to a whole second
+    rc, doc = plan_json(pve1, secure)
+    (later,) = doc["later"]
+    assert rc == 0 and doc["changes"] == [], doc
+    assert later["change"] == "remove" and later["object"] == "vxlan vx100", later
+    assert 0 <= later["due_in_s"] <= GRACE + 1, later
 
     def due(pattern, path):
         res = pve1.fabricd("plan", "-c", path)
