@@ -69,6 +69,49 @@ size_t ip_addr_len(const struct ip_addr *a)
 	return a->family == AF_INET ? 4 : a->family == AF_INET6 ? 16 : 0;
 }
 
+const char *ip_addr_unusable(const struct ip_addr *a)
+{
+	static const uint8_t zero[16];
+	const uint8_t *b = a->bytes;
+
+	if (a->family == AF_INET) {
+		if (!memcmp(b, zero, 4))
+			return "unspecified";
+		if (b[0] == 127)
+			return "loopback";
+		if (b[0] >= 224 && b[0] <= 239)
+			return "multicast";
+		if (b[0] == 255 && b[1] == 255 && b[2] == 255 && b[3] == 255)
+			return "broadcast";
+		return NULL;
+	}
+	if (a->family != AF_INET6)
+		return NULL;
+	if (!memcmp(b, zero, 16))
+		return "unspecified";
+	if (!memcmp(b, zero, 15) && b[15] == 1)
+		return "loopback";
+	if (b[0] == 0xff)
+		return "multicast";
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
+		return "link-local";
+	return NULL;
+}
+
+struct ip_prefix ip_prefix_network(const struct ip_prefix *p)
+{
+	struct ip_prefix n = *p;
+
+	for (size_t i = 0; i < ip_addr_len(&n.addr); i++) {
+		unsigned int keep = p->len >= (i + 1) * 8 ? 8
+				    : p->len > i * 8	  ? p->len - i * 8U
+							  : 0;
+
+		n.addr.bytes[i] &= (uint8_t)(0xff00U >> keep);
+	}
+	return n;
+}
+
 uint8_t ip_addr_host_len(const struct ip_addr *a)
 {
 	return (uint8_t)(ip_addr_len(a) * 8);
@@ -169,7 +212,8 @@ int endpoint_split(const char *text, char *host, size_t host_len, uint16_t *port
 	}
 	if (hend == hstart || (size_t)(hend - hstart) >= host_len)
 		return -EINVAL;
-	if (colon[1] < '0' || colon[1] > '9')
+	/* 1 to 5 digits, as the schema's pattern: "051900" is not port 51900 */
+	if (colon[1] < '0' || colon[1] > '9' || strlen(colon + 1) > 5)
 		return -EINVAL;
 	errno = 0;
 	p = strtoul(colon + 1, &end, 10);

@@ -31,6 +31,14 @@ const char *ip_addr_str(const struct ip_addr *a, char *buf, size_t len);
 size_t ip_addr_len(const struct ip_addr *a); /* 4, 16, or 0 */
 bool ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b);
 bool ip_prefix_contains(const struct ip_prefix *p, const struct ip_addr *a);
+/*
+ * Why a cannot be a node's unicast address on a network ("unspecified",
+ * "loopback", "multicast", "broadcast", "link-local"), or NULL when it can.
+ * IPv6 link-local needs an interface scope, which a definition cannot give.
+ */
+const char *ip_addr_unusable(const struct ip_addr *a);
+/* p with the host bits of its address cleared: "10.255.0.1/24" is "10.255.0.0/24". */
+struct ip_prefix ip_prefix_network(const struct ip_prefix *p);
 /* Host route length: 32 or 128. */
 uint8_t ip_addr_host_len(const struct ip_addr *a);
 

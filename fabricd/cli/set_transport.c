@@ -265,11 +265,12 @@ out:
 }
 
 /*
- * Validates text; prints every problem. The zone's transport after loading
+ * Validates text, the file as it is (edit NULL) or as the switch to edit
+ * would make it; prints every problem. The zone's transport after loading
  * (and its MTU policy in *policy), or -1.
  */
 static int check_text(const char *text, size_t len, const char *zone, const char *what,
-		      enum mtu_policy *policy)
+		      const char *edit, enum mtu_policy *policy)
 {
 	struct cluster *c = NULL;
 	struct diag diag;
@@ -278,9 +279,14 @@ static int check_text(const char *text, size_t len, const char *zone, const char
 	diag_init(&diag);
 	if (config_load_buffer(text, len, &c, &diag) < 0) {
 		diag_print(&diag, stderr);
-		log_error("%s is not a valid definition: nothing was changed; fix it first "
-			  "(fabricd check -c %s)",
-			  what, what);
+		if (edit)
+			log_error("zone %s: %s transport would make %s invalid (the errors "
+				  "above): nothing was changed; fix that first",
+				  zone, edit, what);
+		else
+			log_error("%s is not a valid definition: nothing was changed; fix it "
+				  "first (fabricd check -c %s)",
+				  what, what);
 		transport = -1;
 	}
 	for (size_t i = 0; c && i < c->n_zones; i++) {
@@ -388,7 +394,7 @@ int cmd_set_transport(const struct options *o)
 	struct stat st;
 	enum mtu_policy policy = MTU_POLICY_STABLE;
 	struct node_lock lock = {.fd = -1};
-	int want, have, ret = 1;
+	int want, have, have_now, ret = 1;
 
 	if (o->argc != 2) {
 		log_error("usage: fabricd set-transport -c FILE ZONE plain|secure");
@@ -414,7 +420,7 @@ int cmd_set_transport(const struct options *o)
 		node_lock_release(&lock);
 		return 1;
 	}
-	have = check_text(text, len, zone, o->config, &policy);
+	have = check_text(text, len, zone, o->config, NULL, &policy);
 	if (have < 0)
 		goto out;
 	if (have == want) {
@@ -439,10 +445,12 @@ int cmd_set_transport(const struct options *o)
 	}
 	snprintf(out, out_len + 1, "%.*s\"%s\"%s", (int)(f.value - text), text, mode,
 		 f.value + f.value_len);
-	if (check_text(out, out_len, zone, "the edited definition", &policy) != want) {
-		log_error("zone %s: the edit did not come out as expected; nothing was changed: "
-			  "edit %s by hand",
-			  zone, o->config);
+	have_now = check_text(out, out_len, zone, o->config, mode, &policy);
+	if (have_now != want) {
+		if (have_now >= 0)
+			log_error("zone %s: the edit did not come out as expected; nothing was "
+				  "changed: edit %s by hand",
+				  zone, o->config);
 		goto out;
 	}
 	if (replace_file(path, out, out_len, &st) < 0)

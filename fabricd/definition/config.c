@@ -158,7 +158,7 @@ static bool is_secret_key(const char *key)
 	char lower[128];
 	size_t i;
 
-	for (i = 0; key[i] && i < sizeof(lower) - 1; i++)
+	for (i = 0; i < sizeof(lower) - 1 && key[i]; i++)
 		lower[i] = (key[i] >= 'A' && key[i] <= 'Z') ? (char)(key[i] - 'A' + 'a') : key[i];
 	lower[i] = '\0';
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {

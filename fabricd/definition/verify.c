@@ -125,16 +125,35 @@ static void verify_fabric_address(const struct cluster *c, size_t i, struct conf
 }
 
 /*
- * An underlay (or endpoint) address inside the fabric prefix would route
- * WireGuard's own packets into its tunnel.
+ * An underlay (or endpoint) address must be a unicast one a peer can send
+ * to (a multicast remote would turn head-end replication into a multicast
+ * group), and outside the fabric prefix, which would route WireGuard's own
+ * packets into its tunnel.
  */
 static void verify_underlay_outside(const struct cluster *c, size_t i, struct config_report *r)
 {
 	const struct node *n = &c->nodes[i];
 	const struct ip_prefix *p = &c->fabric.prefix;
 	char path[CONFIG_PATH_LEN], s[IP_ADDR_STRLEN], ps[IP_ADDR_STRLEN];
+	const char *why;
 	struct ip_addr ep;
 
+	if (n->underlay.family && (why = ip_addr_unusable(&n->underlay))) {
+		config_path(path, "nodes[%zu].underlay", i);
+		config_error(r, path,
+			     "\"%s\" (%s) is not an address the other nodes can send to; give "
+			     "the one this node is reached at on the underlay (unicast%s)",
+			     ip_addr_str(&n->underlay, s, sizeof(s)), why,
+			     n->underlay.family == AF_INET6 ? ", global or ULA" : "");
+	}
+	if ((n->flags & NODE_HAS_ENDPOINT) && ip_addr_parse(n->endpoint_host, &ep) == 0 &&
+	    (why = ip_addr_unusable(&ep))) {
+		config_path(path, "nodes[%zu].endpoint", i);
+		config_error(r, path,
+			     "\"%s\" (%s) is not an address the other nodes can send to; give "
+			     "the one this node is reached at (unicast%s)",
+			     n->endpoint_host, why, ep.family == AF_INET6 ? ", global or ULA" : "");
+	}
 	if (!p->addr.family)
 		return;
 	ip_addr_str(&p->addr, ps, sizeof(ps));
@@ -204,10 +223,11 @@ static void verify_ports(const struct cluster *c, struct config_report *r)
 			     "4789 is the plain VXLAN port; choose another for WireGuard (51820 "
 			     "is usual)");
 	else if (f->listen_port && f->listen_port == f->secure_port)
-		config_error(r, "fabric.secure_port",
-			     "%u is also fabric.listen_port (WireGuard); give VXLAN and WireGuard "
-			     "different ports",
-			     f->secure_port);
+		/* listen_port is always in the file; secure_port may be the default */
+		config_error(r, "fabric.listen_port",
+			     "%u is also the secure VXLAN port (fabric.secure_port, default "
+			     "4790); give WireGuard and VXLAN different ports",
+			     f->listen_port);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = &c->nodes[i];
 
@@ -412,26 +432,6 @@ static void verify_zones(const struct cluster *c, struct config_report *r)
 	vnet_dups_free(&dups);
 }
 
-/*
- * The family whose WireGuard overhead applies: IPv6 as soon as any peer is
- * reached over IPv6 (DESIGN "MTU": the larger overhead where families mix).
- */
-static int wg_family(const struct cluster *c, int underlay_family)
-{
-	struct ip_addr a;
-
-	if (underlay_family == AF_INET6)
-		return AF_INET6;
-	for (size_t i = 0; i < c->n_nodes; i++) {
-		const struct node *n = &c->nodes[i];
-
-		if ((n->flags & NODE_HAS_ENDPOINT) && ip_addr_parse(n->endpoint_host, &a) == 0 &&
-		    a.family == AF_INET6)
-			return AF_INET6;
-	}
-	return underlay_family;
-}
-
 static void warn_small(size_t i, unsigned int mtu, bool lowered, struct config_report *r)
 {
 	char path[CONFIG_PATH_LEN];
@@ -462,8 +462,9 @@ static void verify_mtu(const struct cluster *c, struct config_report *r)
 		}
 		return;
 	}
-	if (mtu_plan_compute(f->underlay_mtu, underlay_family, wg_family(c, underlay_family),
-			     f->prefix.addr.family, &plan) < 0) {
+	if (mtu_plan_compute(f->underlay_mtu, underlay_family,
+			     cluster_wg_family(c, underlay_family), f->prefix.addr.family,
+			     &plan) < 0) {
 		config_error(r, "fabric.underlay_mtu",
 			     "%u leaves no room for WireGuard and VXLAN headers; give the real "
 			     "underlay MTU (1500 on most networks)",

@@ -146,6 +146,27 @@ def test_invalid_definition_is_refused(fabricd, definition):
     assert leftovers(definition) == []
 
 
+def test_a_switch_that_would_make_the_file_invalid_is_refused(fabricd, definition):
+    """red with mtu_policy max and "mtu": 1440 fits plain (1450) but not secure (1390):
+    the refusal names the key and says the switch is what breaks it, once."""
+    text = definition.read_text().replace(
+        '"fabric": {"prefix": "10.255.0.0/24", "listen_port": 51820}',
+        '"fabric": {"prefix": "10.255.0.0/24", "listen_port": 51820, "underlay_mtu": 1500}')
+    text = text.replace('{"name": "red",  "transport": "plain",',
+                        '{"name": "red",  "transport": "plain", "mtu_policy": "max", "mtu": 1440,')
+    definition.write_text(text)
+    assert fabricd("check", "-c", str(definition)).returncode == 0
+    res = fabricd("set-transport", "-c", str(definition), "red", "secure")
+    assert res.returncode == 1
+    assert "error: zones[0].mtu: 1440 is above the zone's computed MTU 1390" in res.stderr, \
+        res.stderr
+    assert f"zone red: secure transport would make {definition} invalid" in res.stderr, \
+        res.stderr
+    assert "did not come out" not in res.stderr and "check -c the edited" not in res.stderr
+    assert definition.read_text() == text
+    assert leftovers(definition) == []
+
+
 def test_missing_file(fabricd, tmp_path):
     res = fabricd("set-transport", "-c", str(tmp_path / "none.json"), "red", "secure")
     assert res.returncode == 1

@@ -2,6 +2,7 @@
 /* test_addr.c - address and prefix parsing, containment, endpoints. */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -110,6 +111,9 @@ static const struct {
     {"h: 1", 0, NULL, 0},
     {"h:1x", 0, NULL, 0},
     {"h:99999999999999999999", 0, NULL, 0},
+    {"h:09999", 1, "h", 9999},
+    {"h:051820", 0, NULL, 0}, /* over 5 digits, as the schema's pattern */
+    {"h:0000000051820", 0, NULL, 0},
     {"2001:db8::1:51820", 0, NULL, 0}, /* IPv6 needs brackets */
     {"[2001:db8::1]51820", 0, NULL, 0},
     {"[2001:db8::1]", 0, NULL, 0},
@@ -155,6 +159,77 @@ static void test_prefix(void)
 		}
 	}
 	CHECK_INT(ip_prefix_parse(NULL, &p), -EINVAL, "NULL");
+}
+
+static void test_network(void)
+{
+	static const struct {
+		const char *prefix, *network;
+	} cases[] = {
+	    {"10.255.0.1/24", "10.255.0.0"},
+	    {"10.255.0.129/25", "10.255.0.128"},
+	    {"10.255.7.1/21", "10.255.0.0"},
+	    {"10.1.2.3/32", "10.1.2.3"},
+	    {"10.1.2.3/0", "0.0.0.0"},
+	    {"fd00:255::1/64", "fd00:255::"},
+	    {"fd00:255::1:2/127", "fd00:255::1:2"},
+	    {"fd00:ffff::1/17", "fd00:8000::"},
+	};
+	char a[IP_ADDR_STRLEN];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ip_prefix p, n;
+
+		/* ip_prefix_parse refuses host bits: the address, then its length */
+		char text[64];
+		char *slash;
+
+		snprintf(text, sizeof(text), "%s", cases[i].prefix);
+		slash = strchr(text, '/');
+		*slash = '\0';
+		CHECK_INT(ip_addr_parse(text, &p.addr), 0, "%s", cases[i].prefix);
+		p.len = (uint8_t)atoi(slash + 1);
+		n = ip_prefix_network(&p);
+		CHECK_STR(ip_addr_str(&n.addr, a, sizeof(a)), cases[i].network, "network of %s",
+			  cases[i].prefix);
+		CHECK_INT(n.len, p.len, "%s keeps its length", cases[i].prefix);
+	}
+}
+
+static void test_unusable(void)
+{
+	static const struct {
+		const char *addr, *why;
+	} cases[] = {
+	    {"0.0.0.0", "unspecified"},
+	    {"127.0.0.1", "loopback"},
+	    {"127.255.0.9", "loopback"},
+	    {"224.0.0.1", "multicast"},
+	    {"239.255.255.255", "multicast"},
+	    {"255.255.255.255", "broadcast"},
+	    {"::", "unspecified"},
+	    {"::1", "loopback"},
+	    {"ff02::1", "multicast"},
+	    {"fe80::12", "link-local"},
+	    {"febf::1", "link-local"},
+	    {"192.0.2.11", NULL},
+	    {"169.254.1.1", NULL},
+	    {"240.0.0.1", NULL},
+	    {"2001:db8::1", NULL},
+	    {"fd00::1", NULL},
+	    {"fec0::1", NULL},
+	    {"::ffff:192.0.2.1", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ip_addr a;
+		const char *why;
+
+		CHECK_INT(ip_addr_parse(cases[i].addr, &a), 0, "%s", cases[i].addr);
+		why = ip_addr_unusable(&a);
+		CHECK_STR(why ? why : "(usable)", cases[i].why ? cases[i].why : "(usable)", "%s",
+			  cases[i].addr);
+	}
 }
 
 static void test_contains(void)
@@ -242,6 +317,8 @@ int main(void)
 	test_parse();
 	test_prefix();
 	test_contains();
+	test_network();
+	test_unusable();
 	test_endpoints();
 	test_compare();
 	test_sockaddr();

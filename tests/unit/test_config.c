@@ -271,8 +271,11 @@ static const struct tcase cases[] = {
     OK("secure_port 8472", FABRIC_END, "\"listen_port\": 51820, \"secure_port\": 8472}"),
     BAD("secure_port 0", "fabric.secure_port", "out of range", FABRIC_END,
 	"\"listen_port\": 51820, \"secure_port\": 0}"),
-    BAD("secure_port = listen", "fabric.secure_port", "also fabric.listen_port", FABRIC_END,
+    BAD("secure_port = listen", "fabric.listen_port", "is also the secure VXLAN port", FABRIC_END,
 	"\"listen_port\": 51820, \"secure_port\": 51820}"),
+    /* the default secure port: the key in the file is listen_port */
+    BAD("listen = default secure_port", "fabric.listen_port",
+	"4790 is also the secure VXLAN port (fabric.secure_port, default 4790)", "51820}", "4790}"),
     OK("node listen_port ok", NODE1, "{\"listen_port\": 51821, \"name\": \"pve2\","),
     BAD("node listen_port 0", "nodes[1].listen_port", "out of range", NODE1,
 	"{\"listen_port\": 0, \"name\": \"pve2\","),
