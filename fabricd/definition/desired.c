@@ -113,7 +113,7 @@ static int build_fabric(const struct cluster *c, size_t self, struct node_state 
 		if (!f->peers)
 			return -ENOMEM;
 	}
-	s->wg_family = me->underlay.family;
+	s->wg_family = cluster_wg_family(c, me->underlay.family);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct desired_peer *p;
 
@@ -121,9 +121,6 @@ static int build_fabric(const struct cluster *c, size_t self, struct node_state 
 			continue;
 		p = &f->peers[f->n_peers++];
 		build_peer(c, self, i, p);
-		/* the larger overhead applies where peers are reached over IPv6 */
-		if (p->endpoint_addr.family == AF_INET6)
-			s->wg_family = AF_INET6;
 	}
 	return 0;
 }
@@ -198,6 +195,39 @@ static int build_zone_peers(const struct cluster *c, size_t self, const struct z
 	return 0;
 }
 
+/*
+ * A zone's MTU against its "mtu": with fabric.underlay_mtu given, config_verify
+ * has said all there is (an "mtu" above the computed one is an error there,
+ * a small one a warning). Measured on this node (engine/session.c), the
+ * underlay can be smaller than the file assumed: the zone gets what this
+ * underlay carries (mtu_zone takes the smaller), with a warning, and the
+ * node is built at MTUs that work rather than not at all.
+ */
+static void zone_mtu_diag(const struct cluster *c, size_t zi, const struct desired_zone *dz,
+			  unsigned int underlay, struct diag *diag)
+{
+	const struct zone *z = &c->zones[zi];
+	bool given = z->flags & ZONE_HAS_MTU;
+	char path[64];
+
+	if (c->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
+		return;
+	snprintf(path, sizeof(path), given ? "zones[%zu].mtu" : "zones[%zu]", zi);
+	if (given && z->mtu > dz->computed_mtu)
+		diag_warn(diag, path,
+			  "%u is above what zone \"%s\" can carry here, %u (underlay MTU %u, "
+			  "measured on the routes to the other nodes): the zone gets %u; lower "
+			  "\"mtu\" or raise the underlay's MTU",
+			  z->mtu, z->name, dz->computed_mtu, underlay, dz->mtu);
+	/* an "mtu" below 1280 was warned about by config_verify already */
+	else if (dz->mtu < MTU_IPV6_MIN && !given)
+		diag_warn(diag, path,
+			  "the zone MTU %u (underlay MTU %u, measured on the routes to the other "
+			  "nodes) is below 1280, so guests in it cannot carry IPv6; raise the "
+			  "underlay's MTU if IPv6 is needed",
+			  dz->mtu, underlay);
+}
+
 static int build_zones(const struct cluster *c, size_t self, struct node_state *s,
 		       struct diag *diag)
 {
@@ -218,20 +248,8 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 		if (build_zone_peers(c, self, z, dz) < 0)
 			return -ENOMEM;
 		if (s->mtu_known) {
-			char path[64];
-
 			dz->mtu = mtu_zone(&s->mtu, z, &dz->computed_mtu);
-			snprintf(path, sizeof(path), "zones[%zu].mtu", zi);
-			if ((z->flags & ZONE_HAS_MTU) && z->mtu > dz->computed_mtu)
-				diag_add(diag, path,
-					 "%u is above the computed MTU %u of zone \"%s\" (underlay "
-					 "MTU %u); lower it or remove it",
-					 z->mtu, dz->computed_mtu, z->name, s->mtu.underlay);
-			else if (dz->mtu < MTU_IPV6_MIN)
-				diag_warn(
-				    diag, path,
-				    "zone \"%s\" MTU %u is below 1280: guests cannot use IPv6",
-				    z->name, dz->mtu);
+			zone_mtu_diag(c, zi, dz, s->mtu.underlay, diag);
 		}
 		n_vnets += z->n_vnets;
 		if (z->control_plane == CONTROL_PLANE_EVPN && z->n_vnets)
@@ -273,13 +291,20 @@ int desired_build(const struct cluster *c, size_t self, unsigned int underlay_mt
 	if (underlay_mtu) {
 		ret = mtu_plan_compute(underlay_mtu, c->nodes[self].underlay.family, out->wg_family,
 				       c->fabric.prefix.addr.family, &out->mtu);
-		if (ret < 0) {
+		if (ret < 0 && (c->fabric.flags & FABRIC_HAS_UNDERLAY_MTU))
 			diag_add(diag, "fabric.underlay_mtu",
 				 "underlay MTU %u is too small for WireGuard and VXLAN; "
 				 "use at least %u",
 				 underlay_mtu, MTU_MIN);
+		else if (ret < 0)
+			diag_add(
+			    diag, "underlay MTU",
+			    "%u, measured on the routes to the other nodes, is too small for "
+			    "WireGuard and VXLAN (at least %u): raise the underlay links' MTU, "
+			    "or set fabric.underlay_mtu",
+			    underlay_mtu, MTU_MIN);
+		if (ret < 0)
 			goto fail;
-		}
 		out->mtu_known = true;
 		out->fabric.mtu = out->mtu.fabric;
 	}

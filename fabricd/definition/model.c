@@ -2,6 +2,7 @@
 /* definition/model.c - helpers over the cluster definition structs. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "definition/model.h"
 
@@ -31,6 +32,22 @@ int cluster_find_node(const struct cluster *c, const char *name)
 uint16_t node_listen_port(const struct cluster *c, const struct node *n)
 {
 	return (n->flags & NODE_HAS_LISTEN_PORT) ? n->listen_port : c->fabric.listen_port;
+}
+
+int cluster_wg_family(const struct cluster *c, int underlay_family)
+{
+	struct ip_addr a;
+
+	if (underlay_family == AF_INET6)
+		return AF_INET6;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = &c->nodes[i];
+
+		if ((n->flags & NODE_HAS_ENDPOINT) && ip_addr_parse(n->endpoint_host, &a) == 0 &&
+		    a.family == AF_INET6)
+			return AF_INET6;
+	}
+	return underlay_family;
 }
 
 int zone_has_member(const struct zone *z, size_t idx)

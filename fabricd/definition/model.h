@@ -143,6 +143,14 @@ int cluster_find_node(const struct cluster *c, const char *name);
 /* Port the node listens on: its own override or the fabric's. */
 uint16_t node_listen_port(const struct cluster *c, const struct node *n);
 
+/*
+ * The family whose WireGuard overhead sizes the fabric device, the same on
+ * every node so that a zone has one MTU: IPv6 when the underlay is IPv6 or
+ * any node's endpoint is an IPv6 literal (its peers reach it over IPv6, and
+ * WireGuard answers them where they came from), else the underlay's.
+ */
+int cluster_wg_family(const struct cluster *c, int underlay_family);
+
 /* Whether node index idx is a member of zone z. */
 int zone_has_member(const struct zone *z, size_t idx);
 

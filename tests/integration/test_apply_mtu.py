@@ -119,3 +119,23 @@ def test_one_byte_more_does_not_pass(mtu_fabric, transport):
     size = mtu_fabric.zone_mtu - 27
     result = src.ping(dst, count=1, size=size, df=True)
     assert not result, f"ping -M do -s {size} should not fit the zone MTU:\n{result.output}"
+
+
+def test_a_smaller_measured_underlay_lowers_an_mtu_override(make_cluster):
+    """A zone's "mtu" may only lower its MTU; when the underlay measured on a node is
+    smaller than the file assumed, that node builds what its underlay carries (with a
+    warning naming the key) instead of refusing: a refusal would leave a jumbo fabric on
+    a small link, which is the black hole this is about."""
+    cluster = make_cluster(2)
+    zones = [zone("tenant-plain", "plain", [("vnet100", 100)], mtu=1390)]
+    path = cluster.write_definition(cluster.definition(zones=zones))
+    cluster.apply_all(path)
+    pve1 = cluster.node("pve1")
+    assert pve1.link("vnet100")["mtu"] == 1390
+    pve1.run(["ip", "link", "set", "eth0", "mtu", "1400"])
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0, res
+    assert "warning: zones[0].mtu: 1390 is above what zone \"tenant-plain\" can carry here, " \
+        "1290 (underlay MTU 1400" in res.stderr, res
+    assert pve1.link("vnet100")["mtu"] == 1290 and pve1.link("wgfab0")["mtu"] == 1340
+    assert pve1.fabricd("plan", "-c", path).rc == 0

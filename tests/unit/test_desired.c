@@ -63,6 +63,30 @@ static const struct node_case cases[] = {
      "2001:db8:10::11",
      1,
      {{"vnet100", "vs100", 4790, 1370, "10.255.1.3", 2, "10.255.1.1"}}},
+    /*
+     * IPv4 underlay, pve3 reached at an IPv6 endpoint: every node sizes wgfab0
+     * for IPv6 (1420), pve3 too, so each zone has one MTU on every node
+     */
+    {"tests/fixtures/ipv6-endpoint.json",
+     "pve1",
+     1420,
+     2,
+     "198.51.100.12",
+     4,
+     {{"vnet100", "vx100", 4789, 1370, "198.51.100.11", 2, "198.51.100.12"},
+      {"vnet101", "vx101", 4789, 1370, "198.51.100.11", 2, "198.51.100.12"},
+      {"vnet200", "vs200", 4790, 1370, "10.255.0.1", 2, "10.255.0.2"},
+      {"vnet300", "vx300", 4789, 1400, "198.51.100.11", 1, "198.51.100.13"}}},
+    {"tests/fixtures/ipv6-endpoint.json",
+     "pve3",
+     1420,
+     2,
+     "198.51.100.11",
+     4,
+     {{"vnet100", "vx100", 4789, 1370, "198.51.100.13", 2, "198.51.100.11"},
+      {"vnet101", "vx101", 4789, 1370, "198.51.100.13", 2, "198.51.100.11"},
+      {"vnet200", "vs200", 4790, 1370, "10.255.0.3", 2, "10.255.0.1"},
+      {"vnet300", "vx300", 4789, 1400, "198.51.100.13", 1, "198.51.100.11"}}},
     /* jumbo: max plain 8950, max secure 8890, stable with mtu 1500 override */
     {"examples/jumbo-9000.json",
      "pve2",
@@ -150,12 +174,45 @@ static void test_unknown_mtu(void)
 	CHECK_INT(s.vnets[0].mtu, 1390, "plain zone, stable policy");
 	CHECK_STR(s.vnets[0].vxlan, "vx100", "plain device name");
 	desired_free(&s);
-	/* a small underlay (from the kernel) leaves a zone override above the computed MTU */
+	/*
+	 * a small underlay (from the kernel) leaves a zone override above the
+	 * computed MTU: built at what this underlay carries, with a warning
+	 */
 	c->zones[0].flags |= ZONE_HAS_MTU;
 	c->zones[0].mtu = 1400;
-	CHECK_INT(desired_build(c, 0, 1400, &s, &d), -EINVAL, "override above computed MTU");
-	CHECK(d.n == 1 && strstr(d.msgs[0], "zones[0].mtu"), "error names zones[0].mtu: %s",
+	CHECK_INT(desired_build(c, 0, 1400, &s, &d), 0, "override above the measured MTU");
+	CHECK_INT(d.n, 0, "no error");
+	CHECK(d.n_warnings == 1 && strstr(d.warnings[0], "zones[0].mtu: 1400 is above") &&
+		  strstr(d.warnings[0], "the zone gets 1290"),
+	      "a warning names zones[0].mtu: %s", d.n_warnings ? d.warnings[0] : "");
+	CHECK_INT(s.fabric.mtu, 1340, "fabric mtu over a 1400 underlay");
+	CHECK_INT(s.vnets[0].mtu, 1290, "the zone at the computed MTU");
+	desired_free(&s);
+	diag_free(&d);
+	/* a measured underlay that leaves a zone under 1280: one warning, at the zone */
+	c->zones[0].flags &= ~ZONE_HAS_MTU;
+	CHECK_INT(desired_build(c, 0, 1300, &s, &d), 0, "a small measured underlay");
+	CHECK(d.n_warnings == 1 && strstr(d.warnings[0], "zones[0]: the zone MTU 1190"),
+	      "one warning at zones[0]: %s", d.n_warnings ? d.warnings[0] : "");
+	desired_free(&s);
+	diag_free(&d);
+	/* too small to carry anything: the error says where the number came from */
+	CHECK_INT(desired_build(c, 0, 200, &s, &d), -EINVAL, "a tiny measured underlay");
+	CHECK(d.n == 1 && strstr(d.msgs[0], "underlay MTU: 200, measured on the routes"),
+	      "measured: %s", d.n ? d.msgs[0] : "");
+	diag_free(&d);
+	c->fabric.flags |= FABRIC_HAS_UNDERLAY_MTU;
+	c->fabric.underlay_mtu = 200;
+	CHECK_INT(desired_build(c, 0, 200, &s, &d), -EINVAL, "a tiny given underlay");
+	CHECK(d.n == 1 && strstr(d.msgs[0], "fabric.underlay_mtu: underlay MTU 200"), "given: %s",
 	      d.n ? d.msgs[0] : "");
+	diag_free(&d);
+	/* with fabric.underlay_mtu given, config_verify has warned (render prints it once) */
+	c->fabric.flags |= FABRIC_HAS_UNDERLAY_MTU;
+	c->fabric.underlay_mtu = 1300;
+	CHECK_INT(desired_build(c, 0, 1300, &s, &d), 0, "a small given underlay");
+	CHECK_INT(d.n_warnings, 0, "no second warning");
+	desired_free(&s);
 	diag_free(&d);
 	cluster_free(c);
 }
