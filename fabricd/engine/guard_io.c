@@ -102,8 +102,8 @@ static int nft_errno(const char *err)
 /*
  * A table that does not exist yet, in steps (kinds/guard_render.c,
  * firewall_load_steps): "create table" with the comment, and the table with
- * plain_members empty when that set is large, then its elements in chunks,
- * one transaction each, so that libnftables never parses them all at once
+ * plain_members and fabric_members empty when they are large, then their
+ * elements in chunks, one transaction each, so that libnftables never parses them all at once
  * (at 64,512 elements it took 25 MiB of heap). A chunk that fails leaves a
  * table stricter than the wanted one; the next pass adds what is missing.
  */
@@ -126,9 +126,10 @@ static int load_new_table(const struct op *op, const char *mark, char *err, size
 	for (size_t i = 1; !ret && i < steps.n; i++) {
 		ret = nft_run(0, steps.v[i], NULL, err, errlen);
 		if (ret)
-			log_error("%s: set plain_members loaded in part (%zu of %zu chunks of %d); "
-				  "the next pass adds the rest",
-				  OBJECT, i - 1, steps.n - 1, LOAD_CHUNK);
+			log_error(
+			    "%s: sets plain_members and fabric_members loaded in part (%zu of "
+			    "%zu chunks of %d); the next pass adds the rest",
+			    OBJECT, i - 1, steps.n - 1, LOAD_CHUNK);
 	}
 	log_debug("%s: loaded in %zu transactions", OBJECT, steps.n);
 	strlist_free(&steps);

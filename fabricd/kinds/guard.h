@@ -2,8 +2,8 @@
 /*
  * guard.h - the nftables guard, table `inet fabricd`: plain VXLAN only
  * from member nodes' underlay addresses, secure VXLAN only through the fabric
- * device, the WireGuard port only from the nodes; everything else to those
- * ports dropped and counted. Replaced atomically in one transaction.
+ * device from member nodes' fabric addresses, the WireGuard port only from the nodes; everything
+ * else to those ports dropped and counted. Replaced atomically in one transaction.
  *
  * What the table holds (kinds/guard_render.c writes it, deterministically):
  *   input  (hook input, priority -10)
@@ -12,7 +12,10 @@
  *       from the VXLAN header (@th,96,24). A secure zone's VNI never matches,
  *       so plain VXLAN into a secure zone is dropped whoever sends it.
  *     secure VXLAN (fabric.secure_port): accepted only through the fabric
- *       device (WireGuard has authenticated its sender).
+ *       device (WireGuard has authenticated its sender) from a member of the
+ *       vnet's zone: (fabric address, VNI) in fabric_members, for every vnet
+ *       of the node (a plain one's standby secure device takes a member's
+ *       secure VXLAN when that member switches first).
  *     WireGuard (this node's listen port): accepted from the other nodes'
  *       underlay addresses and endpoint literals.
  *     the rest to those ports: dropped, counted (drop_plain, drop_secure,
@@ -85,7 +88,7 @@ enum firewall_set_id {
 	FW_SET_WG_IP6,		/* IPv6 addresses */
 	FW_SET_CARRIED_VNIS,	/* "vni": EVPN vnets whose VXLAN is marked into WireGuard */
 	FW_SET_CARRIED_MEMBERS, /* "addr . vni": their members' underlays, through wgfab0 */
-	FW_SET_FABRIC_MEMBERS,	/* "addr . vni": EVPN members' fabric addresses, through wgfab0 */
+	FW_SET_FABRIC_MEMBERS,	/* "addr . vni": members' fabric addresses, through wgfab0 */
 	FW_N_SETS,
 };
 

@@ -63,12 +63,13 @@ enum firewall_set_id firewall_set_by_name(const char *name);
 
 /*
  * How engine/guard_io.c loads a table that does not exist yet: out gets the
- * commands in order. With more than chunk elements in plain_members, the
- * first is the table with that set empty and the rest add its elements,
- * chunk at a time ("add element ..."), so that libnftables never holds them
- * all at once; otherwise the one command is text. plain_members lets plain
- * VXLAN in: while it is partly loaded the table is stricter than the whole,
- * never laxer (the deny-list secure_vnis is in the first command). 0 or -ENOMEM.
+ * commands in order. With more than chunk elements in plain_members or
+ * fabric_members, the first is the table with such sets empty and the rest
+ * add their elements, chunk at a time ("add element ..."), so that
+ * libnftables never holds them all at once; otherwise the one command is
+ * text. Both let VXLAN in: while they are partly loaded the table is stricter
+ * than the whole, never laxer (the deny-list secure_vnis is in the first
+ * command). 0 or -ENOMEM.
  */
 int firewall_load_steps(const char *text, size_t chunk, struct strlist *out);
 

@@ -115,22 +115,35 @@ static int add_evpn_vnet(struct spec *s, const struct node_state *want,
 	return ret;
 }
 
-/*
- * Room for the plain vnets' (remote, VNI) pairs, nearly all of plain_members
- * (32,256 at 64 nodes x 1024 vnets): one array, not a doubling series of
- * them, every fresh page of which the daemon's pass touches (README, "Scale").
- */
-static int reserve_plain_members(struct spec *s, const struct node_state *want)
+/* Other members of v's zone: one (address, VNI) pair each in a members set. */
+static size_t other_members(const struct node_state *want, const struct desired_vnet *v)
 {
-	size_t n = 0;
+	const struct zone *z = &want->cluster->zones[v->zone];
+
+	return z->n_members - (size_t)zone_has_member(z, want->self);
+}
+
+/*
+ * Room for the large sets: plain_members, nearly all of it the plain vnets'
+ * (remote, VNI) pairs (32,256 at 64 nodes x 1024 vnets), and fabric_members,
+ * a pair per vnet and other member (64,512): one array each, not a doubling
+ * series of them, every fresh page of which the daemon's pass touches
+ * (README, "Scale").
+ */
+static int reserve_members(struct spec *s, const struct node_state *want)
+{
+	size_t plain = 0, fabric = 0;
 
 	for (size_t i = 0; i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
 
 		if (!v->evpn && v->transport != TRANSPORT_SECURE)
-			n += v->n_remotes;
+			plain += v->n_remotes;
+		fabric += other_members(want, v);
 	}
-	return elems_reserve(&s->plain_members, n);
+	if (elems_reserve(&s->plain_members, plain) < 0)
+		return -ENOMEM;
+	return elems_reserve(&s->fabric_members, fabric);
 }
 
 /* sealed: false for the table a switching pass loads before its links change */
@@ -146,7 +159,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	s->listen_port = want->fabric.listen_port;
 	s->carry = want->carry;
 	s->fabric_family = c->fabric.prefix.addr.family;
-	ret = reserve_plain_members(s, want);
+	ret = reserve_members(s, want);
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
 		bool secure = v->transport == TRANSPORT_SECURE;
@@ -163,6 +176,14 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		 */
 		if (secure && (v->plain_receiving || (!sealed && v->plain_sending)))
 			ret = add_members(&s->plain_members, want, v, false);
+		/*
+		 * Secure VXLAN only from the zone's members' fabric addresses:
+		 * WireGuard authenticates a node of the cluster, not a member of
+		 * the zone. A plain vnet's too: its standby secure device takes a
+		 * member's secure VXLAN when that member switches first.
+		 */
+		if (!ret)
+			ret = add_members(&s->fabric_members, want, v, true);
 		if (secure && !ret && (sealed || !v->plain_sending))
 			ret = add_addr(&s->secure_vnis, NULL, v->vni);
 		for (size_t r = 0; !secure && !ret && r < v->n_remotes; r++)
@@ -265,7 +286,8 @@ static void render_input_chains(struct sbuf *b, const struct spec *s)
 		    firewall_counter_names[FW_DROP_PLAIN]);
 
 	sbuf_printf(b, "\n\tchain " CHAIN_SECURE_IN " {\n");
-	sbuf_printf(b, "\t\tiifname \"%s\" accept\n", fab);
+	sbuf_printf(b, "\t\tiifname \"%s\" %s saddr . @th,96,24 @fabric_members accept\n", fab,
+		    s->fabric_family == AF_INET6 ? "ip6" : "ip");
 	sbuf_printf(b, "\t\tcounter name \"%s\" drop\n\t}\n",
 		    firewall_counter_names[FW_DROP_SECURE]);
 
@@ -327,7 +349,7 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 	render_set(b, "fabric_members",
 		   s->fabric_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						: "typeof ip saddr . @th,96,24",
-		   "(member fabric address, VNI) of this node's EVPN vnets, through WireGuard only",
+		   "(member fabric address, VNI) of this node's vnets, through WireGuard only",
 		   &s->fabric_members);
 
 	render_input_chains(b, s);
@@ -472,9 +494,21 @@ void firewall_ruleset_free(struct firewall_ruleset *rs)
 
 /* --- loading a new table in steps -------------------------------------------------- */
 
-#define PLAIN_SET   "\n\tset plain_members {\n"
 #define ELEMS_START "\n\t\telements = {"
 #define ELEM_SEP    ",\n\t\t\t     "
+
+/* The allow-lists a large table loads in chunks, in render order: partly loaded, they let less in.
+ */
+static const char *const chunked_sets[] = {"plain_members", "fabric_members"};
+#define N_CHUNKED (sizeof(chunked_sets) / sizeof(chunked_sets[0]))
+
+/* A set's elements in the rendered text: "\n\t\telements = { A,SEP B }\n". */
+struct elems_block {
+	const char *name;
+	const char *start; /* the newline before "elements" */
+	const char *first; /* the first element */
+	const char *end;   /* " }\n" after the last */
+};
 
 /* After n separators from p (n > 0), or NULL when there are fewer. */
 static const char *skip_elems(const char *p, const char *end, size_t n)
@@ -488,15 +522,57 @@ static const char *skip_elems(const char *p, const char *end, size_t n)
 	return p;
 }
 
-static int add_chunk(struct strlist *out, const char *from, const char *to)
+/* Whether set name holds more than chunk elements in text, laid out as rendered. */
+static bool find_large_set(const char *text, const char *name, size_t chunk,
+			   struct elems_block *blk)
+{
+	char head[64];
+	const char *set, *set_end;
+
+	snprintf(head, sizeof(head), "\n\tset %s {\n", name);
+	set = strstr(text, head);
+	set_end = set ? strstr(set + 1, "\n\t}\n") : NULL;
+	blk->name = name;
+	blk->start = set ? strstr(set, ELEMS_START) : NULL;
+	if (!set_end || !blk->start || blk->start > set_end)
+		return false;
+	blk->end = strstr(blk->start, " }\n");
+	if (!blk->end || blk->end > set_end)
+		return false;
+	blk->first = blk->start + strlen(ELEMS_START) + 1;
+	return skip_elems(blk->first, blk->end, chunk) != NULL;
+}
+
+static int add_chunk(struct strlist *out, const char *set, const char *from, const char *to)
 {
 	struct sbuf b = {0};
 	char *s;
 	int ret;
 
 	/* the separators' newlines and indent are whitespace to nft */
-	sbuf_printf(&b, "add element " TABLE_NAME " plain_members { %.*s }\n", (int)(to - from),
-		    from);
+	sbuf_printf(&b, "add element " TABLE_NAME " %s { %.*s }\n", set, (int)(to - from), from);
+	s = sbuf_take(&b);
+	if (!s)
+		return -ENOMEM;
+	ret = strlist_add(out, s);
+	free(s);
+	return ret;
+}
+
+/* The table with the blocks' elements left out: their sets declared empty. */
+static int add_bare_table(struct strlist *out, const char *text, const struct elems_block *blk,
+			  size_t n)
+{
+	struct sbuf b = {0};
+	const char *from = text;
+	char *s;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		sbuf_printf(&b, "%.*s", (int)(blk[i].start + 1 - from), from);
+		from = blk[i].end + strlen(" }\n");
+	}
+	sbuf_printf(&b, "%s", from);
 	s = sbuf_take(&b);
 	if (!s)
 		return -ENOMEM;
@@ -507,37 +583,33 @@ static int add_chunk(struct strlist *out, const char *from, const char *to)
 
 int firewall_load_steps(const char *text, size_t chunk, struct strlist *out)
 {
-	const char *set = strstr(text, PLAIN_SET);
-	const char *set_end = set ? strstr(set + 1, "\n\t}\n") : NULL;
-	const char *el = set ? strstr(set, ELEMS_START) : NULL;
-	const char *first, *el_end, *p;
-	struct sbuf b = {0};
-	char *s;
+	struct elems_block blk[N_CHUNKED];
+	size_t n = 0;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	el_end = el && el < set_end ? strstr(el, " }\n") : NULL;
-	first = el_end ? el + strlen(ELEMS_START) + 1 : NULL;
+	for (size_t i = 0; chunk && i < N_CHUNKED; i++)
+		n += find_large_set(text, chunked_sets[i], chunk, &blk[n]);
 	/* small enough (or not laid out as rendered): the text as it is, one step */
-	if (!chunk || !el_end || el_end > set_end || !skip_elems(first, el_end, chunk))
+	if (!n)
 		return strlist_add(out, text);
-	/* the table with plain_members empty, then its elements chunk by chunk */
-	sbuf_printf(&b, "%.*s%s", (int)(el + 1 - text), text, el_end + strlen(" }\n"));
-	s = sbuf_take(&b);
-	if (!s || strlist_add(out, s) < 0) {
-		free(s);
-		strlist_free(out);
-		return -ENOMEM;
-	}
-	free(s);
-	for (p = first; p;) {
-		const char *next = skip_elems(p, el_end, chunk);
-		const char *to = next ? next - strlen(ELEM_SEP) : el_end;
+	if (n == 2 && blk[1].start < blk[0].start) {
+		struct elems_block t = blk[0];
 
-		if (add_chunk(out, p, to) < 0) {
-			strlist_free(out);
-			return -ENOMEM;
-		}
-		p = next;
+		blk[0] = blk[1];
+		blk[1] = t;
 	}
-	return 0;
+	ret = add_bare_table(out, text, blk, n);
+	for (size_t i = 0; !ret && i < n; i++) {
+		for (const char *p = blk[i].first; !ret && p;) {
+			const char *next = skip_elems(p, blk[i].end, chunk);
+			const char *to = next ? next - strlen(ELEM_SEP) : blk[i].end;
+
+			ret = add_chunk(out, blk[i].name, p, to);
+			p = next;
+		}
+	}
+	if (ret)
+		strlist_free(out);
+	return ret;
 }

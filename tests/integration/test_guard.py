@@ -142,8 +142,13 @@ def test_every_node_has_the_table_from_its_share(guarded):
                      r'udp dport 4789 @th,96,24 @secure_vnis counter name "drop_leak" drop\s+'
                      r'udp dport 4790 oifname != "wgfab0" counter name "drop_leak" drop\s+\}',
                      listing), listing
-    assert re.search(r'chain secure_vxlan_in \{\s+iifname "wgfab0" accept\s+'
+    assert re.search(r'chain secure_vxlan_in \{\s+'
+                     r'iifname "wgfab0" ip saddr \. @th,96,24 @fabric_members accept\s+'
                      r'counter name "drop_secure" drop\s+\}', listing), listing
+    # the members' fabric addresses, per vnet of the node, whatever the zone's transport
+    fabric_members = sorted(tuple(e["concat"]) for e in set_elements(pve1, "fabric_members"))
+    assert fabric_members == [("10.255.0.2", 100), ("10.255.0.2", 200), ("10.255.0.2", 300),
+                              ("10.255.0.3", 200)], fabric_members
 
 
 def test_plan_after_apply_finds_nothing(guarded):
@@ -245,6 +250,36 @@ def test_plain_zone_from_a_member_is_delivered(guarded):
     assert guarded.guests["p1"].ping(guarded.guests["p2"], count=3)
 
 
+def test_only_members_of_a_zone_reach_it_through_wireguard(make_cluster):
+    """WireGuard authenticates a node of the cluster, not a member of the zone: pve3, in
+    neither zone, sends VXLAN through its own wgfab0 to pve1's fabric address, on the
+    secure port, into the secure zone and into the plain zone (whose standby secure
+    device receives for a switch). Both are dropped and counted; a member's is delivered."""
+    cluster = make_cluster(3)
+    zones = [zone("pair-secure", "secure", [("vnet500", 500)], nodes=["pve1", "pve2"]),
+             zone("pair-plain", "plain", [("vnet600", 600)], nodes=["pve1", "pve2"])]
+    path = cluster.write_definition(cluster.definition(zones=zones))
+    cluster.apply_all(path)
+    pve1, pve2, pve3 = cluster.nodes
+    fabric = SimpleNamespace(cluster=cluster, injector=write_injector(cluster))
+    guests = {vni: cluster.add_guest("pve1", f"vnet{vni}", f"10.0.{vni % 256}.1/24",
+                                     name=f"m{vni}") for vni in (500, 600)}
+    assert "vs600" in pve1.links(), "the plain zone's standby secure device receives"
+    wait_until(lambda: pve3.run(["ping", "-c", "1", "-W", "1", pve1.fabric_address],
+                                check=False).returncode == 0,
+               timeout=15, what="pve3 -> pve1 over WireGuard")
+    for vni, guest in guests.items():
+        before = counters(pve1, path)
+        got = delivered(fabric, guest, lambda: inject_from_node(
+            fabric, pve3, pve1.fabric_address, 4790, vni, guest))
+        after = counters(pve1, path)
+        assert got == 0, f"pve3 is not in the zone of VNI {vni}: {got} probes reached it"
+        assert after["drop_secure"] - before["drop_secure"] == COUNT, (vni, before, after)
+    member = delivered(fabric, guests[500], lambda: inject_from_node(
+        fabric, pve2, pve1.fabric_address, 4790, 500, guests[500]))
+    assert member == COUNT, f"a member's secure VXLAN: {member} of {COUNT} delivered"
+
+
 def test_wireguard_port_from_a_stranger_is_dropped(guarded):
     cluster = guarded.cluster
     pve1 = cluster.node("pve1")
@@ -306,7 +341,8 @@ def table_handle(node):
 
 
 def test_a_new_vnet_changes_set_elements_only(guarded):
-    """One more plain vnet: its members go into plain_members in one transaction; the
+    """One more plain vnet: its members go into plain_members (and fabric_members, for its
+    standby secure device) in one transaction; the
     table (its handle, rules and counters) stays. A deleted element comes back the same way.
     Removing the vnet again takes its members out by the same kind of delta."""
     cluster = guarded.cluster
@@ -317,11 +353,13 @@ def test_a_new_vnet_changes_set_elements_only(guarded):
                                     f"{cluster.tmpdir}/more.json")
     try:
         res = pve1.fabricd("plan", "-c", path)
-        assert res.rc == 2 and "set elements: 1 added, 0 removed" in res.stdout, res
+        assert res.rc == 2 and "set elements: 2 added, 0 removed" in res.stdout, res
         assert pve1.fabricd("apply", "-c", path).rc == 0
         assert table_handle(pve1) == handle, "the table was replaced for one vnet"
         members = [tuple(e["concat"]) for e in set_elements(pve1, "plain_members")]
         assert ("192.0.2.12", 400) in members
+        assert ("10.255.0.2", 400) in [tuple(e["concat"])
+                                       for e in set_elements(pve1, "fabric_members")]
         assert counters(pve1, path)["drop_plain"] >= before["drop_plain"]
         # someone deletes a member: drift, repaired by the same delta
         nft(pve1, "delete", "element", "inet", "fabricd", "plain_members", "{ 192.0.2.12 . 100 }")
@@ -332,7 +370,7 @@ def test_a_new_vnet_changes_set_elements_only(guarded):
         assert ["192.0.2.12", 100] in [e["concat"] for e in set_elements(pve1, "plain_members")]
         assert pve1.fabricd("plan", "-c", path).rc == 0
         res = pve1.fabricd("plan", "-c", guarded.path)
-        assert res.rc == 2 and "set elements: 0 added, 1 removed" in res.stdout, res
+        assert res.rc == 2 and "set elements: 0 added, 2 removed" in res.stdout, res
     finally:
         assert pve1.fabricd("apply", "-c", guarded.path).rc == 0
     assert table_handle(pve1) == handle, "the table was replaced to remove one vnet"

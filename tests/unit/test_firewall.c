@@ -92,7 +92,8 @@ static void test_three_node_pve1(void)
 	check_has(a.text, "198.51.100.13 . 300");
 	check_lacks(a.text, "198.51.100.12 . 300"); /* pve2 is not in zone backup */
 	check_lacks(a.text, "198.51.100.11 ");	    /* never itself */
-	check_lacks(a.text, ". 200");		    /* the secure VNI is no plain member */
+	check_lacks(a.text, "198.51.100.12 . 200"); /* the secure VNI is no plain member */
+	check_lacks(a.text, "198.51.100.13 . 200");
 	check_has(a.text, "set secure_vnis {\n\t\ttypeof @th,96,24\n\t\telements = { 200 }\n");
 	/* WireGuard: pve2, pve3 (whose endpoint is a DNS name: only its underlay) */
 	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n"
@@ -110,8 +111,14 @@ static void test_three_node_pve1(void)
 			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n"
 			  "\t\tcounter name \"drop_plain\" drop\n"
 			  "\t}\n");
+	/* secure VXLAN from a member's fabric address only, for every vnet (a standby too) */
+	check_has(a.text, "set fabric_members {\n\t\ttypeof ip saddr . @th,96,24\n"
+			  "\t\telements = { 10.255.0.2 . 100,\n\t\t\t     10.255.0.2 . 101,\n"
+			  "\t\t\t     10.255.0.2 . 200,\n\t\t\t     10.255.0.3 . 100,\n"
+			  "\t\t\t     10.255.0.3 . 101,\n\t\t\t     10.255.0.3 . 200,\n"
+			  "\t\t\t     10.255.0.3 . 300 }\n");
 	check_has(a.text, "\tchain secure_vxlan_in {\n"
-			  "\t\tiifname \"wgfab0\" accept\n"
+			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n"
 			  "\t\tcounter name \"drop_secure\" drop\n"
 			  "\t}\n");
 	check_has(a.text, "\tchain wireguard_in {\n"
@@ -297,7 +304,8 @@ static const char listing_json[] =
     " {\"set\": {\"family\": \"inet\", \"name\": \"carried_members\", \"table\": "
     "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 12}},"
     " {\"set\": {\"family\": \"inet\", \"name\": \"fabric_members\", \"table\": "
-    "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 13}},"
+    "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 13, \"elem\": "
+    "[{\"concat\": [\"10.255.0.2\", 100]}, {\"concat\": [\"10.255.0.2\", 200]}]}},"
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"input\", "
     "\"handle\": 9, \"type\": \"filter\", \"hook\": \"input\", \"prio\": -10, \"policy\": "
     "\"accept\"}},"
@@ -483,6 +491,9 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 	static const uint8_t member[8] = {192, 0, 2, 12, 0, 0, 100, 0}; /* 192.0.2.12 . 100 */
 	static const uint8_t stranger[8] = {192, 0, 2, 99, 0, 0, 100, 0};
 	static const uint8_t vni200[3] = {0, 0, 200}, peer[4] = {192, 0, 2, 12};
+	/* 10.255.0.2 . 100 and . 200: pve2's fabric address, for each vnet */
+	static const uint8_t fabric[2][8] = {{10, 255, 0, 2, 0, 0, 100, 0},
+					     {10, 255, 0, 2, 0, 0, 200, 0}};
 	struct firewall_obs *fw = firewall_obs_new();
 
 	CHECK(fw != NULL, "an observation");
@@ -500,6 +511,8 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 		firewall_obs_add_elem(fw, "plain_members", stranger, sizeof(stranger));
 	firewall_obs_add_elem(fw, "secure_vnis", vni200, sizeof(vni200));
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
+	for (int i = 0; i < 2; i++)
+		firewall_obs_add_elem(fw, "fabric_members", fabric[i], sizeof(fabric[i]));
 	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 2);
 	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
 	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, 3);
@@ -627,12 +640,41 @@ static size_t count_of(const char *text, const char *what)
 	return n;
 }
 
-/* A new table in steps: plain_members empty first, then its elements in chunks (guard_io.c). */
+/* Each of a step's elements in the set's chunks exactly once, none in the table's step. */
+static void check_chunks(const struct strlist *st, size_t from, size_t to, const char *set,
+			 const char *const *elems, size_t n_elems, size_t n_last)
+{
+	char head[96];
+
+	snprintf(head, sizeof(head), "add element inet fabricd %s { ", set);
+	for (size_t i = from; i < to; i++)
+		CHECK(!strncmp(st->v[i], head, strlen(head)) &&
+			  st->v[i][strlen(st->v[i]) - 1] == '\n',
+		      "step %zu adds elements to %s: %s", i, set, st->v[i]);
+	CHECK_INT((int)count_of(st->v[to - 1], " . "), (int)n_last,
+		  "%s: the last chunk holds the rest", set);
+	for (size_t m = 0; m < n_elems; m++) {
+		size_t n = 0;
+
+		check_lacks(st->v[0], elems[m]);
+		for (size_t i = from; i < to; i++)
+			n += count_of(st->v[i], elems[m]);
+		CHECK_INT((int)n, 1, "%s in one chunk", elems[m]);
+	}
+}
+
+/*
+ * A new table in steps: the allow-lists plain_members and fabric_members
+ * empty first, then their elements in chunks (guard_io.c).
+ */
 static void test_load_steps(void)
 {
 	static const char *const members[] = {"198.51.100.12 . 100", "198.51.100.13 . 100",
 					      "198.51.100.12 . 101", "198.51.100.13 . 101",
 					      "198.51.100.13 . 300"};
+	static const char *const fabric[] = {
+	    "10.255.0.2 . 100", "10.255.0.2 . 101", "10.255.0.2 . 200", "10.255.0.3 . 100",
+	    "10.255.0.3 . 101", "10.255.0.3 . 200", "10.255.0.3 . 300"};
 	struct cluster *c = load("examples/vxlan-3node.json");
 	struct firewall_ruleset rs;
 	struct node_state s;
@@ -643,37 +685,36 @@ static void test_load_steps(void)
 		return;
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
 	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
-	/* five members: as it is when they fit in a chunk, or chunking is off */
-	for (size_t chunk = 0; chunk <= 6; chunk += 5) {
+	/* five and seven members: as it is when they fit in a chunk, or chunking is off */
+	for (size_t chunk = 0; chunk <= 7; chunk += 7) {
 		CHECK_INT(firewall_load_steps(rs.text, chunk, &st), 0, "steps");
 		CHECK(st.n == 1 && !strcmp(st.v[0], rs.text), "chunk %zu: one step, the text",
 		      chunk);
 		strlist_free(&st);
 	}
+	/* only fabric_members is over 5: plain_members stays in the table */
+	CHECK_INT(firewall_load_steps(rs.text, 5, &st), 0, "steps of 5");
+	CHECK_INT((int)st.n, 3, "the table, then 5 + 2 fabric members");
+	if (st.n == 3) {
+		check_has(st.v[0], members[4]);
+		check_chunks(&st, 1, 3, "fabric_members", fabric, 7, 2);
+	}
+	strlist_free(&st);
 	CHECK_INT(firewall_load_steps(rs.text, 2, &st), 0, "steps of 2");
-	CHECK_INT((int)st.n, 4, "the table, then 2 + 2 + 1 elements");
-	if (st.n == 4) {
+	CHECK_INT((int)st.n, 8, "the table, then 2 + 2 + 1 plain and 2 + 2 + 2 + 1 fabric members");
+	if (st.n == 8) {
 		check_has(st.v[0], "set plain_members {\n\t\ttypeof ip saddr . @th,96,24\n\t}\n");
+		check_has(st.v[0], "set fabric_members {\n\t\ttypeof ip saddr . @th,96,24\n\t}\n");
 		/* the deny-list comes whole with the table: never laxer while loading */
 		check_has(st.v[0],
 			  "set secure_vnis {\n\t\ttypeof @th,96,24\n\t\telements = { 200 }\n");
 		check_has(st.v[0], "198.51.100.13 }\n"); /* wireguard_peers_ip kept */
 		check_has(st.v[0], "@plain_members accept\n");
-		CHECK_INT((int)(strlen(st.v[0]) + 400 > strlen(rs.text)), 1,
+		check_has(st.v[0], "@fabric_members accept\n");
+		CHECK_INT((int)(strlen(st.v[0]) + 700 > strlen(rs.text)), 1,
 			  "the rest of the table");
-		for (size_t i = 1; i < 4; i++)
-			CHECK(!strncmp(st.v[i], "add element inet fabricd plain_members { ", 41) &&
-				  st.v[i][strlen(st.v[i]) - 1] == '\n',
-			      "step %zu adds elements: %s", i, st.v[i]);
-		CHECK_INT((int)count_of(st.v[3], " . "), 1, "the last chunk holds the rest");
-		for (size_t m = 0; m < 5; m++) {
-			size_t n = 0;
-
-			check_lacks(st.v[0], members[m]);
-			for (size_t i = 1; i < 4; i++)
-				n += count_of(st.v[i], members[m]);
-			CHECK_INT((int)n, 1, "%s in one chunk", members[m]);
-		}
+		check_chunks(&st, 1, 4, "plain_members", members, 5, 1);
+		check_chunks(&st, 4, 8, "fabric_members", fabric, 7, 1);
 	}
 	strlist_free(&st);
 	firewall_ruleset_free(&rs);
