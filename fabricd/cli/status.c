@@ -159,14 +159,25 @@ static json_t *status_drift(const struct plan *p)
 	return drift;
 }
 
+/* What stops every change on the node (plan_build planned nothing past them). */
+static json_t *status_conflicts(const struct diag *conflicts)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < conflicts->n; i++)
+		json_array_append_new(list, json_string(conflicts->msgs[i]));
+	return list;
+}
+
 static json_t *status_json(const struct session *s)
 {
-	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:b, s:o}", "cluster", s->cluster->name,
-			 "node", s->cluster->nodes[s->self].name, "underlay_mtu",
+	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:b, s:o, s:o}", "cluster",
+			 s->cluster->name, "node", s->cluster->nodes[s->self].name, "underlay_mtu",
 			 (json_int_t)s->want.mtu.underlay, "fabric", status_fabric(s), "zones",
 			 status_zones(s), "guard",
 			 firewall_status_json(s->have.firewall, s->r.owner), "in_sync",
-			 s->plan.n == 0, "drift", status_drift(&s->plan));
+			 s->plan.n == 0 && s->conflicts.n == 0, "drift", status_drift(&s->plan),
+			 "conflicts", status_conflicts(&s->conflicts));
 }
 
 /* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */
@@ -259,6 +270,8 @@ static void print_text(json_t *j)
 	    printf("drift: %s %s: %s\n", json_string_value(json_object_get(v, "change")),
 		   json_string_value(json_object_get(v, "object")),
 		   json_string_value(json_object_get(v, "detail")));
+	json_array_foreach(json_object_get(j, "conflicts"), i, v)
+	    printf("conflict: %s\n", json_string_value(v));
 }
 
 int cmd_status(const struct options *o)
@@ -267,7 +280,8 @@ int cmd_status(const struct options *o)
 	json_t *j;
 	int ret = 1;
 
-	if (session_open(&s, o) < 0 || session_plan(&s) < 0)
+	/* a conflict stops apply, not status: it shows the node and the conflict */
+	if (session_open(&s, o) < 0 || (session_plan(&s) < 0 && !s.conflicts.n))
 		goto out;
 	j = status_json(&s);
 	status_evpn_add(o, s.cluster, s.self, j);

@@ -130,6 +130,7 @@ void session_free(struct session *s)
 	if (s->view)
 		view_reclaim(s->view, &s->have); /* kept for the next pass */
 	plan_free(&s->plan);
+	diag_free(&s->conflicts);
 	observed_free(&s->have);
 	desired_free(&s->want);
 	reconcile_close(&s->r);
@@ -287,7 +288,11 @@ int session_plan(struct session *s)
 	}
 	s->plan_ms = clock_mono_ms() - observed;
 	diag_print(&diag, log_stream());
-	diag_free(&diag);
+	diag_free(&s->conflicts);
+	if (ret == -EEXIST)
+		s->conflicts = diag; /* kept: status shows them */
+	else
+		diag_free(&diag);
 	if (ret < 0) {
 		if (ret == -EEXIST)
 			log_error("nothing was changed: resolve the conflicts above first");

@@ -36,6 +36,8 @@ struct session {
 	double observe_ms, plan_ms; /* the last session_plan's two parts, for --verbose */
 	/* the daemon's vnets found converged (engine/converged.h), with the view; or NULL */
 	struct converged *converged;
+	/* session_plan's conflicts (a wanted name held by a link fabricd does not own, ...) */
+	struct diag conflicts;
 };
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */

@@ -78,3 +78,41 @@ def test_status_reports_drift(applied):
     assert text.rc == 0 and "DRIFT" in text.stdout and "bridge vnet810" in text.stdout
     assert pve1.fabricd("apply", "-c", config).rc == 0
     assert status_json(pve1, config)["in_sync"] is True
+
+
+def test_status_shows_a_node_whose_wanted_name_is_taken(applied):
+    """A link fabricd does not own holding a vnet's name stops plan and apply; status
+    still shows the node, the foreign link as not owned, and the conflicts."""
+    cluster, config = applied
+    pve1 = cluster.nodes[0]
+    definition = json.loads(Path(config).read_text())
+    definition["zones"][0]["vnets"] += [{"name": "vnet811", "vni": 811},
+                                        {"name": "vnet812", "vni": 812}]
+    taken = cluster.write_definition(definition, path=f"{cluster.tmpdir}/taken.json")
+    pve1.run(["ip", "link", "add", "vnet811", "type", "bridge"])
+    pve1.run(["ip", "link", "add", "vx812", "type", "bridge"])
+    try:
+        res = pve1.fabricd("plan", "-c", taken)
+        assert res.rc == 1, res
+        # the way out names what fixes it: a bridge is named after its vnet, a VXLAN
+        # device after its VNI
+        assert "bridge vnet811: a link named vnet811 exists that fabricd does not own " \
+            "(kind bridge" in res.stderr and "or rename the vnet" in res.stderr, res
+        assert "vxlan vx812: a link named vx812 exists that fabricd does not own (kind " \
+            "bridge" in res.stderr and "or give the vnet another VNI" in res.stderr, res
+        doc = status_json(pve1, taken)
+        assert doc["in_sync"] is False, doc
+        assert len(doc["conflicts"]) == 2, doc["conflicts"]
+        assert any("a link named vnet811 exists" in c for c in doc["conflicts"])
+        vnets = {v["name"]: v for z in doc["zones"] for v in z["vnets"]}
+        assert vnets["vnet811"]["bridge"]["present"] is True, vnets["vnet811"]
+        assert vnets["vnet811"]["bridge"]["owned"] is False, vnets["vnet811"]
+        assert vnets["vnet810"]["bridge"]["owned"] is True
+        assert doc["fabric"]["present"] and doc["fabric"]["peers"], doc["fabric"]
+        text = pve1.fabricd("status", "-c", taken)
+        assert text.rc == 0 and "conflict: bridge vnet811: a link named vnet811" in text.stdout, \
+            text
+        assert status_json(pve1, config)["conflicts"] == []
+    finally:
+        pve1.run(["ip", "link", "del", "vnet811"])
+        pve1.run(["ip", "link", "del", "vx812"])
