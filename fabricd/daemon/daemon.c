@@ -98,6 +98,7 @@ struct daemon {
 	struct keyfile_store keys;  /* private and preshared keys, read again when changed */
 	struct obs_view view;	    /* the observed state between passes (engine/view.h) */
 	struct converged converged; /* the vnets the last pass found converged */
+	struct node_lock lifetime;  /* one daemon per node (engine/lock.h) */
 };
 
 static long long clock_ms(clockid_t id)
@@ -635,6 +636,7 @@ static void close_all(struct daemon *d)
 	keyfile_store_free(&d->keys); /* wiped */
 	view_free(&d->view);
 	converged_free(&d->converged);
+	node_lock_release(&d->lifetime);
 }
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)
@@ -703,6 +705,8 @@ static int start(struct daemon *d)
 	if (load_first(d) < 0 || session_find_self(d->o, d->cluster, &self) < 0)
 		return -1;
 	snprintf(d->node, sizeof(d->node), "%s", d->cluster->nodes[self].name);
+	if (node_daemon_lock_take(&d->lifetime, d->node) < 0)
+		return -1;
 	if (d->src.pve)
 		log_info("%s: fabricd run: following Proxmox SDN %s and %s, grace %u s", d->node,
 			 d->src.files[0], d->src.files[1], d->o->grace);
@@ -725,7 +729,8 @@ static int start(struct daemon *d)
 int daemon_run(const struct options *given)
 {
 	struct options o_copy = *given, *o = &o_copy;
-	struct daemon d = {.o = o, .ep = -1, .sig = -1, .timer = -1, .watch = {.fd = -1}};
+	struct daemon d = {
+	    .o = o, .ep = -1, .sig = -1, .timer = -1, .watch = {.fd = -1}, .lifetime = {.fd = -1}};
 	int ret = 0;
 
 	def_source_init(&d.src, given);

@@ -63,11 +63,12 @@ static int write_holder(int fd, const char *command)
 	return 0;
 }
 
-static int open_lock_file(struct node_lock *l, const char *node)
+/* kind: "" for the node lock, ".daemon" for the daemon's */
+static int open_lock_file(struct node_lock *l, const char *node, const char *kind)
 {
 	if (mkdir(NODE_LOCK_DIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	snprintf(l->path, sizeof(l->path), "%s/%s.net%llu.lock", NODE_LOCK_DIR, node,
+	snprintf(l->path, sizeof(l->path), "%s/%s%s.net%llu.lock", NODE_LOCK_DIR, node, kind,
 		 netns_inode());
 	/* O_CLOEXEC: a wireguard-go started while it is held must not inherit it */
 	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -84,7 +85,7 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 	int ret;
 
 	l->fd = -1;
-	ret = open_lock_file(l, node);
+	ret = open_lock_file(l, node, "");
 	if (ret < 0) {
 		log_error("node %s: cannot open the lock %s: %s", node, l->path, strerror(-ret));
 		return ret;
@@ -126,6 +127,33 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 		log_warn("node %s: cannot record the lock's holder in %s: %s", node, l->path,
 			 strerror(-ret));
 	return 0;
+}
+
+int node_daemon_lock_take(struct node_lock *l, const char *node)
+{
+	char holder[128];
+	int ret;
+
+	l->fd = -1;
+	ret = open_lock_file(l, node, ".daemon");
+	if (ret == 0 && flock(l->fd, LOCK_EX | LOCK_NB) < 0)
+		ret = -errno;
+	if (ret == -EWOULDBLOCK) {
+		read_holder(l->fd, holder, sizeof(holder));
+		log_error("node %s: another fabricd run (pid and command: %s) already keeps this "
+			  "node; stop it first, one daemon per node (lock %s)",
+			  node, holder[0] ? holder : "unknown", l->path);
+	} else if (ret < 0) {
+		log_error("node %s: cannot take the daemon's lock %s: %s", node, l->path,
+			  strerror(-ret));
+	} else if ((ret = write_holder(l->fd, "run")) < 0) {
+		log_warn("node %s: cannot record the daemon in %s: %s", node, l->path,
+			 strerror(-ret));
+		ret = 0;
+	}
+	if (ret < 0)
+		node_lock_release(l);
+	return ret;
 }
 
 void node_lock_release(struct node_lock *l)

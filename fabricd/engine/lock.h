@@ -33,7 +33,15 @@ struct node_lock {
  */
 int node_lock_take(struct node_lock *l, const char *node, const char *command, unsigned int wait_ms,
 		   bool quiet);
-/* Releases it (a no-op when not held). */
+/*
+ * The daemon's own lock, /run/fabricd/<node>.daemon.net<inode>.lock, held
+ * for its lifetime beside the node lock of each pass: a second `run` for
+ * the same node and namespace refuses to start instead of undoing the first
+ * one's passes between them. 0; -EWOULDBLOCK when another daemon holds it
+ * (logged, naming its PID); another -errno (logged).
+ */
+int node_daemon_lock_take(struct node_lock *l, const char *node);
+/* Releases either (a no-op when not held). */
 void node_lock_release(struct node_lock *l);
 
 #endif

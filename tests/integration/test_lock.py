@@ -13,7 +13,8 @@ the other deletes, a create meets EEXIST, a delete meets ENODEV) and leave a
 half-built node or fail. With it every command succeeds and, once the loops
 stop, the daemon brings pve1 back to the definition. A lock held by someone
 else makes a writer fail after --lock-wait naming the holder's PID and
-command, while `plan`, `status` and `check` do not wait at all.
+command, while `plan`, `status` and `check` do not wait at all. A second
+daemon for a node refuses to start (the daemon's own lifetime lock).
 """
 
 import contextlib
@@ -116,32 +117,56 @@ def test_held_lock_names_its_holder_and_readers_never_wait(fabric):
     assert res.rc == 0, res
 
 
+def second_run(cluster, node, config, *extra):
+    """`fabricd run` for node beside the harness's daemons."""
+    return node.run_bg([cluster.fabricd_bin, "run", "-c", config, "-n", node.name,
+                        "--key-file", node.key_file, "--wg-backend", cluster.wg_backend, *extra])
+
+
+def read_log(proc):
+    with open(proc.log_path) as lf:
+        return lf.read()
+
+
+def test_a_second_daemon_for_the_node_refuses_to_start(fabric):
+    """Two daemons would undo each other's passes (each takes the node lock per pass
+    only): the second one stops at once, naming the first; the first keeps the node."""
+    cluster, definition, daemons = fabric
+    pve1 = cluster.node("pve1")
+    config = daemons["pve1"].path
+    proc = second_run(cluster, pve1, config)
+    rc = proc.wait(timeout=10)
+    log = read_log(proc)
+    assert rc == 1, log
+    assert f"another fabricd run (pid and command: {daemons['pve1'].pid} run) already keeps " \
+        "this node" in log, log
+    assert ".daemon.net" in log and "up to date" not in log, log
+    assert daemons["pve1"].running()
+    assert pve1.fabricd("plan", "-c", config).rc == 0
+
+
 def test_daemon_stopped_while_waiting_for_the_lock_exits_at_once(fabric):
     """SIGTERM reaches a `fabricd run` that waits for the node (its signals are blocked)."""
     cluster, definition, daemons = fabric
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
-    with held_lock(pve1, "4243 test-holder"):
-        proc = pve1.run_bg([cluster.fabricd_bin, "run", "-c", config, "-n", "pve1",
-                            "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
-                            "--lock-wait", "60"])
-
-        def log():
-            with open(proc.log_path) as lf:
-                return lf.read()
-
-        wait_until(lambda: "waiting for another fabricd" in log(), timeout=10,
-                   what="the second daemon waits for the lock")
-        t0 = time.monotonic()
-        proc.terminate()
-        rc = proc.wait(timeout=10)
-        stopped_in = time.monotonic() - t0
-    assert rc == 0, log()
-    assert stopped_in < 2, f"took {stopped_in:.1f} s to stop (--lock-wait 60)"
-    assert "stopped while waiting for another fabricd" in log() and "4243 test-holder" in log()
-    assert "first convergence failed" not in log()
-    # the running daemon kept the node; nothing was changed by the stopped one
-    assert daemons["pve1"].running()
+    daemons["pve1"].stop()  # one daemon per node: this one is the test's
+    try:
+        with held_lock(pve1, "4243 test-holder"):
+            proc = second_run(cluster, pve1, config, "--lock-wait", "60")
+            wait_until(lambda: "waiting for another fabricd" in read_log(proc), timeout=10,
+                       what="the daemon waits for the lock")
+            t0 = time.monotonic()
+            proc.terminate()
+            rc = proc.wait(timeout=10)
+            stopped_in = time.monotonic() - t0
+        log = read_log(proc)
+        assert rc == 0, log
+        assert stopped_in < 2, f"took {stopped_in:.1f} s to stop (--lock-wait 60)"
+        assert "stopped while waiting for another fabricd" in log and "4243 test-holder" in log
+        assert "first convergence failed" not in log
+    finally:
+        daemons["pve1"].start()
     wait_until(lambda: not pve1.fabricd("plan", "-c", config).rc, timeout=10,
                what="pve1 converged (empty plan)")
 
