@@ -93,6 +93,30 @@ static void ifaddr_reset(void *data)
 	ifaddr_table_free(((struct dump_into *)data)->table);
 }
 
+static void routes_reset(void *data)
+{
+	struct ifaddr_table *t = ((struct dump_into *)data)->table;
+
+	free(t->routes);
+	t->routes = NULL;
+	t->n_routes = 0;
+}
+
+/* The main table's routes through ifindex, where the address's prefix route must be. */
+static int prefix_routes_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
+{
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETROUTE, 0);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct dump_into d = {&ifaddr_kind, t};
+
+	rtm->rtm_family = AF_UNSPEC;
+	/* strict checking: the kernel sends that table's routes through that link alone */
+	rtm->rtm_table = RT_TABLE_MAIN;
+	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
+	return nl_dump(s, nlh, dump_cb, routes_reset, &d);
+}
+
 int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
 {
 	char buf[NL_MSG_BUF];
@@ -107,6 +131,8 @@ int ifaddr_dump(struct nl_sock *s, int ifindex, struct ifaddr_table *t)
 	ifaddr_table_free(t);
 	t->ifindex = ifindex;
 	ret = nl_dump(s, nlh, dump_cb, ifaddr_reset, &d);
+	if (ret >= 0 && ifindex)
+		ret = prefix_routes_dump(s, ifindex, t);
 	if (ret < 0)
 		ifaddr_table_free(t);
 	return ret;

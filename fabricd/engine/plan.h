@@ -30,6 +30,7 @@ enum op_type {
 	OP_FDB_DEL,
 	OP_ADDR_ADD,
 	OP_ADDR_DEL,
+	OP_PREFIX_ROUTE,    /* the fabric address's prefix route, gone while the address stayed */
 	OP_FIREWALL_SET,    /* replace the `inet fabricd` table in one transaction */
 	OP_FIREWALL_DELETE, /* remove it (down) */
 	OP_FRR_CONFIG,	    /* fabricd's part of frr.conf: text = new block, NULL = remove */
@@ -134,8 +135,9 @@ struct op {
 			char kind[16];
 			char name[16];
 		} del;
-		struct ip_addr dst;	 /* OP_FDB_*: the remote; OP_VXLAN_LOCAL: the new local */
-		struct ip_prefix prefix; /* OP_ADDR_* */
+		struct ip_addr dst; /* OP_FDB_*: the remote; OP_VXLAN_LOCAL: the new local */
+		struct ip_prefix
+		    prefix; /* OP_ADDR_*, OP_PREFIX_ROUTE: the address and its length */
 		/* OP_WG_DEVICE: WGDEVICE_HAS_PRIVATE_KEY (struct reconcile's key), _LISTEN_PORT */
 		struct {
 			unsigned int flags;

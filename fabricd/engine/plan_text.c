@@ -40,6 +40,13 @@ static void op_object(const struct op *op, char *buf, size_t len)
 			 ip_addr_str(&op->u.prefix.addr, a, sizeof(a)), op->u.prefix.len,
 			 op->ifname);
 		return;
+	case OP_PREFIX_ROUTE: {
+		struct ip_prefix net = ip_prefix_network(&op->u.prefix);
+
+		snprintf(buf, len, "route %s/%u dev %s", ip_addr_str(&net.addr, a, sizeof(a)),
+			 net.len, op->ifname);
+		return;
+	}
 	case OP_WG_PEER:
 		if (op->u.peer.name) {
 			snprintf(buf, len, "peer %s", op->u.peer.name);

@@ -68,10 +68,12 @@ static void check_names(const struct desired_vnet *v, const struct observed *hav
 		if (!l || link_is_owned(l, owner) || (k == 0 && v->existing_bridge))
 			continue;
 		snprintf(path, sizeof(path), "%s %s", k ? "vxlan" : "bridge", names[k]);
+		/* a VXLAN device is named after the VNI, a bridge after the vnet */
 		diag_add(diag, path,
 			 "a link named %s exists that fabricd does not own (kind %s, alias "
-			 "\"%s\"); delete or rename it, or rename the vnet",
-			 names[k], l->kind[0] ? l->kind : "unknown", link_alias(l));
+			 "\"%s\"); delete or rename it, or %s",
+			 names[k], l->kind[0] ? l->kind : "unknown", link_alias(l),
+			 k ? "give the vnet another VNI" : "rename the vnet");
 	}
 }
 
@@ -219,6 +221,7 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		const struct link_obs *l = &have->links.links[i];
 		const struct desired_vnet *v;
 		struct stage_note note;
+		bool renamed;
 		struct op *op;
 
 		if (!link_is_owned(l, want->owner) || !strcmp(l->name, FABRIC_IFNAME) ||
@@ -227,17 +230,24 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		v = !strcmp(l->kind, "vxlan") ? vnet_by_vni(ix, l->vni) : NULL;
 		if (v && switch_wants_device(r, v, l, have))
 			continue;
+		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
+		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
 		/*
 		 * A device a vnet has left goes once the other has taken over
 		 * (PHASE_RETIRE); EVPN: FRR 8.4's zebra crashes with two devices of
 		 * one VNI, so there it goes before the new one is made.
 		 */
 		op = plan_add(p, KIND_LINK, OP_LINK_DELETE,
-			      v && !v->evpn ? PHASE_RETIRE : PHASE_DELETE, VERB_DELETE, l->name);
+			      v && !v->evpn && !renamed ? PHASE_RETIRE : PHASE_DELETE, VERB_DELETE,
+			      l->name);
 		if (!op)
 			return -ENOMEM;
 		op_delete_names(op, l->kind, l->name);
-		if (v && v->evpn)
+		if (renamed)
+			op_detail(op,
+				  "drift: renamed from vnet %s's VXLAN device, which is made again",
+				  v->name);
+		else if (v && v->evpn)
 			op_detail(op, "vnet %s: evpn has one device per VNI in both transports",
 				  v->name);
 		else if (v)

@@ -47,8 +47,10 @@ int ifaddr_parse(const struct nlmsghdr *nlh, struct ifaddr_entry *e)
 void ifaddr_table_free(struct ifaddr_table *t)
 {
 	free(t->entries);
+	free(t->routes);
 	t->entries = NULL;
-	t->n = 0;
+	t->routes = NULL;
+	t->n = t->n_routes = 0;
 }
 
 void ifaddr_put(struct nlmsghdr *nlh, int ifindex, const struct ip_prefix *p)
@@ -63,6 +65,20 @@ void ifaddr_put(struct nlmsghdr *nlh, int ifindex, const struct ip_prefix *p)
 	/* no duplicate address detection on the fabric: the definition guarantees uniqueness */
 	if (p->addr.family == AF_INET6)
 		mnl_attr_put_u32(nlh, IFA_FLAGS, IFA_F_NODAD);
+}
+
+/* Whether the address's prefix route is there (a host-length address has none). */
+static bool prefix_route_present(const struct ifaddr_table *t, const struct ip_prefix *addr)
+{
+	struct ip_prefix net = ip_prefix_network(addr);
+
+	if (addr->len >= ip_addr_host_len(&addr->addr))
+		return true;
+	for (size_t i = 0; i < t->n_routes; i++) {
+		if (t->routes[i].len == net.len && ip_addr_equal(&t->routes[i].addr, &net.addr))
+			return true;
+	}
+	return false;
 }
 
 /* in: want (its fabric address), link (the fabric device, NULL: not made yet), have->fabric_addrs.
@@ -92,6 +108,15 @@ static int ifaddr_plan(const struct kind_input *in, struct plan *p)
 		op->ifindex = l->ifindex;
 		op->u.prefix = *h;
 	}
+	if (present && !prefix_route_present(addrs, pfx)) {
+		op = plan_add(p, KIND_IFADDR, OP_PREFIX_ROUTE, PHASE_NEIGH, VERB_CREATE,
+			      FABRIC_IFNAME);
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = l->ifindex;
+		op->u.prefix = *pfx;
+		op_detail(op, "drift: the fabric address's prefix route was deleted");
+	}
 	if (present)
 		return 0;
 	op = plan_add(p, KIND_IFADDR, OP_ADDR_ADD, PHASE_NEIGH, VERB_CREATE, FABRIC_IFNAME);
@@ -99,6 +124,33 @@ static int ifaddr_plan(const struct kind_input *in, struct plan *p)
 		return -ENOMEM;
 	op->ifindex = l ? l->ifindex : 0;
 	op->u.prefix = *pfx;
+	return 0;
+}
+
+/* The route the kernel makes with the address: `ip route` shows "proto kernel". */
+static int encode_prefix_route(struct kind_encoder *e, const struct op *op, int ifindex)
+{
+	struct nlmsghdr *nlh = e->msg(e, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE);
+	struct ip_prefix net = ip_prefix_network(&op->u.prefix);
+	bool v6 = net.addr.family == AF_INET6;
+	struct rtmsg *rtm;
+
+	if (!nlh)
+		return -ENOBUFS;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (uint8_t)net.addr.family;
+	rtm->rtm_dst_len = net.len;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_KERNEL;
+	rtm->rtm_scope = v6 ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put(nlh, RTA_DST, ip_addr_len(&net.addr), net.addr.bytes);
+	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
+	if (v6)
+		mnl_attr_put_u32(nlh, RTA_PRIORITY, 256); /* the kernel's metric for it */
+	else
+		mnl_attr_put(nlh, RTA_PREFSRC, 4, op->u.prefix.addr.bytes);
+	e->commit(e, nlh);
 	return 0;
 }
 
@@ -110,6 +162,8 @@ static int ifaddr_encode(struct kind_encoder *e, struct op *op)
 
 	if (!idx)
 		return -ENODEV;
+	if (op->type == OP_PREFIX_ROUTE)
+		return encode_prefix_route(e, op, idx);
 	if (op->type == OP_ADDR_ADD)
 		nlh = e->msg(e, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
 	else
@@ -121,12 +175,50 @@ static int ifaddr_encode(struct kind_encoder *e, struct op *op)
 	return 0;
 }
 
-/* The kind's table: struct ifaddr_table, keeping only the link t->ifindex's addresses (0: all). */
+/* A main-table unicast route through the link t->ifindex into t->routes. */
+static int parse_route(const struct nlmsghdr *nlh, struct ifaddr_table *t)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a, *dst = NULL;
+	uint32_t table = rtm->rtm_table, oif = 0;
+	struct ip_prefix *grown, r = {.len = rtm->rtm_dst_len};
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)) || rtm->rtm_type != RTN_UNICAST ||
+	    (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6))
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm))
+	{
+		if (mnl_attr_get_type(a) == RTA_TABLE && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			table = mnl_attr_get_u32(a);
+		else if (mnl_attr_get_type(a) == RTA_OIF && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			oif = mnl_attr_get_u32(a);
+		else if (mnl_attr_get_type(a) == RTA_DST)
+			dst = a;
+	}
+	r.addr.family = rtm->rtm_family;
+	if (table != RT_TABLE_MAIN || !t->ifindex || oif != (uint32_t)t->ifindex || !dst ||
+	    mnl_attr_get_payload_len(dst) != ip_addr_len(&r.addr))
+		return 0;
+	memcpy(r.addr.bytes, mnl_attr_get_payload(dst), ip_addr_len(&r.addr));
+	grown = realloc(t->routes, (t->n_routes + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	t->routes = grown;
+	t->routes[t->n_routes++] = r;
+	return 1;
+}
+
+/*
+ * The kind's table: struct ifaddr_table, keeping only the link t->ifindex's
+ * addresses (0: all) and the main table's routes through it.
+ */
 static int ifaddr_kind_parse(const struct nlmsghdr *nlh, void *table)
 {
 	struct ifaddr_table *t = table;
 	struct ifaddr_entry e, *grown;
 
+	if (nlh->nlmsg_type == RTM_NEWROUTE)
+		return parse_route(nlh, t);
 	if (ifaddr_parse(nlh, &e) < 0 || (t->ifindex && e.ifindex != t->ifindex))
 		return 0;
 	grown = realloc(t->entries, (t->n + 1) * sizeof(*grown));

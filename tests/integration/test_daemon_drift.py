@@ -74,8 +74,14 @@ def link_ok(node, dev, alias="fabricd:fabtest"):
 
 
 # name -> (break it, is it back?)
+def routes_via(node, dev, prefix):
+    out = node.run(["ip", "-j", "route", "show", prefix, "dev", dev], check=False).stdout
+    return json.loads(out) if out.strip() else []
+
+
 def cases(pve1, pve2):
     key2 = pve2.public_key
+    prefix = pve1.cluster.fabric_prefix
     return {
         "plain-vxlan-deleted": (
             ["ip", "link", "del", "vx100"],
@@ -83,6 +89,11 @@ def cases(pve1, pve2):
         "secure-vxlan-deleted": (
             ["ip", "link", "del", "vs200"],
             lambda: link_ok(pve1, "vs200") and fdb_has(pve1, "vs200", pve2.fabric_address)),
+        "secure-vxlan-renamed": (
+            # a renamed device keeps its VNI and port: it must go before vs200 is made again
+            ["sh", "-c", "ip link set vs200 down && ip link set vs200 name renamed200"],
+            lambda: link_ok(pve1, "vs200") and fdb_has(pve1, "vs200", pve2.fabric_address)
+            and pve1.link("renamed200") is None),
         "fdb-remote-deleted": (
             ["bridge", "fdb", "del", "00:00:00:00:00:00", "dev", "vx100", "dst", pve2.underlay],
             lambda: fdb_has(pve1, "vx100", pve2.underlay)),
@@ -109,6 +120,10 @@ def cases(pve1, pve2):
         "fabric-address-deleted": (
             ["ip", "addr", "del", f"{pve1.fabric_address}/24", "dev", "wgfab0"],
             lambda: any(a.startswith(pve1.fabric_address + "/") for a in pve1.addresses("wgfab0"))),
+        "fabric-route-deleted": (
+            # the address stays: without its prefix route the fabric falls to another route
+            ["ip", "route", "del", prefix, "dev", "wgfab0"],
+            lambda: routes_via(pve1, "wgfab0", prefix) != []),
         "wireguard-peer-removed": (
             ["wg", "set", "wgfab0", "peer", key2, "remove"],
             lambda: key2 in (pve1.wg_dump().peers if pve1.wg_dump() else {})),
@@ -121,11 +136,11 @@ def cases(pve1, pve2):
     }
 
 
-CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "fdb-remote-deleted",
-              "bridge-port-removed", "port-isolation-off", "port-isolation-off-bridge-tool",
-              "fdb-whole-entry-deleted", "vxlan-down", "bridge-mtu-changed",
-              "fabric-address-deleted", "wireguard-peer-removed", "wireguard-keepalive-changed",
-              "firewall-table-deleted"]
+CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
+              "fdb-remote-deleted", "bridge-port-removed", "port-isolation-off",
+              "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
+              "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
+              "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted"]
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)
@@ -153,7 +168,8 @@ def test_drift_is_repaired_within_a_second(fabric, name):
     assert elapsed < REPAIR_LIMIT, f"{name}: repaired after {elapsed:.2f} s, limit {REPAIR_LIMIT} s"
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
     now = pve1.ifindexes()
-    recreated = {"plain-vxlan-deleted": "vx100", "secure-vxlan-deleted": "vs200"}.get(name)
+    recreated = {"plain-vxlan-deleted": "vx100", "secure-vxlan-deleted": "vs200",
+                 "secure-vxlan-renamed": "vs200"}.get(name)
     kept = {k: v for k, v in before.items() if k != recreated}
     assert {k: now.get(k) for k in kept} == kept, f"{name}: other links were re-created"
     log = daemon.wait_log("(drift", since=mark)

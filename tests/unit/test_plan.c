@@ -179,6 +179,21 @@ static void add_standby(struct fixture *f, const char *plain, const char *name)
 	f->have.links.links[f->have.links.n++] = vs;
 }
 
+/*
+ * The recording predates the prefix route check (kinds/ifaddr.c): the
+ * route the kernel made with the fabric address, as observe.c reads it.
+ */
+static void add_prefix_route(struct fixture *f)
+{
+	struct ifaddr_table *t = &f->have.fabric_addrs;
+
+	CHECK(t->n > 0, "a recorded fabric address");
+	if (!t->n)
+		return;
+	t->routes = realloc(t->routes, (t->n_routes + 1) * sizeof(*t->routes));
+	t->routes[t->n_routes++] = ip_prefix_network(&t->entries[0].prefix);
+}
+
 static void fixture_load(struct fixture *f)
 {
 	struct addr_ctx actx;
@@ -203,6 +218,7 @@ static void fixture_load(struct fixture *f)
 	actx.ifindex = wg ? wg->ifindex : -1;
 	actx.t = &f->have.fabric_addrs;
 	for_each_msg(FIXTURE "addrs.nl", add_addr, &actx);
+	add_prefix_route(f);
 	uapi = slurp(FIXTURE "wgfab0.uapi", &len);
 	f->have.wg = calloc(1, sizeof(*f->have.wg));
 	CHECK_INT(wg_uapi_parse_get(uapi, f->have.wg), 0, "recorded UAPI answer");
@@ -647,6 +663,35 @@ static void test_kernel_drift(void)
 	fixture_free(&f);
 }
 
+/* `ip route del 10.255.0.0/24 dev wgfab0`: the address stays, its route comes back. */
+static void test_prefix_route_deleted(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	f.have.fabric_addrs.n_routes = 0;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(p.n, 1, "the route alone");
+	if (p.n == 1) {
+		CHECK_INT(p.ops[0].type, OP_PREFIX_ROUTE, "a prefix route");
+		CHECK_STR(object_of(&p.ops[0]), "route 10.255.0.0/24 dev wgfab0", "its object");
+		CHECK(strstr(detail_of(&p.ops[0]), "drift") != NULL, "drift: %s",
+		      detail_of(&p.ops[0]));
+	}
+	plan_free(&p);
+	/* another route through the device does not stand in for it */
+	f.have.fabric_addrs.routes[0].len = 16;
+	f.have.fabric_addrs.n_routes = 1;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(count_ops(&p, OP_PREFIX_ROUTE), 1, "a /16 is not the /24");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
 static void test_foreign_link(void)
 {
 	struct fixture f;
@@ -1036,6 +1081,7 @@ static void run_all(void)
 	test_switch_back();
 	test_remove_node();
 	test_kernel_drift();
+	test_prefix_route_deleted();
 	test_foreign_link();
 	test_fabric_changes();
 	test_ops_compact_and_keyless();
