@@ -276,7 +276,7 @@ static void converged_status(struct daemon *d, const struct session *s)
 static const char *reason_names(unsigned int reasons, char *buf, size_t len)
 {
 	static const char *const names[] = {"startup", "definition", "kernel", "peers",
-					    "retire",  "retry",	     "settle"};
+					    "retire",  "retry",	     "settle", "underlay"};
 	size_t used = 0;
 
 	buf[0] = '\0';
@@ -465,7 +465,7 @@ static int run_pass_locked(struct daemon *d)
 	free(log_text);
 	if (cand)
 		reasons |= adopt_candidate(d, cand, forced);
-	report_mtus(&d->mtus, &s.want, s.cluster, reasons);
+	reasons |= report_mtus(&d->mtus, &s.want, s.cluster, reasons);
 	ifupdown_sync(&s.want, s.ifupdown_file); /* before a port joins a bridge it keeps */
 	planned = clock_mono_ms();
 	ret = apply_or_record(d, &s, reasons);

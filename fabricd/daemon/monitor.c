@@ -190,7 +190,7 @@ void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reaso
 		struct op_text t;
 
 		if (p->ops[i].phase == PHASE_RETIRE || p->ops[i].phase == PHASE_SEAL ||
-		    comes_with_link(p, &p->ops[i]))
+		    report_follows_underlay(&p->ops[i], reasons) || comes_with_link(p, &p->ops[i]))
 			continue;
 		op_describe(&p->ops[i], &t);
 		count_repair(&m->d, t.object);

@@ -420,6 +420,15 @@ static void report_retire(const struct op *op)
 			 t.detail[0] ? t.detail : op_verb_word((enum op_verb)op->verb));
 }
 
+/* "bridge vnet100: mtu 1390 -> 1290 (underlay MTU changed)" */
+static void report_underlay(const struct op *op)
+{
+	struct op_text t;
+
+	op_describe(op, &t);
+	log_info("%s: %s (underlay MTU changed)", t.object, t.detail);
+}
+
 /* "vxlan vx100: recreated (drift: missing)", collapsing what comes with a recreated link. */
 static void report_drift(const struct op_index *ix, const struct op *op)
 {
@@ -454,6 +463,12 @@ static void report_drift(const struct op_index *ix, const struct op *op)
 	}
 }
 
+bool report_follows_underlay(const struct op *op, unsigned int reasons)
+{
+	return (reasons & REASON_UNDERLAY) && op->type == OP_LINK_CHANGE &&
+	       op->u.link.mask == LINK_SET_MTU;
+}
+
 void report_plan(const struct plan *p, unsigned int reasons)
 {
 	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY));
@@ -468,6 +483,8 @@ void report_plan(const struct plan *p, unsigned int reasons)
 
 		if (op->phase == PHASE_RETIRE || op->phase == PHASE_SEAL || stage)
 			report_retire(op);
+		else if (report_follows_underlay(op, reasons))
+			report_underlay(op);
 		else if (drift)
 			report_drift(&ix, op);
 	}
@@ -493,16 +510,24 @@ void report_applied(const struct plan *p, const char *node, unsigned int reasons
 }
 
 /* Warns when a zone's MTU changes: guests do not learn it by themselves. */
-void report_mtus(struct zone_mtus *known, const struct node_state *w, const struct cluster *c,
-		 unsigned int reasons)
+unsigned int report_mtus(struct zone_mtus *known, const struct node_state *w,
+			 const struct cluster *c, unsigned int reasons)
 {
+	unsigned int underlay = 0;
 	struct zone_mtu *mtus;
 
 	if (!w->mtu_known)
-		return;
+		return 0;
+	if (known->underlay && known->underlay != w->mtu.underlay &&
+	    !(reasons & REASON_DEFINITION)) {
+		log_info("underlay MTU %u -> %u: the fabric and the zones follow", known->underlay,
+			 w->mtu.underlay);
+		underlay = REASON_UNDERLAY;
+	}
+	known->underlay = w->mtu.underlay;
 	mtus = calloc(w->n_zones ? w->n_zones : 1, sizeof(*mtus));
 	if (!mtus)
-		return;
+		return underlay;
 	for (size_t i = 0; i < w->n_zones; i++) {
 		const struct zone *z = &c->zones[w->zones[i].zone];
 		unsigned int mtu = w->zones[i].mtu;
@@ -531,4 +556,5 @@ void report_mtus(struct zone_mtus *known, const struct node_state *w, const stru
 	free(known->mtus);
 	known->mtus = mtus;
 	known->n = w->n_zones;
+	return underlay;
 }

@@ -23,6 +23,8 @@ enum pass_reason {
 	REASON_RETIRE = 1U << 4,     /* a switch stage's deadline is due (engine/switch.c) */
 	REASON_RETRY = 1U << 5,	     /* the last pass failed */
 	REASON_SETTLE = 1U << 6,     /* re-read after a pass that changed something */
+	/* the underlay MTU measured in this pass differs from the last pass's (report_mtus) */
+	REASON_UNDERLAY = 1U << 7,
 };
 
 /* Logs one line per difference between two definitions; returns how many. */
@@ -30,6 +32,11 @@ size_t report_definition(const struct cluster *old, const struct cluster *new);
 
 /* Logs the changes of a plan that is about to be applied, as far as reasons call for it. */
 void report_plan(const struct plan *p, unsigned int reasons);
+/*
+ * Whether op only follows the underlay's MTU (REASON_UNDERLAY and an MTU
+ * change alone): the node adapting, not drift to repair or count.
+ */
+bool report_follows_underlay(const struct op *op, unsigned int reasons);
 
 /*
  * The one-line summary after a successful apply, for a new definition, the
@@ -47,10 +54,15 @@ struct zone_mtu {
 struct zone_mtus {
 	struct zone_mtu *mtus;
 	size_t n;
+	unsigned int underlay; /* the underlay MTU they were computed for (0: none yet) */
 };
 
-/* Logs each zone whose MTU differs from known's, then makes w's MTUs the known ones. */
-void report_mtus(struct zone_mtus *known, const struct node_state *w, const struct cluster *c,
-		 unsigned int reasons);
+/*
+ * Logs each zone whose MTU differs from known's, then makes w's MTUs the
+ * known ones. REASON_UNDERLAY when the underlay MTU changed without a new
+ * definition, else 0.
+ */
+unsigned int report_mtus(struct zone_mtus *known, const struct node_state *w,
+			 const struct cluster *c, unsigned int reasons);
 
 #endif

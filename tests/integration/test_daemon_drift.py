@@ -178,6 +178,28 @@ def test_drift_is_repaired_within_a_second(fabric, name):
         wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name} after {name}")
 
 
+def test_an_underlay_mtu_change_is_followed_not_counted_as_drift(fabric):
+    """The node's own link gets smaller: the daemon lowers wgfab0 and the zones with it
+    and says why; nobody changed fabricd's objects, so nothing is logged as drift."""
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    mark = daemon.mark()
+    pve1.run(["ip", "link", "set", "eth0", "mtu", "1400"])
+    try:
+        wait_until(lambda: pve1.link("vnet200")["mtu"] == 1290, timeout=5, interval=0.05,
+                   what="the zones at 1290 over a 1400 underlay")
+        log = daemon.wait_log("underlay MTU 1500 -> 1400: the fabric and the zones follow",
+                              "wgfab0: mtu 1440 -> 1340 (underlay MTU changed)", since=mark)
+        assert pve1.link("wgfab0")["mtu"] == 1340
+        assert "(drift" not in log and "error" not in log, log
+    finally:
+        pve1.run(["ip", "link", "set", "eth0", "mtu", "1500"])
+    wait_until(lambda: pve1.link("vnet200")["mtu"] == ZONE_MTU, timeout=5, interval=0.05,
+               what="the zones back at 1390")
+    assert "(drift" not in daemon.log_since(mark)
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
 def test_idle_daemon_is_idle_and_silent(fabric):
     """No busy loop, no log lines: after a repair the loop settles and only the
     periodic check runs (two cheap reads a second)."""
