@@ -160,3 +160,45 @@ def test_simple_zones_followed(clean92, tmp_path):
     (sdn / ".running-config").write_text(json.dumps(running))
     c = run("check", "-c", out)
     assert c.returncode == 1 and "[vnet: Web2]: the vnet id has characters" in c.stderr, c.stderr
+
+
+def test_output_that_is_not_a_regular_file(clean92, tmp_path):
+    """-o into a FIFO (as /dev/stdout or /dev/null) writes into it and leaves it what it is;
+    -o through a symlink replaces the file it names and keeps the link."""
+    args = ["import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending"]
+    want = run(*args).stdout
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    r = run(*args, "-o", fifo)
+    got = reader.communicate(timeout=10)[0]
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
+    assert got == want
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    target.write_text("{}")
+    link.symlink_to("real.json")
+    assert run(*args, "-o", link).returncode == 0
+    assert link.is_symlink() and target.read_text() == want
+
+
+def test_key_out_never_replaces_another_key(clean92, tmp_path):
+    """A key already there (made by `fabricd join`, say) is not lost to an import."""
+    key = tmp_path / "private.key"
+    other = run("genkey").stdout
+    key.write_text(other)
+    key.chmod(0o600)
+    args = ["import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending", "--key-out", key, "-n", "hv3"]
+    r = run(*args)
+    assert r.returncode == 1, r
+    assert f"--key-out: {key} holds another private key; nothing written" in r.stderr, r.stderr
+    assert key.read_text() == other and other.strip() not in r.stderr + r.stdout
+    key.write_text(HV3_PRIVATE + "\n")  # the same key: written again, no complaint
+    assert run(*args).returncode == 0
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = run(*args[:-4], "--key-out", fifo, "-n", "hv3")
+    assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

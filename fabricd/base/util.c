@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,13 +27,59 @@ int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Where write_file_atomic writes: path, or the regular file a symlink at
+ * path names (into real). 0; -EISDIR, -EINVAL (not a regular file), -errno.
+ */
+static int replace_target(const char *path, char real[PATH_MAX])
+{
+	struct stat st;
+	bool link;
+
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		return snprintf(real, PATH_MAX, "%s", path) >= PATH_MAX ? -ENAMETOOLONG : 0;
+	}
+	link = S_ISLNK(st.st_mode);
+	if (link && (stat(path, &st) < 0 || !realpath(path, real)))
+		return errno == ENOENT ? -EINVAL : -errno; /* dangling: what it names is unknown */
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (!link && snprintf(real, PATH_MAX, "%s", path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int write_output(const char *path, const void *data, size_t len, mode_t mode)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return write_file_atomic(path, data, len, mode, false);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, data, len);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], real[PATH_MAX];
 	struct stat st;
-	bool have = keep_owner && stat(path, &st) == 0;
-	int fd, ret = 0;
+	bool have;
+	int fd, ret = replace_target(path, real);
 
+	if (ret < 0)
+		return ret;
+	path = real;
+	have = keep_owner && stat(path, &st) == 0;
 	if (snprintf(tmp, sizeof(tmp), "%s.fabricd-tmp.%ld", path, (long)getpid()) >=
 	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -56,6 +104,17 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 	if (ret)
 		unlink(tmp);
 	return ret;
+}
+
+const char *host_node_name(char *buf, size_t len)
+{
+	if (len < 2 || gethostname(buf, len - 1) < 0)
+		return NULL;
+	buf[len - 1] = '\0';
+	buf[strcspn(buf, ".")] = '\0';
+	for (char *p = buf; *p; p++)
+		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	return buf;
 }
 
 uint64_t fnv1a(uint64_t h, const void *data, size_t len)

@@ -16,10 +16,26 @@ int write_all(int fd, const char *buf, size_t len);
  * new one, never part of one: a temporary file beside it (O_EXCL, mode set
  * before any byte is written, so a secret is never readable by others),
  * fsync, rename. With keep_owner the mode and owner of the file it replaces
- * are kept (mode is used when there is none). 0 or -errno; the temporary file
- * never stays behind.
+ * are kept (mode is used when there is none). A symlink to a regular file
+ * stays, its target is replaced; anything else that is not a regular file
+ * (a device such as /dev/null, a FIFO, a dangling link) is never replaced:
+ * -EISDIR for a directory, -EINVAL for the rest. 0 or -errno; the temporary
+ * file never stays behind.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
+/*
+ * An output the user names (-o FILE): a device, FIFO or socket (/dev/stdout,
+ * /dev/null) is written as it is; a regular file or a new one as
+ * write_file_atomic does. 0 or -errno.
+ */
+int write_output(const char *path, const void *data, size_t len, mode_t mode);
+
+/*
+ * This host's node name: its host name up to the first dot, in lower case
+ * ("PVE1.example.org" is node "pve1"; host names ignore case, fabricd's
+ * names are lower case). buf, or NULL when the host name cannot be read.
+ */
+const char *host_node_name(char *buf, size_t len);
 
 /* FNV-1a, 64 bits: fnv1a(FNV1A_INIT, data, len), chained for more data. A stable
  * digest for change detection, not a security measure. */

@@ -66,15 +66,7 @@ static int new_key(void *ctx, const char *node, uint8_t pub[32])
 
 static const char *this_node(const struct import_args *a, char *host, size_t len)
 {
-	if (a->node)
-		return a->node;
-	if (gethostname(host, len - 1) < 0)
-		return NULL;
-	host[len - 1] = '\0';
-	host[strcspn(host, ".")] = '\0'; /* "hv1.example.org" is node "hv1" */
-	for (char *p = host; *p; p++)
-		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-	return host;
+	return a->node ? a->node : host_node_name(host, len);
 }
 
 /* --key-out FILE: this node's private key from priv/wg-keys.cfg, checked against fabrics.cfg. */
@@ -122,12 +114,23 @@ static int key_out(const struct import_args *a, const struct pve_import *imp, st
 			  "in fabrics.cfg; re-apply the fabric in Proxmox",
 			  pve_name, iface, path);
 		ret = -EINVAL;
+	} else if (wgkey_load_file(a->key_out, derived, err, sizeof(err)) == 0 &&
+		   sodium_memcmp(derived, priv, WGKEY_LEN) != 0) {
+		/* a key made by `fabricd join`, say: never lost to an import */
+		log_error("--key-out: %s holds another private key; nothing written: move it away "
+			  "first, or give another --key-out",
+			  a->key_out);
+		ret = -EEXIST;
 	} else {
 		wgkey_to_base64(b64, priv);
 		b64[WGKEY_B64_LEN - 1] = '\n';
 		ret = write_file_atomic(a->key_out, b64, WGKEY_B64_LEN, 0600, false);
 		if (ret < 0)
-			log_error("%s: cannot write: %s", a->key_out, strerror(-ret));
+			log_error("%s: cannot write: %s%s", a->key_out, strerror(-ret),
+				  ret == -EINVAL
+				      ? " (not a regular file: a private key goes into a "
+					"file of its own)"
+				      : "");
 	}
 	sodium_memzero(b64, sizeof(b64));
 	sodium_memzero(priv, sizeof(priv));
@@ -295,7 +298,7 @@ static int write_definition(const struct import_args *a, const char *json)
 	if (!a->output)
 		ret = write_all(STDOUT_FILENO, json, strlen(json));
 	else
-		ret = write_file_atomic(a->output, json, strlen(json), 0644, false);
+		ret = write_output(a->output, json, strlen(json), 0644);
 	if (ret < 0)
 		log_error("%s: cannot write: %s", a->output ? a->output : "stdout", strerror(-ret));
 	return ret;

@@ -43,9 +43,8 @@ int cmd_leave(const struct options *o)
 	printf("%s: node %s left (and the node lists of %zu zones); the other nodes' daemons "
 	       "remove its peer and FDB entries\n",
 	       o->config, m.name, res.zones_left);
-	printf("on %s, stop fabricd; `fabricd down` with the old definition removes its "
-	       "fabric\n",
-	       m.name);
+	printf("on %s, stop fabricd; `fabricd down -c %s` there removes its fabric\n", m.name,
+	       o->config);
 	bootstrap_result_free(&res);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "cli/member.h"
 #include "definition/keyfile.h"
 #include "netlink/route_src.h"
@@ -18,12 +19,11 @@ int member_name(const struct options *o, struct member *m)
 	const char *name = o->node;
 
 	if (!name) {
-		if (gethostname(host, sizeof(host) - 1) < 0) {
+		name = host_node_name(host, sizeof(host));
+		if (!name) {
 			log_error("cannot read this host's name: give the node with -n NODE");
 			return -1;
 		}
-		host[strcspn(host, ".")] = '\0'; /* "pve1.example.org" is node "pve1" */
-		name = host;
 	}
 	if ((size_t)snprintf(m->name, sizeof(m->name), "%s", name) >= sizeof(m->name)) {
 		log_error("node name \"%s\" is longer than %d characters: give a shorter one with "

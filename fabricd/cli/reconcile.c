@@ -64,8 +64,7 @@ out:
 static int lock_node(struct node_lock *lock, const struct session *s, const struct options *o,
 		     const char *command)
 {
-	return node_lock_take(lock, s->cluster->nodes[s->self].name, command, o->lock_wait * 1000U,
-			      false);
+	return node_lock_take(lock, s->node, command, o->lock_wait * 1000U, false);
 }
 
 int cmd_apply(const struct options *o)

@@ -362,14 +362,13 @@ static int replace_file(const char *path, const char *text, size_t len, const st
 static int lock_this_node(struct node_lock *lock, const struct options *o)
 {
 	char host[256] = "";
+	const char *node = o->node ? o->node : host_node_name(host, sizeof(host));
 
-	if (!o->node && gethostname(host, sizeof(host) - 1) < 0) {
+	if (!node) {
 		log_error("cannot read this host's name: give the node with -n NODE");
 		return -1;
 	}
-	host[strcspn(host, ".")] = '\0';
-	return node_lock_take(lock, o->node ? o->node : host, "set-transport", o->lock_wait * 1000U,
-			      false);
+	return node_lock_take(lock, node, "set-transport", o->lock_wait * 1000U, false);
 }
 
 static void print_switched(const struct options *o, const char *zone, enum transport have,

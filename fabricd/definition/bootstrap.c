@@ -17,6 +17,7 @@
 
 #include "definition/bootstrap.h"
 #include "definition/config.h"
+#include "definition/pve_follow.h"
 #include "definition/wgkey.h"
 
 /* a + offset, within the address's width; false when it overflows */
@@ -107,6 +108,9 @@ int bootstrap_finish(json_t *root, struct bootstrap_result *res, struct diag *d)
 	memcpy(res->text + len, "\n", 2);
 	free(body);
 	ret = config_load_buffer(res->text, len + 1, &check, d);
+	/* as `fabricd check`: a followed Proxmox zone must exist and be followed once */
+	if (ret == 0)
+		ret = pve_follow_load(check, d);
 	cluster_free(check);
 	if (ret < 0) {
 		diag_add(d, "definition",

@@ -455,22 +455,23 @@ static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 	}
 	if (z->follow)
 		return 0; /* read from .running-config at run time, with its VNI */
+	/* the vnet is its bridge's name, which Linux keeps as written: no lowercasing here */
+	for (const char *p = s->id; *p; p++) {
+		if (*p >= 'A' && *p <= 'Z') {
+			diag_add(
+			    imp->d, where,
+			    "vnet id has upper-case letters; fabricd names the bridge after the "
+			    "vnet in lower case, so Proxmox's bridge \"%s\" and its guests' ports "
+			    "would not be the fabric's: rename the vnet in Proxmox (lower case)",
+			    s->id);
+			return 0;
+		}
+	}
 	if (!imp_name(name, sizeof(name), s->id)) {
 		diag_add(imp->d, where,
 			 "vnet id is not a fabricd vnet name (letters, digits, '-', at most 15); "
 			 "rename the vnet");
 		return 0;
-	}
-	for (size_t i = 0; i < vf->n; i++) {
-		const char *other = vf->sections[i].id;
-
-		if (&vf->sections[i] < s && !strcasecmp(other, s->id) && strcmp(other, s->id)) {
-			diag_add(imp->d, where,
-				 "vnets \"%s\" and \"%s\" are both \"%s\" in fabricd (names are "
-				 "lowercase); rename one",
-				 other, s->id, name);
-			return 0;
-		}
 	}
 	if (vnet_checks(imp, s, &vni))
 		return 0;

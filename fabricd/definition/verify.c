@@ -77,6 +77,33 @@ static void verify_node_pair(const struct cluster *c, size_t i, size_t j, unsign
 }
 
 /* Where a fabric address may not be: outside the prefix or on its edges. */
+/*
+ * The fabric prefix is routed into wgfab0 on every node: it must be unicast
+ * space, and not everything.
+ */
+static void verify_prefix(const struct cluster *c, struct config_report *r)
+{
+	const struct ip_prefix *p = &c->fabric.prefix;
+	char ps[IP_ADDR_STRLEN];
+	const char *why;
+
+	if (!p->addr.family)
+		return;
+	ip_addr_str(&p->addr, ps, sizeof(ps));
+	if (p->len == 0)
+		config_error(
+		    r, "fabric.prefix",
+		    "\"%s/0\" is every address: its route into the fabric would take all "
+		    "traffic; give a private prefix such as 10.255.0.0/24 or fd00:255::/64",
+		    ps);
+	else if ((why = ip_addr_unusable(&p->addr)))
+		config_error(
+		    r, "fabric.prefix",
+		    "\"%s/%u\" is %s address space, which cannot carry the fabric; give a private "
+		    "prefix such as 10.255.0.0/24 or fd00:255::/64",
+		    ps, p->len, why);
+}
+
 static void verify_fabric_address(const struct cluster *c, size_t i, struct config_report *r)
 {
 	const struct ip_prefix *p = &c->fabric.prefix;
@@ -101,6 +128,13 @@ static void verify_fabric_address(const struct cluster *c, size_t i, struct conf
 		config_error(r, path,
 			     "\"%s\" is outside fabric.prefix \"%s/%u\"; give an address inside it",
 			     s, ps, p->len);
+		return;
+	}
+	if (ip_addr_unusable(a)) {
+		config_error(r, path,
+			     "\"%s\" (%s) cannot be a node's address; give a unicast address "
+			     "inside fabric.prefix",
+			     s, ip_addr_unusable(a));
 		return;
 	}
 	/* /31 and /127 are point-to-point links where both addresses are hosts */
@@ -493,6 +527,7 @@ static void verify_mtu(const struct cluster *c, struct config_report *r)
 
 void config_verify(const struct cluster *c, struct config_report *r)
 {
+	verify_prefix(c, r);
 	verify_nodes(c, r);
 	verify_ports(c, r);
 	verify_zones(c, r);

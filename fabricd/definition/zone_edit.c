@@ -220,6 +220,10 @@ static int add_missing(const struct zone *have, json_t *zone, const struct vnet_
 {
 	json_t *arr = json_object_get(zone, "vnets");
 
+	/* a zone that follows Proxmox may have none: its first pin makes the list */
+	if (!arr && (json_object_set_new(zone, "vnets", json_array()) < 0 ||
+		     !(arr = json_object_get(zone, "vnets"))))
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct vnet *v = find_vnet(have, vnets[i].name);
 

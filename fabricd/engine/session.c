@@ -64,21 +64,24 @@ int session_load_cluster(const struct options *o, struct cluster **out)
 	return 0;
 }
 
+/* -n NODE, or this host's node name (into host); NULL (logged) when there is none. */
+static const char *node_asked(const struct options *o, char *host, size_t len)
+{
+	const char *name = o->node ? o->node : host_node_name(host, len);
+
+	if (!name)
+		log_error("cannot read this host's name: give the node with -n NODE");
+	return name;
+}
+
 int session_find_self(const struct options *o, const struct cluster *c, size_t *self)
 {
 	char host[256] = "";
-	const char *name = o->node;
+	const char *name = node_asked(o, host, sizeof(host));
 	int idx;
 
-	if (!name) {
-		if (gethostname(host, sizeof(host) - 1) < 0) {
-			log_error("cannot read this host's name: give the node with -n NODE");
-			return -1;
-		}
-		/* "pve1.example.org" is node "pve1" */
-		host[strcspn(host, ".")] = '\0';
-		name = host;
-	}
+	if (!name)
+		return -1;
 	idx = cluster_find_node(c, name);
 	if (idx < 0) {
 		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE", name,
@@ -173,6 +176,9 @@ static int load_for_down(const struct options *o, struct cluster **out)
 	return 0;
 }
 
+static int open_cluster(struct session *s, const struct options *o, struct cluster *c,
+			bool departed_ok);
+
 static int open_with(struct session *s, const struct options *o, bool down)
 {
 	struct cluster *c = NULL;
@@ -180,7 +186,7 @@ static int open_with(struct session *s, const struct options *o, bool down)
 	memset(s, 0, sizeof(*s));
 	if ((down ? load_for_down(o, &c) : session_load_cluster(o, &c)) < 0)
 		return -1;
-	if (session_open_cluster(s, o, c) < 0) {
+	if (open_cluster(s, o, c, down) < 0) {
 		s->cluster = c;
 		s->borrowed = false;
 		return -1;
@@ -199,7 +205,32 @@ int session_open_down(struct session *s, const struct options *o)
 	return open_with(s, o, true);
 }
 
-int session_open_cluster(struct session *s, const struct options *o, struct cluster *c)
+/*
+ * The node of the session: s->self and s->node. For down (departed_ok), a
+ * node the definition no longer has (`fabricd leave` took it out) is a
+ * node that left: down still removes what fabricd owns for the cluster.
+ */
+static int find_node(struct session *s, const struct options *o, bool departed_ok)
+{
+	char host[256] = "";
+	const char *name = node_asked(o, host, sizeof(host));
+
+	if (!name)
+		return -1;
+	if (departed_ok && cluster_find_node(s->cluster, name) < 0) {
+		log_warn("node \"%s\" is not in %s (it left the cluster?): down removes what "
+			 "fabricd owns for cluster %s on this node",
+			 name, definition_name(o), s->cluster->name);
+		s->departed = true;
+	} else if (session_find_self(o, s->cluster, &s->self) < 0) {
+		return -1;
+	}
+	snprintf(s->node, sizeof(s->node), "%s", name);
+	return 0;
+}
+
+static int open_cluster(struct session *s, const struct options *o, struct cluster *c,
+			bool departed_ok)
 {
 	char err[256], owner[80];
 	struct kmod_caps caps;
@@ -211,7 +242,7 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 	s->ifupdown_file = o->ifupdown_file;
 	s->cluster = c;
 	s->borrowed = true;
-	if (session_find_self(o, s->cluster, &s->self) < 0)
+	if (find_node(s, o, departed_ok) < 0)
 		return -1;
 	kmod_probe(&caps);
 	missing = kmod_missing_reason(&caps);
@@ -232,9 +263,15 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 	}
 	s->r.grace = o->grace;
 	s->r.frr_pathspace = o->frr_pathspace;
-	memcpy(s->r.public_key, s->cluster->nodes[s->self].public_key, WG_KEY_LEN);
+	if (!s->departed)
+		memcpy(s->r.public_key, s->cluster->nodes[s->self].public_key, WG_KEY_LEN);
 	plan_init(&s->plan, owner);
 	return 0;
+}
+
+int session_open_cluster(struct session *s, const struct options *o, struct cluster *c)
+{
+	return open_cluster(s, o, c, false);
 }
 
 /* Plans again from scratch (the view's guard was stale: its counters are carried over). */
@@ -400,7 +437,7 @@ void session_tune_fabric(const struct session *s, unsigned int wait_ms)
 
 int session_apply(struct session *s, const char *verb)
 {
-	const char *node = s->cluster->nodes[s->self].name;
+	const char *node = s->node;
 	size_t created, changed, deleted;
 	int ret;
 
@@ -412,7 +449,8 @@ int session_apply(struct session *s, const char *verb)
 	ifupdown_sync(&s->want, s->ifupdown_file); /* before a port joins a bridge it keeps */
 	ret = plan_apply(&s->r, &s->plan);
 	plan_count(&s->plan, &created, &changed, &deleted);
-	for (int retry = 0; ret == -ECHILD && retry < APPLY_RETRIES; retry++) {
+	/* (down stops wireguard-go first; planned again it would build, not remove) */
+	for (int retry = 0; ret == -ECHILD && !s->plan.down && retry < APPLY_RETRIES; retry++) {
 		/* wireguard-go closed its device under the burst: build it again */
 		log_warn("fabric %s: wireguard-go exited while links changed (its netlink socket "
 			 "overflowed); starting it again",

@@ -26,7 +26,9 @@ int session_find_self(const struct options *o, const struct cluster *c, size_t *
 struct session {
 	struct cluster *cluster;
 	bool borrowed; /* the cluster belongs to the caller (the daemon's last good definition) */
-	size_t self;
+	size_t self;   /* the node in the definition (unless departed) */
+	char node[FABRICD_NAME_MAX + 1];
+	bool departed; /* down: the node is not in the definition (it left) */
 	struct reconcile r;
 	struct node_state want;
 	struct observed have;

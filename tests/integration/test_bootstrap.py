@@ -148,7 +148,7 @@ ERRORS = [
     ("leave missing", ["leave", "-c", "{new}", "-n", "pve1"], "give the shared definition"),
     ("leave last node", ["leave", "-c", "{single}", "-n", "pve1"],
      "the only node of the definition"),
-    ("stray argument", ["join", "-c", "{path}", "extra"], "usage: fabricd join"),
+    ("stray argument", ["join", "-c", "{path}", "extra"], 'join: unexpected argument "extra"'),
     ("name too long", ["join", "-c", "{path}", "-n", "n" * 64, "--underlay", "192.0.2.13"],
      "longer than 63 characters: give a shorter one with -n NODE"),
     # zone / vnet (cli/zone.c, definition/zone_edit.c)
@@ -433,5 +433,15 @@ def test_cluster_from_init_and_join(make_cluster):
             wait_until(lambda: pve3.fabric_address not in node.fdb_remotes("vs100"), timeout=10,
                        what=f"{node.name}: FDB entry to pve3 removed")
         assert guests[0].ping(guests[1])
+        # on the node that left: its daemon stopped, `down` with the definition as it is
+        # now (no copy of the old one is needed) removes what fabricd owns there
+        daemons["pve3"].stop()
+        assert pve3.owned_links() != []
+        res = pve3.fabricd("down", "-c", path)
+        assert res.rc == 0 and 'node "pve3" is not in' in res.stderr \
+            and "it left the cluster?" in res.stderr, res
+        assert pve3.owned_links() == [], pve3.owned_links()
+        assert pve3.run(["nft", "list", "table", "inet", "fabricd"], check=False).returncode != 0
+        assert "wireguard-go" not in [name for _, name in pve3.processes()]
     finally:
         stop_daemons(daemons)

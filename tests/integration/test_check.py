@@ -125,6 +125,12 @@ BROKEN = [
      "(multicast)"),
     ("endpoint-port-digits", ["nodes", 1, "endpoint"], "203.0.113.5:051820",
      "nodes[1].endpoint", ""),
+    # the fabric prefix is routed into wgfab0 on every node
+    ("prefix-loopback", ["fabric", "prefix"], "127.0.0.0/24", "fabric.prefix",
+     "is loopback address space"),
+    ("prefix-multicast", ["fabric", "prefix"], "239.255.0.0/24", "fabric.prefix",
+     "is multicast address space"),
+    ("prefix-everything", ["fabric", "prefix"], "::/0", "fabric.prefix", "is every address"),
 ]
 
 
@@ -309,3 +315,17 @@ def test_options_may_follow_arguments(fabricd, minimal, tmp_path):
     r = run(fabricd, "set-transport", zone["name"], other, "-c", path, "--lock-wait", "0")
     assert r.returncode == 0, r
     assert json.loads(path.read_text())["zones"][0]["transport"] == other
+
+
+def test_the_host_name_is_a_node_name_whatever_its_case(fabricd, repo):
+    """Host names ignore case, node names are lower case: a host called PVE1.Example.org is
+    node pve1 for every command that defaults -n to it (render here; import-pve, join and
+    the node commands share the one function)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare --uts to set a host name")
+    example = repo / "examples" / "minimal-2node.json"
+    r = subprocess.run(["unshare", "--uts", "sh", "-c",
+                        f"hostname PVE1.Example.org && exec {fabricd} render -c {example} --json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["node"] == "pve1"

@@ -197,6 +197,10 @@ static const struct tcase cases[] = {
 	"\"pve1\","),
     BAD("dup underlay", "nodes[2].underlay",
 	"\"192.0.2.11\" is also the underlay address of nodes[0]", "192.0.2.13", "192.0.2.11"),
+    /* inside the prefix, but no host's: 126.0.0.0/7 holds 127/8 */
+    BAD("fabric address loopback", "nodes[0].fabric_address",
+	"\"127.0.0.1\" (loopback) cannot be a node's address", "10.255.0.0/24", "126.0.0.0/7",
+	"\"10.255.0.1\"", "\"127.0.0.1\""),
     BAD("dup fabric address", "nodes[2].fabric_address", "also the fabric address of nodes[1]",
 	"\"10.255.0.3\"", "\"10.255.0.2\""),
     BAD("dup public key", "nodes[2].public_key", "also the public key of nodes[0]", "\"" K3 "\"",

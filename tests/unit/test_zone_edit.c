@@ -4,7 +4,9 @@
  * (definition/zone_edit.c): each outcome, and each refusal with the JSON
  * path it names and no text produced.
  */
+#include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "definition/config.h"
 #include "definition/wgkey.h"
@@ -115,7 +117,52 @@ static void test_zone_add(void)
 	cluster_free(c);
 	bootstrap_result_free(&res);
 
-	/* --pve-zone: follows a Proxmox Simple zone, no "vnets" key; again: unchanged */
+	diag_free(&d);
+}
+
+/* The definition of base() with pve_sdn_dir dir, whose .running-config has front and back. */
+static const char *with_sdn_dir(char *dir)
+{
+	static char buf[2560];
+	char running[PATH_MAX];
+	const char *b = base(), *cut = strstr(b, "\"fabric\"");
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(running, sizeof(running), "%s/.running-config", dir);
+	f = fopen(running, "w");
+	if (!f)
+		return NULL;
+	fputs("{\"version\": 4, \"zones\": {\"ids\": {\"front\": {\"type\": \"simple\"}, "
+	      "\"back\": {\"type\": \"simple\"}}}, \"vnets\": {\"ids\": {\"web\": {\"type\": "
+	      "\"vnet\", \"zone\": \"front\"}}}}",
+	      f);
+	fclose(f);
+	snprintf(buf, sizeof(buf), "%.*s\"pve_sdn_dir\": \"%s\",\n %s", (int)(cut - b), b, dir,
+		 cut);
+	return buf;
+}
+
+/*
+ * --pve-zone: follows a Proxmox Simple zone, no "vnets" key; again:
+ * unchanged. Checked as `fabricd check` does, against Proxmox's
+ * .running-config: a zone Proxmox does not have, or one followed already,
+ * is refused before anything is written.
+ */
+static void test_zone_add_pve(void)
+{
+	char dir[] = "/tmp/test_zone_edit.XXXXXX", running[PATH_MAX];
+	const char *text = with_sdn_dir(dir);
+	struct zone_request z;
+	struct bootstrap_result res;
+	struct cluster *c;
+	struct diag d;
+
+	CHECK(text != NULL, "a Proxmox SDN directory");
+	if (!text)
+		return;
+	diag_init(&d);
 	z = (struct zone_request){"front", "secure", NULL, 0, NULL, 0, "front"};
 	CHECK_INT(zone_edit_add(text, strlen(text), &z, &res, &d), 0, "pve zone");
 	c = load(res.text);
@@ -131,11 +178,43 @@ static void test_zone_add(void)
 		CHECK(res2.outcome == BOOTSTRAP_UNCHANGED, "unchanged");
 		z.pve_zone = "back";
 		CHECK(zone_edit_add(again, strlen(again), &z, &res2, &d) < 0, "another pve zone");
+		/* a pinned VNI (README: two derived VNIs collide): its first one makes "vnets" */
+		struct vnet_request pin = {"web2", 1896};
+		struct cluster *pinned;
+
+		CHECK_INT(vnet_edit_add(again, strlen(again), "front", &pin, 1, &res2, &d), 0,
+			  "vnet add on a followed zone");
+		pinned = res2.text ? load(res2.text) : NULL;
+		CHECK(pinned && pinned->zones[1].n_vnets == 1 &&
+			  pinned->zones[1].vnets[0].vni == 1896 &&
+			  (pinned->zones[1].flags & ZONE_PVE_FOLLOW),
+		      "pinned, still following front");
+		cluster_free(pinned);
+		bootstrap_result_free(&res2);
 		free(again);
 	}
 	cluster_free(c);
 	bootstrap_result_free(&res);
+	z = (struct zone_request){"ghost", "plain", NULL, 0, NULL, 0, "nosuch"};
+	CHECK(zone_edit_add(text, strlen(text), &z, &res, &d) < 0 && !res.text, "no such zone");
+	CHECK(diag_has(&d, "Proxmox has no zone nosuch"), "named");
+	if (zone_edit_add(text, strlen(text),
+			  &(struct zone_request){"front", "secure", NULL, 0, NULL, 0, "front"},
+			  &res, &d) == 0 &&
+	    res.text) {
+		char *once = strdup(res.text);
+
+		bootstrap_result_free(&res);
+		z = (struct zone_request){"front2", "plain", NULL, 0, NULL, 0, "front"};
+		CHECK(zone_edit_add(once, strlen(once), &z, &res, &d) < 0 && !res.text,
+		      "followed twice");
+		CHECK(diag_has(&d, "is followed by zones[1] already"), "named");
+		free(once);
+	}
 	diag_free(&d);
+	snprintf(running, sizeof(running), "%s/.running-config", dir);
+	unlink(running);
+	rmdir(dir);
 }
 
 static void test_zone_add_refused(void)
@@ -233,6 +312,7 @@ int main(void)
 	}
 	test_parse();
 	test_zone_add();
+	test_zone_add_pve();
 	test_zone_add_refused();
 	test_zone_remove();
 	test_vnets();

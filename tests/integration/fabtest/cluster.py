@@ -60,7 +60,7 @@ def node_lock_path(node, netns_inode):
 
 def host_lock_path():
     """The node lock `set-transport` takes without -n: this host's name, this namespace."""
-    return node_lock_path(socket.gethostname().split(".")[0],
+    return node_lock_path(socket.gethostname().split(".")[0].lower(),
                           os.stat("/proc/self/ns/net").st_ino)
 
 
