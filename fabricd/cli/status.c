@@ -280,6 +280,10 @@ int cmd_status(const struct options *o)
 	json_t *j;
 	int ret = 1;
 
+	if ((o->json && (o->dot || o->svg)) || (o->dot && o->svg)) {
+		log_error("status: give one of --json, --dot and --svg");
+		return 1;
+	}
 	/* a conflict stops apply, not status: it shows the node and the conflict */
 	if (session_open(&s, o) < 0 || (session_plan(&s) < 0 && !s.conflicts.n))
 		goto out;

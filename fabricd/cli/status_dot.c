@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -59,9 +61,32 @@ static enum health handshake(json_t *peer, char *label, size_t len)
 }
 
 /* The probe lines of one peer ("red plain 1390: ok") and their worst health. */
+/*
+ * Appends one printf-formatted line to label (len bytes, used so far) when
+ * it fits whole, with room left for "\n..."; false when it does not.
+ */
+static bool add_line(char *label, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool add_line(char *label, size_t len, size_t *used, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line) || *used + (size_t)n + sizeof("\\n...") > len)
+		return false;
+	memcpy(label + *used, line, (size_t)n + 1);
+	*used += (size_t)n;
+	return true;
+}
+
 static enum health probes(json_t *status, const char *peer, char *label, size_t len)
 {
 	json_t *probe = json_object_get(status, "probes"), *r;
+	bool stale = json_is_true(json_object_get(probe, "stale")), cut = false;
 	enum health h = H_UNKNOWN;
 	size_t i, used = 0;
 
@@ -83,16 +108,18 @@ static enum health probes(json_t *status, const char *peer, char *label, size_t 
 			state = what;
 			one = H_WARN;
 		}
-		if (json_is_true(json_object_get(probe, "stale")))
+		if (stale)
 			one = H_UNKNOWN;
 		h = worse(h, one);
-		if (used < len)
-			used += (size_t)snprintf(
-			    label + used, len - used, "\\n%s %s %lld: %s",
-			    json_string_value(json_object_get(r, "zone")),
-			    json_string_value(json_object_get(r, "transport")),
-			    (long long)json_integer_value(json_object_get(r, "mtu")), state);
+		cut = cut || !add_line(label, len, &used, "\\n%s %s %lld: %s%s",
+				       json_string_value(json_object_get(r, "zone")),
+				       json_string_value(json_object_get(r, "transport")),
+				       (long long)json_integer_value(json_object_get(r, "mtu")), state,
+				       stale ? " (stale)" : "");
 	}
+	/* whole lines only: a line cut in its middle could end in half an escape */
+	if (cut && used + sizeof("\\n...") <= len)
+		used += (size_t)snprintf(label + used, len - used, "\\n...");
 	return h;
 }
 
@@ -145,7 +172,8 @@ static void write_zones(json_t *status, FILE *f)
 	json_t *z, *v;
 	size_t i, k;
 
-	fputs("  \"zones\" [id=\"zones\", shape=note, fontsize=10, label=\"zones\\l", f);
+	/* not a node name: those have no spaces (a node called "zones" stays a node) */
+	fputs("  \"zones legend\" [id=\"zones\", shape=note, fontsize=10, label=\"zones\\l", f);
 	json_array_foreach(json_object_get(status, "zones"), i, z)
 	{
 		fprintf(f, "%s: %s, MTU %lld, vnets", json_string_value(json_object_get(z, "name")),

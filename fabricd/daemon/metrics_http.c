@@ -22,6 +22,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@
 
 #define CONTENT_TYPE	   "text/plain; version=0.0.4; charset=utf-8"
 #define CONNECTION_LIMIT   16
+/* one address cannot take them all: slow clients of one host leave room for a scraper */
+#define PER_IP_LIMIT 4
 #define CONNECTION_TIMEOUT 10 /* seconds: a client that stalls loses its slot */
 
 /* Debian's SONAME (bookworm: libmicrohttpd12, trixie: libmicrohttpd12t64) */
@@ -145,6 +148,10 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned int code, co
 	if (!r)
 		return MHD_NO;
 	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED) /* RFC 9110: a 405 says what is allowed */
+		mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	else if (code == MHD_HTTP_SERVICE_UNAVAILABLE)
+		mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	ret = mhd.queue_response(c, code, r);
 	mhd.destroy_response(r);
 	return ret;
@@ -156,6 +163,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	static const char not_found[] = "fabricd: the metrics are at /metrics\n";
 	static const char not_allowed[] = "fabricd: only GET and HEAD\n";
+	static const char not_yet[] = "fabricd: no metrics before the first convergence\n";
 	struct metrics_http *h = cls;
 	enum MHD_Result ret;
 
@@ -166,9 +174,28 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(url, "/metrics"))
 		return send_text(c, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1);
 	pthread_mutex_lock(&h->lock);
-	ret = send_text(c, MHD_HTTP_OK, h->text ? h->text : "", h->text ? h->len : 0);
+	/* an empty 200 would read as a healthy target without series */
+	ret = h->text ? send_text(c, MHD_HTTP_OK, h->text, h->len)
+		      : send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, not_yet, sizeof(not_yet) - 1);
 	pthread_mutex_unlock(&h->lock);
 	return ret;
+}
+
+/*
+ * libmicrohttpd's own messages (a malformed request, the connection limit
+ * reached) are the clients' doing: shown with --verbose only, so that no
+ * client can fill the journal.
+ */
+static void mhd_message(void *cls, const char *fmt, va_list ap)
+{
+	char text[256];
+
+	(void)cls;
+	if (!log_is_verbose())
+		return;
+	vsnprintf(text, sizeof(text), fmt, ap);
+	text[strcspn(text, "\n")] = '\0';
+	log_debug("metrics: %s", text);
 }
 
 int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **out)
@@ -197,8 +224,9 @@ int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **
 	pthread_mutex_init(&h->lock, NULL);
 	h->mhd = mhd.start_daemon(flags, port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, ss,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONNECTION_LIMIT,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_LIMIT,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONNECTION_TIMEOUT,
-				  MHD_OPTION_END);
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_message, NULL, MHD_OPTION_END);
 	if (!h->mhd) {
 		int err = errno ? errno : EADDRINUSE;
 

@@ -113,6 +113,12 @@ void monitor_close(struct monitor *m)
 		return;
 	probe_stop(m->probe);
 	metrics_http_stop(m->http);
+	/*
+	 * Nobody keeps it fresh any more: node_exporter would serve its last
+	 * values, fabricd_fabric_up 1 included, for as long as it stayed.
+	 */
+	if (m->metrics_file && unlink(m->metrics_file) < 0 && errno != ENOENT)
+		log_warn("metrics: cannot remove %s: %s", m->metrics_file, strerror(errno));
 	free_data(&m->d);
 	free(m->d.repairs);
 	free(m->peers);

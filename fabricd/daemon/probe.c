@@ -249,6 +249,13 @@ static void search(struct probe *p, int ifindex, struct entry *e)
 		else
 			hi = mid;
 	}
+	/*
+	 * The zone MTU failed before the search: a path that came back meanwhile
+	 * (a link up again, a peer's daemon restarted) would read as a black hole
+	 * at mtu - 1. It is one only if the full size still fails now.
+	 */
+	if (lo < mtu && !stopping(p) && passes(p, ifindex, e, mtu, step))
+		lo = mtu;
 	e->r.reachable = true;
 	e->r.largest = lo;
 	e->r.black_hole = lo < mtu;
@@ -616,11 +623,19 @@ static void merge_round(struct probe *p, const struct entry *es, size_t n, const
 	free(done_by.by);
 }
 
+/* The same path measured: a zone that changed transport or MTU is another one. */
+static bool same_path(const struct probe_target *a, const struct probe_target *b)
+{
+	return a->mtu == b->mtu && !strcmp(a->transport, b->transport);
+}
+
 /*
- * Each target's entry, with what the old one of its (peer, zone) had. The
- * old entries are looked up in a sorted index: a node of 64 with 65 zones
- * has 4096 targets, and a scan per target took 80 ms of each pass. Under
- * p->lock.
+ * Each target's entry, with what the old one of its (peer, zone) had: its
+ * peer's MAC and what was logged, and its results while it measures the
+ * same path (an old result under a new transport or MTU would report the
+ * old path). The old entries are looked up in a sorted index: a node of 64
+ * with 65 zones has 4096 targets, and a scan per target took 80 ms of each
+ * pass. Under p->lock.
  */
 static void carry_over(const struct probe *p, const struct probe_target *t, size_t n,
 		       struct entry *es)
@@ -630,8 +645,11 @@ static void carry_over(const struct probe *p, const struct probe_target *t, size
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *old = find_entry(&old_by, &t[i]);
 
-		if (old)
-			es[i] = *old; /* results, MAC and what was logged carry over */
+		if (old) {
+			es[i] = *old;
+			if (!same_path(&old->r.target, &t[i]))
+				memset(&es[i].r, 0, sizeof(es[i].r)); /* measured again */
+		}
 		es[i].r.target = t[i];
 	}
 	free(old_by.by);

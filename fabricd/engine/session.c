@@ -97,9 +97,10 @@ int session_find_self(const struct options *o, const struct cluster *c, size_t *
  * MTU towards the other nodes, as wg-quick computes it per endpoint.
  */
 static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c, size_t self,
-				    const struct link_table *links, unsigned int *mtu)
+				    const struct link_table *links, unsigned int *mtu,
+				    struct diag *diag)
 {
-	char a[IP_ADDR_STRLEN];
+	char a[IP_ADDR_STRLEN], path[FABRICD_NAME_MAX + 8];
 
 	*mtu = 0;
 	for (size_t i = 0; i < c->n_nodes; i++) {
@@ -110,10 +111,11 @@ static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c
 			continue;
 		ret = route_path_mtu(r->rtnl, links, &c->nodes[i].underlay, &m);
 		if (ret < 0) {
-			log_error("node %s: no route to its underlay address %s (%s): fix the "
-				  "underlay routing, or set fabric.underlay_mtu",
-				  c->nodes[i].name,
-				  ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-ret));
+			snprintf(path, sizeof(path), "node %s", c->nodes[i].name);
+			diag_add(diag, path,
+				 "no route to its underlay address %s (%s): fix the underlay "
+				 "routing, or set fabric.underlay_mtu",
+				 ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-ret));
 			return ret;
 		}
 		if (!*mtu || m < *mtu)
@@ -288,6 +290,23 @@ static int session_replan(struct session *s)
 	return session_plan(s);
 }
 
+/*
+ * No plan without the underlay's MTU (no route to a node): status still
+ * shows the node, its wanted objects without MTUs, and why in conflicts.
+ */
+static int unmeasured(struct session *s, struct diag *why)
+{
+	struct diag quiet;
+
+	diag_init(&quiet);
+	desired_build(s->cluster, s->self, 0, &s->want, &quiet);
+	diag_free(&quiet);
+	diag_print(why, log_stream());
+	diag_free(&s->conflicts);
+	s->conflicts = *why;
+	return -1;
+}
+
 int session_plan(struct session *s)
 {
 	double started = clock_mono_ms(), observed;
@@ -311,11 +330,12 @@ int session_plan(struct session *s)
 		converged_note_changes(s->converged, s->view);
 		s->r.converged = s->converged;
 	}
+	diag_init(&diag);
 	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
 		mtu = s->cluster->fabric.underlay_mtu;
-	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu) < 0)
-		return -1;
-	diag_init(&diag);
+	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu,
+					  &diag) < 0)
+		return unmeasured(s, &diag);
 	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
 	if (ret == 0) {
 		/* names are resolved here, with a bounded wait, never inside planning */

@@ -18,6 +18,7 @@ drift repair shows up by kind; a client that stalls mid-request blocks
 neither other scrapes nor a repair.
 """
 
+import fcntl
 import json
 import os
 import socket
@@ -27,6 +28,7 @@ from types import SimpleNamespace
 import pytest
 
 from fabtest import SimCluster, wait_until, zone
+from fabtest.cluster import node_lock_path
 from fabtest.daemon import Daemon, start_daemons, stop_daemons
 
 prometheus_parser = pytest.importorskip("prometheus_client.parser")
@@ -182,6 +184,19 @@ def test_metrics_file_is_the_same_text_written_atomically(fabric):
     assert oct(os.stat(path).st_mode & 0o777) == "0o644"
 
 
+def test_a_stopped_daemon_leaves_no_metrics_file(fabric):
+    """node_exporter would serve a file nobody refreshes, fabric up and probes fine, for
+    as long as it stayed: the daemon removes it when it stops, and writes it again."""
+    path, d = fabric.metrics_file, fabric.daemons["pve1"]
+    wait_until(lambda: os.path.exists(path), timeout=5, what=path)
+    d.stop()
+    try:
+        assert not os.path.exists(path), "the file outlived the daemon"
+    finally:
+        d.start()
+    wait_until(lambda: os.path.exists(path), timeout=5, what=f"{path} after the restart")
+
+
 def test_loopback_by_default_and_404_elsewhere(fabric):
     pve2 = fabric.cluster.node("pve2")
     listen = pve2.run(["ss", "-Hltn", f"sport = :{PORT}"]).stdout.split()
@@ -238,6 +253,79 @@ def test_a_stalled_client_blocks_nothing(fabric):
     finally:
         staller.kill()
         staller.wait()
+
+
+HTTP_STATUS = ("import sys, urllib.request, urllib.error\n"
+               "req = urllib.request.Request('http://127.0.0.1:{port}/metrics', method='{method}')\n"
+               "try:\n"
+               "    r = urllib.request.urlopen(req, timeout=5); h = r.headers; code = r.status\n"
+               "except urllib.error.HTTPError as e:\n"
+               "    h = e.headers; code = e.code\n"
+               "print(code, h.get('Allow'), h.get('Retry-After'))\n")
+
+
+def http_status(node, method="GET", port=PORT):
+    res = node.run(["/usr/bin/python3", "-c", HTTP_STATUS.format(port=port, method=method)],
+                   check=False, timeout=15)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.split()
+
+
+def test_405_says_what_is_allowed(fabric):
+    assert http_status(fabric.cluster.node("pve1"), "POST") == ["405", "GET,", "HEAD", "None"]
+
+
+def test_slow_clients_of_one_address_leave_room_for_others(fabric):
+    """More stalled connections from 127.0.0.1 than one address may hold: a scraper
+    from another address (127.0.0.2 here, Prometheus's host in life) is still served."""
+    pve1 = fabric.cluster.node("pve1")
+    stall = ("import socket, time\n"
+             "ss = [socket.create_connection(('127.0.0.1', %d)) for _ in range(8)]\n"
+             "[s.send(b'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n') for s in ss]\n"
+             "time.sleep(8)\n" % PORT)
+    scrape = ("import socket\n"
+              "s = socket.create_connection(('127.0.0.1', %d), timeout=5, "
+              "source_address=('127.0.0.2', 0))\n"
+              "s.sendall(b'GET /metrics HTTP/1.0\\r\\n\\r\\n')\n"
+              "data = b''\n"
+              "while chunk := s.recv(65536):\n"
+              "    data += chunk\n"
+              "print(data.split(b'\\r\\n')[0].decode(), b'fabricd_build_info' in data)\n" % PORT)
+    staller = pve1.run_bg(["/usr/bin/python3", "-c", stall])
+    try:
+        time.sleep(0.5)  # the stalled connections are open
+        res = pve1.run(["/usr/bin/python3", "-c", scrape], check=False, timeout=15)
+        assert res.returncode == 0 and res.stdout.split()[1:] == ["200", "OK", "True"], res
+    finally:
+        staller.kill()
+        staller.wait()
+
+
+def test_no_metrics_before_the_first_convergence(fabric, tmp_path):
+    """Until its first pass is done the daemon has nothing to say: 503 with Retry-After,
+    not an empty 200 (a healthy target without series). Its first pass waits here for a
+    node lock the test holds."""
+    pve2 = fabric.cluster.node("pve2")
+    d = fabric.daemons["pve2"]
+    usual, port = d.extra_args, PORT + 7
+    lock = node_lock_path("pve2", os.stat(f"/run/netns/{pve2.ns}").st_ino)
+    d.stop()
+    d.extra_args = ["--metrics", f"127.0.0.1:{port}", "--probe-interval", "0",
+                    "--probe-file", f"{fabric.cluster.tmpdir}/pve2/probe.json", "--lock-wait", "30"]
+    try:
+        with open(lock, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            d.start(wait_ready=False)
+            d.wait_log("waiting for another fabricd", timeout=10)  # this run's log
+            assert http_status(pve2, port=port) == ["503", "None", "1"]
+        d.wait_notify("READY=1", timeout=15)
+        # the text is published with the next refresh after the pass
+        wait_until(lambda: http_status(pve2, port=port)[0] == "200", timeout=5, interval=0.2,
+                   what="metrics after the first convergence")
+    finally:
+        d.stop()
+        d.extra_args = usual
+        d.start()
 
 
 def test_bad_listen_address_and_busy_port_refuse_to_start(fabric):

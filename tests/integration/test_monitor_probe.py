@@ -155,7 +155,7 @@ def test_svg_names_every_node_and_link(fabric):
     root = ET.fromstring(svg)
     ns = {"svg": "http://www.w3.org/2000/svg"}
     titles = {t.text for t in root.iter("{http://www.w3.org/2000/svg}title")}
-    for name in ("pve1", "pve2", "pve3", "zones"):
+    for name in ("pve1", "pve2", "pve3", "zones legend"):
         assert name in titles, titles
     for link in ("pve1--pve2", "pve1--pve3", "pve2--pve3"):
         assert link in titles, titles

@@ -116,3 +116,26 @@ def test_status_shows_a_node_whose_wanted_name_is_taken(applied):
     finally:
         pve1.run(["ip", "link", "del", "vnet811"])
         pve1.run(["ip", "link", "del", "vx812"])
+
+
+def test_status_shows_a_node_whose_underlay_is_down(applied):
+    """No route to the other nodes: apply cannot measure the underlay MTU and stops;
+    status still shows the node as the kernel has it, and says why it cannot plan."""
+    cluster, config = applied
+    pve1 = cluster.nodes[0]
+    pve1.run(["ip", "link", "set", "eth0", "down"])
+    try:
+        res = pve1.fabricd("plan", "-c", config)
+        assert res.rc == 1 and "node pve2: no route to its underlay address" in res.stderr, res
+        doc = status_json(pve1, config)
+        assert doc["in_sync"] is False, doc
+        (why,) = doc["conflicts"]
+        assert why.startswith("node pve2: no route to its underlay address"), why
+        assert doc["fabric"]["present"] and {z["name"] for z in doc["zones"]} == \
+            {"office", "tenant"}, doc
+        text = pve1.fabricd("status", "-c", config)
+        assert text.rc == 0 and "conflict: node pve2: no route" in text.stdout, text
+    finally:
+        pve1.run(["ip", "link", "set", "eth0", "up"])
+    wait_until(lambda: status_json(pve1, config)["in_sync"], timeout=10,
+               what="pve1 in sync again with eth0 up")

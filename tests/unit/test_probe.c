@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_probe.c - probe_configure (daemon/probe.h): a target that stays keeps
- * its results, its peer's MAC and what was logged about it, wherever it moved
- * in the list, and takes the new target's bridge and MTU; a new target starts
- * empty; of two old entries of one (peer, zone) the last is the one kept.
+ * its peer's MAC and what was logged about it, wherever it moved in the list,
+ * and its results while its transport and MTU stay (another MTU or transport
+ * is another path: measured again); a new target starts empty; of two old entries of one (peer, zone) the last is the one kept.
  * Random target lists, with such duplicates, must carry over what the plain
  * scan below (the code before the index) carries over. A round's results
  * merge back into entries that configure replaced while the round ran, as
@@ -64,7 +64,8 @@ static void test_carry_over(void)
 		measured(&p->entries[i], 10 + i);
 	probe_configure(p, "c", "pve1", now, 5);
 	CHECK_INT(p->n, 5, "reconfigured");
-	CHECK_INT(p->entries[0].r.largest, 12, "pve2 blue moved up, kept its results");
+	CHECK(!p->entries[0].r.measured && !p->entries[0].r.largest,
+	      "pve2 blue moved up, at another MTU: measured again");
 	CHECK_INT(p->entries[0].r.target.mtu, 1420, "with the new target's MTU");
 	CHECK_INT(p->entries[0].mac[5], 12, "and its peer's MAC");
 	CHECK_INT(p->entries[0].reported, REP_BLACK_HOLE, "and what was logged");
@@ -73,8 +74,9 @@ static void test_carry_over(void)
 		  p->entries[1].reported == REP_NONE && !p->entries[1].r.largest,
 	      "a new target starts empty");
 	CHECK_STR(p->entries[1].r.target.peer, "pve4", "as its target");
-	CHECK_INT(p->entries[2].r.largest, 11, "pve3 red");
-	CHECK_INT(p->entries[3].r.largest, 10, "pve2 red moved down");
+	CHECK_INT(p->entries[2].r.largest, 11, "pve3 red, the same path: its results kept");
+	CHECK(!p->entries[3].r.measured, "pve2 red moved down, at another MTU: measured again");
+	CHECK_INT(p->entries[3].mac[5], 10, "its peer's MAC kept");
 	CHECK_INT(p->entries[3].r.target.mtu, 1380, "its new MTU");
 	CHECK(!p->entries[4].r.measured, "pve3 blue is new (pve3 red is another zone)");
 	CHECK_STR(p->cluster, "c", "cluster");
@@ -82,11 +84,28 @@ static void test_carry_over(void)
 	CHECK(p->configured, "rounds may start");
 	n = probe_results(p, &r);
 	CHECK_INT(n, 5, "results");
-	CHECK(r && r[0].largest == 12 && !strcmp(r[0].target.zone, "blue") && !r[1].measured,
+	CHECK(r && r[2].largest == 11 && !strcmp(r[0].target.zone, "blue") && !r[1].measured,
 	      "in the new order");
 	free(r);
 	probe_configure(p, "c", "pve1", NULL, 0);
 	CHECK_INT(p->n, 0, "no targets");
+	probe_stop(p);
+}
+
+/* A zone switched transport at the same MTU: another path, whose old result must not show. */
+static void test_transport_switch(void)
+{
+	struct probe_target old[] = {target("pve2", "red", 1390)};
+	struct probe_target now[] = {target("pve2", "red", 1390)};
+	struct probe *p = probe_new();
+
+	now[0].transport = "secure";
+	probe_configure(p, "c", "pve1", old, 1);
+	measured(&p->entries[0], 30);
+	probe_configure(p, "c", "pve1", now, 1);
+	CHECK(!p->entries[0].r.measured && !p->entries[0].r.reachable, "measured again");
+	CHECK_STR(p->entries[0].r.target.transport, "secure", "under its new transport");
+	CHECK_INT(p->entries[0].mac[5], 30, "its peer's MAC kept");
 	probe_stop(p);
 }
 
@@ -121,6 +140,9 @@ static void ref_carry_over(const struct entry *olds, size_t n_old, const struct 
 			    strcmp(old->r.target.zone, t[i].zone))
 				continue;
 			es[i] = *old;
+			if (old->r.target.mtu != t[i].mtu ||
+			    strcmp(old->r.target.transport, t[i].transport))
+				memset(&es[i].r, 0, sizeof(es[i].r));
 			es[i].r.target = t[i];
 		}
 	}
@@ -302,6 +324,7 @@ static void test_merge_one_zone(void)
 int main(void)
 {
 	test_carry_over();
+	test_transport_switch();
 	test_duplicates();
 	test_random();
 	test_merge_random();
