@@ -737,8 +737,12 @@ int daemon_run(const struct options *given)
 	o->config = d.src.files[0]; /* messages name what the definition comes from */
 
 	notify_open(&d.notify);
-	if (open_all(&d) < 0 || monitor_open(o, &d.monitor) < 0) {
+	if (open_all(&d) < 0) {
 		log_error("run: cannot set up the event loop: %s", strerror(errno));
+		close_all(&d);
+		return 1;
+	}
+	if (monitor_open(o, &d.monitor) < 0) { /* it said why */
 		close_all(&d);
 		return 1;
 	}

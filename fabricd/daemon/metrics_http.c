@@ -106,7 +106,9 @@ int metrics_parse_listen(const char *text, struct sockaddr_storage *ss, char *er
 	unsigned long port = strtoul(port_text, &end, 10);
 
 	memset(ss, 0, sizeof(*ss));
-	if (!*port_text || *end || port > 65535) {
+	/* digits only ("+80", " 80" are not ports), and an IPv6 address only in brackets */
+	if (*port_text < '0' || *port_text > '9' || *end || port > 65535 ||
+	    (hlen && text[0] != '[' && memchr(text, ':', hlen))) {
 		snprintf(err, len, "--metrics \"%s\": give ADDR:PORT, [V6ADDR]:PORT or PORT", text);
 		return -EINVAL;
 	}

@@ -329,3 +329,9 @@ def test_the_host_name_is_a_node_name_whatever_its_case(fabricd, repo):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["node"] == "pve1"
+
+
+@pytest.mark.parametrize("pair", [("--json", "--dot"), ("--json", "--svg"), ("--dot", "--svg")])
+def test_status_takes_one_output_form(fabricd, repo, pair):
+    r = run(fabricd, "status", "-c", repo / "examples" / "minimal-2node.json", "-n", "pve1", *pair)
+    assert r.returncode == 1 and "status: give one of --json, --dot and --svg" in r.stderr, r

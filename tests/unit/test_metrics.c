@@ -127,8 +127,10 @@ static void test_listen(void)
 	    {"0.0.0.0:80", AF_INET, "0.0.0.0", 80},  {"[::1]:9464", AF_INET6, "::1", 9464},
 	    {"[fd00::1]:1", AF_INET6, "fd00::1", 1},
 	};
-	static const char *const bad[] = {"",	     "x",	"1.2.3.4:",   "1.2.3.4:65536",
-					  "host:80", "[::1]:x", "1.2.3.4:80x"};
+	/* "::1" is no IPv6 host with a port: it needs brackets (it read as "::" port 1) */
+	static const char *const bad[] = {"",	     "x",	    "1.2.3.4:",	   "1.2.3.4:65536",
+					  "host:80", "[::1]:x",	    "1.2.3.4:80x", "::1",
+					  " 9465",   "1.2.3.4:+80", "fd00::1:80"};
 	struct sockaddr_storage ss;
 	char err[160], addr[INET6_ADDRSTRLEN];
 
