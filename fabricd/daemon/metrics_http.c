@@ -31,10 +31,10 @@
 #include "base/log.h"
 #include "daemon/metrics_http.h"
 
-#define CONTENT_TYPE	   "text/plain; version=0.0.4; charset=utf-8"
-#define CONNECTION_LIMIT   16
+#define CONTENT_TYPE	 "text/plain; version=0.0.4; charset=utf-8"
+#define CONNECTION_LIMIT 16
 /* one address cannot take them all: slow clients of one host leave room for a scraper */
-#define PER_IP_LIMIT 4
+#define PER_IP_LIMIT	   4
 #define CONNECTION_TIMEOUT 10 /* seconds: a client that stalls loses its slot */
 
 /* Debian's SONAME (bookworm: libmicrohttpd12, trixie: libmicrohttpd12t64) */
