@@ -395,8 +395,34 @@ static size_t zone_len(const struct entry *es, size_t n)
  * each entry by (peer, zone) wherever it moved. Then the state file, from a
  * copy of all entries, at once.
  */
+/* A copy of every entry, written to the state file. */
+static void write_snapshot(struct probe *p)
+{
+	struct entry *es;
+	size_t n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->n;
+	es = calloc(n + 1, sizeof(*es));
+	if (es && n)
+		memcpy(es, p->entries, n * sizeof(*es));
+	pthread_mutex_unlock(&p->lock);
+	if (es)
+		write_state(p, es, n);
+	free(es);
+}
+
+/*
+ * The state file is written at the end of a round and, during a long one,
+ * at most this often: a round over many zones with peers that do not answer
+ * (2 s a zone and peer) would otherwise leave status reading results older
+ * than its staleness limit from a daemon that runs.
+ */
+#define STATE_EVERY_US 5000000LL
+
 static void run_round(struct probe *p)
 {
+	long long written = now_us();
 	struct entry *es;
 	size_t n;
 
@@ -417,16 +443,12 @@ static void run_round(struct probe *p)
 		at += n;
 		if (stopping(p))
 			return;
+		if (now_us() - written >= STATE_EVERY_US) {
+			write_snapshot(p);
+			written = now_us();
+		}
 	}
-	pthread_mutex_lock(&p->lock);
-	n = p->n;
-	es = calloc(n + 1, sizeof(*es));
-	if (es && n)
-		memcpy(es, p->entries, n * sizeof(*es));
-	pthread_mutex_unlock(&p->lock);
-	if (es)
-		write_state(p, es, n);
-	free(es);
+	write_snapshot(p);
 }
 
 /* interval +- 20 % */
