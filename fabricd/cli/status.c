@@ -267,9 +267,13 @@ static void print_text(json_t *j)
 	status_probes_print(json_object_get(j, "probes"),
 			    json_string_value(json_object_get(j, "node")));
 	json_array_foreach(json_object_get(j, "drift"), i, v)
-	    printf("drift: %s %s: %s\n", json_string_value(json_object_get(v, "change")),
-		   json_string_value(json_object_get(v, "object")),
-		   json_string_value(json_object_get(v, "detail")));
+	{
+		const char *detail = json_string_value(json_object_get(v, "detail"));
+
+		printf("drift: %s %s%s%s\n", json_string_value(json_object_get(v, "change")),
+		       json_string_value(json_object_get(v, "object")),
+		       detail && *detail ? ": " : "", detail ? detail : "");
+	}
 	json_array_foreach(json_object_get(j, "conflicts"), i, v)
 	    printf("conflict: %s\n", json_string_value(v));
 }
