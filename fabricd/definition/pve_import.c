@@ -354,7 +354,8 @@ static void read_fabric_address(struct pve_import *imp, const struct pve_section
 		return;
 	pve_where(where, ff, s, "ip");
 	if (ip_addr_parse(ip, &n->fabric_address) < 0 ||
-	    !ip_prefix_contains(&imp->prefix, &n->fabric_address)) {
+	    !ip_prefix_contains(&imp->prefix, &n->fabric_address) ||
+	    ip_addr_unusable(&n->fabric_address)) {
 		diag_add(imp->d, where, "\"%s\" is not an address inside the fabric's ip_prefix",
 			 ip);
 		memset(&n->fabric_address, 0, sizeof(n->fabric_address));
@@ -468,6 +469,13 @@ static int read_fabric(struct pve_import *imp)
 		diag_add(imp->d, pve_where(where, ff, f, "ip_prefix"),
 			 "\"%s\" is not a prefix with zero host bits", prefix);
 		memset(&imp->prefix, 0, sizeof(imp->prefix));
+	} else if (prefix && (!imp->prefix.len || ip_addr_unusable(&imp->prefix.addr))) {
+		/* as fabricd check: routed into wgfab0 on every node */
+		diag_add(imp->d, pve_where(where, ff, f, "ip_prefix"),
+			 "\"%s\" is not unicast address space of hosts; give the fabric a "
+			 "private prefix in Proxmox",
+			 prefix);
+		memset(&imp->prefix, 0, sizeof(imp->prefix));
 	}
 	if (ka) {
 		unsigned long v = strtoul(ka, &end, 10);
@@ -499,7 +507,9 @@ static void fill_fabric_addresses(struct pve_import *imp)
 	for (size_t i = 0; i < imp->n_nodes && from_iface; i++) {
 		struct ip_prefix net = imp->nodes[i].iface_net;
 
-		from_iface = net.addr.family != 0;
+		/* a network check would refuse (loopback, multicast, ...) is no fabric */
+		from_iface = net.addr.family != 0 && net.len && !ip_addr_unusable(&net.addr) &&
+			     !ip_addr_unusable(&imp->nodes[i].iface_net.addr);
 		for (size_t b = net.len; from_iface && b < 8 * ip_addr_len(&net.addr); b++)
 			net.addr.bytes[b / 8] &= (uint8_t) ~(0x80U >> (b % 8));
 		if (i == 0)
@@ -537,6 +547,7 @@ static void check_node_rules(struct pve_import *imp, struct imp_node *n);
 
 static int finish_nodes(struct pve_import *imp)
 {
+	char a[IP_ADDR_STRLEN];
 	int family = 0;
 
 	fill_fabric_addresses(imp);
@@ -549,6 +560,15 @@ static int finish_nodes(struct pve_import *imp)
 			diag_add(imp->d, n->name,
 				 "no underlay address: neither a corosync ringN_addr nor the "
 				 "WireGuard endpoint is an IP address; write one in corosync.conf");
+			n->usable = false;
+		} else if (ip_addr_unusable(&n->underlay)) {
+			/* as fabricd check: no peer can send to it */
+			diag_add(
+			    imp->d, n->name,
+			    "underlay address %s (%s, from its %s) is not one the other nodes can "
+			    "send to; give the node a unicast address there",
+			    ip_addr_str(&n->underlay, a, sizeof(a)), ip_addr_unusable(&n->underlay),
+			    n->endpoint_ip.family ? "WireGuard endpoint" : "corosync ringN_addr");
 			n->usable = false;
 		} else if (family && n->underlay.family != family && n->usable) {
 			diag_add(
