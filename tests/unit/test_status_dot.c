@@ -26,7 +26,7 @@ static json_t *status_of(bool stale)
 	json_t *results = json_array(), *status;
 
 	for (int i = 0; i < 11; i++) {
-		char zone[40];
+		char zone[48];
 
 		snprintf(zone, sizeof(zone), "tenant-with-a-long-name-number-%03d", i);
 		json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:i, s:b, s:b, s:i}",
