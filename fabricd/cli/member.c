@@ -76,9 +76,10 @@ int member_key(const struct options *o, bool rotate, struct member *m)
 	}
 	ret = wgkey_load_file(o->key_file, priv, err, sizeof(err));
 	if (ret == -ENOENT) {
-		if (new_key(o->key_file, m) < 0)
+		pending_path(o, pending, sizeof(pending));
+		if (new_key(pending, m) < 0)
 			return -1;
-		log_info("%s: a new private key (mode 0600)", o->key_file);
+		m->key_pending = m->key_created = true;
 		return 0;
 	}
 	if (ret < 0) {
@@ -105,6 +106,8 @@ int member_key_commit(const struct options *o, struct member *m)
 		return -1;
 	}
 	m->key_pending = false;
+	if (m->key_created)
+		log_info("%s: a new private key (mode 0600)", o->key_file);
 	return 0;
 }
 

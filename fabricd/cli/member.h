@@ -22,15 +22,17 @@ struct member {
 	char underlay[IP_ADDR_STRLEN];
 	char public_key[WGKEY_B64_LEN];
 	bool key_pending; /* a new key waits in "<key file>.new" until the definition has it */
+	bool key_created; /* ... and there was none before (no key file) */
 };
 
-/* -n NODE, or the host name up to its first dot. 0 or -1 after an error message. */
+/* -n NODE, or the host name up to its first dot, lower case. 0 or -1 after an error message. */
 int member_name(const struct options *o, struct member *m);
 
 /*
- * This node's key: with rotate, a new one in "<key file>.new" (renamed over
- * the key file by member_key_commit()); otherwise the key file's, or a new
- * key written there at once when the file does not exist. 0 or -1.
+ * This node's key: the key file's; with rotate, or when there is no key
+ * file, a new one in "<key file>.new", renamed over the key file by
+ * member_key_commit() once the definition has it (a refused edit leaves no
+ * key behind: member_key_abandon()). 0 or -1.
  */
 int member_key(const struct options *o, bool rotate, struct member *m);
 int member_key_commit(const struct options *o, struct member *m);

@@ -248,6 +248,9 @@ def test_cli_errors(fabricd_bin, two_node_files, name, argv, message):
     after = {k: open(v).read() for k, v in files.items() if os.path.isfile(v)}
     assert before == after, f"{name}: a definition changed"
     assert not os.path.exists(files["new"]), f"{name}: created {files['new']}"
+    # a refused join or init leaves no key behind either (it waits in KEY.new until then)
+    left = [f for f in os.listdir(files["tmp"]) if f == "pve3.key" or f.endswith(".new")]
+    assert left == [], f"{name}: left {left}"
 
 
 def test_rotate_key_and_unchanged(fabricd_bin, two_node_files):
