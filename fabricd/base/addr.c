@@ -102,13 +102,9 @@ struct ip_prefix ip_prefix_network(const struct ip_prefix *p)
 {
 	struct ip_prefix n = *p;
 
-	for (size_t i = 0; i < ip_addr_len(&n.addr); i++) {
-		unsigned int keep = p->len >= (i + 1) * 8 ? 8
-				    : p->len > i * 8	  ? p->len - i * 8U
-							  : 0;
-
-		n.addr.bytes[i] &= (uint8_t)(0xff00U >> keep);
-	}
+	/* as ip_prefix_contains: whole bytes, then the byte the length ends in */
+	for (size_t i = p->len / 8U; i < ip_addr_len(&n.addr); i++)
+		n.addr.bytes[i] &= i == p->len / 8U ? (uint8_t)(0xff00U >> (p->len % 8U)) : 0;
 	return n;
 }
 

@@ -8,23 +8,18 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "base/util.h"
 #include "cli/member.h"
 #include "definition/keyfile.h"
+#include "engine/session.h"
 #include "netlink/route_src.h"
 
 int member_name(const struct options *o, struct member *m)
 {
 	char host[256] = "";
-	const char *name = o->node;
+	const char *name = session_node_name(o, host, sizeof(host));
 
-	if (!name) {
-		name = host_node_name(host, sizeof(host));
-		if (!name) {
-			log_error("cannot read this host's name: give the node with -n NODE");
-			return -1;
-		}
-	}
+	if (!name)
+		return -1;
 	if ((size_t)snprintf(m->name, sizeof(m->name), "%s", name) >= sizeof(m->name)) {
 		log_error("node name \"%s\" is longer than %d characters: give a shorter one with "
 			  "-n NODE",

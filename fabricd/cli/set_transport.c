@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "engine/session.h"
 #include "cli/commands.h"
 #include "definition/config.h"
 #include "base/diag.h"
@@ -362,12 +363,10 @@ static int replace_file(const char *path, const char *text, size_t len, const st
 static int lock_this_node(struct node_lock *lock, const struct options *o)
 {
 	char host[256] = "";
-	const char *node = o->node ? o->node : host_node_name(host, sizeof(host));
+	const char *node = session_node_name(o, host, sizeof(host));
 
-	if (!node) {
-		log_error("cannot read this host's name: give the node with -n NODE");
+	if (!node)
 		return -1;
-	}
 	return node_lock_take(lock, node, "set-transport", o->lock_wait * 1000U, false);
 }
 

@@ -60,7 +60,6 @@ static enum health handshake(json_t *peer, char *label, size_t len)
 	return json_integer_value(age) > HANDSHAKE_EXPIRED_S ? H_WARN : H_OK;
 }
 
-/* The probe lines of one peer ("red plain 1390: ok") and their worst health. */
 /*
  * Appends one printf-formatted line to label (len bytes, used so far) when
  * it fits whole, with room left for "\n..."; false when it does not.
@@ -83,6 +82,7 @@ static bool add_line(char *label, size_t len, size_t *used, const char *fmt, ...
 	return true;
 }
 
+/* The probe lines of one peer ("red plain 1390: ok") and their worst health. */
 static enum health probes(json_t *status, const char *peer, char *label, size_t len)
 {
 	json_t *probe = json_object_get(status, "probes"), *r;
@@ -114,8 +114,8 @@ static enum health probes(json_t *status, const char *peer, char *label, size_t 
 		cut = cut || !add_line(label, len, &used, "\\n%s %s %lld: %s%s",
 				       json_string_value(json_object_get(r, "zone")),
 				       json_string_value(json_object_get(r, "transport")),
-				       (long long)json_integer_value(json_object_get(r, "mtu")), state,
-				       stale ? " (stale)" : "");
+				       (long long)json_integer_value(json_object_get(r, "mtu")),
+				       state, stale ? " (stale)" : "");
 	}
 	/* whole lines only: a line cut in its middle could end in half an escape */
 	if (cut && used + sizeof("\\n...") <= len)

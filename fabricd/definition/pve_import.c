@@ -505,13 +505,12 @@ static void fill_fabric_addresses(struct pve_import *imp)
 	if (imp->prefix.addr.family)
 		return;
 	for (size_t i = 0; i < imp->n_nodes && from_iface; i++) {
-		struct ip_prefix net = imp->nodes[i].iface_net;
+		struct ip_prefix net = ip_prefix_network(&imp->nodes[i].iface_net);
 
-		/* a network check would refuse (loopback, multicast, ...) is no fabric */
+		/* a network or an address check would refuse (loopback, multicast, ...) is no
+		 * fabric */
 		from_iface = net.addr.family != 0 && net.len && !ip_addr_unusable(&net.addr) &&
 			     !ip_addr_unusable(&imp->nodes[i].iface_net.addr);
-		for (size_t b = net.len; from_iface && b < 8 * ip_addr_len(&net.addr); b++)
-			net.addr.bytes[b / 8] &= (uint8_t) ~(0x80U >> (b % 8));
 		if (i == 0)
 			imp->prefix = net;
 		from_iface = from_iface && imp->prefix.len == net.len &&

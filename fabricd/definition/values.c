@@ -159,9 +159,10 @@ void config_parse_prefix(struct config_report *r, const char *path, const char *
 		len = strtoul(slash + 1, &end, 10);
 		if (slash[1] >= '0' && slash[1] <= '9' && !*end && ip_addr_parse(bare, &a) == 0 &&
 		    len <= ip_addr_host_len(&a)) {
+			struct ip_prefix given = {a, (uint8_t)len};
+
 			/* the length is fine, so host bits are set: name the network */
-			for (size_t bit = len; bit < ip_addr_len(&a) * 8; bit++)
-				a.bytes[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
+			a = ip_prefix_network(&given).addr;
 			config_error(r, path,
 				     "%s has host bits set; give the network address, \"%s/%lu\"",
 				     q, ip_addr_str(&a, net, sizeof(net)), len);

@@ -76,7 +76,6 @@ static void verify_node_pair(const struct cluster *c, size_t i, size_t j, unsign
 	}
 }
 
-/* Where a fabric address may not be: outside the prefix or on its edges. */
 /*
  * The fabric prefix is routed into wgfab0 on every node: it must be unicast
  * space, and not everything.
@@ -104,6 +103,7 @@ static void verify_prefix(const struct cluster *c, struct config_report *r)
 		    ps, p->len, why);
 }
 
+/* Where a fabric address may not be: outside the prefix, on its edges, or no host's. */
 static void verify_fabric_address(const struct cluster *c, size_t i, struct config_report *r)
 {
 	const struct ip_prefix *p = &c->fabric.prefix;
@@ -111,6 +111,7 @@ static void verify_fabric_address(const struct cluster *c, size_t i, struct conf
 	char path[CONFIG_PATH_LEN], s[IP_ADDR_STRLEN], ps[IP_ADDR_STRLEN];
 	unsigned int bits = ip_addr_host_len(a);
 	bool network = true, broadcast = true;
+	const char *why;
 
 	if (!a->family || !p->addr.family)
 		return;
@@ -130,11 +131,11 @@ static void verify_fabric_address(const struct cluster *c, size_t i, struct conf
 			     s, ps, p->len);
 		return;
 	}
-	if (ip_addr_unusable(a)) {
+	if ((why = ip_addr_unusable(a))) {
 		config_error(r, path,
 			     "\"%s\" (%s) cannot be a node's address; give a unicast address "
 			     "inside fabric.prefix",
-			     s, ip_addr_unusable(a));
+			     s, why);
 		return;
 	}
 	/* /31 and /127 are point-to-point links where both addresses are hosts */

@@ -64,8 +64,7 @@ int session_load_cluster(const struct options *o, struct cluster **out)
 	return 0;
 }
 
-/* -n NODE, or this host's node name (into host); NULL (logged) when there is none. */
-static const char *node_asked(const struct options *o, char *host, size_t len)
+const char *session_node_name(const struct options *o, char *host, size_t len)
 {
 	const char *name = o->node ? o->node : host_node_name(host, len);
 
@@ -74,20 +73,25 @@ static const char *node_asked(const struct options *o, char *host, size_t len)
 	return name;
 }
 
+/* name's index in c, or -1 (logged: the node is not in the definition). */
+static int node_index(const struct options *o, const struct cluster *c, const char *name)
+{
+	int idx = cluster_find_node(c, name);
+
+	if (idx < 0)
+		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE", name,
+			  definition_name(o));
+	return idx;
+}
+
 int session_find_self(const struct options *o, const struct cluster *c, size_t *self)
 {
 	char host[256] = "";
-	const char *name = node_asked(o, host, sizeof(host));
-	int idx;
+	const char *name = session_node_name(o, host, sizeof(host));
+	int idx = name ? node_index(o, c, name) : -1;
 
-	if (!name)
+	if (idx < 0)
 		return -1;
-	idx = cluster_find_node(c, name);
-	if (idx < 0) {
-		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE", name,
-			  definition_name(o));
-		return -1;
-	}
 	*self = (size_t)idx;
 	return 0;
 }
@@ -215,7 +219,8 @@ int session_open_down(struct session *s, const struct options *o)
 static int find_node(struct session *s, const struct options *o, bool departed_ok)
 {
 	char host[256] = "";
-	const char *name = node_asked(o, host, sizeof(host));
+	const char *name = session_node_name(o, host, sizeof(host));
+	int idx;
 
 	if (!name)
 		return -1;
@@ -224,8 +229,10 @@ static int find_node(struct session *s, const struct options *o, bool departed_o
 			 "fabricd owns for cluster %s on this node",
 			 name, definition_name(o), s->cluster->name);
 		s->departed = true;
-	} else if (session_find_self(o, s->cluster, &s->self) < 0) {
+	} else if ((idx = node_index(o, s->cluster, name)) < 0) {
 		return -1;
+	} else {
+		s->self = (size_t)idx;
 	}
 	snprintf(s->node, sizeof(s->node), "%s", name);
 	return 0;
@@ -333,8 +340,8 @@ int session_plan(struct session *s)
 	diag_init(&diag);
 	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
 		mtu = s->cluster->fabric.underlay_mtu;
-	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu,
-					  &diag) < 0)
+	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu, &diag) <
+		 0)
 		return unmeasured(s, &diag);
 	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
 	if (ret == 0) {

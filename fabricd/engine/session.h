@@ -22,6 +22,11 @@ int session_load_cluster(const struct options *o, struct cluster **out);
 
 /* The node named by -n, or the one named like this host; prints why not. 0 or -1. */
 int session_find_self(const struct options *o, const struct cluster *c, size_t *self);
+/*
+ * The node a command is for: -n NODE, or this host's node name (into host,
+ * len bytes). NULL, logged, when there is none.
+ */
+const char *session_node_name(const struct options *o, char *host, size_t len);
 
 struct session {
 	struct cluster *cluster;

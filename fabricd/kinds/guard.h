@@ -2,8 +2,9 @@
 /*
  * guard.h - the nftables guard, table `inet fabricd`: plain VXLAN only
  * from member nodes' underlay addresses, secure VXLAN only through the fabric
- * device from member nodes' fabric addresses, the WireGuard port only from the nodes; everything
- * else to those ports dropped and counted. Replaced atomically in one transaction.
+ * device from member nodes' fabric addresses, the WireGuard port only from
+ * the nodes; everything else to those ports dropped and counted. Replaced
+ * atomically in one transaction.
  *
  * What the table holds (kinds/guard_render.c writes it, deterministically):
  *   input  (hook input, priority -10)

@@ -497,8 +497,7 @@ void firewall_ruleset_free(struct firewall_ruleset *rs)
 #define ELEMS_START "\n\t\telements = {"
 #define ELEM_SEP    ",\n\t\t\t     "
 
-/* The allow-lists a large table loads in chunks, in render order: partly loaded, they let less in.
- */
+/* The allow-lists loaded in chunks, in render order: partly loaded, they let less in. */
 static const char *const chunked_sets[] = {"plain_members", "fabric_members"};
 #define N_CHUNKED (sizeof(chunked_sets) / sizeof(chunked_sets[0]))
 
@@ -593,12 +592,6 @@ int firewall_load_steps(const char *text, size_t chunk, struct strlist *out)
 	/* small enough (or not laid out as rendered): the text as it is, one step */
 	if (!n)
 		return strlist_add(out, text);
-	if (n == 2 && blk[1].start < blk[0].start) {
-		struct elems_block t = blk[0];
-
-		blk[0] = blk[1];
-		blk[1] = t;
-	}
 	ret = add_bare_table(out, text, blk, n);
 	for (size_t i = 0; !ret && i < n; i++) {
 		for (const char *p = blk[i].first; !ret && p;) {

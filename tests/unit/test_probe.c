@@ -3,11 +3,12 @@
  * test_probe.c - probe_configure (daemon/probe.h): a target that stays keeps
  * its peer's MAC and what was logged about it, wherever it moved in the list,
  * and its results while its transport and MTU stay (another MTU or transport
- * is another path: measured again); a new target starts empty; of two old entries of one (peer, zone) the last is the one kept.
- * Random target lists, with such duplicates, must carry over what the plain
- * scan below (the code before the index) carries over. A round's results
- * merge back into entries that configure replaced while the round ran, as
- * the nested scan before merge_round's index did.
+ * is another path: measured again); a new target starts empty; of two old
+ * entries of one (peer, zone) the last is the one kept. Random target lists,
+ * with such duplicates, must carry over what the plain scan below (the code
+ * before the index) carries over. A round's results merge back into entries
+ * that configure replaced while the round ran, as the nested scan before
+ * merge_round's index did.
  *
  * Why probe.c is included: the results are the probe thread's, filled in by
  * rounds on real bridges; here they are set by hand on a struct probe
