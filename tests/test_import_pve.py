@@ -117,6 +117,20 @@ def test_generate_keys_stable(tmp_path):
         assert stat.S_IMODE((keys / f"{k}.key").stat().st_mode) == 0o600
 
 
+def test_generate_keys_only_for_an_accepted_import(tmp_path):
+    """A refused import writes no key; a key that cannot be written stops the definition."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    refused = run("import-pve", *pve_args("pve8"), "--generate-keys", keys, "-o",
+                  tmp_path / "out.json")
+    assert refused.returncode == 1 and "give --partial" in refused.stderr, refused.stderr
+    assert list(keys.iterdir()) == [] and not (tmp_path / "out.json").exists()
+    r = run("import-pve", *pve_args("pve8"), "--partial", "--generate-keys", tmp_path / "nodir",
+            "-o", tmp_path / "out.json")
+    assert r.returncode == 1 and "nodir/hv1.key: cannot write" in r.stderr, r.stderr
+    assert "create that directory" in r.stderr and not (tmp_path / "out.json").exists()
+
+
 def test_missing_running_config(tmp_path):
     r = run("import-pve", "--sdn-dir", tmp_path, "--corosync", PVE / "pve8" / "corosync.conf")
     assert r.returncode == 1 and "--pending" in r.stderr

@@ -24,19 +24,61 @@
 #include "definition/pve_load.h"
 #include "definition/wgkey.h"
 
+/* A key --generate-keys made, held until the import is accepted. */
+struct new_key {
+	char path[PATH_MAX];
+	char node[64];
+	uint8_t priv[WGKEY_LEN];
+};
+
 struct import_args {
 	struct pve_paths paths; /* --sdn-dir, --corosync, --pending */
 	const char *output, *key_out, *wg_keys, *node, *gen_dir;
 	const char *simple; /* --simple plain|secure */
 	bool partial;
 	unsigned int underlay_mtu;
+	struct new_key *new_keys; /* sodium_malloc'd: wiped and freed by free_new_keys() */
+	size_t n_new_keys;
 };
 
-/* --generate-keys DIR: DIR/<node>.key (kept if it is there, so a re-import is stable). */
+static void free_new_keys(struct import_args *a)
+{
+	if (a->new_keys)
+		sodium_memzero(a->new_keys, a->n_new_keys * sizeof(*a->new_keys));
+	free(a->new_keys);
+	a->new_keys = NULL;
+	a->n_new_keys = 0;
+}
+
+/* priv for node at path, kept for write_new_keys(); a grown copy, the old array wiped */
+static int hold_new_key(struct import_args *a, const char *path, const char *node,
+			const uint8_t priv[WGKEY_LEN])
+{
+	size_t n = a->n_new_keys;
+	struct new_key *grown = calloc(n + 1, sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	if (n)
+		memcpy(grown, a->new_keys, n * sizeof(*grown));
+	free_new_keys(a);
+	snprintf(grown[n].path, sizeof(grown[n].path), "%s", path);
+	snprintf(grown[n].node, sizeof(grown[n].node), "%s", node);
+	memcpy(grown[n].priv, priv, WGKEY_LEN);
+	a->new_keys = grown;
+	a->n_new_keys = n + 1;
+	return 0;
+}
+
+/*
+ * --generate-keys DIR: DIR/<node>.key, kept if it is there, so a re-import
+ * is stable. A new key stays in memory until the import has been accepted
+ * (write_new_keys()): a refused import leaves no key behind.
+ */
 static int new_key(void *ctx, const char *node, uint8_t pub[32])
 {
-	const struct import_args *a = ctx;
-	char path[PATH_MAX], err[PATH_MAX + 256], b64[WGKEY_B64_LEN];
+	struct import_args *a = ctx;
+	char path[PATH_MAX], err[PATH_MAX + 256];
 	uint8_t priv[WGKEY_LEN];
 	int ret;
 
@@ -44,23 +86,42 @@ static int new_key(void *ctx, const char *node, uint8_t pub[32])
 	ret = wgkey_load_file(path, priv, err, sizeof(err));
 	if (ret == -ENOENT) {
 		ret = wgkey_generate(priv);
-		wgkey_to_base64(b64, priv);
-		b64[WGKEY_B64_LEN - 1] = '\n';
 		if (ret == 0)
-			ret = write_file_atomic(path, b64, WGKEY_B64_LEN, 0600, false);
-		sodium_memzero(b64, sizeof(b64));
+			ret = hold_new_key(a, path, node, priv);
 		if (ret < 0)
-			snprintf(err, sizeof(err), "%s: cannot write: %s", path, strerror(-ret));
-		else
-			log_info("%s: new private key for node %s (copy it to that node's "
-				 "/etc/fabricd/private.key, mode 0600)",
-				 path, node);
+			snprintf(err, sizeof(err), "%s: cannot make a key: %s", path,
+				 strerror(-ret));
 	}
 	if (ret == 0)
 		wgkey_public(pub, priv);
 	else
 		log_error("%s", err);
 	sodium_memzero(priv, sizeof(priv));
+	return ret;
+}
+
+/* The keys new_key() made, each into its 0600 file; before the definition that names them. */
+static int write_new_keys(const struct import_args *a)
+{
+	char b64[WGKEY_B64_LEN];
+	int ret = 0;
+
+	for (size_t i = 0; i < a->n_new_keys && ret == 0; i++) {
+		const struct new_key *k = &a->new_keys[i];
+
+		wgkey_to_base64(b64, k->priv);
+		b64[WGKEY_B64_LEN - 1] = '\n';
+		ret = write_file_atomic(k->path, b64, WGKEY_B64_LEN, 0600, false);
+		if (ret < 0)
+			log_error("%s: cannot write: %s; the definition was not written (create "
+				  "that directory, or give another --generate-keys DIR)",
+				  k->path, strerror(-ret));
+		else
+			log_info("%s: new private key for node %s (copy it to that node's "
+				 "/etc/fabricd/private.key, mode 0600)",
+				 k->path, k->node);
+	}
+	sodium_memzero(b64, sizeof(b64));
 	return ret;
 }
 
@@ -346,7 +407,10 @@ int cmd_import_pve(const struct options *o)
 	if (ret == 0 && a.key_out)
 		ret = key_out(&a, imp, &d);
 	if (ret == 0)
+		ret = write_new_keys(&a);
+	if (ret == 0)
 		ret = write_definition(&a, json);
+	free_new_keys(&a);
 	free(json);
 	pve_import_free(imp);
 	pve_files_free(&x);

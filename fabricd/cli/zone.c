@@ -195,8 +195,7 @@ static int run_edit(struct zone_args *a)
 	if (res.outcome == BOOTSTRAP_UNCHANGED && !strcmp(a->action, "zone remove"))
 		printf("%s: there is no zone %s; nothing to change\n", a->o.config, a->zone);
 	else if (res.outcome == BOOTSTRAP_UNCHANGED && !strcmp(a->action, "vnet remove"))
-		printf("%s: none of these vnets is in the definition; nothing to change\n",
-		       a->o.config);
+		printf("%s: no zone has %s; nothing to change\n", a->o.config, res.absent);
 	else if (res.outcome == BOOTSTRAP_UNCHANGED)
 		printf("%s: zone %s already has this transport and these vnets; nothing to "
 		       "change\n",
@@ -211,8 +210,11 @@ static int run_edit(struct zone_args *a)
 		printf("%s: zone %s removed with its %zu vnets; running daemons remove them\n",
 		       a->o.config, a->zone, res.changed);
 	else
-		printf("%s: %zu vnets %s; running daemons follow\n", a->o.config, res.changed,
-		       strcmp(a->action, "vnet add") ? "removed" : "added");
+		printf("%s: %zu vnet%s %s%s%s%s; running daemons follow\n", a->o.config,
+		       res.changed, res.changed == 1 ? "" : "s",
+		       strcmp(a->action, "vnet add") ? "removed" : "added",
+		       res.absent[0] ? " (no zone has " : "", res.absent,
+		       res.absent[0] ? ": left as it was)" : "");
 	bootstrap_result_free(&res);
 	free(a->nodes_copy);
 	return 0;

@@ -8,7 +8,9 @@
  * answering a peer must not wait for a pass either. One AF_PACKET socket,
  * bound to no device, receives the probe ethertype on every vnet bridge;
  * its ifindex tells which. The loop hands over targets and reads results
- * under a mutex; the thread owns the socket.
+ * under a mutex; the thread owns the socket. A round asks a batch of zones
+ * at once (measure_batch), so peers that do not answer cost their timeouts
+ * once a batch; the state file is daemon/probe_state.c's.
  *
  * Why a frame from the bridge itself and not an ICMP ping: the bridges carry
  * no address (the host stays out of its tenants' networks), and a frame sent
@@ -20,7 +22,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -38,6 +39,7 @@
 #include "base/log.h"
 #include "daemon/probe.h"
 #include "daemon/probe_frame.h"
+#include "daemon/probe_state.h"
 
 #define FULL_TIMEOUT_US 1000000 /* a first probe's reply may take this long */
 #define STEP_MIN_US	50000	/* the binary search waits 4 RTT + 20 ms, within these */
@@ -54,8 +56,10 @@ struct entry {
 	enum reported reported;
 	unsigned int reported_size;
 	/* during a round */
-	bool got;
-	double got_rtt;
+	bool got;	/* answered the last request */
+	double got_rtt; /* its round trip */
+	bool full;	/* answered at the zone MTU */
+	bool small;	/* answered at SMALL_SIZE */
 };
 
 struct probe {
@@ -124,7 +128,7 @@ static int send_frame(struct probe *p, int ifindex, const uint8_t *mac, enum pro
 
 static void take_reply(struct round *r, const struct probe_frame *f, const struct sockaddr_ll *from)
 {
-	if (!r || f->seq != r->seq || from->sll_ifindex != r->ifindex)
+	if (f->seq != r->seq || from->sll_ifindex != r->ifindex)
 		return;
 	for (size_t i = 0; i < r->n; i++) {
 		struct entry *e = &r->e[i];
@@ -139,21 +143,21 @@ static void take_reply(struct round *r, const struct probe_frame *f, const struc
 	}
 }
 
-/* Reads every pending frame: answers requests, records replies to r. */
-static void receive(struct probe *p, struct round *r)
+/* Reads every pending frame: answers requests, records replies to the n rounds waiting. */
+static void receive(struct probe *p, struct round *rounds, size_t n)
 {
 	struct sockaddr_ll from;
 	struct probe_frame f;
 
 	for (;;) {
 		socklen_t flen = sizeof(from);
-		ssize_t n =
+		ssize_t len =
 		    recvfrom(p->sock, p->buf, sizeof(p->buf), 0, (struct sockaddr *)&from, &flen);
 
-		if (n < 0)
+		if (len < 0)
 			return;
 		if (from.sll_pkttype == PACKET_OUTGOING || from.sll_pkttype == PACKET_OTHERHOST ||
-		    probe_frame_decode(p->buf, (size_t)n, &f) < 0 ||
+		    probe_frame_decode(p->buf, (size_t)len, &f) < 0 ||
 		    strcmp(f.cluster, p->t_cluster) || !strcmp(f.sender, p->t_node))
 			continue;
 		if (f.type == PROBE_REQUEST && (!f.target[0] || !strcmp(f.target, p->t_node)))
@@ -161,7 +165,8 @@ static void receive(struct probe *p, struct round *r)
 				   f.nonce, f.sender);
 		else if (f.type == PROBE_REPLY && !strcmp(f.target, p->t_node) &&
 			 f.nonce == p->nonce)
-			take_reply(r, &f, &from);
+			for (size_t i = 0; i < n; i++)
+				take_reply(&rounds[i], &f, &from);
 	}
 }
 
@@ -175,8 +180,17 @@ static bool stopping(struct probe *p)
 	return stop;
 }
 
-/* Answers and collects until deadline, r is complete, or the daemon stops. */
-static void pump(struct probe *p, struct round *r, long long deadline)
+static bool all_answered(const struct round *rounds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rounds[i].remaining)
+			return false;
+	}
+	return true;
+}
+
+/* Answers and collects until deadline, every round is complete, or the daemon stops. */
+static void pump(struct probe *p, struct round *rounds, size_t n, long long deadline)
 {
 	struct pollfd fds[2] = {{.fd = p->sock, .events = POLLIN},
 				{.fd = p->wake, .events = POLLIN}};
@@ -184,28 +198,39 @@ static void pump(struct probe *p, struct round *r, long long deadline)
 	for (;;) {
 		long long left = deadline - now_us();
 
-		if ((r && !r->remaining) || left <= 0 || stopping(p))
+		if ((n && all_answered(rounds, n)) || left <= 0 || stopping(p))
 			return;
 		if (poll(fds, 2, (int)((left + 999) / 1000)) > 0 && (fds[0].revents & POLLIN))
-			receive(p, r);
+			receive(p, rounds, n);
 	}
 }
 
-/* One request, to e's peer (unicast once its MAC is known) or to all of es; waits for replies. */
-static void ask(struct probe *p, int ifindex, struct entry *es, size_t n, struct entry *e,
-		unsigned int size, long long timeout_us)
+/*
+ * Sends one request of size bytes to e's peer (unicast once its MAC is
+ * known) or, e NULL, to all n of es; r then waits for the replies. A
+ * request the bridge refuses (bigger than its MTU) is lost like a guest's.
+ */
+static void request(struct probe *p, struct round *r, int ifindex, struct entry *es, size_t n,
+		    struct entry *e, unsigned int size)
 {
-	struct round r = {.seq = ++p->seq, .ifindex = ifindex, .e = e ? e : es, .n = e ? 1 : n};
-
-	for (size_t i = 0; i < r.n; i++) {
-		r.e[i].got = false;
-		r.remaining++;
-	}
-	r.sent_us = now_us();
+	*r = (struct round){.seq = ++p->seq, .ifindex = ifindex, .e = e ? e : es, .n = e ? 1 : n};
+	for (size_t i = 0; i < r->n; i++)
+		r->e[i].got = false;
+	r->remaining = r->n;
+	r->sent_us = now_us();
 	if (send_frame(p, ifindex, e && e->mac_known ? e->mac : broadcast, PROBE_REQUEST,
-		       (uint16_t)size, r.seq, p->nonce, e ? e->r.target.peer : "") < 0)
-		return;
-	pump(p, &r, r.sent_us + timeout_us);
+		       (uint16_t)size, r->seq, p->nonce, e ? e->r.target.peer : "") < 0)
+		r->remaining = 0;
+}
+
+/* One request to e's peer; waits for its reply. */
+static void ask(struct probe *p, int ifindex, struct entry *e, unsigned int size,
+		long long timeout_us)
+{
+	struct round r;
+
+	request(p, &r, ifindex, NULL, 0, e, size);
+	pump(p, &r, 1, r.sent_us + timeout_us);
 }
 
 /* Twice at most: one lost probe is not yet a lost path. */
@@ -213,7 +238,7 @@ static bool passes(struct probe *p, int ifindex, struct entry *e, unsigned int s
 		   long long timeout_us)
 {
 	for (int attempt = 0; attempt < 2; attempt++) {
-		ask(p, ifindex, NULL, 0, e, size, timeout_us);
+		ask(p, ifindex, e, size, timeout_us);
 		if (e->got) {
 			e->r.rtt_seconds = e->got_rtt;
 			return true;
@@ -229,18 +254,15 @@ static long long step_timeout(double rtt_seconds)
 	return t < STEP_MIN_US ? STEP_MIN_US : t > STEP_MAX_US ? STEP_MAX_US : t;
 }
 
-/* The peer did not answer at the zone MTU: unreachable, or the largest size that passes. */
+/*
+ * The peer answered a small probe but not the zone MTU: the largest size
+ * that passes, found by a binary search with timeouts from its round trip.
+ */
 static void search(struct probe *p, int ifindex, struct entry *e)
 {
 	unsigned int mtu = e->r.target.mtu, lo = mtu < SMALL_SIZE ? mtu : SMALL_SIZE, hi = mtu;
-	long long step;
+	long long step = step_timeout(e->r.rtt_seconds);
 
-	if (!ifindex || !passes(p, ifindex, e, lo, FULL_TIMEOUT_US)) {
-		e->r.reachable = e->r.black_hole = false;
-		e->r.largest = 0;
-		return;
-	}
-	step = step_timeout(e->r.rtt_seconds);
 	while (hi - lo > 1 && !stopping(p)) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
@@ -261,39 +283,110 @@ static void search(struct probe *p, int ifindex, struct entry *e)
 	e->r.black_hole = lo < mtu;
 }
 
-/* Every peer of one zone: one broadcast at the zone MTU (twice at most), then a search each. */
-static void measure_zone(struct probe *p, struct entry *es, size_t n)
+/* How many entries from es on belong to es[0]'s zone (the targets come grouped by zone). */
+static size_t zone_len(const struct entry *es, size_t n)
 {
-	int ifindex = (int)if_nametoindex(es[0].r.target.bridge);
-	unsigned int mtu = es[0].r.target.mtu;
-	bool *full = calloc(n, sizeof(*full));
-	bool all = false;
+	size_t k = 1;
 
-	if (!full)
-		return;
-	for (int attempt = 0; ifindex && attempt < 2 && !all; attempt++) {
-		ask(p, ifindex, es, n, NULL, mtu, FULL_TIMEOUT_US);
-		all = true;
-		for (size_t i = 0; i < n; i++) {
-			if (es[i].got && !full[i]) {
-				full[i] = true;
-				es[i].r.rtt_seconds = es[i].got_rtt;
+	while (k < n && !strcmp(es[k].r.target.zone, es[0].r.target.zone))
+		k++;
+	return n ? k : 0;
+}
+
+/* A zone of a batch: its entries, its bridge. */
+struct zone_span {
+	struct entry *es;
+	size_t n;
+	int ifindex; /* 0: the bridge is gone, every peer unreachable */
+};
+
+/*
+ * Each span's peers at the zone MTU: one broadcast a zone, all zones at
+ * once, twice at most (one lost probe is not yet a lost path). Then the
+ * peers that did not answer, each with a small unicast probe, all at once,
+ * twice at most. rounds has room for one per entry.
+ */
+static void ask_all(struct probe *p, struct zone_span *spans, size_t n_spans, struct round *rounds)
+{
+	for (int small = 0; small < 2; small++) {
+		for (int attempt = 0; attempt < 2 && !stopping(p); attempt++) {
+			size_t nr = 0;
+
+			for (size_t z = 0; z < n_spans; z++) {
+				struct zone_span *s = &spans[z];
+				unsigned int mtu = s->es[0].r.target.mtu;
+
+				for (size_t i = 0; s->ifindex && i < s->n; i++) {
+					struct entry *e = &s->es[i];
+
+					if (e->full || (small && e->small))
+						continue;
+					if (!small) { /* one broadcast for the zone's peers */
+						request(p, &rounds[nr++], s->ifindex, s->es, s->n,
+							NULL, mtu);
+						break;
+					}
+					request(p, &rounds[nr++], s->ifindex, NULL, 0, e,
+						mtu < SMALL_SIZE ? mtu : SMALL_SIZE);
+				}
 			}
-			all = all && full[i];
+			if (!nr)
+				break;
+			pump(p, rounds, nr, now_us() + FULL_TIMEOUT_US);
+			for (size_t z = 0; z < n_spans; z++) {
+				for (size_t i = 0; i < spans[z].n; i++) {
+					struct entry *e = &spans[z].es[i];
+					bool *passed = small ? &e->small : &e->full;
+
+					if (e->got && !*passed) {
+						*passed = true;
+						e->r.rtt_seconds = e->got_rtt;
+					}
+					e->got = false;
+				}
+			}
 		}
 	}
-	for (size_t i = 0; i < n && !stopping(p); i++) {
-		es[i].r.measured = true;
-		es[i].r.checked_at = (long long)time(NULL);
-		if (full[i]) {
-			es[i].r.reachable = true;
-			es[i].r.black_hole = false;
-			es[i].r.largest = mtu;
-		} else {
-			search(p, ifindex, &es[i]);
+}
+
+/*
+ * Every peer of the batch's zones (es, grouped by zone). The zones are
+ * asked at once, so peers that do not answer cost their timeouts once a
+ * batch, not once a zone; only a black hole's binary search goes peer by
+ * peer.
+ */
+static void measure_batch(struct probe *p, struct entry *es, size_t n)
+{
+	struct zone_span *spans = calloc(n, sizeof(*spans));
+	struct round *rounds = calloc(n, sizeof(*rounds));
+	size_t n_spans = 0;
+
+	for (size_t at = 0; spans && rounds && at < n; at += spans[n_spans++].n) {
+		spans[n_spans].es = es + at;
+		spans[n_spans].n = zone_len(es + at, n - at);
+		spans[n_spans].ifindex = (int)if_nametoindex(es[at].r.target.bridge);
+	}
+	if (!spans || !rounds)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		es[i].full = es[i].small = false;
+	ask_all(p, spans, n_spans, rounds);
+	for (size_t z = 0; z < n_spans && !stopping(p); z++) {
+		for (size_t i = 0; i < spans[z].n; i++) {
+			struct entry *e = &spans[z].es[i];
+
+			e->r.measured = true;
+			e->r.checked_at = (long long)time(NULL);
+			e->r.reachable = e->full || e->small;
+			e->r.black_hole = false;
+			e->r.largest = e->full ? e->r.target.mtu : 0;
+			if (!e->full && e->small)
+				search(p, spans[z].ifindex, e);
 		}
 	}
-	free(full);
+out:
+	free(spans);
+	free(rounds);
 }
 
 /* Logs a result once per change; a healthy path is quiet. */
@@ -324,92 +417,45 @@ static void report(const char *node, struct entry *e)
 	e->reported_size = r->largest;
 }
 
-static json_t *results_json(const struct probe *p, const struct entry *es, size_t n)
-{
-	json_t *list = json_array();
-
-	for (size_t i = 0; i < n; i++) {
-		const struct probe_result *r = &es[i].r;
-
-		if (!r->measured)
-			continue;
-		json_array_append_new(
-		    list,
-		    json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:I, s:o, s:I}", "peer",
-			      r->target.peer, "zone", r->target.zone, "transport",
-			      r->target.transport, "bridge", r->target.bridge, "mtu",
-			      (json_int_t)r->target.mtu, "reachable", r->reachable, "black_hole",
-			      r->black_hole, "largest", (json_int_t)r->largest, "rtt_ms",
-			      r->reachable ? json_real(r->rtt_seconds * 1000.0) : json_null(),
-			      "checked_at", (json_int_t)r->checked_at));
-	}
-	return json_pack("{s:s, s:s, s:I, s:f, s:o}", "cluster", p->t_cluster, "node", p->t_node,
-			 "updated", (json_int_t)time(NULL), "interval", p->interval_ms / 1000.0,
-			 "probes", list);
-}
-
-/* For `fabricd status`: written whole, then renamed, so a reader never sees half of it. */
-static void write_state(struct probe *p, const struct entry *es, size_t n)
-{
-	char tmp[4096];
-	json_t *j;
-	int ret;
-
-	if (!p->state_file)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", p->state_file, (int)getpid());
-	j = results_json(p, es, n);
-	ret = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(j);
-	if (ret < 0 || chmod(tmp, 0644) < 0 || rename(tmp, p->state_file) < 0) {
-		if (p->write_failed++) { /* logged once until it works again */
-			unlink(tmp);
-			return;
-		}
-		log_warn("probe: cannot write %s: %s; `fabricd status` will not show the probes",
-			 p->state_file, strerror(errno));
-		unlink(tmp);
-		return;
-	}
-	p->write_failed = 0;
-}
-
-static void merge_round(struct probe *p, const struct entry *es, size_t n, const char *zone);
-
-/* How many entries from es on belong to es[0]'s zone (the targets come grouped by zone). */
-static size_t zone_len(const struct entry *es, size_t n)
-{
-	size_t k = 1;
-
-	while (k < n && !strcmp(es[k].r.target.zone, es[0].r.target.zone))
-		k++;
-	return n ? k : 0;
-}
+static void merge_round(struct probe *p, const struct entry *es, size_t n);
 
 /*
- * One round, a zone at a time: copy its entries, measure without the lock,
- * merge back. One zone's copy, not all of them: at 64 nodes and 64 zones a
- * copy of every entry is 0.9 MiB, held for the whole round (measured with
- * massif: a quarter of the daemon's heap). A configure meanwhile may shift
- * the zones; the round goes on from the same position, and merging finds
- * each entry by (peer, zone) wherever it moved. Then the state file, from a
- * copy of all entries, at once.
+ * One round, a batch of zones at a time: copy their entries, measure
+ * without the lock, merge back. A batch, not every zone at once: at 64 nodes
+ * and 64 zones a copy of every entry is 0.9 MiB (measured with massif: a
+ * quarter of the daemon's heap), and 64 zones' full-size broadcasts at once
+ * would be 4,000 frames of 1.4 KB in one burst into wireguard-go. A
+ * configure meanwhile may shift the zones; the round goes on from the same
+ * position, and merging finds each entry by (peer, zone) wherever it moved.
  */
-/* A copy of every entry, written to the state file. */
+#define BATCH_ZONES   8
+#define BATCH_ENTRIES 512
+
+/* How many entries from es on make the next batch: whole zones, at least one. */
+static size_t batch_len(const struct entry *es, size_t n)
+{
+	size_t len = 0;
+
+	for (size_t zones = 0; len < n && zones < BATCH_ZONES; zones++) {
+		size_t k = zone_len(es + len, n - len);
+
+		if (len && len + k > BATCH_ENTRIES)
+			break;
+		len += k;
+	}
+	return len;
+}
+
+/* The results, written to the state file for `fabricd status`. */
 static void write_snapshot(struct probe *p)
 {
-	struct entry *es;
-	size_t n;
+	struct probe_result *rs;
+	size_t n = probe_results(p, &rs);
 
-	pthread_mutex_lock(&p->lock);
-	n = p->n;
-	es = calloc(n + 1, sizeof(*es));
-	if (es && n)
-		memcpy(es, p->entries, n * sizeof(*es));
-	pthread_mutex_unlock(&p->lock);
-	if (es)
-		write_state(p, es, n);
-	free(es);
+	if (rs && p->state_file)
+		probe_state_write(p->state_file, p->t_cluster, p->t_node, p->interval_ms, rs, n,
+				  &p->write_failed);
+	free(rs);
 }
 
 /*
@@ -428,16 +474,16 @@ static void run_round(struct probe *p)
 
 	for (size_t at = 0;;) {
 		pthread_mutex_lock(&p->lock);
-		n = at < p->n ? zone_len(p->entries + at, p->n - at) : 0;
+		n = at < p->n ? batch_len(p->entries + at, p->n - at) : 0;
 		es = n ? malloc(n * sizeof(*es)) : NULL;
 		if (es)
 			memcpy(es, p->entries + at, n * sizeof(*es));
 		pthread_mutex_unlock(&p->lock);
 		if (!es)
 			break;
-		measure_zone(p, es, n);
+		measure_batch(p, es, n);
 		pthread_mutex_lock(&p->lock);
-		merge_round(p, es, n, es[0].r.target.zone);
+		merge_round(p, es, n);
 		pthread_mutex_unlock(&p->lock);
 		free(es);
 		at += n;
@@ -485,7 +531,7 @@ static void *probe_thread(void *arg)
 			next = now_us() + jittered(p);
 		}
 		/* answer the peers meanwhile */
-		pump(p, NULL,
+		pump(p, NULL, 0,
 		     p->interval_ms && next < now_us() + IDLE_POLL_MS * 1000LL
 			 ? next
 			 : now_us() + IDLE_POLL_MS * 1000LL);
@@ -622,23 +668,18 @@ static void merge_entry(struct probe *p, struct entry *e, const struct entry *do
 }
 
 /*
- * A round's results es into p's entries, which configure may have replaced
+ * A batch's results es into p's entries, which configure may have replaced
  * meanwhile: each entry takes the last measured result of its (peer, zone),
  * found in a sorted index (a scan per entry made the merge quadratic, 4096
- * targets, under p->lock). When es are one zone's (zone not NULL), the
- * entries of other zones are passed over with one comparison each. Under
- * p->lock.
+ * targets, under p->lock). Under p->lock.
  */
-static void merge_round(struct probe *p, const struct entry *es, size_t n, const char *zone)
+static void merge_round(struct probe *p, const struct entry *es, size_t n)
 {
 	struct entry_index done_by = index_entries(es, n, true);
 
 	for (size_t k = 0; k < p->n && !p->stop; k++) {
-		const struct entry *done;
+		const struct entry *done = find_entry(&done_by, &p->entries[k].r.target);
 
-		if (zone && strcmp(p->entries[k].r.target.zone, zone))
-			continue;
-		done = find_entry(&done_by, &p->entries[k].r.target);
 		if (done)
 			merge_entry(p, &p->entries[k], done);
 	}

@@ -38,6 +38,7 @@ struct bootstrap_result {
 	char fabric_address[IP_ADDR_STRLEN]; /* the node's, after the edit (init, join) */
 	size_t zones_left;		     /* leave: zones whose node list lost the node */
 	size_t changed;			     /* zone/vnet edits: vnets added or removed */
+	char absent[256];		     /* vnet remove: the names in no zone, ", " between */
 };
 
 /*

@@ -87,15 +87,38 @@ static int append_vnets(json_t *arr, const struct vnet_request *vnets, size_t n)
 	return 0;
 }
 
+static bool name_listed(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(names[i], name))
+			return true;
+	}
+	return false;
+}
+
+static bool zone_lists_node(const struct cluster *c, const struct zone *z, const char *name)
+{
+	for (size_t j = 0; j < z->n_members; j++) {
+		if (!strcmp(c->nodes[z->members[j]].name, name))
+			return true;
+	}
+	return false;
+}
+
+/* The same node set, in any order: --nodes pve2,pve1 is the zone of ["pve1", "pve2"]. */
 static bool same_members(const struct cluster *c, const struct zone *have,
 			 const struct zone_request *z)
 {
 	if (!z->nodes)
 		return !(have->flags & ZONE_HAS_NODES);
-	if (have->n_members != z->n_nodes)
+	if (!(have->flags & ZONE_HAS_NODES) || have->n_members != z->n_nodes)
 		return false;
 	for (size_t i = 0; i < z->n_nodes; i++) {
-		if (strcmp(c->nodes[have->members[i]].name, z->nodes[i]))
+		if (!zone_lists_node(c, have, z->nodes[i]))
+			return false;
+	}
+	for (size_t j = 0; j < have->n_members; j++) {
+		if (!name_listed(z->nodes, z->n_nodes, c->nodes[have->members[j]].name))
 			return false;
 	}
 	return true;
@@ -311,8 +334,15 @@ int vnet_edit_remove(const char *text, size_t len, const char *const *names, siz
 	if (ret < 0)
 		return ret;
 	zones = json_object_get(root, "zones");
-	for (size_t i = 0; i < n; i++)
-		res->changed += remove_vnet(zones, names[i]);
+	for (size_t i = 0; i < n; i++) {
+		size_t off = strlen(res->absent);
+
+		if (remove_vnet(zones, names[i]))
+			res->changed++;
+		else if (off < sizeof(res->absent))
+			snprintf(res->absent + off, sizeof(res->absent) - off, "%s%s",
+				 off ? ", " : "", names[i]);
+	}
 	res->outcome = res->changed ? BOOTSTRAP_REMOVED : BOOTSTRAP_UNCHANGED;
 	if (res->changed)
 		ret = bootstrap_finish(root, res, d);

@@ -310,6 +310,19 @@ def test_zone_and_vnet_commands(fabricd_bin, two_node_files):
             "--nodes", "pve2", check_rc=0)
     fabricd(fabricd_bin, "vnet", "add", "-c", path, "--zone", "office", "vnet200:200",
             "vnet201:201", check_rc=0)
+    # a node list is a set: the same zone asked with its nodes in another order is unchanged
+    fabricd(fabricd_bin, "zone", "add", "-c", path, "pair", "--transport", "plain",
+            "--nodes", "pve1,pve2", check_rc=0)
+    with open(path) as f:
+        text = f.read()
+    res = fabricd(fabricd_bin, "zone", "add", "-c", path, "pair", "--transport", "plain",
+                  "--nodes", "pve2,pve1", check_rc=0)
+    assert "nothing to change" in res.stdout and open(path).read() == text, res.stdout
+    for nodes in ("pve1,pve1", "pve1"):
+        res = fabricd(fabricd_bin, "zone", "add", "-c", path, "pair", "--transport", "plain",
+                      "--nodes", nodes, check_rc=1)
+        assert "zone pair already exists" in res.stderr and open(path).read() == text, res
+    fabricd(fabricd_bin, "zone", "remove", "-c", path, "pair", check_rc=0)
     # a node that joins now is a member of tenant (no node list), not of office
     fabricd(fabricd_bin, "join", "-c", path, "--underlay", "192.0.2.13", *key_args(tmp, "pve3"),
             check_rc=0)
@@ -320,9 +333,9 @@ def test_zone_and_vnet_commands(fabricd_bin, two_node_files):
                   f"{tmp}/pve3/private.key", check_rc=0)
     assert "vnet100" in res.stdout and "vnet200" not in res.stdout, res.stdout
     res = fabricd(fabricd_bin, "vnet", "remove", "-c", path, "vnet201", "vnet999", check_rc=0)
-    assert "1 vnets removed" in res.stdout
-    res = fabricd(fabricd_bin, "vnet", "remove", "-c", path, "vnet999", check_rc=0)
-    assert "nothing to change" in res.stdout
+    assert "1 vnet removed (no zone has vnet999: left as it was)" in res.stdout, res.stdout
+    res = fabricd(fabricd_bin, "vnet", "remove", "-c", path, "vnet999", "vnet998", check_rc=0)
+    assert "no zone has vnet999, vnet998; nothing to change" in res.stdout, res.stdout
     res = fabricd(fabricd_bin, "zone", "remove", "-c", path, "tenant", check_rc=0)
     assert "with its 2 vnets" in res.stdout
     res = fabricd(fabricd_bin, "zone", "remove", "-c", path, "tenant", check_rc=0)

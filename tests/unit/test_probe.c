@@ -273,7 +273,7 @@ static void test_merge_random(void)
 		want = calloc(n + 1, sizeof(*want));
 		memcpy(want, p->entries, n * sizeof(*want));
 		ref_merge(want, n, es, n_old);
-		merge_round(p, es, n_old, NULL);
+		merge_round(p, es, n_old);
 		for (size_t k = 0; k < n; k++) {
 			CHECK(same_entry(&p->entries[k], &want[k]), "round %d, %zu", round, k);
 			merged += want[k].r.measured;
@@ -285,7 +285,7 @@ static void test_merge_random(void)
 	CHECK(merged > 100, "the rounds cover it: %zu results merged", merged);
 }
 
-/* run_round merges one zone at a time: the same as the whole-list merge of that zone. */
+/* run_round merges a batch of zones at a time: the same as the whole-list merge of those. */
 static void test_merge_one_zone(void)
 {
 	struct probe_target old[] = {target("pve2", "a", 1390), target("pve3", "a", 1390),
@@ -310,7 +310,7 @@ static void test_merge_one_zone(void)
 		p->entries[k].reported = REP_OK;
 	memcpy(want, p->entries, sizeof(want));
 	ref_merge(want, 5, es, 3);
-	merge_round(p, es, 3, "b");
+	merge_round(p, es, 3);
 	for (size_t k = 0; k < 5; k++)
 		CHECK(same_entry(&p->entries[k], &want[k]), "entry %zu as the whole-list merge", k);
 	CHECK_INT(p->entries[1].r.largest, 32, "pve4 b moved, got its result");
@@ -322,8 +322,48 @@ static void test_merge_one_zone(void)
 	probe_stop(p);
 }
 
+/* n targets of zone name, peers pve2.. */
+static void zone_targets(struct probe_target *t, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		char peer[16];
+
+		snprintf(peer, sizeof(peer), "pve%zu", i + 2);
+		t[i] = target(peer, name, 1390);
+	}
+}
+
+/* A batch is whole zones: at most BATCH_ZONES, at most BATCH_ENTRIES unless one zone is more. */
+static void test_batch_len(void)
+{
+	struct probe_target *t = calloc(30 + 1200, sizeof(*t));
+	struct probe *p = probe_new();
+	size_t n = 0;
+
+	for (int z = 0; z < 10; z++) { /* ten zones of 3 */
+		char name[16];
+
+		snprintf(name, sizeof(name), "s%d", z);
+		zone_targets(t + n, 3, name);
+		n += 3;
+	}
+	zone_targets(t + n, 300, "m1"); /* then 300, 300 and 600 */
+	zone_targets(t + n + 300, 300, "m2");
+	zone_targets(t + n + 600, 600, "m3");
+	probe_configure(p, "c", "pve1", t, n + 1200);
+	CHECK_INT(batch_len(p->entries, p->n), 8 * 3, "eight zones of three");
+	CHECK_INT(batch_len(p->entries + 24, p->n - 24), 2 * 3 + 300,
+		  "the last two small zones and the first of 300");
+	CHECK_INT(batch_len(p->entries + 330, p->n - 330), 300, "300 and 300 are over 512");
+	CHECK_INT(batch_len(p->entries + 630, p->n - 630), 600, "one zone of 600 is a batch");
+	CHECK_INT(batch_len(p->entries, 0), 0, "nothing left, no batch");
+	free(t);
+	probe_stop(p);
+}
+
 int main(void)
 {
+	test_batch_len();
 	test_carry_over();
 	test_transport_switch();
 	test_duplicates();

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon/probe_state.c - the probe results as the JSON file `fabricd status`
+ * reads; its fields are the README's ("The data-path probe").
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "daemon/probe_state.h"
+
+static json_t *results_json(const char *cluster, const char *node, unsigned int interval_ms,
+			    const struct probe_result *rs, size_t n)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const struct probe_result *r = &rs[i];
+
+		if (!r->measured)
+			continue;
+		json_array_append_new(
+		    list,
+		    json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:I, s:o, s:I}", "peer",
+			      r->target.peer, "zone", r->target.zone, "transport",
+			      r->target.transport, "bridge", r->target.bridge, "mtu",
+			      (json_int_t)r->target.mtu, "reachable", r->reachable, "black_hole",
+			      r->black_hole, "largest", (json_int_t)r->largest, "rtt_ms",
+			      r->reachable ? json_real(r->rtt_seconds * 1000.0) : json_null(),
+			      "checked_at", (json_int_t)r->checked_at));
+	}
+	return json_pack("{s:s, s:s, s:I, s:f, s:o}", "cluster", cluster, "node", node, "updated",
+			 (json_int_t)time(NULL), "interval", interval_ms / 1000.0, "probes", list);
+}
+
+void probe_state_write(const char *path, const char *cluster, const char *node,
+		       unsigned int interval_ms, const struct probe_result *rs, size_t n,
+		       unsigned int *failed)
+{
+	char tmp[4096];
+	json_t *j;
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	j = results_json(cluster, node, interval_ms, rs, n);
+	ret = j ? json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
+	json_decref(j);
+	if (ret < 0 || chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
+		if (!(*failed)++) /* logged once until it works again */
+			log_warn("probe: cannot write %s: %s; `fabricd status` will not show the "
+				 "probes",
+				 path, errno ? strerror(errno) : "out of memory");
+		unlink(tmp);
+		return;
+	}
+	*failed = 0;
+}
