@@ -78,13 +78,26 @@ static void check_names(const struct desired_vnet *v, const struct observed *hav
 }
 
 /* A VXLAN device fabricd does not own that holds v's VNI on one of its ports. */
+/*
+ * Whether foreign VXLAN device l receives on the kernel socket a device of
+ * fabricd's on port with local address local would: the same port and
+ * family (an external device opens both).
+ */
+static bool same_socket(const struct link_obs *l, uint16_t port, const struct ip_addr *local)
+{
+	return l->port == port &&
+	       (l->vxlan_external || l->vxlan_ipv6 == (local->family == AF_INET6));
+}
+
 static void check_vni(const struct desired_vnet *v, const struct link_obs *l,
 		      const struct observed *have, struct diag *diag)
 {
 	bool standby_port = v->standby && l->port == v->other_port;
 	char path[64];
 
-	if (l->vni != v->vni || (l->port != v->port && !standby_port) ||
+	/* the kernel refuses a second device of a VNI only on the same socket, same options */
+	if (l->vni != v->vni || (l->port != v->port && !standby_port) || l->vxlan_other_rx ||
+	    !same_socket(l, l->port, standby_port ? &v->other_local : &v->local) ||
 	    !strcmp(l->name, standby_port ? v->other_vxlan : v->vxlan) ||
 	    takeover_applies(v, l, have))
 		return;
@@ -93,6 +106,38 @@ static void check_vni(const struct desired_vnet *v, const struct link_obs *l,
 		 "VNI %u on UDP port %u is already used by %s, which fabricd does not own; "
 		 "delete that device",
 		 v->vni, l->port, l->name);
+}
+
+/*
+ * A foreign VXLAN device that is up holds its UDP socket; with receive
+ * options other than fabricd's its socket cannot be shared, so a device of
+ * fabricd's on that port and family would fail to come up (EADDRINUSE).
+ * Named once, at the first vnet device that would.
+ */
+static void check_port(const struct node_state *want, const struct link_obs *l, struct diag *diag)
+{
+	char path[64];
+
+	if (!(l->flags & IFF_UP) || !l->vxlan_other_rx)
+		return;
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		const struct desired_vnet *v = &want->vnets[i];
+		const char *name = same_socket(l, v->port, &v->local) ? v->vxlan
+				   : v->standby && same_socket(l, v->other_port, &v->other_local)
+				       ? v->other_vxlan
+				       : NULL;
+
+		if (!name)
+			continue;
+		snprintf(path, sizeof(path), "vxlan %s", name);
+		diag_add(diag, path,
+			 "UDP port %u is held by %s, a VXLAN device with other receive options "
+			 "(external, vnifilter, gbp, gpe, remote checksum or zero IPv6 checksums), "
+			 "and the kernel cannot share that port with fabricd's devices: delete %s, "
+			 "give it another dstport, or take it down",
+			 l->port, l->name, l->name);
+		return;
+	}
 }
 
 static bool foreign_vxlan(const struct link_obs *l, const char *owner)
@@ -125,6 +170,8 @@ static int check_conflicts(const struct node_state *want, const struct observed 
 		for (size_t j = 0; j < n; j++)
 			check_vni(&want->vnets[i], foreign[j], have, diag);
 	}
+	for (size_t j = 0; j < n; j++)
+		check_port(want, foreign[j], diag);
 	free(foreign);
 	return 0;
 }
@@ -220,8 +267,9 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
 		const struct desired_vnet *v;
+		const struct link_obs *bridge;
 		struct stage_note note;
-		bool renamed;
+		bool renamed, moved;
 		struct op *op;
 
 		if (!link_is_owned(l, want->owner) || !strcmp(l->name, FABRIC_IFNAME) ||
@@ -232,6 +280,9 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
+		bridge = v ? link_find(&have->links, v->name) : NULL;
+		/* in another bridge: a vnet that had the VNI, not v's switch */
+		moved = v && bridge && l->master == bridge->ifindex;
 		/*
 		 * A device a vnet has left goes once the other has taken over
 		 * (PHASE_RETIRE); EVPN: FRR 8.4's zebra crashes with two devices of
@@ -249,6 +300,9 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 				  v->name);
 		else if (v && v->evpn)
 			op_detail(op, "vnet %s: evpn has one device per VNI in both transports",
+				  v->name);
+		else if (v && !moved)
+			op_detail(op, "not in the definition; its VNI %u is vnet %s's now", l->vni,
 				  v->name);
 		else if (v)
 			op_detail(op, "vnet %s moved to %s transport%s", v->name,

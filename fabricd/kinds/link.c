@@ -55,7 +55,25 @@ static void parse_vxlan_data(const struct nlattr *nest, struct link_obs *l)
 			if (len == 16) {
 				l->local.family = AF_INET6;
 				memcpy(l->local.bytes, mnl_attr_get_payload(attr), 16);
+				l->vxlan_ipv6 = true;
 			}
+			break;
+		case IFLA_VXLAN_GROUP6:
+			l->vxlan_ipv6 = true;
+			break;
+		case IFLA_VXLAN_COLLECT_METADATA:
+			l->vxlan_external = len >= 1 && mnl_attr_get_u8(attr);
+			l->vxlan_other_rx |= l->vxlan_external;
+			break;
+		case IFLA_VXLAN_VNIFILTER:
+		case IFLA_VXLAN_REMCSUM_RX:
+		case IFLA_VXLAN_UDP_ZERO_CSUM6_RX:
+			l->vxlan_other_rx |= len >= 1 && mnl_attr_get_u8(attr);
+			break;
+		case IFLA_VXLAN_GBP: /* flags: present when on */
+		case IFLA_VXLAN_GPE:
+		case IFLA_VXLAN_REMCSUM_NOPARTIAL:
+			l->vxlan_other_rx = true;
 			break;
 		case IFLA_VXLAN_LEARNING:
 			if (len >= 1)

@@ -39,6 +39,14 @@ struct link_obs {
 	unsigned int port_flood;
 	/* a VXLAN device reported with learning off */
 	bool vxlan_nolearning;
+	/*
+	 * How a VXLAN device receives, for the kernel's rules on sharing a UDP
+	 * port: an IPv6 device has a socket of its own family; an external
+	 * (collect-metadata) one takes both families; one with receive options
+	 * fabricd's devices never set (external, vnifilter, gbp, gpe, remote
+	 * checksum offload, zero IPv6 checksums) cannot share a socket with them.
+	 */
+	bool vxlan_ipv6, vxlan_external, vxlan_other_rx;
 	/* VXLAN only */
 	uint32_t vni;
 	uint16_t port;

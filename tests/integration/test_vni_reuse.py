@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scenario: a VNI handed from one vnet to another is not a transport switch.
+
+                       sw: br0
+          +--------------+--------------+
+        pve1           pve2           pve3 (stays on the old definition)
+   A: tenant-plain  vnet100 (VNI 100, plain)     tenant-secure vnet200 (VNI 200, secure)
+   B: tenant-secure vnet200 (VNI 200), vnet250 (VNI 100): the plain tenant is gone and its
+      VNI is given to a new secure vnet
+
+vnet250 was never plain, so nothing of a switch's grace period applies to it:
+the removed vnet's plain device vx100 goes at once (it is not put into the
+new secure bridge), the guard takes no plain VXLAN of VNI 100, and a guest
+of the old plain tenant on a node still on A cannot reach the new secure
+tenant in clear text, whatever --grace says. (Before 2026-12-05 fabricd took
+the old device for the new vnet's "other transport" by its name vx100 and
+kept it for the grace period: the old tenant's guest reached the new one.)
+"""
+
+import pytest
+
+from fabtest import wait_until, zone
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+
+def test_a_new_secure_vnet_on_a_removed_plain_vni_takes_no_clear_text(make_cluster):
+    cluster = make_cluster(3)
+    before = cluster.definition(zones=[zone("tenant-plain", "plain", [("vnet100", 100)]),
+                                       zone("tenant-secure", "secure", [("vnet200", 200)])])
+    after = cluster.definition(zones=[zone("tenant-secure", "secure",
+                                           [("vnet200", 200), ("vnet250", 100)])])
+    path_before = cluster.write_definition(before, f"{cluster.tmpdir}/before.json")
+    path_after = cluster.write_definition(after, f"{cluster.tmpdir}/after.json")
+    cluster.apply_all(path_before)
+    old_tenant = cluster.add_guest("pve3", "vnet100", "10.9.0.3/24")
+    was_there = cluster.add_guest("pve1", "vnet100", "10.9.0.11/24")
+    wait_until(lambda: old_tenant.ping(was_there), timeout=15, what="vnet100 pve3 -> pve1")
+    pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
+
+    plan = pve1.fabricd("plan", "-c", path_after, "--grace", "30")
+    assert plan.rc == 2, plan
+    assert "moved to secure transport" not in plan.stdout and "later" not in plan.stdout, plan
+    assert "- vxlan vx100: remove (not in the definition; its VNI 100 is vnet vnet250's now)" \
+        in plan.stdout, plan.stdout
+    for node in (pve1, pve2):
+        res = node.fabricd("apply", "-c", path_after, "--grace", "30")
+        assert res.rc == 0, res
+        assert "vx100" not in node.links(), f"{node.name} kept the old tenant's device"
+        again = node.fabricd("plan", "-c", path_after, "--grace", "30")
+        assert again.rc == 0 and "later" not in again.stdout, again
+
+    new_tenant = cluster.add_guest("pve1", "vnet250", "10.9.0.1/24")
+    peer = cluster.add_guest("pve2", "vnet250", "10.9.0.2/24")
+    wait_until(lambda: new_tenant.ping(peer), timeout=15, what="vnet250 pve1 -> pve2")
+    reached = old_tenant.ping(new_tenant, count=3)
+    assert reached.received == 0, "the old plain tenant reached the new secure vnet in clear text"
