@@ -531,8 +531,10 @@ unsigned int report_mtus(struct zone_mtus *known, const struct node_state *w,
 	for (size_t i = 0; i < w->n_zones; i++) {
 		const struct zone *z = &c->zones[w->zones[i].zone];
 		unsigned int mtu = w->zones[i].mtu;
-		const char *why =
-		    (reasons & REASON_DEFINITION) ? "definition changed" : "underlay MTU changed";
+		const char *why = (reasons & REASON_DEFINITION) ? "definition changed"
+				  : (reasons & REASON_RETIRE)
+				      ? "a transport switch's grace period ended"
+				      : "underlay MTU changed";
 
 		snprintf(mtus[i].name, sizeof(mtus[i].name), "%s", z->name);
 		mtus[i].mtu = mtu;

@@ -249,6 +249,7 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 			return -ENOMEM;
 		if (s->mtu_known) {
 			dz->mtu = mtu_zone(&s->mtu, z, &dz->computed_mtu);
+			dz->secure_mtu = mtu_zone_as(&s->mtu, z, TRANSPORT_SECURE, NULL);
 			zone_mtu_diag(c, zi, dz, s->mtu.underlay, diag);
 		}
 		n_vnets += z->n_vnets;

@@ -57,7 +57,8 @@ struct desired_vnet {
 	char vxlan[FABRICD_IFNAME_MAX + 1];
 	uint16_t port;
 	struct ip_addr local;
-	unsigned int mtu; /* zone MTU, 0 while unknown */
+	unsigned int mtu;	     /* zone MTU, 0 while unknown */
+	unsigned int mtu_after_hold; /* the zone MTU once secure stops sending (engine/switch.c) */
 	/*
 	 * EVPN zone: FRR's zebra installs the flood list and MACs, the device does
 	 * not learn; remotes then lists the members for the guard, not FDB entries.
@@ -101,6 +102,12 @@ struct desired_zone {
 	size_t zone;
 	unsigned int mtu;	   /* 0 while unknown */
 	unsigned int computed_mtu; /* before a zone "mtu" override */
+	/*
+	 * The MTU the zone would have were it secure: a plain zone's vnets keep
+	 * it while secure still sends for them (engine/switch.c, the hold after
+	 * a switch back to plain); under mtu_policy max the plain one is larger.
+	 */
+	unsigned int secure_mtu;
 	/*
 	 * The other members' underlay and fabric addresses, once per zone: its
 	 * vnets' remotes and other_remotes point here (1024 vnets of 64 nodes

@@ -33,10 +33,16 @@ int mtu_plan_compute(unsigned int underlay_mtu, int underlay_family, int wg_fami
 
 unsigned int mtu_zone(const struct mtu_plan *p, const struct zone *z, unsigned int *computed)
 {
+	return mtu_zone_as(p, z, z->transport, computed);
+}
+
+unsigned int mtu_zone_as(const struct mtu_plan *p, const struct zone *z, enum transport transport,
+			 unsigned int *computed)
+{
 	unsigned int mtu;
 
 	if (z->mtu_policy == MTU_POLICY_MAX)
-		mtu = z->transport == TRANSPORT_SECURE ? p->secure_max : p->plain_max;
+		mtu = transport == TRANSPORT_SECURE ? p->secure_max : p->plain_max;
 	else
 		mtu = p->plain_max < p->secure_max ? p->plain_max : p->secure_max;
 	if (computed)

@@ -42,5 +42,8 @@ int mtu_plan_compute(unsigned int underlay_mtu, int underlay_family, int wg_fami
  * Returns the computed MTU before the override in *computed (may be NULL).
  */
 unsigned int mtu_zone(const struct mtu_plan *p, const struct zone *z, unsigned int *computed);
+/* The same, as if the zone's transport were transport. */
+unsigned int mtu_zone_as(const struct mtu_plan *p, const struct zone *z, enum transport transport,
+			 unsigned int *computed);
 
 #endif

@@ -190,6 +190,28 @@ static bool may_send(const struct link_obs *l, const struct fdb_table *fdb)
 	return fdb_has_device(fdb, l->ifindex) || vxlan_port_may_send(l);
 }
 
+/*
+ * Secure still sends v's frames until its grace period ends: v, and its
+ * zone for the daemon's MTU report, keep the secure MTU until then. Under
+ * mtu_policy max the plain MTU is larger, and a guest told to raise its MTU
+ * at the switch would have its frames refused (DF) while they still go
+ * through WireGuard.
+ */
+static void hold_secure_mtu(struct node_state *want, struct desired_vnet *v)
+{
+	for (size_t i = 0; i < want->n_zones; i++) {
+		struct desired_zone *dz = &want->zones[i];
+
+		if (dz->zone != v->zone || !dz->secure_mtu || dz->secure_mtu >= v->mtu)
+			continue;
+		v->mtu_after_hold = v->mtu;
+		v->mtu = dz->secure_mtu;
+		if (dz->mtu > dz->secure_mtu)
+			dz->mtu = dz->secure_mtu;
+		return;
+	}
+}
+
 void switch_mark_stages(const struct reconcile *r, struct node_state *want,
 			const struct observed *have)
 {
@@ -199,14 +221,21 @@ void switch_mark_stages(const struct reconcile *r, struct node_state *want,
 		struct vnet_stage st;
 
 		v->plain_receiving = v->plain_sending = v->carried = false;
+		v->mtu_after_hold = 0;
 		if (v->evpn) {
 			evpn_stage_of(r, v, have, &st);
 			v->carried = v->transport == TRANSPORT_SECURE || st.stage == STAGE_CARRYING;
 			v->plain_receiving = st.stage == STAGE_CLEAR;
+			if (st.stage == STAGE_CARRYING)
+				hold_secure_mtu(want, v);
 			continue;
 		}
-		if (v->transport != TRANSPORT_SECURE)
+		if (v->transport != TRANSPORT_SECURE) {
+			stage_of(r, v, have, &st);
+			if (st.stage == STAGE_HOLDING)
+				hold_secure_mtu(want, v);
 			continue;
+		}
 		old = other_device(r, v, have);
 		if (!old)
 			continue;
@@ -312,6 +341,13 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	if (!op)
 		return -ENOMEM;
 	op_detail(op, "mute standby again: its remotes and learned entries go");
+	if (!v->mtu_after_hold)
+		return 0;
+	op = plan_add_later(p, st->due, in, KIND_BRIDGE, OP_LINK_CHANGE, VERB_CHANGE, v->name);
+	if (!op)
+		return -ENOMEM;
+	op_detail(op, "mtu %u -> %u with its VXLAN devices (mtu_policy max: the plain MTU)", v->mtu,
+		  v->mtu_after_hold);
 	return 0;
 }
 

@@ -39,6 +39,7 @@ from fabtest.scenario import assert_sessions_kept, peer_sessions, warm_sessions
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
 GRACE = 7
+HOLD = 6  # the max-policy test's grace period: long enough to look at the hold
 ZONE_MTU = 1390  # stable policy: the same under both transports
 FABRIC_MTU = 1440
 SWITCHED = {"vx100", "vs100"}
@@ -161,7 +162,7 @@ def test_max_policy_switch_warns_guests_to_lower_their_mtu(make_cluster):
         return cluster.definition(zones=[zone("green", transport, [("vnet300", 300)],
                                               mtu_policy="max")])
 
-    daemons = start_daemons(cluster, green("plain"), grace=2)
+    daemons = start_daemons(cluster, green("plain"), grace=HOLD)
     pve1 = cluster["pve1"]
     assert pve1.link("vnet300")["mtu"] == 1450
     for d in daemons.values():
@@ -172,10 +173,34 @@ def test_max_policy_switch_warns_guests_to_lower_their_mtu(make_cluster):
     assert "warning: zone green: MTU 1450 -> 1390" in log and "must lower their MTU to 1390" in log, log
     wait_until(lambda: pve1.link("vnet300")["mtu"] == 1390, what="vnet300 at MTU 1390")
 
+    # Back to plain: secure still sends for the grace period, so the zone keeps the secure
+    # MTU until then (frames at 1450 would not fit WireGuard), and guests hear of 1450 when
+    # the plain device sends. Before 2026-12-05 the bridges went to 1450 at the switch and
+    # a guest that raised its MTU as told lost every DF frame above 1390 for the hold.
+    guests = [cluster.add_guest(n, "vnet300", f"10.3.0.{i + 1}/24", mtu=1390)
+              for i, n in enumerate(("pve1", "pve2"))]
+    wait_until(lambda: guests[0].ping(guests[1]), timeout=15, what="green guests ping")
+    marks = {name: d.mark() for name, d in daemons.items()}
     for d in daemons.values():
         d.set_transport("green", "plain")
-    for d in daemons.values():
-        d.wait_log("zone green: MTU 1390 -> 1450")
+    for name, d in daemons.items():
+        d.wait_log("(definition changed)", since=marks[name])
+    switched = time.monotonic()
+    links = pve1.links()
+    assert [links[k]["mtu"] for k in ("vnet300", "vx300", "vs300")] == [1390] * 3, links
+    assert "may raise" not in daemons["pve1"].log_since(marks["pve1"])
+    plan = pve1.fabricd("plan", "-c", daemons["pve1"].path, "--grace", str(HOLD))
+    assert "~ bridge vnet300: change (mtu 1390 -> 1450 with its VXLAN devices" in plan.stdout, plan
+    assert guests[0].ping(guests[1], count=3, size=1390 - 28, df=True), "1390 during the hold"
+    assert time.monotonic() - switched < HOLD, "the checks took longer than the hold"
+    for name, d in daemons.items():
+        d.wait_log("zone green: MTU 1390 -> 1450 (a transport switch's grace period ended",
+                   since=marks[name], timeout=HOLD + 10)
     assert "may raise their MTU to 1450" in daemons["pve1"].log()
     wait_until(lambda: pve1.link("vnet300")["mtu"] == 1450, what="vnet300 back at MTU 1450")
+    for g in guests:
+        g.node.run(["ip", "link", "set", g.tap, "mtu", "1450"])
+        g.run(["ip", "link", "set", "eth0", "mtu", "1450"])
+    wait_until(lambda: guests[0].ping(guests[1], count=3, size=1450 - 28, df=True),
+               timeout=10, what="1450 once plain sends")
     stop_daemons(daemons)
