@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "definition/desired.h"
+#include "definition/evpn.h"
 
 void desired_vxlan_name(char out[FABRICD_IFNAME_MAX + 1], uint32_t vni, enum transport t)
 {
@@ -126,7 +127,7 @@ static int build_fabric(const struct cluster *c, size_t self, struct node_state 
 }
 
 static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi,
-		      const struct desired_zone *dz, struct desired_vnet *v)
+		      const struct desired_zone *dz, bool speaks_evpn, struct desired_vnet *v)
 {
 	const struct zone *z = &c->zones[zi];
 	const struct node *me = &c->nodes[self];
@@ -142,6 +143,7 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	v->mtu = dz->mtu;
 	v->n_remotes = v->n_other_remotes = dz->n_peers;
 	v->evpn = z->control_plane == CONTROL_PLANE_EVPN;
+	v->one_device = speaks_evpn;
 	if (v->evpn) {
 		/*
 		 * One device in both transports: zebra flaps the VNI whenever its
@@ -165,7 +167,7 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 	desired_vxlan_name(v->vxlan, v->vni, z->transport);
 	v->port = secure ? c->fabric.secure_port : PLAIN_VXLAN_PORT;
 	v->local = secure ? me->fabric_address : me->underlay;
-	v->standby = !secure;
+	v->standby = !secure && !v->one_device;
 	desired_vxlan_name(v->other_vxlan, v->vni, secure ? TRANSPORT_PLAIN : TRANSPORT_SECURE);
 	v->other_port = secure ? PLAIN_VXLAN_PORT : c->fabric.secure_port;
 	v->other_local = secure ? me->underlay : me->fabric_address;
@@ -232,6 +234,7 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 		       struct diag *diag)
 {
 	size_t n_vnets = 0;
+	bool speaks_evpn;
 	int ret;
 
 	s->zones = calloc(c->n_zones ? c->n_zones : 1, sizeof(*s->zones));
@@ -261,12 +264,14 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 		if (!s->vnets)
 			return -ENOMEM;
 	}
+	speaks_evpn = evpn_node_speaks(c, self);
 	for (size_t i = 0; i < s->n_zones; i++) {
 		size_t zi = s->zones[i].zone;
 
 		for (size_t vi = 0; vi < c->zones[zi].n_vnets; vi++) {
 			/* counted first: desired_free frees what a failed one allocated */
-			ret = build_vnet(c, self, zi, vi, &s->zones[i], &s->vnets[s->n_vnets++]);
+			ret = build_vnet(c, self, zi, vi, &s->zones[i], speaks_evpn,
+					 &s->vnets[s->n_vnets++]);
 			if (ret < 0)
 				return ret;
 		}

@@ -74,6 +74,13 @@ struct desired_vnet {
 	 * vnet's plain device is the one it left, receiving during its grace period.
 	 */
 	bool standby;
+	/*
+	 * The node runs EVPN: FRR 8.4's zebra (advertise-all-vni takes every
+	 * VXLAN device) aborts when a VNI has two devices, so here a static vnet
+	 * has no standby, and a switch of its zone replaces its device (the old
+	 * one goes first) instead of staging both (engine/switch.c).
+	 */
+	bool one_device;
 	char other_vxlan[FABRICD_IFNAME_MAX + 1]; /* vs<VNI> or vx<VNI> */
 	uint16_t other_port;
 	struct ip_addr other_local;

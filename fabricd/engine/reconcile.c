@@ -285,12 +285,13 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		moved = v && bridge && l->master == bridge->ifindex;
 		/*
 		 * A device a vnet has left goes once the other has taken over
-		 * (PHASE_RETIRE); EVPN: FRR 8.4's zebra crashes with two devices of
-		 * one VNI, so there it goes before the new one is made.
+		 * (PHASE_RETIRE); on a node that runs EVPN, FRR 8.4's zebra crashes
+		 * with two devices of one VNI, so there it goes before the new one
+		 * is made.
 		 */
 		op = plan_add(p, KIND_LINK, OP_LINK_DELETE,
-			      v && !v->evpn && !renamed ? PHASE_RETIRE : PHASE_DELETE, VERB_DELETE,
-			      l->name);
+			      v && !v->one_device && !renamed ? PHASE_RETIRE : PHASE_DELETE,
+			      VERB_DELETE, l->name);
 		if (!op)
 			return -ENOMEM;
 		op_delete_names(op, l->kind, l->name);
@@ -301,6 +302,12 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		else if (v && v->evpn)
 			op_detail(op, "vnet %s: evpn has one device per VNI in both transports",
 				  v->name);
+		else if (v && v->one_device && moved)
+			op_detail(
+			    op,
+			    "vnet %s moved to %s transport; on a node that runs EVPN a VNI has "
+			    "one device, replaced",
+			    v->name, transport_name(v->transport));
 		else if (v && !moved)
 			op_detail(op, "not in the definition; its VNI %u is vnet %s's now", l->vni,
 				  v->name);

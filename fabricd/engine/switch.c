@@ -143,7 +143,7 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	long long due;
 
 	memset(st, 0, sizeof(*st));
-	if (!old || !r->grace)
+	if (!old || !r->grace || v->one_device)
 		return;
 	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, &st->grace);
 	if (due && r->boot_now >= due)
@@ -252,7 +252,7 @@ bool switch_wants_device(const struct reconcile *r, const struct desired_vnet *v
 
 	if (!strcmp(l->name, v->vxlan))
 		return true;
-	if (strcmp(l->name, v->other_vxlan) || v->evpn)
+	if (strcmp(l->name, v->other_vxlan) || v->evpn || v->one_device)
 		return false;
 	if (v->standby)
 		return true;

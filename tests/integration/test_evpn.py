@@ -177,6 +177,51 @@ def test_second_apply_and_plan_change_nothing(evpn):
     assert {n: frrs[n].running_config() for n in frrs} == before
 
 
+def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
+    """A static zone on nodes that run EVPN: one device per VNI, so zebra lives.
+
+    With advertise-all-vni zebra takes every VXLAN device, and FRR 8.4's
+    aborts (zebra_vxlan_if_up/if_down assertion) when a VNI has two. A static
+    plain vnet elsewhere has two (vx<VNI> and the standby vs<VNI>), and a
+    static zone's switch stages both; on these nodes it has one device and a
+    switch replaces it (before 2026-12-05 zebra died on start, on removal and
+    on a switch, and plan read zebra's entries as a switch in progress).
+    """
+    cluster, frrs = evpn
+    main = f"{cluster.tmpdir}/cluster.json"
+    definition = evpn_definition(cluster)
+    legacy = zone("legacy", "plain", [("vnet300", 300)])
+    legacy["control_plane"] = "static"
+    definition["zones"].append(legacy)
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/legacy.json")
+    pids = {n: f.pids() for n, f in frrs.items()}
+    apply(cluster, frrs, path)
+    guests = [cluster.add_guest(n, "vnet300", f"10.30.0.{i}/24", name=f"l{i}")
+              for i, n in enumerate(cluster.nodes, 1)]
+    for a, b in ((0, 1), (1, 2), (2, 0)):
+        wait_until(lambda: guests[a].ping(guests[b]), timeout=15, what=f"legacy {a} -> {b}")
+    time.sleep(1)
+    for node in cluster.nodes:
+        assert "vs300" not in node.links(), f"{node.name}: a second device of VNI 300"
+        res = fabricd(cluster, frrs, node, "plan", "-c", path)
+        assert res.rc == 0, f"{node.name}: zebra's entries are not a switch: {res}"
+    definition["zones"][-1]["transport"] = "secure"
+    cluster.write_definition(definition, path)
+    for node in cluster.nodes:
+        res = fabricd(cluster, frrs, node, "apply", "-c", path, "--grace", "3")
+        assert res.rc == 0, res
+        assert "vx300" not in node.links() and "vs300" in node.links(), node.name
+    for a, b in ((0, 1), (1, 2), (2, 0)):
+        wait_until(lambda: guests[a].ping(guests[b]), timeout=15, what=f"secure {a} -> {b}")
+    apply(cluster, frrs, main)  # the static zone goes
+    time.sleep(2)
+    assert {n: f.pids() for n, f in frrs.items()} == pids, "zebra or bgpd died"
+    for node in cluster.nodes:
+        assert "vs300" not in node.links() and "vnet300" not in node.links(), node.name
+        res = fabricd(cluster, frrs, node, "plan", "-c", main)
+        assert res.rc == 0, res
+
+
 def test_status_shows_peers_and_vnis(evpn):
     cluster, frrs = evpn
     path = f"{cluster.tmpdir}/cluster.json"
