@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* definition/evpn.c - the EVPN control plane's part of the definition: rules and roles. */
 #include <string.h>
+#include <sys/socket.h>
 
 #include "definition/config_priv.h"
 #include "definition/evpn.h"
@@ -69,6 +70,50 @@ static void verify_reflectors(const struct cluster *c, struct config_report *r)
 	}
 }
 
+/*
+ * What FRR 8.4 cannot carry: BGP runs between fabric addresses, and bgpd
+ * does not bring an IPv6 session up over wgfab0 (no link-local address on
+ * it: "nexthop_set failed"); zebra takes no IPv6 VTEP ("Local VTEP IP:
+ * 0.0.0.0", nothing installed), and a plain zone's VTEP is the underlay
+ * address. Both used to pass check and apply and leave the zone dead.
+ */
+static void verify_families(const struct cluster *c, struct config_report *r)
+{
+	char path[CONFIG_PATH_LEN];
+	bool fabric_v6 = c->fabric.prefix.addr.family == AF_INET6, told = false;
+
+	for (size_t i = 0; i < c->n_zones; i++) {
+		const struct zone *z = &c->zones[i];
+
+		if (z->control_plane != CONTROL_PLANE_EVPN)
+			continue;
+		if (fabric_v6 && !told) {
+			config_error(r, "fabric.prefix",
+				     "IPv6, but zone \"%s\" uses EVPN, whose BGP sessions run "
+				     "between fabric addresses, and FRR 8.4's bgpd brings no IPv6 "
+				     "session up over wgfab0; give an IPv4 fabric.prefix, or make "
+				     "the zone static",
+				     z->name);
+			told = true;
+		}
+		for (size_t m = 0; z->transport == TRANSPORT_PLAIN && m < z->n_members; m++) {
+			const struct node *n = &c->nodes[z->members[m]];
+
+			if (n->underlay.family != AF_INET6)
+				continue;
+			config_path(path, "zones[%zu].transport", i);
+			config_error(
+			    r, path,
+			    "a plain EVPN zone's VTEPs are its members' underlay addresses, "
+			    "and FRR 8.4's zebra takes no IPv6 VTEP (node \"%s\"'s underlay "
+			    "is IPv6); make the zone secure (the IPv4 fabric address is its "
+			    "VTEP then), or static",
+			    n->name);
+			break;
+		}
+	}
+}
+
 void evpn_verify(const struct cluster *c, struct config_report *r)
 {
 	const char *user = NULL;
@@ -87,4 +132,5 @@ void evpn_verify(const struct cluster *c, struct config_report *r)
 		return;
 	}
 	verify_reflectors(c, r);
+	verify_families(c, r);
 }

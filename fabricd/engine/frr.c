@@ -320,6 +320,14 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	}
 	ret = reload(pathspace, path);
 	/*
+	 * A failed reload: the file as it was, so that it still says what FRR
+	 * runs (as far as fabricd knows) and the next plan finds the change
+	 * again and retries it, rather than "nothing to change" from a file FRR
+	 * never took.
+	 */
+	if (ret < 0 && write_conf(path, *o.conf ? o.conf : "!\n") == 0)
+		log_error("frr: %s is back as it was; fix what failed, then apply again", path);
+	/*
 	 * frr-reload.py (8.4) takes a file other than /etc/frr/frr.conf for a
 	 * copy to persist and runs vtysh `write`, which replaces a pathspace's
 	 * frr.conf with the running config and drops fabricd's markers: put the

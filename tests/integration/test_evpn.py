@@ -572,7 +572,20 @@ def test_frr_reload_failure_is_reported(evpn):
     pve3, frr = cluster.node("pve3"), frrs["pve3"]
     frr.write_conf(frr.initial)
     frr.start_daemons()
-    frr.write_conf(frr.initial + "router bgp 65099 vrf blue\n no-such-command here\nexit\n")
-    res = fabricd(cluster, frrs, pve3, "apply", "-c", f"{cluster.tmpdir}/cluster.json")
+    broken = frr.initial + "router bgp 65099 vrf blue\n no-such-command here\nexit\n"
+    frr.write_conf(broken)
+    path = f"{cluster.tmpdir}/cluster.json"
+    res = fabricd(cluster, frrs, pve3, "apply", "-c", path)
     assert res.rc == 1, res
     assert "frr-reload.py" in res.stderr and "failed (exit" in res.stderr, res
+    # the file says what FRR runs, so the change is still to do (before 2026-12-05 fabricd's
+    # part stayed in the file: plan said "nothing to change" and FRR never got it)
+    assert "is back as it was; fix what failed, then apply again" in res.stderr, res
+    assert frr.read_conf() == broken
+    res = fabricd(cluster, frrs, pve3, "plan", "-c", path)
+    assert res.rc == 2 and "+ frr bgp evpn" in res.stdout, res
+    frr.write_conf(frr.initial)  # the operator fixes the line
+    res = fabricd(cluster, frrs, pve3, "apply", "-c", path)
+    assert res.rc == 0, res
+    assert f"router bgp {ASN}\n" in frr.running_config(), frr.running_config()
+    assert fabricd(cluster, frrs, pve3, "plan", "-c", path).rc == 0

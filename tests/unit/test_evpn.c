@@ -423,8 +423,80 @@ static void test_pathspace_names(void)
 	CHECK_INT(frr_pathspace_check("a b"), -1, "a space");
 }
 
+/* s with every from replaced by to (malloc'd; s is freed) */
+static char *replace_all(char *s, const char *from, const char *to)
+{
+	size_t n = 0, lf = strlen(from), lt = strlen(to);
+	char *out, *o;
+
+	for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
+		n++;
+	out = malloc(strlen(s) + n * lt + 1);
+	o = out;
+	for (const char *p = s, *hit; out; p = hit + lf) {
+		hit = strstr(p, from);
+		if (!hit) {
+			strcpy(o, p);
+			break;
+		}
+		memcpy(o, p, (size_t)(hit - p));
+		o += hit - p;
+		memcpy(o, to, lt);
+		o += lt;
+	}
+	free(s);
+	return out;
+}
+
+/* What FRR 8.4 cannot carry is refused at check: an IPv6 fabric, an IPv6 plain VTEP. */
+static void test_families(void)
+{
+	static const struct {
+		const char *name, *from[3], *to[3], *fabric, *path, *msg;
+	} cases[] = {
+	    {"IPv6 fabric prefix",
+	     {"10.255.0.0/24", "\"10.255.0.", NULL},
+	     {"fd00:255::/64", "\"fd00:255::", NULL},
+	     ", \"control_plane\": \"evpn\", \"evpn\": {\"asn\": 65000}",
+	     "fabric.prefix:",
+	     "brings no IPv6 session up over wgfab0"},
+	    {"plain zone over an IPv6 underlay",
+	     {"\"192.0.2.", NULL, NULL},
+	     {"\"2001:db8::", NULL, NULL},
+	     ", \"control_plane\": \"evpn\", \"evpn\": {\"asn\": 65000}",
+	     "zones[1].transport:",
+	     "takes no IPv6 VTEP (node \"pve1\"'s underlay is IPv6)"},
+	    {"secure zone over an IPv6 underlay: works", /* its VTEP is the IPv4 fabric address */
+	     {"\"192.0.2.", NULL, NULL},
+	     {"\"2001:db8::", NULL, NULL},
+	     ", \"evpn\": {\"asn\": 65000}",
+	     NULL,
+	     NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = definition(cases[i].fabric, ", \"control_plane\": \"evpn\"");
+		struct cluster *c = NULL;
+		struct diag d;
+
+		for (size_t k = 0; text && k < 3 && cases[i].from[k]; k++)
+			text = replace_all(text, cases[i].from[k], cases[i].to[k]);
+		diag_init(&d);
+		if (text)
+			config_load_buffer(text, strlen(text), &c, &d);
+		if (cases[i].path)
+			CHECK(!c && has(&d, cases[i].path, cases[i].msg), "%s", cases[i].name);
+		else
+			CHECK(c && d.n == 0, "%s", cases[i].name);
+		free(text);
+		cluster_free(c);
+		diag_free(&d);
+	}
+}
+
 int main(void)
 {
+	test_families();
 	test_pathspace_names();
 	test_vxlan_learning();
 	test_errors();
