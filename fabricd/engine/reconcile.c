@@ -303,11 +303,10 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			op_detail(op, "vnet %s: evpn has one device per VNI in both transports",
 				  v->name);
 		else if (v && v->one_device && moved)
-			op_detail(
-			    op,
-			    "vnet %s moved to %s transport; on a node that runs EVPN a VNI has "
-			    "one device, replaced",
-			    v->name, transport_name(v->transport));
+			op_detail(op,
+				  "vnet %s is %s: on a node that runs EVPN a VNI has one device "
+				  "(FRR 8.4's zebra aborts with two)",
+				  v->name, transport_name(v->transport));
 		else if (v && !moved)
 			op_detail(op, "not in the definition; its VNI %u is vnet %s's now", l->vni,
 				  v->name);
