@@ -91,7 +91,7 @@ def cases(pve1, pve2):
             lambda: link_ok(pve1, "vs200") and fdb_has(pve1, "vs200", pve2.fabric_address)),
         "secure-vxlan-renamed": (
             # a renamed device keeps its VNI and port: it must go before vs200 is made again
-            ["sh", "-c", "ip link set vs200 down && ip link set vs200 name renamed200"],
+            ["ip", "link", "set", "vs200", "down", "name", "renamed200"],  # one call: no gap
             lambda: link_ok(pve1, "vs200") and fdb_has(pve1, "vs200", pve2.fabric_address)
             and pve1.link("renamed200") is None),
         "fdb-remote-deleted": (
