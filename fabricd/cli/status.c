@@ -209,10 +209,16 @@ static void print_text(json_t *j)
 	json_t *fabric = json_object_get(j, "fabric"), *v, *z, *peer;
 	size_t i, k;
 
-	printf("node %s of cluster %s: %s\n", json_string_value(json_object_get(j, "node")),
+	json_t *evpn = json_object_get(j, "evpn");
+
+	/* zebra dead leaves the kernel as fabricd made it: said here, not only in the evpn part */
+	printf("node %s of cluster %s: %s%s\n", json_string_value(json_object_get(j, "node")),
 	       json_string_value(json_object_get(j, "cluster")),
 	       json_is_true(json_object_get(j, "in_sync")) ? "in sync with the definition"
-							   : "DRIFT (see below)");
+							   : "DRIFT (see below)",
+	       json_is_object(evpn) && !json_is_true(json_object_get(evpn, "frr_running"))
+		   ? "; FRR NOT RUNNING: its EVPN zones learn and announce nothing"
+		   : "");
 	if (!json_is_true(json_object_get(fabric, "present"))) {
 		printf("fabric %s: absent\n", FABRIC_IFNAME);
 	} else {

@@ -550,6 +550,9 @@ def test_frr_not_running_is_said_and_nothing_changes(evpn):
     assert "+ frr bgp evpn" in res.stdout, res
     res = fabricd(cluster, frrs, pve3, "status", "-c", f"{cluster.tmpdir}/cluster.json", "--json")
     assert res.rc == 0 and json.loads(res.stdout)["evpn"]["frr_running"] is False, res
+    res = fabricd(cluster, frrs, pve3, "status", "-c", f"{cluster.tmpdir}/cluster.json")
+    assert "; FRR NOT RUNNING: its EVPN zones learn and announce nothing" in \
+        res.stdout.splitlines()[0], res
 
     # a default-VRF BGP instance of the operator's: FRR allows one, fabricd refuses
     frr = frrs["pve3"]
