@@ -361,7 +361,7 @@ int frr_check_plan(const char *pathspace, const struct plan *p)
 	if (!plan_blocked(pathspace, p, why, sizeof(why)))
 		return 0;
 	log_error("frr: %s; nothing was changed", why);
-	return -ESRCH;
+	return -ENOTCONN;
 }
 
 void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *diag)

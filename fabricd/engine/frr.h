@@ -46,7 +46,8 @@ struct plan;
 struct diag;
 /*
  * Before apply touches anything: a plan that writes fabricd's part needs FRR
- * running. 0, or -ESRCH (logged: what to start).
+ * running. 0, or -ENOTCONN (logged: what to start, and that nothing was
+ * changed), a code of its own so that the caller does not say otherwise.
  */
 int frr_check_plan(const char *pathspace, const struct plan *p);
 

@@ -490,6 +490,8 @@ int session_apply(struct session *s, const char *verb)
 			return -1;
 		ret = plan_apply(&s->r, &s->plan);
 	}
+	if (ret == -ENOTCONN)
+		return -1; /* refused before any change: frr_check_plan said so */
 	if (ret < 0) {
 		log_error("%s %s: stopped after a failure; what succeeded stays, the next run "
 			  "continues from there",
