@@ -37,7 +37,7 @@ struct import_args {
 	const char *simple; /* --simple plain|secure */
 	bool partial;
 	unsigned int underlay_mtu;
-	struct new_key *new_keys; /* sodium_malloc'd: wiped and freed by free_new_keys() */
+	struct new_key *new_keys; /* wiped and freed by free_new_keys() */
 	size_t n_new_keys;
 };
 

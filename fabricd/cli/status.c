@@ -206,10 +206,9 @@ static void print_guard(json_t *guard)
 
 static void print_text(json_t *j)
 {
-	json_t *fabric = json_object_get(j, "fabric"), *v, *z, *peer;
+	json_t *fabric = json_object_get(j, "fabric"), *evpn = json_object_get(j, "evpn"), *v, *z,
+	       *peer;
 	size_t i, k;
-
-	json_t *evpn = json_object_get(j, "evpn");
 
 	/* zebra dead leaves the kernel as fabricd made it: said here, not only in the evpn part */
 	printf("node %s of cluster %s: %s%s\n", json_string_value(json_object_get(j, "node")),

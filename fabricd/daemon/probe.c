@@ -301,50 +301,67 @@ struct zone_span {
 };
 
 /*
- * Each span's peers at the zone MTU: one broadcast a zone, all zones at
- * once, twice at most (one lost probe is not yet a lost path). Then the
- * peers that did not answer, each with a small unicast probe, all at once,
- * twice at most. rounds has room for one per entry.
+ * One attempt's requests, into rounds: at the zone MTU one broadcast for
+ * each zone with a peer that has not answered; small, one unicast of
+ * SMALL_SIZE to each such peer. How many were sent.
+ */
+static size_t send_requests(struct probe *p, struct zone_span *spans, size_t n_spans, bool small,
+			    struct round *rounds)
+{
+	size_t nr = 0;
+
+	for (size_t z = 0; z < n_spans; z++) {
+		struct zone_span *s = &spans[z];
+		unsigned int mtu = s->es[0].r.target.mtu;
+
+		for (size_t i = 0; s->ifindex && i < s->n; i++) {
+			struct entry *e = &s->es[i];
+
+			if (e->full || (small && e->small))
+				continue;
+			if (!small) {
+				request(p, &rounds[nr++], s->ifindex, s->es, s->n, NULL, mtu);
+				break;
+			}
+			request(p, &rounds[nr++], s->ifindex, NULL, 0, e,
+				mtu < SMALL_SIZE ? mtu : SMALL_SIZE);
+		}
+	}
+	return nr;
+}
+
+/* Marks who answered the last requests (full or small), with the round trip. */
+static void record_answers(struct zone_span *spans, size_t n_spans, bool small)
+{
+	for (size_t z = 0; z < n_spans; z++) {
+		for (size_t i = 0; i < spans[z].n; i++) {
+			struct entry *e = &spans[z].es[i];
+			bool *passed = small ? &e->small : &e->full;
+
+			if (e->got && !*passed) {
+				*passed = true;
+				e->r.rtt_seconds = e->got_rtt;
+			}
+			e->got = false;
+		}
+	}
+}
+
+/*
+ * Each span's peers at the zone MTU, all zones at once, then the peers that
+ * did not answer with a small probe, all at once; each twice at most (one
+ * lost probe is not yet a lost path). rounds has room for one per entry.
  */
 static void ask_all(struct probe *p, struct zone_span *spans, size_t n_spans, struct round *rounds)
 {
 	for (int small = 0; small < 2; small++) {
 		for (int attempt = 0; attempt < 2 && !stopping(p); attempt++) {
-			size_t nr = 0;
+			size_t nr = send_requests(p, spans, n_spans, small, rounds);
 
-			for (size_t z = 0; z < n_spans; z++) {
-				struct zone_span *s = &spans[z];
-				unsigned int mtu = s->es[0].r.target.mtu;
-
-				for (size_t i = 0; s->ifindex && i < s->n; i++) {
-					struct entry *e = &s->es[i];
-
-					if (e->full || (small && e->small))
-						continue;
-					if (!small) { /* one broadcast for the zone's peers */
-						request(p, &rounds[nr++], s->ifindex, s->es, s->n,
-							NULL, mtu);
-						break;
-					}
-					request(p, &rounds[nr++], s->ifindex, NULL, 0, e,
-						mtu < SMALL_SIZE ? mtu : SMALL_SIZE);
-				}
-			}
 			if (!nr)
 				break;
 			pump(p, rounds, nr, now_us() + FULL_TIMEOUT_US);
-			for (size_t z = 0; z < n_spans; z++) {
-				for (size_t i = 0; i < spans[z].n; i++) {
-					struct entry *e = &spans[z].es[i];
-					bool *passed = small ? &e->small : &e->full;
-
-					if (e->got && !*passed) {
-						*passed = true;
-						e->r.rtt_seconds = e->got_rtt;
-					}
-					e->got = false;
-				}
-			}
+			record_answers(spans, n_spans, small);
 		}
 	}
 }

@@ -507,8 +507,7 @@ static void fill_fabric_addresses(struct pve_import *imp)
 	for (size_t i = 0; i < imp->n_nodes && from_iface; i++) {
 		struct ip_prefix net = ip_prefix_network(&imp->nodes[i].iface_net);
 
-		/* a network or an address check would refuse (loopback, multicast, ...) is no
-		 * fabric */
+		/* what a network or address check refuses (loopback, ...) is no fabric */
 		from_iface = net.addr.family != 0 && net.len && !ip_addr_unusable(&net.addr) &&
 			     !ip_addr_unusable(&imp->nodes[i].iface_net.addr);
 		if (i == 0)

@@ -96,15 +96,6 @@ static bool name_listed(const char *const *names, size_t n, const char *name)
 	return false;
 }
 
-static bool zone_lists_node(const struct cluster *c, const struct zone *z, const char *name)
-{
-	for (size_t j = 0; j < z->n_members; j++) {
-		if (!strcmp(c->nodes[z->members[j]].name, name))
-			return true;
-	}
-	return false;
-}
-
 /* The same node set, in any order: --nodes pve2,pve1 is the zone of ["pve1", "pve2"]. */
 static bool same_members(const struct cluster *c, const struct zone *have,
 			 const struct zone_request *z)
@@ -114,7 +105,9 @@ static bool same_members(const struct cluster *c, const struct zone *have,
 	if (!(have->flags & ZONE_HAS_NODES) || have->n_members != z->n_nodes)
 		return false;
 	for (size_t i = 0; i < z->n_nodes; i++) {
-		if (!zone_lists_node(c, have, z->nodes[i]))
+		int idx = cluster_find_node(c, z->nodes[i]);
+
+		if (idx < 0 || !zone_has_member(have, (size_t)idx))
 			return false;
 	}
 	for (size_t j = 0; j < have->n_members; j++) {

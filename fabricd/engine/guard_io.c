@@ -104,8 +104,9 @@ static int nft_errno(const char *err)
  * firewall_load_steps): "create table" with the comment, and the table with
  * plain_members and fabric_members empty when they are large, then their
  * elements in chunks, one transaction each, so that libnftables never
- * parses them all at once (at 64,512 elements it took 25 MiB of heap). A chunk that fails leaves a
- * table stricter than the wanted one; the next pass adds what is missing.
+ * parses them all at once (at 64,512 elements it took 25 MiB of heap). A
+ * chunk that fails leaves a table stricter than the wanted one; the next
+ * pass adds what is missing.
  */
 static int load_new_table(const struct op *op, const char *mark, char *err, size_t errlen)
 {

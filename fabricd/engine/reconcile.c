@@ -77,7 +77,6 @@ static void check_names(const struct desired_vnet *v, const struct observed *hav
 	}
 }
 
-/* A VXLAN device fabricd does not own that holds v's VNI on one of its ports. */
 /*
  * Whether foreign VXLAN device l receives on the kernel socket a device of
  * fabricd's on port with local address local would: the same port and
@@ -89,6 +88,7 @@ static bool same_socket(const struct link_obs *l, uint16_t port, const struct ip
 	       (l->vxlan_external || l->vxlan_ipv6 == (local->family == AF_INET6));
 }
 
+/* A VXLAN device fabricd does not own that holds v's VNI on one of its ports. */
 static void check_vni(const struct desired_vnet *v, const struct link_obs *l,
 		      const struct observed *have, struct diag *diag)
 {
@@ -267,7 +267,6 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
 		const struct desired_vnet *v;
-		const struct link_obs *bridge;
 		struct stage_note note;
 		bool renamed, moved;
 		struct op *op;
@@ -280,9 +279,7 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
-		bridge = v ? link_find(&have->links, v->name) : NULL;
-		/* in another bridge: a vnet that had the VNI, not v's switch */
-		moved = v && bridge && l->master == bridge->ifindex;
+		moved = v && switch_port_of_vnet(v, l, have);
 		/*
 		 * A device a vnet has left goes once the other has taken over
 		 * (PHASE_RETIRE); on a node that runs EVPN, FRR 8.4's zebra crashes

@@ -115,22 +115,27 @@ static long long note_due(const struct reconcile *r, const struct link_obs *l, c
 	return due > 0 ? due : 1;
 }
 
+bool switch_port_of_vnet(const struct desired_vnet *v, const struct link_obs *l,
+			 const struct observed *have)
+{
+	const struct link_obs *bridge = link_find(&have->links, v->name);
+
+	return bridge && l->master == bridge->ifindex;
+}
+
 /*
  * The vnet's device of the other transport, when fabricd made it and it is
- * a port of this vnet's bridge. A device of that name in another bridge is
- * another vnet's that had this VNI (removed, or given another VNI in the
- * same change): it was never this vnet's, so there is no switch to stage,
- * and a new secure vnet must not take clear text through it for a grace
- * period.
+ * a port of this vnet's bridge (another vnet's device that had this VNI has
+ * no switch to stage: a new secure vnet must not take clear text through it
+ * for a grace period).
  */
 static const struct link_obs *other_device(const struct reconcile *r, const struct desired_vnet *v,
 					   const struct observed *have)
 {
 	const struct link_obs *l = link_find(&have->links, v->other_vxlan);
-	const struct link_obs *bridge = link_find(&have->links, v->name);
 
 	if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") || l->vni != v->vni ||
-	    l->port != v->other_port || !bridge || l->master != bridge->ifindex)
+	    l->port != v->other_port || !switch_port_of_vnet(v, l, have))
 		return NULL;
 	return l;
 }

@@ -30,6 +30,14 @@ void switch_mark_stages(const struct reconcile *r, struct node_state *want,
 int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 		     const struct link_obs *bridge, const struct observed *have, struct plan *p);
 
+/*
+ * Whether l is a port of vnet v's bridge. A device named like v's but in
+ * another bridge is another vnet's that had v's VNI (removed, or given
+ * another VNI in the same change): never v's, so no switch of v's.
+ */
+bool switch_port_of_vnet(const struct desired_vnet *v, const struct link_obs *l,
+			 const struct observed *have);
+
 /* True when vnet v wants a device named like l this pass (not to be removed). */
 bool switch_wants_device(const struct reconcile *r, const struct desired_vnet *v,
 			 const struct link_obs *l, const struct observed *have);
