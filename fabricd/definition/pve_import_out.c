@@ -28,6 +28,15 @@ static json_t *node_json(const struct pve_import *imp, const struct imp_node *n)
 		snprintf(ep, sizeof(ep), "%s:%u", n->endpoint_host, n->port);
 		json_object_set_new(o, "endpoint", json_string(ep));
 	}
+	/* an endpoint of the other family than the underlay's (pve_import.c) */
+	if (o && n->endpoint_other_family) {
+		char addr[IP_ADDR_STRLEN];
+
+		ip_addr_str(&n->endpoint_ip, addr, sizeof(addr));
+		snprintf(ep, sizeof(ep), n->endpoint_ip.family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+			 addr, n->port);
+		json_object_set_new(o, "endpoint", json_string(ep));
+	}
 	return o;
 }
 

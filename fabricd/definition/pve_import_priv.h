@@ -27,6 +27,7 @@ struct imp_node {
 	struct ip_addr underlay;
 	struct ip_addr endpoint_ip;		  /* the WireGuard endpoint, when an address */
 	char endpoint_host[FABRICD_HOST_MAX + 1]; /* ... when a host name */
+	bool endpoint_other_family;		  /* endpoint_ip is not the underlay's family */
 	bool in_fabric;
 	struct ip_addr fabric_address;
 	struct ip_prefix iface_net; /* the WireGuard interface's own ip=CIDR */
@@ -72,8 +73,20 @@ struct pve_import {
 int imp_zones(struct pve_import *imp);
 void imp_zones_free(struct pve_import *imp);
 
+/* Used when Proxmox has no WireGuard fabric (or one without addresses). */
+#define DEFAULT_PREFIX "10.255.0.0/24"
+#define DEFAULT_PORT   51820
+
+/* pve_import_fabric.c: the fabric to import (NULL: none), read, and addresses where it has none */
+const struct pve_section *imp_choose_fabric(struct pve_import *imp);
+int imp_read_fabric(struct pve_import *imp);
+void imp_fill_fabric_addresses(struct pve_import *imp);
+
 /* pve_import.c helpers used by the others */
 int imp_find_node(const struct pve_import *imp, const char *name);
+/* A node named pve_name (from where); its index, -ENOMEM, or another negative value when refused.
+ */
+int imp_add_node(struct pve_import *imp, const char *pve_name, const char *where);
 /* Lowercases src into dst; false if the result is not a valid fabricd name. */
 bool imp_name(char *dst, size_t len, const char *src);
 /* The single value of key; a repeated key is reported (Perl keeps the first, Rust fails). */

@@ -146,7 +146,15 @@ static int transport_from_fabric(struct pve_import *imp, const struct pve_sectio
 			z->member[n] = true;
 		return 0;
 	}
-	diag_add(imp->d, where, "fabric \"%s\" is not in fabrics.cfg", fabric);
+	/* the running configuration's fabrics are those of the last SDN Apply */
+	if (!strncmp(ff->name, ".running-config", strlen(".running-config")))
+		diag_add(imp->d, where,
+			 "fabric \"%s\" is not in the applied configuration (%s): apply the SDN "
+			 "configuration in Proxmox, or import the pending one (--pending)",
+			 fabric, ff->name);
+	else
+		diag_add(imp->d, where, "fabric \"%s\" is not in %s; add it there in Proxmox",
+			 fabric, ff->name);
 	return 1;
 }
 
@@ -432,6 +440,15 @@ static struct imp_zone *zone_of(struct pve_import *imp, const char *pve_id)
 	return NULL;
 }
 
+/* Whether Proxmox's zones have one of that id (imported or not). */
+static bool zone_defined(const struct pve_import *imp, const char *pve_id)
+{
+	for (size_t i = 0; i < imp->in->zones->n; i++)
+		if (!strcmp(imp->in->zones->sections[i].id, pve_id))
+			return true;
+	return false;
+}
+
 static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 {
 	const struct pve_file *vf = imp->in->vnets;
@@ -449,8 +466,17 @@ static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 		diag_warn(imp->d, where, "no zone; dropped, as Proxmox does");
 		return 0;
 	}
+	if (!z && !zone_defined(imp, zone)) {
+		diag_warn(imp->d, where,
+			  "its zone \"%s\" is not in %s; dropped, as Proxmox does (give the vnet "
+			  "an existing zone)",
+			  zone, imp->in->zones->name);
+		return 0;
+	}
 	if (!z) {
-		diag_warn(imp->d, where, "not imported: its zone \"%s\" is not", zone);
+		diag_warn(imp->d, where,
+			  "not imported: its zone \"%s\" is not imported either (see its message)",
+			  zone);
 		return 0;
 	}
 	if (z->follow)

@@ -158,8 +158,8 @@ static int read_running(const struct pve_paths *p, struct pve_files *x, struct d
 	ret = pve_read_file(path, &text, &len);
 	if (ret < 0) {
 		diag_add(d, path,
-			 "cannot read: %s; Proxmox writes it on SDN \"Apply\" (or import the "
-			 "pending *.cfg files with --pending)",
+			 "cannot read: %s; Proxmox writes it on SDN \"Apply\" (import-pve "
+			 "--pending reads the pending *.cfg files instead)",
 			 strerror(-ret));
 		return ret;
 	}

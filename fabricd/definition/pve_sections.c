@@ -274,8 +274,29 @@ static int parse_line(struct line_ctx *c, const char *p, size_t n)
 		line_problem(c, "%sa comment line (this file has no comments)", "");
 		return 0;
 	}
+	/*
+	 * Perl's SectionConfig ends a section only at an empty line: a line of
+	 * whitespace, a lone CR or what looks like the next header before such a
+	 * line is one it ignores, and so is that header's section.
+	 */
+	if (!qn && n && c->cur && c->f->dialect == PVE_DIALECT_PERL) {
+		line_problem(
+		    c, "a line of only whitespace%s does not end a section (an empty line does)",
+		    memchr(p, '\r', n) ? " (a CR: Windows line ends)" : "");
+		return 0;
+	}
 	if (!qn) {
 		c->cur = NULL;
+		return 0;
+	}
+	if (!isspace((unsigned char)*p) && c->cur && c->f->dialect == PVE_DIALECT_PERL) {
+		char *line = dup_range(p, n < 80 ? n : 80);
+
+		if (!line)
+			return -ENOMEM;
+		line_problem(
+		    c, "\"%s\" follows a section without an empty line before it: no header", line);
+		free(line);
 		return 0;
 	}
 	if (!isspace((unsigned char)*p))
@@ -285,6 +306,30 @@ static int parse_line(struct line_ctx *c, const char *p, size_t n)
 		return 0;
 	}
 	return parse_body(c, p, n);
+}
+
+/* Perl keeps the last section of an id (a hash of ids): the earlier ones go, reported. */
+static void drop_redefined(struct pve_file *f, struct diag *diag)
+{
+	char where[PVE_WHERE_LEN];
+	size_t out = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		size_t j = i + 1;
+
+		while (j < f->n && strcmp(f->sections[j].id, f->sections[i].id))
+			j++;
+		if (j < f->n) {
+			diag_warn(diag, pve_where(where, f, &f->sections[i], NULL),
+				  "section id defined again at line %u; Proxmox keeps the last, "
+				  "and so does fabricd",
+				  f->sections[j].line);
+			section_free(&f->sections[i]);
+			continue;
+		}
+		f->sections[out++] = f->sections[i];
+	}
+	f->n = out;
 }
 
 int pve_file_parse(struct pve_file *f, const char *text, size_t len, struct diag *diag)
@@ -306,6 +351,8 @@ int pve_file_parse(struct pve_file *f, const char *text, size_t len, struct diag
 	}
 	if (ret == 0 && c.failed)
 		ret = c.failed;
+	if (ret == 0 && f->dialect == PVE_DIALECT_PERL)
+		drop_redefined(f, diag);
 	if (ret < 0)
 		pve_file_free(f);
 	return ret;

@@ -28,15 +28,15 @@ static const char *const file_names[F_N] = {
 struct tcase {
 	const char *name;
 	const char *set;
-	bool running; /* the deployed .running-config instead of the *.cfg */
-	bool keys;    /* a new_key callback (--generate-keys) */
-	int file;     /* which file the substitutions edit */
-	const char *subs[6];
-	int errors;	    /* how many errors, -1: any */
-	const char *error;  /* an error containing this */
-	const char *warn;   /* a warning containing this */
-	const char *json;   /* the definition contains this */
-	const char *nojson; /* ... and not this */
+	bool running;	      /* the deployed .running-config instead of the *.cfg */
+	bool keys;	      /* a new_key callback (--generate-keys) */
+	int file;	      /* which file the substitutions edit */
+	const char *subs[10]; /* from, to: up to five pairs */
+	int errors;	      /* how many errors, -1: any */
+	const char *error;    /* an error containing this */
+	const char *warn;     /* a warning containing this */
+	const char *json;     /* the definition contains this */
+	const char *nojson;   /* ... and not this */
 };
 
 /* Set B without its external node: the clean 9.2 cluster. */
@@ -678,9 +678,121 @@ static const struct tcase cases[] = {
      true,
      F_COROSYNC,
      {"ring0_addr: 203.0.113.13\n    ring1_addr: 2001:db8:10::13", "ring0_addr: 2001:db8:10::13"},
-     2,
-     "hv3: underlay address family differs",
+     1,
+     /* every node has an IPv6 address and only two an IPv4 one: IPv6, nobody dropped */
+     "\"203.0.113.13\" is not an address of a cluster node",
      NULL,
+     "\"underlay\": \"2001:db8:10::11\"",
+     NULL},
+    {"8 the odd node out",
+     "pve8",
+     false,
+     true,
+     F_COROSYNC,
+     {"ring0_addr: 203.0.113.11\n    ring1_addr: 2001:db8:10::11", "ring0_addr: 203.0.113.11",
+      "ring0_addr: 203.0.113.12\n    ring1_addr: 2001:db8:10::12", "ring0_addr: 203.0.113.12",
+      "ring0_addr: 203.0.113.13\n    ring1_addr: 2001:db8:10::13", "ring0_addr: 2001:db8:10::13"},
+     -1,
+     "hv3: has only IPv6 addresses and the other nodes' underlay is IPv4",
+     NULL,
+     "\"underlay\": \"203.0.113.12\"",
+     "2001:db8:10::13"},
+    {"9.2 IPv6 endpoint, IPv4 cluster",
+     "pve92",
+     false,
+     false,
+     F_FABRICS,
+     {"endpoint 203.0.113.11", "endpoint 2001:db8:10::11"},
+     1,
+     "role: external WireGuard node",
+     "hv1: WireGuard endpoint 2001:db8:10::11 is IPv6 and the other nodes' underlay IPv4",
+     "\"endpoint\": \"[2001:db8:10::11]:51820\"",
+     NULL},
+    {"9.2 IPv6 fabric",
+     "pve92",
+     false,
+     false,
+     F_FABRICS,
+     {"ip_prefix 10.250.0.0/24", "ip6_prefix fd00:250::/64", "\tip 10.250.0.1\n",
+      "\tip6 fd00:250::1\n", "\tip 10.250.0.2\n", "\tip6 fd00:250::2\n", "\tip 10.250.0.3\n",
+      "\tip6 fd00:250::3\n", "\tip 10.250.0.9\n", "\tip6 fd00:250::9\n"},
+     1,
+     "role: external WireGuard node",
+     NULL,
+     "\"fabric_address\": \"fd00:250::3\"",
+     "10.250.0"},
+    {"9.2 IPv6 fabric, a node without ip6",
+     "pve92",
+     false,
+     false,
+     F_FABRICS,
+     {"ip_prefix 10.250.0.0/24", "ip6_prefix fd00:250::/64", "\tip 10.250.0.1\n",
+      "\tip6 fd00:250::1\n", "\tip 10.250.0.2\n", "\tip6 fd00:250::2\n", "\tip 10.250.0.9\n",
+      "\tip6 fd00:250::9\n"},
+     -1,
+     "hv3: has no fabric address: give the node an \"ip6\" in the WireGuard fabric",
+     NULL,
+     NULL,
+     NULL},
+    {"9.2 misspelt keepalive",
+     "pve92",
+     false,
+     false,
+     F_FABRICS,
+     {"\tpersistent_keepalive 25\n", "\tpersistant_keepalive 25\n", "\trole internal\n",
+      "\trole internal\n\tcolour blue\n"},
+     1,
+     NULL,
+     "[wireguard_fabric: wgf] persistant_keepalive: not a key of Proxmox's wireguard_fabric "
+     "sections",
+     NULL,
+     NULL},
+    {"9.2 unknown node key",
+     "pve92",
+     false,
+     false,
+     F_FABRICS,
+     {"\trole internal\n", "\trole internal\n\tcolour blue\n"},
+     1,
+     NULL,
+     "[wireguard_node: wgf_hv1] colour: not a key of Proxmox's wireguard_node sections",
+     NULL,
+     NULL},
+    {"9.2 a second WireGuard fabric, unused",
+     "pve92",
+     false,
+     false,
+     F_FABRICS,
+     {"wireguard_fabric: wgf\n",
+      "wireguard_fabric: wgb\n\tip_prefix 10.240.0.0/24\n\nwireguard_node: wgb_hv1\n"
+      "\tinterfaces name=wg1,listen_port=51830,public_key=Sf2dQ9rbU8i2c9GsXuQ2CZ9p6x3ZuWcN+"
+      "yonK+OJ3F8=\n\tip 10.240.0.1\n\trole internal\n\nwireguard_fabric: wgf\n"},
+     1,
+     "role: external WireGuard node",
+     NULL,
+     "\"prefix\": \"10.250.0.0/24\"",
+     NULL},
+    {"running without its fabrics",
+     "pve92",
+     true,
+     false,
+     F_RUNNING,
+     {"\"fabrics\":{", "\"unused\":{"},
+     -1,
+     "fabric \"wgf\" is not in the applied configuration (.running-config (fabrics)): apply "
+     "the SDN configuration in Proxmox, or import the pending one (--pending)",
+     NULL,
+     NULL,
+     NULL},
+    {"vnet of a zone that does not exist",
+     "pve8",
+     false,
+     true,
+     F_VNETS,
+     {"\tzone lab\n", "\tzone nope\n"},
+     -1,
+     NULL,
+     "its zone \"nope\" is not in zones.cfg; dropped, as Proxmox does",
      NULL,
      NULL},
     /* set C: 9.0 OpenFabric + EVPN */
@@ -804,7 +916,7 @@ static int load(const struct tcase *t, struct loaded *l, struct diag *d)
 		text[i] = slurp(path);
 		if (!text[i])
 			text[i] = strdup("");
-		for (int k = 0; i == t->file && k < 6 && t->subs[k]; k += 2) {
+		for (int k = 0; i == t->file && k < 10 && t->subs[k]; k += 2) {
 			text[i] = substitute(text[i], t->subs[k], t->subs[k + 1]);
 			if (!text[i]) {
 				CHECK(0, "%s: \"%s\" not in %s", t->name, t->subs[k], path);

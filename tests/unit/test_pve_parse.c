@@ -79,6 +79,44 @@ static void test_perl(void)
 	CHECK_INT(d.n, 0, "no errors");
 	pve_file_free(&f);
 	diag_free(&d);
+
+	/*
+	 * As Perl's SectionConfig: only an empty line ends a section. Whitespace
+	 * (or a lone CR) inside is ignored, and so is a header before any empty
+	 * line, with its keys going to the section still open (a repeated key:
+	 * the first value counts).
+	 */
+	CHECK_INT(parse(&f, PVE_DIALECT_PERL,
+			"vnet: a\n\tzone lab\n  \n\ttag 100\nvnet: b\n\ttag 101\r\n\r\n"
+			"vnet: c\n\ttag 102\n\n",
+			&d),
+		  0, "perl sections");
+	CHECK_INT(f.n, 1, "vnet b is no section, and c comes after a CR that ends nothing");
+	CHECK_STR(f.sections[0].id, "a", "a");
+	kv = pve_section_get(&f.sections[0], "tag", &count);
+	CHECK(kv && count == 3 && !strcmp(kv->value, "100"), "a's tag after the whitespace line");
+	CHECK(has(&d, true, "t.cfg:3: a line of only whitespace does not end a section"),
+	      "whitespace warning");
+	CHECK(has(&d, true, "t.cfg:5: \"vnet: b\" follows a section without an empty line"),
+	      "header warning");
+	CHECK(has(&d, true, "t.cfg:7: a line of only whitespace (a CR: Windows line ends)"),
+	      "CR warning");
+	pve_file_free(&f);
+	diag_free(&d);
+
+	/* a section id defined twice: the last counts, as in Proxmox */
+	CHECK_INT(parse(&f, PVE_DIALECT_PERL,
+			"vnet: a\n\tzone lab\n\ttag 100\n\nvnet: b\n\ttag 7\n\nvnet: a\n\tzone "
+			"lab\n\ttag 101\n",
+			&d),
+		  0, "perl redefined");
+	CHECK_INT(f.n, 2, "a once, and b");
+	CHECK_STR(f.sections[1].id, "a", "the last a");
+	CHECK_STR(pve_section_get(&f.sections[1], "tag", NULL)->value, "101", "its tag");
+	CHECK(has(&d, true, "t.cfg:1 [vnet: a]: section id defined again at line 8"),
+	      "redefined warning");
+	pve_file_free(&f);
+	diag_free(&d);
 }
 
 static void test_rust(void)
