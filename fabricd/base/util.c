@@ -117,6 +117,13 @@ const char *host_node_name(char *buf, size_t len)
 	return buf;
 }
 
+unsigned long long netns_inode(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
 uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 {
 	const unsigned char *p = data;

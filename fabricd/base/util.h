@@ -36,6 +36,8 @@ int write_output(const char *path, const void *data, size_t len, mode_t mode);
  * names are lower case). buf, or NULL when the host name cannot be read.
  */
 const char *host_node_name(char *buf, size_t len);
+/* This process's network namespace's inode (0 when /proc cannot tell): files kept per node. */
+unsigned long long netns_inode(void);
 
 /* FNV-1a, 64 bits: fnv1a(FNV1A_INIT, data, len), chained for more data. A stable
  * digest for change detection, not a security measure. */

@@ -5,11 +5,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "engine/lock.h"
 #include "engine/resolve.h"
 #include "version.h"
@@ -68,7 +70,9 @@ static void usage(FILE *f)
 		"       fabricd --version\n"
 		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH] [--probe-interval SECONDS]\n"
 		"          [--probe-file PATH] [--sdn-dir DIR [--corosync FILE]]\n"
-		"  status: [--dot | --svg] [--probe-file PATH]\n\nCommands:\n");
+		"  status: [--dot | --svg] [--probe-file PATH]\n"
+		"  down:   [--cluster NAME] (without a definition: what cluster NAME's fabricd "
+		"owns)\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].description);
 }
@@ -276,7 +280,7 @@ static bool reads_what_was_given(const char *name, unsigned int reads, const str
 	return true;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	struct options o = {
 	    .config = FABRICD_DEFAULT_CONFIG,
@@ -285,8 +289,8 @@ int main(int argc, char **argv)
 	    .grace = 30,
 	    .lock_wait = NODE_LOCK_WAIT_S,
 	    .probe_interval_ms = 10000,
-	    .probe_file = FABRICD_DEFAULT_PROBE_FILE,
 	};
+	char probe_file[128];
 	const char *name;
 	int first;
 
@@ -317,6 +321,11 @@ int main(int argc, char **argv)
 	first = parse_options(argc - 1, argv + 1, &o);
 	if (first < 0)
 		return 1;
+	if (!o.probe_file) {
+		/* per namespace: simulated nodes on one host keep their own */
+		snprintf(probe_file, sizeof(probe_file), FABRICD_DEFAULT_PROBE_FILE, netns_inode());
+		o.probe_file = probe_file;
+	}
 	o.argc = argc - 1 - first;
 	o.argv = argv + 1 + first;
 	if ((o.sdn_dir || o.corosync) && !reads_definition_only(name)) {
@@ -346,4 +355,20 @@ int main(int argc, char **argv)
 	}
 	log_error("unknown command \"%s\": see fabricd --help", name);
 	return 1;
+}
+
+/*
+ * What a command printed reaches stdout only now (it is buffered): a full
+ * disk or a closed pipe must not leave a truncated --json behind an exit
+ * status of 0.
+ */
+int main(int argc, char **argv)
+{
+	int ret = run_command(argc, argv);
+
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		log_error("stdout: %s: the output is incomplete", strerror(errno ? errno : EIO));
+		return 1;
+	}
+	return ret;
 }

@@ -84,6 +84,18 @@ out:
 	return ret;
 }
 
+/* A daemon follows the definition: what down removes, its next pass builds again. */
+static void warn_daemon_keeps(const struct session *s)
+{
+	char holder[128];
+
+	if (node_daemon_running(holder, sizeof(holder)))
+		log_warn("node %s: a daemon (pid and command: %s) keeps this node and builds "
+			 "again what down removes; stop it first (systemctl stop fabricd) to "
+			 "leave the node down",
+			 s->node, holder[0] ? holder : "unknown");
+}
+
 int cmd_down(const struct options *o)
 {
 	struct node_lock lock = {.fd = -1};
@@ -92,6 +104,7 @@ int cmd_down(const struct options *o)
 
 	if (session_open_down(&s, o) < 0 || lock_node(&lock, &s, o, "down") < 0)
 		goto out;
+	warn_daemon_keeps(&s);
 	if (observe(&s.r, &s.have) < 0) {
 		log_error("cannot read the kernel's state");
 		goto out;

@@ -29,6 +29,19 @@ int cluster_find_node(const struct cluster *c, const char *name)
 	return -1;
 }
 
+bool name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > FABRICD_NAME_MAX || *s == '-')
+		return false;
+	for (; *s; s++) {
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= '0' && *s <= '9') && *s != '-')
+			return false;
+	}
+	return true;
+}
+
 uint16_t node_listen_port(const struct cluster *c, const struct node *n)
 {
 	return (n->flags & NODE_HAS_LISTEN_PORT) ? n->listen_port : c->fabric.listen_port;

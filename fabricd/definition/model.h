@@ -139,6 +139,8 @@ void cluster_free(struct cluster *c);
 
 /* Index of the node called name, or -1. */
 int cluster_find_node(const struct cluster *c, const char *name);
+/* A node, zone or cluster name: [a-z0-9][a-z0-9-]*, at most FABRICD_NAME_MAX bytes. */
+bool name_valid(const char *s);
 
 /* Port the node listens on: its own override or the fabric's. */
 uint16_t node_listen_port(const struct cluster *c, const struct node *n);

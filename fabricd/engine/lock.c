@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "engine/lock.h"
 
 #define LOCK_POLL_MS 20
@@ -36,14 +37,6 @@ static bool stop_pending(void)
 	       (sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1);
 }
 
-/* The network namespace's inode: two namespaces are two kernels' worth of state. */
-static unsigned long long netns_inode(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
-}
-
 /* "PID COMMAND" of the holder, as it wrote it; "" when unreadable. */
 static void read_holder(int fd, char *buf, size_t len)
 {
@@ -63,13 +56,12 @@ static int write_holder(int fd, const char *command)
 	return 0;
 }
 
-/* kind: "" for the node lock, ".daemon" for the daemon's */
-static int open_lock_file(struct node_lock *l, const char *node, const char *kind)
+/* kind: "" for the node lock, "daemon." for the daemon's; one per network namespace */
+static int open_lock_file(struct node_lock *l, const char *kind)
 {
 	if (mkdir(NODE_LOCK_DIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	snprintf(l->path, sizeof(l->path), "%s/%s%s.net%llu.lock", NODE_LOCK_DIR, node, kind,
-		 netns_inode());
+	snprintf(l->path, sizeof(l->path), "%s/%snet%llu.lock", NODE_LOCK_DIR, kind, netns_inode());
 	/* O_CLOEXEC: a wireguard-go started while it is held must not inherit it */
 	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	return l->fd < 0 ? -errno : 0;
@@ -85,7 +77,7 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 	int ret;
 
 	l->fd = -1;
-	ret = open_lock_file(l, node, "");
+	ret = open_lock_file(l, "");
 	if (ret < 0) {
 		log_error("node %s: cannot open the lock %s: %s", node, l->path, strerror(-ret));
 		return ret;
@@ -135,7 +127,7 @@ int node_daemon_lock_take(struct node_lock *l, const char *node)
 	int ret;
 
 	l->fd = -1;
-	ret = open_lock_file(l, node, ".daemon");
+	ret = open_lock_file(l, "daemon.");
 	if (ret == 0 && flock(l->fd, LOCK_EX | LOCK_NB) < 0)
 		ret = -errno;
 	if (ret == -EWOULDBLOCK) {
@@ -154,6 +146,23 @@ int node_daemon_lock_take(struct node_lock *l, const char *node)
 	if (ret < 0)
 		node_lock_release(l);
 	return ret;
+}
+
+bool node_daemon_running(char *holder, size_t len)
+{
+	struct node_lock l;
+	bool held;
+
+	holder[0] = '\0';
+	snprintf(l.path, sizeof(l.path), "%s/daemon.net%llu.lock", NODE_LOCK_DIR, netns_inode());
+	l.fd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (l.fd < 0)
+		return false;
+	held = flock(l.fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	if (held)
+		read_holder(l.fd, holder, len);
+	node_lock_release(&l);
+	return held;
 }
 
 void node_lock_release(struct node_lock *l)

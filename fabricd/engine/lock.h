@@ -5,10 +5,12 @@
  * writers never interleave their changes. check, render, plan and status
  * never take it.
  *
- * The lock is an flock(2) on /run/fabricd/<node>.net<inode>.lock: one per
- * node and network namespace (the kernel state it protects), released by
- * the kernel when its holder exits, however it exits. The holder writes
- * "PID COMMAND" into the file so that a waiter can say who holds it.
+ * The lock is an flock(2) on /run/fabricd/net<inode>.lock: one per network
+ * namespace, the kernel state it protects, whatever node name a command is
+ * given (a `down -n` with another spelling than the daemon's is still
+ * serialized with it); released by the kernel when its holder exits,
+ * however it exits. The holder writes "PID COMMAND" into the file so that
+ * a waiter can say who holds it.
  */
 #ifndef FABRICD_LOCK_H
 #define FABRICD_LOCK_H
@@ -34,7 +36,7 @@ struct node_lock {
 int node_lock_take(struct node_lock *l, const char *node, const char *command, unsigned int wait_ms,
 		   bool quiet);
 /*
- * The daemon's own lock, /run/fabricd/<node>.daemon.net<inode>.lock, held
+ * The daemon's own lock, /run/fabricd/daemon.net<inode>.lock, held
  * for its lifetime beside the node lock of each pass: a second `run` for
  * the same node and namespace refuses to start instead of undoing the first
  * one's passes between them. 0; -EWOULDBLOCK when another daemon holds it
@@ -42,6 +44,8 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
  */
 int node_daemon_lock_take(struct node_lock *l, const char *node);
 /* Releases either (a no-op when not held). */
+/* Whether a daemon keeps this namespace's node; holder gets its "PID COMMAND". */
+bool node_daemon_running(char *holder, size_t len);
 void node_lock_release(struct node_lock *l);
 
 #endif

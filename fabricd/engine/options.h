@@ -14,7 +14,8 @@
 #define FABRICD_DEFAULT_KEY_FILE "/etc/fabricd/private.key"
 
 /* run writes its probe results here, status reads them */
-#define FABRICD_DEFAULT_PROBE_FILE "/run/fabricd/probe.json"
+/* the probe file, one per network namespace (a node): %llu its inode */
+#define FABRICD_DEFAULT_PROBE_FILE "/run/fabricd/probe.net%llu.json"
 
 struct options {
 	const char *config;   /* -c FILE */

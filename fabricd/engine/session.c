@@ -68,8 +68,15 @@ const char *session_node_name(const struct options *o, char *host, size_t len)
 {
 	const char *name = o->node ? o->node : host_node_name(host, len);
 
-	if (!name)
+	if (!name) {
 		log_error("cannot read this host's name: give the node with -n NODE");
+	} else if (!name_valid(name)) {
+		/* it names the node's lock file too: never a path */
+		log_error("%s \"%.80s\" is not a node name (lower-case letters, digits and '-', at "
+			  "most %d): give the node's name in the definition with -n NODE",
+			  o->node ? "-n" : "this host's name", name, FABRICD_NAME_MAX);
+		name = NULL;
+	}
 	return name;
 }
 
@@ -152,11 +159,35 @@ void session_free(struct session *s)
  * For down, which removes what fabricd owns and needs no vnet: the followed
  * zones' vnets are left out when .running-config cannot be read or is broken.
  */
+/*
+ * down --cluster NAME: no definition at all (lost, or unreadable): what
+ * fabricd owns is marked with the cluster's name, and that is all down needs.
+ */
+static int cluster_by_name(const char *name, struct cluster **out)
+{
+	if (!name_valid(name)) {
+		log_error("--cluster \"%.80s\" is not a cluster name (lower-case letters, digits "
+			  "and '-'): give the name the definition's \"cluster\" had",
+			  name);
+		return -1;
+	}
+	*out = calloc(1, sizeof(**out));
+	if (!*out) {
+		log_error("out of memory");
+		return -1;
+	}
+	(*out)->version = 1;
+	snprintf((*out)->name, sizeof((*out)->name), "%s", name);
+	return 0;
+}
+
 static int load_for_down(const struct options *o, struct cluster **out)
 {
 	struct diag diag;
 	int ret;
 
+	if (o->cluster_name)
+		return cluster_by_name(o->cluster_name, out);
 	if (o->sdn_dir)
 		return session_load_cluster(o, out);
 	diag_init(&diag);
@@ -224,7 +255,9 @@ static int find_node(struct session *s, const struct options *o, bool departed_o
 
 	if (!name)
 		return -1;
-	if (departed_ok && cluster_find_node(s->cluster, name) < 0) {
+	if (departed_ok && o->cluster_name) {
+		s->departed = true; /* down --cluster: no definition, no nodes */
+	} else if (departed_ok && cluster_find_node(s->cluster, name) < 0) {
 		log_warn("node \"%s\" is not in %s (it left the cluster?): down removes what "
 			 "fabricd owns for cluster %s on this node",
 			 name, definition_name(o), s->cluster->name);

@@ -71,10 +71,40 @@ static void send_msg(int fd, int32_t kind, int32_t value)
 }
 
 /*
- * The grandchild: a clean process image for wireguard-go. fabricd is single
- * threaded, so setenv() after fork() is safe here. Never returns.
+ * wireguard-go's environment, made before fork(): the daemon has threads
+ * (the probe, the metrics server), and a child of a threaded process may
+ * only make async-signal-safe calls until it execs (setenv() allocates).
+ * fabricd's own, without the variables that would make wireguard-go adopt
+ * descriptors it does not have, and with its two settings. NULL: ENOMEM.
  */
-static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int st)
+static char **wireguard_go_env(void)
+{
+	static const char *const dropped[] = {
+	    "WG_TUN_FD=", "WG_UAPI_FD=", "WG_TUN_NAME_FILE=", "WG_PROCESS_FOREGROUND=",
+	    "LOG_LEVEL=", NULL};
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof(*env));
+	for (size_t i = 0; env && i < n; i++) {
+		size_t d = 0;
+
+		while (dropped[d] && strncmp(environ[i], dropped[d], strlen(dropped[d])))
+			d++;
+		if (!dropped[d])
+			env[k++] = environ[i];
+	}
+	if (env) {
+		env[k++] = (char *)"WG_PROCESS_FOREGROUND=1";
+		env[k++] = (char *)"LOG_LEVEL=error";
+	}
+	return env;
+}
+
+/* The grandchild: a clean process image for wireguard-go, env its environment. Never returns. */
+static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int st, char **env)
 {
 	char *argv[] = {WG_GO, (char *)ifname, NULL};
 	sigset_t none;
@@ -94,13 +124,7 @@ static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int 
 		for (int i = 3; i < 4096; i++)
 			fcntl(i, F_SETFD, FD_CLOEXEC);
 	}
-	/* inherited WG_TUN_FD / WG_UAPI_FD would make it adopt fds it does not have */
-	unsetenv("WG_TUN_FD");
-	unsetenv("WG_UAPI_FD");
-	unsetenv("WG_TUN_NAME_FILE");
-	setenv("WG_PROCESS_FOREGROUND", "1", 1);
-	setenv("LOG_LEVEL", "error", 1);
-	execvp(WG_GO, argv);
+	execvpe(WG_GO, argv, env);
 	send_msg(st, MSG_EXEC_FAILED, errno);
 	_exit(127);
 }
@@ -120,7 +144,8 @@ static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int 
  */
 static int write_pid_file(const char *ifname, pid_t pid);
 
-static void __attribute__((noreturn)) start_intermediate(const char *ifname, int st, int ctl)
+static void __attribute__((noreturn))
+start_intermediate(const char *ifname, int st, int ctl, char **env)
 {
 	int status;
 	pid_t pid;
@@ -132,7 +157,7 @@ static void __attribute__((noreturn)) start_intermediate(const char *ifname, int
 		_exit(1);
 	}
 	if (pid == 0)
-		exec_wireguard_go(ifname, st);
+		exec_wireguard_go(ifname, st, env);
 	/*
 	 * The pid file is what lets a later fabricd adopt this wireguard-go: write
 	 * it here, at once, so a fabricd killed right now still leaves it behind.
@@ -256,7 +281,7 @@ static int start_wireguard_go(const char *ifname)
 {
 	int st[2] = {-1, -1}, ctl[2] = {-1, -1};
 	bool pid_written = false;
-	char path[RUN_PATH_MAX];
+	char path[RUN_PATH_MAX], **env = NULL;
 	pid_t mid = -1;
 	int ret;
 
@@ -272,17 +297,19 @@ static int start_wireguard_go(const char *ifname)
 				  ifname);
 		return -EEXIST;
 	}
+	env = wireguard_go_env();
 	/* ctl is a socket so that 'k' to an intermediate already gone cannot raise SIGPIPE */
-	if ((mkdir(WG_UAPI_RUN_DIR, 0755) < 0 && errno != EEXIST) || pipe2(st, O_CLOEXEC) < 0 ||
+	if (!env || (mkdir(WG_UAPI_RUN_DIR, 0755) < 0 && errno != EEXIST) ||
+	    pipe2(st, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 || (mid = fork()) < 0) {
-		ret = -errno;
+		ret = env ? -errno : -ENOMEM;
 		wg_set_last_error("%s: cannot start %s: %s", ifname, WG_GO, strerror(-ret));
 		goto out;
 	}
 	if (mid == 0) {
 		close(st[0]);
 		close(ctl[1]); /* or it would never see the parent close ctl */
-		start_intermediate(ifname, st[1], ctl[0]);
+		start_intermediate(ifname, st[1], ctl[0], env);
 	}
 	close(st[1]); /* so that a dead intermediate reads as EOF */
 	st[1] = -1;
@@ -303,6 +330,7 @@ out:
 		wg_uapi_run_path(path, sizeof(path), ifname, "pid");
 		unlink(path);
 	}
+	free(env); /* its strings are environ's and literals */
 	return ret;
 }
 

@@ -335,3 +335,18 @@ def test_the_host_name_is_a_node_name_whatever_its_case(fabricd, repo):
 def test_status_takes_one_output_form(fabricd, repo, pair):
     r = run(fabricd, "status", "-c", repo / "examples" / "minimal-2node.json", "-n", "pve1", *pair)
     assert r.returncode == 1 and "status: give one of --json, --dot and --svg" in r.stderr, r
+
+
+@pytest.mark.parametrize("args", [["check", "-c", "examples/minimal-2node.json"],
+                                  ["check", "--json", "-c", "examples/minimal-2node.json"],
+                                  ["render", "-c", "examples/minimal-2node.json", "-n", "pve1"],
+                                  ["--version"]],
+                         ids=["check", "check-json", "render", "version"])
+def test_output_that_cannot_be_written_fails(fabricd, repo, args):
+    """A full disk (/dev/full) must not leave a truncated output behind exit status 0:
+    programs read --json."""
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([str(fabricd), *args], cwd=repo, stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=30)
+    assert r.returncode == 1, r.stderr
+    assert "stdout: No space left on device: the output is incomplete" in r.stderr, r.stderr

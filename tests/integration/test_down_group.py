@@ -63,3 +63,29 @@ def test_stranger_in_the_group_survives(make_cluster):
     assert "stranger0" in links and group_of(links["stranger0"]) == GROUP
     assert not OWNED & set(links)
     assert pve1.owned_links() == []
+
+
+def test_down_without_a_definition_by_cluster_name(make_cluster):
+    """A lost or broken definition does not keep fabricd's objects on a node:
+    `down --cluster NAME` removes what is marked as that cluster's (links, the
+    fabric and its wireguard-go, the guard), nothing of another cluster's."""
+    cluster, pve1, config = applied(make_cluster)
+    broken = f"{cluster.tmpdir}/broken.json"
+    with open(broken, "w") as f:
+        f.write('{"broken')
+    pve1.run(["ip", "link", "add", "vnet999", "type", "bridge"])
+    pve1.run(["ip", "link", "set", "vnet999", "alias", "fabricd:another"])
+    assert pve1.fabricd("down", "-c", broken).rc == 1
+    res = pve1.fabricd("down", "-c", broken, "--cluster", "another-one")
+    assert res.rc == 0, res
+    assert OWNED <= set(pve1.links()), "down of another cluster removed this one's links"
+    res = pve1.fabricd("down", "-c", broken, "--cluster", "Not/A-name")
+    assert res.rc == 1 and "is not a cluster name" in res.stderr, res
+    res = pve1.fabricd("down", "-c", broken, "--cluster", cluster.cluster_name)
+    assert res.rc == 0, res
+    links = pve1.links()
+    assert not OWNED & set(links) and "wgfab0" not in links, sorted(links)
+    assert "vnet999" in links, "down removed a link of another cluster"
+    assert pve1.run(["nft", "list", "table", "inet", "fabricd"], check=False).returncode != 0
+    assert not [name for _pid, name in pve1.processes() if name == "wireguard-go"]
+    assert pve1.fabricd("plan", "-c", config).rc == 2

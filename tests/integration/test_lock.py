@@ -37,7 +37,7 @@ LOOP_SECONDS = 6
 
 def lock_path(node):
     """The node's lock file, as engine/lock.h names it."""
-    return node_lock_path(node.name, os.stat(f"/run/netns/{node.ns}").st_ino)
+    return node_lock_path(os.stat(f"/run/netns/{node.ns}").st_ino)
 
 
 @contextlib.contextmanager
@@ -117,6 +117,51 @@ def test_held_lock_names_its_holder_and_readers_never_wait(fabric):
     assert res.rc == 0, res
 
 
+def test_the_lock_is_the_namespace_s_whatever_the_node_is_called(fabric):
+    """The lock guards the kernel's state of a namespace: a `down` given another spelling
+    of the node than the daemon's (a typo, a host name) waits like any other writer; a
+    -n that is no node name is refused before anything is read, locked or created."""
+    cluster, definition, daemons = fabric
+    pve1 = cluster.node("pve1")
+    config = daemons["pve1"].path
+    with held_lock(pve1, "4242 test-holder"):
+        res = pve1.run([cluster.fabricd_bin, "down", "-c", config, "-n", "pve9",
+                        "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
+                        "--lock-wait", "1"], check=False)
+        assert res.returncode == 1 and "4242 test-holder" in res.stderr, res
+        assert pve1.link("vnet100"), "a down under another name went past the lock"
+    target = f"{cluster.tmpdir}/escaped"
+    for bad in (f"../../..{target}", "Pve1", "-x", "a" * 64):
+        for command in ("down", "set-transport"):
+            argv = [cluster.fabricd_bin, command, "-c", config, "-n", bad]
+            argv += ["red", "plain"] if command == "set-transport" else []
+            res = pve1.run(argv, check=False)
+            assert res.returncode == 1 and "is not a node name" in res.stderr, (bad, res)
+    assert not [f for f in os.listdir(cluster.tmpdir) if f.startswith("escaped")]
+    assert pve1.link("vnet100")
+
+
+def test_down_beside_the_daemon_says_it_comes_back(fabric):
+    """down works beside a daemon (its passes take turns with it), but the daemon builds
+    the node again: down says so, naming the daemon."""
+    cluster, definition, daemons = fabric
+    pve1 = cluster.node("pve1")
+    config = daemons["pve1"].path
+    res = pve1.fabricd("down", "-c", config)
+    assert res.rc == 0, res
+    assert f"a daemon (pid and command: {daemons['pve1'].pid} run) keeps this node" in \
+        res.stderr, res
+    wait_until(lambda: not pve1.fabricd("plan", "-c", config).rc, timeout=15,
+               what="the daemon rebuilt pve1")
+    pve2 = cluster.node("pve2")
+    daemons["pve2"].stop()
+    try:
+        res = pve2.fabricd("down", "-c", daemons["pve2"].path)
+        assert res.rc == 0 and "keeps this node" not in res.stderr, res
+    finally:
+        daemons["pve2"].start()
+
+
 def second_run(cluster, node, config, *extra):
     """`fabricd run` for node beside the harness's daemons."""
     return node.run_bg([cluster.fabricd_bin, "run", "-c", config, "-n", node.name,
@@ -140,7 +185,7 @@ def test_a_second_daemon_for_the_node_refuses_to_start(fabric):
     assert rc == 1, log
     assert f"another fabricd run (pid and command: {daemons['pve1'].pid} run) already keeps " \
         "this node" in log, log
-    assert ".daemon.net" in log and "up to date" not in log, log
+    assert "/daemon.net" in log and "up to date" not in log, log
     assert daemons["pve1"].running()
     assert pve1.fabricd("plan", "-c", config).rc == 0
 

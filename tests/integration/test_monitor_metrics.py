@@ -308,7 +308,7 @@ def test_no_metrics_before_the_first_convergence(fabric, tmp_path):
     pve2 = fabric.cluster.node("pve2")
     d = fabric.daemons["pve2"]
     usual, port = d.extra_args, PORT + 7
-    lock = node_lock_path("pve2", os.stat(f"/run/netns/{pve2.ns}").st_ino)
+    lock = node_lock_path(os.stat(f"/run/netns/{pve2.ns}").st_ino)
     d.stop()
     d.extra_args = ["--metrics", f"127.0.0.1:{port}", "--probe-interval", "0",
                     "--probe-file", f"{fabric.cluster.tmpdir}/pve2/probe.json", "--lock-wait", "30"]

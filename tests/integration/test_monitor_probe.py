@@ -324,3 +324,32 @@ def test_a_round_asks_every_zone_at_once(fabric):
             pve3.start()
     wait_until(lambda: all_healthy(fabric), timeout=REPORT_LIMIT, interval=0.5,
                what="pve3 answers again")
+
+
+def test_default_probe_file_is_each_node_s(make_cluster):
+    """Without --probe-file each node (network namespace) has its own file, as its node
+    lock: daemons of simulated nodes on one host do not overwrite each other's results,
+    and `status` finds its node's without being told where."""
+    cluster = make_cluster(2)
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
+    daemons = {}
+    try:
+        for node in cluster.nodes:
+            daemons[node.name] = Daemon(cluster, node, grace=3,
+                                        extra_args=["--probe-interval", "1"])
+            daemons[node.name].write(definition)
+            daemons[node.name].start()
+
+        def own(node):
+            res = node.fabricd("status", "--json", "-c", daemons[node.name].path)
+            probes = json.loads(res.stdout)["probes"] if res.rc == 0 else None
+            return probes and probes["results"] and probes
+
+        for node in cluster.nodes:
+            got = wait_until(lambda: own(node), timeout=20, what=f"{node.name}'s probe results")
+            ino = os.stat(f"/run/netns/{node.ns}").st_ino
+            assert got["file"] == f"/run/fabricd/probe.net{ino}.json", got
+            assert {r["peer"] for r in got["results"]} == {
+                n.name for n in cluster.nodes if n is not node}, got
+    finally:
+        stop_daemons(daemons)

@@ -22,6 +22,7 @@ daemon pass (wg_tune): measured with `fabricd bench --reference`, 1.3 times
 the secure path's throughput at 0.8 times the CPU per GB (README).
 """
 
+import os
 import re
 
 import pytest
@@ -106,6 +107,25 @@ def test_wireguard_go_udp_buffers_widened_and_kept(make_cluster):
     assert ":51820 " in pve1.run(["ss", "-uanp"]).stdout
     assert all_wide(udp_buffers(pve1, pid)), udp_buffers(pve1, pid)
     ping = pve1.run(["ping", "-c", "3", "-i", "0.2", "-W", "1", pve2.fabric_address], check=False)
+    assert ping.returncode == 0, ping.stdout
+
+
+def test_wireguard_go_environment(make_cluster):
+    """wireguard-go gets fabricd's environment (made before fork: the daemon has threads),
+    without what would make it adopt descriptors it does not have, with its settings."""
+    cluster = userspace_cluster(make_cluster)
+    pve1, pve2 = cluster.nodes
+    path = cluster.write_definition(cluster.definition(zones=[zone("a", "secure", [("vnet1", 1)])]))
+    env = dict(os.environ, WG_UAPI_FD="9", WG_TUN_FD="8", WG_TUN_NAME_FILE="/tmp/x",
+               LOG_LEVEL="debug", FABTEST_KEPT="yes")
+    assert pve1.fabricd("apply", "-c", path, env=env).rc == 0
+    with open(f"/proc/{wireguard_go(pve1)}/environ", "rb") as f:
+        got = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+    assert got.get(b"LOG_LEVEL") == b"error" and got.get(b"WG_PROCESS_FOREGROUND") == b"1", got
+    assert not {b"WG_UAPI_FD", b"WG_TUN_FD", b"WG_TUN_NAME_FILE"} & set(got), got
+    assert got.get(b"FABTEST_KEPT") == b"yes", got
+    assert pve2.fabricd("apply", "-c", path).rc == 0
+    ping = pve1.run(["ping", "-c", "2", "-i", "0.2", "-W", "1", pve2.fabric_address], check=False)
     assert ping.returncode == 0, ping.stdout
 
 

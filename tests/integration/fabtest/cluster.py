@@ -36,7 +36,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -53,15 +52,15 @@ NODE_LOCK_DIR = "/run/fabricd"  # engine/lock.h
 SANITIZER_MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
 
 
-def node_lock_path(node, netns_inode):
-    """fabricd's lock of node in the network namespace with that inode (engine/lock.c)."""
-    return f"{NODE_LOCK_DIR}/{node}.net{netns_inode}.lock"
+def node_lock_path(netns_inode):
+    """fabricd's node lock in the network namespace with that inode (engine/lock.c):
+    one per namespace, whatever -n a command is given."""
+    return f"{NODE_LOCK_DIR}/net{netns_inode}.lock"
 
 
 def host_lock_path():
-    """The node lock `set-transport` takes without -n: this host's name, this namespace."""
-    return node_lock_path(socket.gethostname().split(".")[0].lower(),
-                          os.stat("/proc/self/ns/net").st_ino)
+    """The node lock `set-transport` takes on this host: this namespace's."""
+    return node_lock_path(os.stat("/proc/self/ns/net").st_ino)
 
 
 def default_fabricd_bin():
@@ -700,7 +699,9 @@ class SimCluster:
             raise RuntimeError(f"teardown of SimCluster {self.suffix} incomplete:\n  " + "\n  ".join(errors))
 
     def _remove_node_locks(self, ns):
-        """Remove fabricd's lock files of namespace ns (NODE.netINODE.lock, engine/lock.h).
+        """Remove fabricd's files of namespace ns: its locks (netINODE.lock,
+        daemon.netINODE.lock, engine/lock.h) and a daemon's default probe file
+        (probe.netINODE.json).
 
         fabricd never removes one itself (a writer waiting on the old inode would
         lock a file nobody else finds); here every process of the namespace has
@@ -716,9 +717,10 @@ class SimCluster:
     def _node_locks(inodes):
         if not inodes or not os.path.isdir(NODE_LOCK_DIR):
             return []
-        suffixes = tuple(node_lock_path("", i)[len(NODE_LOCK_DIR) + 1:] for i in inodes)
+        suffixes = tuple(node_lock_path(i)[len(NODE_LOCK_DIR) + 1:] for i in inodes)
+        probes = {f"probe.net{i}.json" for i in inodes}
         return [os.path.join(NODE_LOCK_DIR, name) for name in sorted(os.listdir(NODE_LOCK_DIR))
-                if name.endswith(suffixes)]
+                if name.endswith(suffixes) or name in probes]
 
     def leftovers(self):
         """What of this cluster still exists (names, mounts, dirs); [] after close()."""
