@@ -328,6 +328,12 @@ static int run_command(int argc, char **argv)
 	}
 	o.argc = argc - 1 - first;
 	o.argv = argv + 1 + first;
+	if (o.cluster_name && strcmp(name, "init") && strcmp(name, "down")) {
+		log_error("%s: --cluster is for init (the new cluster's name) and down (without a "
+			  "definition); %s reads the cluster from -c FILE",
+			  name, name);
+		return 1;
+	}
 	if ((o.sdn_dir || o.corosync) && !reads_definition_only(name)) {
 		log_error("%s: --sdn-dir and --corosync are for run, plan, apply, down, status and "
 			  "render (the definition from Proxmox's SDN configuration); %s works on a "

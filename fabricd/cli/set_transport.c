@@ -359,15 +359,22 @@ static int replace_file(const char *path, const char *text, size_t len, const st
 	return 0;
 }
 
-/* The lock of the node named by -n, or by this host's name (see engine/lock.h). */
+/*
+ * The node lock: this network namespace's (engine/lock.h). The node's name
+ * only names it in messages: -n when given (checked), else this host's name,
+ * whatever it is, as set-transport edits the definition and never reads the
+ * node's part of it.
+ */
 static int lock_this_node(struct node_lock *lock, const struct options *o)
 {
 	char host[256] = "";
-	const char *node = session_node_name(o, host, sizeof(host));
+	const char *node =
+	    o->node ? session_node_name(o, host, sizeof(host)) : host_node_name(host, sizeof(host));
 
-	if (!node)
+	if (o->node && !node)
 		return -1;
-	return node_lock_take(lock, node, "set-transport", o->lock_wait * 1000U, false);
+	return node_lock_take(lock, node ? node : "this node", "set-transport",
+			      o->lock_wait * 1000U, false);
 }
 
 static void print_switched(const struct options *o, const char *zone, enum transport have,

@@ -350,3 +350,10 @@ def test_output_that_cannot_be_written_fails(fabricd, repo, args):
                            stderr=subprocess.PIPE, text=True, timeout=30)
     assert r.returncode == 1, r.stderr
     assert "stdout: No space left on device: the output is incomplete" in r.stderr, r.stderr
+
+
+def test_cluster_option_only_where_it_means_something(fabricd, repo):
+    r = run(fabricd, "plan", "-c", repo / "examples" / "minimal-2node.json", "-n", "pve1",
+            "--cluster", "other")
+    assert r.returncode == 1, r
+    assert "plan: --cluster is for init (the new cluster's name) and down" in r.stderr, r.stderr
