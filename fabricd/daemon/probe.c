@@ -672,6 +672,12 @@ static const struct entry *find_entry(const struct entry_index *x, const struct 
 	return lo && !target_cmp(&x->by[lo - 1]->r.target, t) ? x->by[lo - 1] : NULL;
 }
 
+/* The same path measured: a zone that changed transport or MTU is another one. */
+static bool same_path(const struct probe_target *a, const struct probe_target *b)
+{
+	return a->mtu == b->mtu && !strcmp(a->transport, b->transport);
+}
+
 /* Takes over what a round measured for one entry (its target as configure left it). */
 static void merge_entry(struct probe *p, struct entry *e, const struct entry *done)
 {
@@ -697,16 +703,12 @@ static void merge_round(struct probe *p, const struct entry *es, size_t n)
 	for (size_t k = 0; k < p->n && !p->stop; k++) {
 		const struct entry *done = find_entry(&done_by, &p->entries[k].r.target);
 
-		if (done)
+		/* a zone that switched transport or MTU meanwhile: the old path, never
+		 * reported as the new one's (the next round measures that) */
+		if (done && same_path(&done->r.target, &p->entries[k].r.target))
 			merge_entry(p, &p->entries[k], done);
 	}
 	free(done_by.by);
-}
-
-/* The same path measured: a zone that changed transport or MTU is another one. */
-static bool same_path(const struct probe_target *a, const struct probe_target *b)
-{
-	return a->mtu == b->mtu && !strcmp(a->transport, b->transport);
 }
 
 /*

@@ -560,6 +560,9 @@ static int plan_table(const struct node_state *want, const struct view *have, bo
 			  want->n_vnets - n_secure, n_secure, want->fabric.listen_port);
 	else if (strcmp(have->comment, rs.comment))
 		op_detail(op, "rules changed: replaced in one transaction, counters kept");
+	else if (only_elements_differ(have, &rs))
+		op_detail(op, "set elements of a vnet switching transport: the table replaced in "
+			      "one transaction, counters kept");
 	else
 		describe_drift(rs.summary, have->summary, op);
 	op->text = rs.text;

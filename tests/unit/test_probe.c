@@ -180,7 +180,8 @@ static void random_targets(struct probe_target *t, size_t n, unsigned int pool)
 		/* names of one pool in both fields: a peer's name may be another's zone's */
 		snprintf(peer, sizeof(peer), "n%u", rnd(pool));
 		snprintf(zone, sizeof(zone), "n%u", rnd(pool));
-		t[i] = target(peer, zone, 1300 + rnd(100));
+		/* two MTUs: a pair keeps its path about half the time, or changes it */
+		t[i] = target(peer, zone, 1390 + 10 * rnd(2));
 	}
 }
 
@@ -217,22 +218,29 @@ static void test_random(void)
 	CHECK(kept > 100 && fresh > 100, "the rounds cover it: %zu kept, %zu new", kept, fresh);
 }
 
-/* run_round's merge before its index: every measured result onto each entry of its pair. */
+/*
+ * run_round's merge before its index: each entry takes the last measured
+ * result of its pair, unless that was measured on another path (transport
+ * or MTU changed meanwhile: the old path's result is not the new one's).
+ */
 static void ref_merge(struct entry *entries, size_t n_entries, const struct entry *es, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < n_entries; k++) {
-			struct entry *e = &entries[k];
+	for (size_t k = 0; k < n_entries; k++) {
+		struct entry *e = &entries[k];
+		const struct entry *last = NULL;
 
-			if (target_cmp(&e->r.target, &es[i].r.target) || !es[i].r.measured)
-				continue;
-			struct probe_target t = e->r.target;
-
-			e->r = es[i].r;
-			e->r.target = t;
-			memcpy(e->mac, es[i].mac, ETH_ALEN);
-			e->mac_known = es[i].mac_known;
+		for (size_t i = 0; i < n; i++) {
+			if (!target_cmp(&e->r.target, &es[i].r.target) && es[i].r.measured)
+				last = &es[i];
 		}
+		if (!last || !same_path(&e->r.target, &last->r.target))
+			continue;
+		struct probe_target t = e->r.target;
+
+		e->r = last->r;
+		e->r.target = t;
+		memcpy(e->mac, last->mac, ETH_ALEN);
+		e->mac_known = last->mac_known;
 	}
 }
 
@@ -313,7 +321,7 @@ static void test_merge_one_zone(void)
 	merge_round(p, es, 3);
 	for (size_t k = 0; k < 5; k++)
 		CHECK(same_entry(&p->entries[k], &want[k]), "entry %zu as the whole-list merge", k);
-	CHECK_INT(p->entries[1].r.largest, 32, "pve4 b moved, got its result");
+	CHECK(!p->entries[1].r.measured, "pve4 b moved to MTU 1400: the 1390 result is not its");
 	CHECK_INT(p->entries[1].r.target.mtu, 1400, "and kept its new MTU");
 	CHECK_INT(p->entries[2].r.largest, 30, "pve2 b");
 	CHECK(!p->entries[0].r.measured && !p->entries[3].r.measured && !p->entries[4].r.measured,
@@ -361,6 +369,45 @@ static void test_batch_len(void)
 	probe_stop(p);
 }
 
+/*
+ * A zone switched while a round measured it (plain at 1450 to secure at
+ * 1390, under the max policy): the round's black hole at 1450 is the old
+ * path's, and the entry of the new one stays unmeasured, not "1390-byte
+ * frames are lost, 1390 bytes pass". The same path merges as before.
+ */
+static void test_merge_after_switch(void)
+{
+	struct probe_target plain = {
+	    .peer = "pve2", .zone = "amber", .transport = "plain", .mtu = 1450};
+	struct probe_target secure = plain, other = plain;
+	struct probe *p = probe_new();
+	struct entry es[2];
+
+	secure.transport = "secure";
+	secure.mtu = 1390;
+	snprintf(other.zone, sizeof(other.zone), "%s", "blue");
+	struct probe_target before[] = {plain, other}, after[] = {secure, other};
+
+	probe_configure(p, "c", "pve1", before, 2);
+	memcpy(es, p->entries, sizeof(es));
+	for (int i = 0; i < 2; i++) {
+		es[i].r.measured = es[i].r.reachable = es[i].r.black_hole = true;
+		es[i].r.largest = 1390;
+	}
+	probe_configure(p, "c", "pve1", after, 2); /* while the round ran */
+	p->entries[1].reported = REP_BLACK_HOLE; /* already logged: the merge stays quiet */
+	p->entries[1].reported_size = 1390;
+	merge_round(p, es, 2);
+	CHECK(!p->entries[0].r.measured && !p->entries[0].r.black_hole,
+	      "amber, now secure at 1390: the plain path's black hole is not its result");
+	CHECK_INT(p->entries[0].reported, REP_NONE, "and nothing was logged for it");
+	CHECK(p->entries[1].r.measured && p->entries[1].r.black_hole &&
+		  p->entries[1].r.largest == 1390,
+	      "blue, the same path: its result merged");
+	probe_configure(p, "c", "pve1", NULL, 0);
+	probe_stop(p);
+}
+
 int main(void)
 {
 	test_batch_len();
@@ -370,5 +417,6 @@ int main(void)
 	test_random();
 	test_merge_random();
 	test_merge_one_zone();
+	test_merge_after_switch();
 	return unit_summary("test_probe");
 }
