@@ -114,6 +114,42 @@ static json_t *status_link(const struct session *s, const char *name, bool vxlan
 	return o;
 }
 
+/*
+ * A transport switch of v in progress on this node, as engine/switch.c's
+ * stage notes on its devices say; JSON null when none is.
+ */
+static json_t *status_switch(const struct session *s, const struct desired_vnet *v)
+{
+	static const struct {
+		const char *key, *stage;
+		bool other; /* on the device of the transport the vnet left */
+		const char *what;
+	} stages[] = {
+	    {LINK_RETIRE_NOTE, "retire", true,
+	     "moved to secure: the plain device still receives, then goes"},
+	    {LINK_HOLD_NOTE, "hold", true, "moved to plain: the secure device still sends"},
+	    {LINK_CLEAR_NOTE, "clear", false, "moved to secure: clear text still taken"},
+	    {LINK_CARRY_NOTE, "carry", false, "moved to plain: still carried through WireGuard"},
+	};
+	struct timespec boot;
+
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+		const char *dev = stages[i].other ? v->other_vxlan : v->vxlan;
+		const struct link_obs *l = dev[0] ? link_find(&s->have.links, dev) : NULL;
+		struct stage_note n;
+		long long left;
+
+		if (!l || !link_stage_note(l, s->r.owner, stages[i].key, &n))
+			continue;
+		left = n.at ? n.at - (long long)boot.tv_sec : n.after - (long long)time(NULL);
+		return json_pack("{s:s, s:s, s:s, s:I, s:I}", "stage", stages[i].stage, "device",
+				 dev, "what", stages[i].what, "ends_in_s",
+				 (json_int_t)(left > 0 ? left : 0), "grace_s", (json_int_t)n.grace);
+	}
+	return json_null();
+}
+
 static json_t *status_zones(const struct session *s)
 {
 	const struct cluster *c = s->cluster;
@@ -130,10 +166,11 @@ static json_t *status_zones(const struct session *s)
 			if (v->zone != dz->zone)
 				continue;
 			json_array_append_new(vnets,
-					      json_pack("{s:s, s:I, s:o, s:o}", "name", v->name,
-							"vni", (json_int_t)v->vni, "bridge",
-							status_link(s, v->name, false), "vxlan",
-							status_link(s, v->vxlan, true)));
+					      json_pack("{s:s, s:I, s:o, s:o, s:o}", "name",
+							v->name, "vni", (json_int_t)v->vni,
+							"bridge", status_link(s, v->name, false),
+							"vxlan", status_link(s, v->vxlan, true),
+							"switch", status_switch(s, v)));
 		}
 		json_array_append_new(zones, json_pack("{s:s, s:s, s:s, s:I, s:o}", "name", z->name,
 						       "transport", transport_name(z->transport),
@@ -181,6 +218,17 @@ static json_t *status_json(const struct session *s)
 }
 
 /* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */
+/* "; switching: moved to secure: the plain device vx100 ..., 12 s left" */
+static void print_switch(json_t *sw)
+{
+	if (!json_is_object(sw))
+		return;
+	printf("; switching (%s, %s): %lld s left of its grace period",
+	       json_string_value(json_object_get(sw, "what")),
+	       json_string_value(json_object_get(sw, "device")),
+	       json_integer_value(json_object_get(sw, "ends_in_s")));
+}
+
 static void print_guard(json_t *guard)
 {
 	json_t *counters = json_object_get(guard, "counters");
@@ -265,6 +313,7 @@ static void print_text(json_t *j)
 			       json_is_true(json_object_get(vx, "present")) ? "" : " (absent)");
 			json_array_foreach(json_object_get(vx, "remotes"), r, remote)
 			    printf("%s%s", r ? ", " : " -> ", json_string_value(remote));
+			print_switch(json_object_get(v, "switch"));
 			printf("\n");
 		}
 	}

@@ -39,6 +39,20 @@ LATER_SWAP = re.compile(r"^later, in (\d+) s: ~ vxlan vx100: change \(sends: tak
 DUE_SWAP = re.compile(r"^~ vxlan vs100: change \(.*mute", re.M)
 PLAN_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" /
                           "plan.schema.json").read_text())
+STATUS_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" /
+                            "status.schema.json").read_text())
+
+
+def vnet_switch(node, path):
+    """vnet100's "switch" in `status --json` (checked against the schema), and the text's
+    vnet100 line."""
+    res = node.fabricd("status", "-c", path, "--json")
+    doc = json.loads(res.stdout)
+    jsonschema.validate(doc, STATUS_SCHEMA)
+    (vnet,) = [v for z in doc["zones"] for v in z["vnets"] if v["name"] == "vnet100"]
+    text = node.fabricd("status", "-c", path).stdout
+    (line,) = [ln for ln in text.splitlines() if ln.strip().startswith("vnet vnet100 ")]
+    return vnet["switch"], line
 
 
 def plan_json(node, path, *args):
@@ -82,6 +96,10 @@ def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
     assert port_role(pve1.link("vs100")) == "sends", "the standby sends at once"
     assert port_role(pve1.link("vx100")) == "mute", "the plain device is mute at once"
     assert pve1.fdb_remotes("vx100") == [] and pve1.fdb_remotes("vs100") == ["10.255.0.2"]
+    switch, line = vnet_switch(pve1, secure)
+    assert switch and switch["stage"] == "retire" and switch["device"] == "vx100", switch
+    assert 0 <= switch["ends_in_s"] <= GRACE + 1 and switch["grace_s"] == GRACE, switch
+    assert "switching (moved to secure" in line and "vx100" in line, line
 
     for grace in (GRACE, 30):  # the recorded grace decides, not the one asked now
         res = pve1.fabricd("plan", "-c", secure, "--grace", str(grace))
@@ -104,6 +122,8 @@ def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
     assert pve1.link("vx100"), "removed outside the plan"
     assert pve1.fabricd("apply", "-c", secure).rc == 0
     assert pve1.link("vx100") is None, "vx100 removed by the apply after its deadline"
+    switch, line = vnet_switch(pve1, secure)
+    assert switch is None and "switching" not in line, (switch, line)
     res = pve1.fabricd("plan", "-c", secure)
     assert res.rc == 0 and "vx100" not in res.stdout, res
 
@@ -111,6 +131,8 @@ def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
     res = pve1.fabricd("apply", "-c", plain, "--grace", str(GRACE))
     assert res.rc == 0, res
     assert re.search(rf" secure-until=\d+ grace={GRACE} at=\d+$", pve1.link("vs100")["ifalias"])
+    switch, line = vnet_switch(pve1, plain)
+    assert switch and switch["stage"] == "hold" and switch["device"] == "vs100", switch
     assert port_role(pve1.link("vs100")) == "sends" and port_role(pve1.link("vx100")) == "listens"
     assert pve1.fdb_remotes("vx100") == [], "vx100 does not send yet"
     res = pve1.fabricd("plan", "-c", plain)
