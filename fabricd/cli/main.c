@@ -280,6 +280,25 @@ static bool reads_what_was_given(const char *name, unsigned int reads, const str
 	return true;
 }
 
+/* Options that only some commands read: an error where they would be ignored. */
+static bool options_fit(const char *name, const struct options *o)
+{
+	if (o->cluster_name && strcmp(name, "init") && strcmp(name, "down")) {
+		log_error("%s: --cluster is for init (the new cluster's name) and down (without a "
+			  "definition); %s reads the cluster from -c FILE",
+			  name, name);
+		return false;
+	}
+	if ((o->sdn_dir || o->corosync) && !reads_definition_only(name)) {
+		log_error("%s: --sdn-dir and --corosync are for run, plan, apply, down, status and "
+			  "render (the definition from Proxmox's SDN configuration); %s works on a "
+			  "definition file (-c FILE, which `fabricd import-pve -o FILE` writes)",
+			  name, name);
+		return false;
+	}
+	return true;
+}
+
 static int run_command(int argc, char **argv)
 {
 	struct options o = {
@@ -328,19 +347,8 @@ static int run_command(int argc, char **argv)
 	}
 	o.argc = argc - 1 - first;
 	o.argv = argv + 1 + first;
-	if (o.cluster_name && strcmp(name, "init") && strcmp(name, "down")) {
-		log_error("%s: --cluster is for init (the new cluster's name) and down (without a "
-			  "definition); %s reads the cluster from -c FILE",
-			  name, name);
+	if (!options_fit(name, &o))
 		return 1;
-	}
-	if ((o.sdn_dir || o.corosync) && !reads_definition_only(name)) {
-		log_error("%s: --sdn-dir and --corosync are for run, plan, apply, down, status and "
-			  "render (the definition from Proxmox's SDN configuration); %s works on a "
-			  "definition file (-c FILE, which `fabricd import-pve -o FILE` writes)",
-			  name, name);
-		return 1;
-	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (!strcmp(name, subcommands[i].name)) {
 			unsigned int genl_opened, genl_resolved;

@@ -81,6 +81,9 @@ struct metrics_data {
 	struct metrics_zone *zones;
 	size_t n_vnets;
 	struct metrics_vnet *vnets;
+	bool evpn;	  /* an EVPN vnet here: FRR's liveness is exported */
+	bool frr_checked; /* frr_running was read at least once */
+	bool frr_running; /* zebra and bgpd have live PIDs */
 	bool guard_present;
 	bool guard_counter_present[FW_N_COUNTERS];
 	struct firewall_counter guard[FW_N_COUNTERS];

@@ -194,6 +194,16 @@ static void render_vnets(FILE *f, const struct metrics_data *d)
 	}
 }
 
+static void render_frr(FILE *f, const struct metrics_data *d)
+{
+	if (!d->evpn || !d->frr_checked)
+		return;
+	family(f, "fabricd_frr_running", "gauge",
+	       "1 while FRR's zebra and bgpd run (EVPN nodes only): without them the node's "
+	       "EVPN vnets neither advertise nor learn.");
+	fprintf(f, "fabricd_frr_running %d\n", d->frr_running);
+}
+
 static void render_guard(FILE *f, const struct metrics_data *d)
 {
 	family(f, "fabricd_guard_present", "gauge",
@@ -273,6 +283,7 @@ int metrics_render(const struct metrics_data *d, char **out, size_t *len)
 	render_zones(f, d);
 	render_vnets(f, d);
 	render_guard(f, d);
+	render_frr(f, d);
 	render_reconcile(f, d);
 	render_process(f, d);
 	if (fclose(f) != 0) {

@@ -28,6 +28,7 @@
 #include "daemon/probe.h"
 #include "daemon/report.h"
 #include "netlink/link_stats.h"
+#include "engine/frr.h"
 #include "engine/guard_io.h"
 #include "version.h"
 
@@ -50,7 +51,12 @@ struct monitor {
 	long long refresh_at;
 	unsigned int file_failed; /* refreshes whose --metrics-file could not be written */
 	struct probe *probe;
+	/* the node speaks EVPN: FRR's zebra and bgpd watched, their death logged */
+	const char *frr_pathspace;
+	long long frr_check_at;
 };
+
+#define FRR_CHECK_MS 2000
 
 static long long mono_ms(void)
 {
@@ -328,6 +334,10 @@ void monitor_converged(struct monitor *m, const struct session *s)
 	snprintf(m->d.cluster, sizeof(m->d.cluster), "%s", s->cluster->name);
 	snprintf(m->d.node, sizeof(m->d.node), "%s", s->cluster->nodes[s->self].name);
 	m->d.fabric_mtu = s->want.fabric.mtu;
+	m->d.evpn = false;
+	for (size_t i = 0; i < s->want.n_vnets; i++)
+		m->d.evpn = m->d.evpn || s->want.vnets[i].evpn;
+	m->frr_pathspace = s->r.frr_pathspace;
 	if (m->probe)
 		configure_probes(m, s);
 	if (m->metrics && (copy_peers(m, s) < 0 || copy_zones(m, s) < 0))
@@ -460,12 +470,39 @@ static uint64_t heap_in_use(void)
 	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
 }
 
+/*
+ * FRR is not fabricd's to start, and nothing tells the daemon when zebra or
+ * bgpd dies: while they are down the node's EVPN routes are withdrawn and
+ * its peers' MACs and flood lists go from its FDB. Said once when it
+ * happens, once when they are back.
+ */
+static void check_frr(struct monitor *m)
+{
+	char why[512];
+	bool up;
+
+	if (!m->d.evpn || mono_ms() < m->frr_check_at)
+		return;
+	m->frr_check_at = mono_ms() + FRR_CHECK_MS;
+	up = frr_running(m->frr_pathspace, why, sizeof(why));
+	if (!up && (m->d.frr_running || !m->d.frr_checked))
+		log_error("frr: %s; until it runs, this node's EVPN vnets neither advertise nor "
+			  "learn their members",
+			  why);
+	else if (up && m->d.frr_checked && !m->d.frr_running)
+		log_info("frr: zebra and bgpd are running again");
+	m->d.frr_running = up;
+	m->d.frr_checked = true;
+}
+
 void monitor_tick(struct monitor *m)
 {
 	struct timespec now;
 	char *text = NULL;
 	size_t len = 0;
 
+	if (m && m->converged)
+		check_frr(m);
 	if (!m || !m->metrics || !m->converged || mono_ms() < m->refresh_at)
 		return;
 	m->refresh_at = mono_ms() + REFRESH_MS;

@@ -593,3 +593,36 @@ def test_frr_reload_failure_is_reported(evpn):
     assert res.rc == 0, res
     assert f"router bgp {ASN}\n" in frr.running_config(), frr.running_config()
     assert fabricd(cluster, frrs, pve3, "plan", "-c", path).rc == 0
+
+
+def test_daemon_says_when_frr_dies_and_comes_back(evpn):
+    """Nothing tells fabricd when zebra or bgpd dies, and the node's EVPN vnets then
+    neither advertise nor learn: the daemon watches their PIDs, says it once when they
+    go and once when they are back, and exports fabricd_frr_running."""
+    cluster, frrs = evpn
+    pve3, frr = cluster.node("pve3"), frrs["pve3"]
+    definition = evpn_definition(cluster)
+    metrics = f"{cluster.tmpdir}/pve3-metrics.prom"
+    d = Daemon(cluster, pve3, extra_args=["--frr-pathspace", frr.pathspace,
+                                          "--metrics-file", metrics, "--probe-interval", "0"])
+    d.write(definition)
+    try:
+        d.start()
+        wait_until(lambda: "fabricd_frr_running 1\n" in open(metrics).read(), timeout=15,
+                   what="metrics: FRR running")
+        mark = d.mark()
+        frr.stop_daemons()
+        part = d.wait_log("frr: FRR's zebra is not running", "neither advertise nor learn",
+                          since=mark, timeout=10)
+        assert part.count("is not running") == 1, part
+        wait_until(lambda: "fabricd_frr_running 0\n" in open(metrics).read(), timeout=15,
+                   what="metrics: FRR not running")
+        mark = d.mark()
+        frr.start_daemons()
+        d.wait_log("frr: zebra and bgpd are running again", since=mark, timeout=10)
+        wait_until(lambda: "fabricd_frr_running 1\n" in open(metrics).read(), timeout=15,
+                   what="metrics: FRR running again")
+        assert d.running()
+    finally:
+        d.stop()
+        d.check_log()
