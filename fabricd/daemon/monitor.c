@@ -316,7 +316,10 @@ static void configure_probes(struct monitor *m, const struct session *s)
 			snprintf(t[n].peer, sizeof(t[n].peer), "%s", c->nodes[z->members[k]].name);
 			snprintf(t[n].zone, sizeof(t[n].zone), "%s", z->name);
 			snprintf(t[n].bridge, sizeof(t[n].bridge), "%s", first->name);
-			t[n].transport = transport_name(z->transport);
+			/* what carries the frames now: secure while a switch back to plain holds */
+			t[n].transport = transport_name(first->secure_holding || first->carried
+							    ? TRANSPORT_SECURE
+							    : z->transport);
 			t[n].mtu = w->zones[i].mtu;
 			n++;
 		}

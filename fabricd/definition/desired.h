@@ -95,6 +95,12 @@ struct desired_vnet {
 	bool plain_receiving;
 	bool plain_sending;
 	/*
+	 * A plain vnet whose secure device still sends, in the hold after its
+	 * switch back to plain (engine/switch.c): its frames still go through
+	 * WireGuard, which the data-path probe says (daemon/monitor.c).
+	 */
+	bool secure_holding;
+	/*
 	 * EVPN vnet, also from the kernel (engine/switch.c): the guard marks its
 	 * VXLAN into WireGuard this pass (a secure vnet, or a plain one that
 	 * keeps carrying until its grace period ends).

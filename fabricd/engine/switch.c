@@ -225,7 +225,7 @@ void switch_mark_stages(const struct reconcile *r, struct node_state *want,
 		const struct link_obs *old;
 		struct vnet_stage st;
 
-		v->plain_receiving = v->plain_sending = v->carried = false;
+		v->plain_receiving = v->plain_sending = v->carried = v->secure_holding = false;
 		v->mtu_after_hold = 0;
 		if (v->evpn) {
 			evpn_stage_of(r, v, have, &st);
@@ -237,6 +237,7 @@ void switch_mark_stages(const struct reconcile *r, struct node_state *want,
 		}
 		if (v->transport != TRANSPORT_SECURE) {
 			stage_of(r, v, have, &st);
+			v->secure_holding = st.stage == STAGE_HOLDING;
 			if (st.stage == STAGE_HOLDING)
 				hold_secure_mtu(want, v);
 			continue;

@@ -353,3 +353,43 @@ def test_default_probe_file_is_each_node_s(make_cluster):
                 n.name for n in cluster.nodes if n is not node}, got
     finally:
         stop_daemons(daemons)
+
+
+def test_probe_names_the_transport_that_carries_the_frames(make_cluster):
+    """A switch back to plain holds: the secure device sends until the grace period
+    ends. The probe of that time measures the secure path and says so; once the hold
+    ends it measures the plain path afresh (here pve2 never followed: it is cut)."""
+    cluster = make_cluster(2)
+    pve1, pve2 = cluster.nodes
+    secure = cluster.definition(zones=[zone("red", "secure", [("vnet100", 100)])])
+    daemons = {}
+    try:
+        for node in cluster.nodes:
+            daemons[node.name] = Daemon(cluster, node, grace=6, extra_args=[
+                "--probe-interval", "1", "--probe-file", f"{cluster.tmpdir}/{node.name}.probe"])
+            daemons[node.name].write(secure)
+            daemons[node.name].start()
+        d = daemons["pve1"]
+
+        def red_probe():
+            res = pve1.fabricd("status", "--json", "-c", d.path, "--probe-file",
+                               f"{cluster.tmpdir}/pve1.probe")
+            probes = json.loads(res.stdout)["probes"] if res.rc == 0 else None
+            results = [r for r in (probes or {}).get("results", []) if r["zone"] == "red"]
+            return results[0] if results else None
+
+        first = wait_until(red_probe, timeout=20, what="red measured")
+        assert first["transport"] == "secure" and first["reachable"], first
+        assert d.set_transport("red", "plain").returncode == 0
+        t0 = time.monotonic()
+        d.wait_log("zone red: transport secure -> plain", timeout=10)
+        switched = int(time.time())
+        held = wait_until(lambda: (r := red_probe()) and r["checked_at"] > switched and r,
+                          timeout=4, what="a probe during the hold")
+        assert time.monotonic() - t0 < 6, "the hold ended before a probe came"
+        assert held["transport"] == "secure" and held["reachable"], held
+        cut = wait_until(lambda: (r := red_probe()) and r["transport"] == "plain" and r,
+                         timeout=20, what="the plain path measured after the hold")
+        assert not cut["reachable"], f"pve2 stayed secure, the plain path is cut: {cut}"
+    finally:
+        stop_daemons(daemons)
