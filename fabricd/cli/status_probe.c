@@ -27,8 +27,11 @@ json_t *status_probes_json(const struct options *o, const char *cluster, const c
 		json_decref(j);
 		return json_null();
 	}
+	/* stale: old, or left by a daemon that stopped (probe_state_mark_stopped) */
 	out = json_pack("{s:s, s:I, s:I, s:b, s:O}", "file", o->probe_file, "updated", updated,
-			"age", (json_int_t)age, "stale", age > stale_after, "results", results);
+			"age", (json_int_t)age, "stale",
+			age > stale_after || json_is_true(json_object_get(j, "stopped")), "results",
+			results);
 	json_decref(j);
 	return out ? out : json_null();
 }

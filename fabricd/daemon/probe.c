@@ -787,6 +787,8 @@ void probe_stop(struct probe *p)
 		log_debug("probe: eventfd: %s", strerror(errno));
 	if (p->thread_started)
 		pthread_join(p->thread, NULL);
+	if (p->state_file && p->configured)
+		probe_state_mark_stopped(p->state_file, p->t_cluster, p->t_node);
 	if (p->sock >= 0)
 		close(p->sock);
 	if (p->wake >= 0)

@@ -60,3 +60,21 @@ void probe_state_write(const char *path, const char *cluster, const char *node,
 	}
 	*failed = 0;
 }
+
+void probe_state_mark_stopped(const char *path, const char *cluster, const char *node)
+{
+	char tmp[4096];
+	json_t *j = json_load_file(path, 0, NULL);
+	const char *c = json_string_value(json_object_get(j, "cluster"));
+	const char *n = json_string_value(json_object_get(j, "node"));
+
+	/* only this daemon's own results: status then calls them stale at once */
+	if (c && n && !strcmp(c, cluster) && !strcmp(n, node) &&
+	    json_object_set_new(j, "stopped", json_true()) == 0) {
+		snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+		if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+		    chmod(tmp, 0644) < 0 || rename(tmp, path) < 0)
+			unlink(tmp);
+	}
+	json_decref(j);
+}

@@ -18,5 +18,7 @@
 void probe_state_write(const char *path, const char *cluster, const char *node,
 		       unsigned int interval_ms, const struct probe_result *rs, size_t n,
 		       unsigned int *failed);
+/* Marks the file of cluster's node (if it is that) as left by a daemon that stopped. */
+void probe_state_mark_stopped(const char *path, const char *cluster, const char *node);
 
 #endif

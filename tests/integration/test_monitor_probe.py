@@ -351,6 +351,12 @@ def test_default_probe_file_is_each_node_s(make_cluster):
             assert got["file"] == f"/run/fabricd/probe.net{ino}.json", got
             assert {r["peer"] for r in got["results"]} == {
                 n.name for n in cluster.nodes if n is not node}, got
+            assert not got["stale"], got
+        # a daemon that stopped leaves its results marked: stale at once, not after a minute
+        stop_daemons(daemons)
+        for node in cluster.nodes:
+            got = own(node)
+            assert got and got["stale"], got
     finally:
         stop_daemons(daemons)
 
