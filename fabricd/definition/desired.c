@@ -230,6 +230,25 @@ static void zone_mtu_diag(const struct cluster *c, size_t zi, const struct desir
 			  dz->mtu, underlay);
 }
 
+/*
+ * An IPv6 fabric needs 1280 bytes on wgfab0: under it the kernel keeps no
+ * IPv6 state on the link and refuses its address. The underlay MTU given in
+ * the definition is checked by config_verify; a measured one only here.
+ */
+static bool fabric_too_small(const struct cluster *c, unsigned int underlay_mtu,
+			     unsigned int fabric_mtu, struct diag *diag)
+{
+	if (c->fabric.prefix.addr.family != AF_INET6 || fabric_mtu >= MTU_IPV6_MIN ||
+	    (c->fabric.flags & FABRIC_HAS_UNDERLAY_MTU))
+		return false;
+	diag_add(diag, "underlay MTU",
+		 "%u, measured on the routes to the other nodes, leaves %s %u bytes, under the "
+		 "1280 an IPv6 fabric (fabric.prefix) needs: raise the underlay links' MTU to at "
+		 "least %u, or give the fabric an IPv4 prefix",
+		 underlay_mtu, FABRIC_IFNAME, fabric_mtu, underlay_mtu + MTU_IPV6_MIN - fabric_mtu);
+	return true;
+}
+
 static int build_zones(const struct cluster *c, size_t self, struct node_state *s,
 		       struct diag *diag)
 {
@@ -311,6 +330,10 @@ int desired_build(const struct cluster *c, size_t self, unsigned int underlay_mt
 			    underlay_mtu, MTU_MIN);
 		if (ret < 0)
 			goto fail;
+		if (fabric_too_small(c, underlay_mtu, out->mtu.fabric, diag)) {
+			ret = -EINVAL;
+			goto fail;
+		}
 		out->mtu_known = true;
 		out->fabric.mtu = out->mtu.fabric;
 	}

@@ -506,6 +506,15 @@ static void verify_mtu(const struct cluster *c, struct config_report *r)
 			     f->underlay_mtu);
 		return;
 	}
+	/* under 1280 bytes the kernel keeps no IPv6 state on wgfab0: its address is refused */
+	if (f->prefix.addr.family == AF_INET6 && plan.fabric < MTU_IPV6_MIN) {
+		config_error(r, "fabric.underlay_mtu",
+			     "%u leaves wgfab0 %u bytes, under the 1280 an IPv6 fabric "
+			     "(fabric.prefix) needs: give at least %u, or an IPv4 fabric prefix",
+			     f->underlay_mtu, plan.fabric,
+			     f->underlay_mtu + MTU_IPV6_MIN - plan.fabric);
+		return;
+	}
 	for (size_t i = 0; i < c->n_zones; i++) {
 		const struct zone *z = &c->zones[i];
 		unsigned int computed, mtu = mtu_zone(&plan, z, &computed);

@@ -422,12 +422,18 @@ void link_put_group_delete(struct nlmsghdr *nlh, uint32_t group)
  * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
  * address gets that setting in one message and goes up in the next.
  */
+/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
+#define IPV6_MIN_MTU 1280
+
 static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, struct link_change *c)
 {
 	struct nlmsghdr *nlh;
 
 	if (!e->ipv6)
 		c->mask &= ~LINK_SET_NO_ADDRGEN; /* the kernel refuses AF_INET6 settings */
+	/* so does it for a link this message takes under 1280 bytes (wgfab0 of a small underlay) */
+	if ((c->mask & LINK_SET_MTU) && c->mtu && c->mtu < IPV6_MIN_MTU)
+		c->mask &= ~LINK_SET_NO_ADDRGEN;
 	if ((c->mask & LINK_SET_NO_ADDRGEN) && (c->mask & LINK_SET_UP)) {
 		struct link_change first = *c;
 
@@ -446,9 +452,6 @@ static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, str
 	e->commit(e, nlh);
 	return 0;
 }
-
-/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
-#define IPV6_MIN_MTU 1280
 
 int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh)
 {

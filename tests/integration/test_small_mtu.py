@@ -53,3 +53,47 @@ def test_zone_under_1280_applies(make_cluster):
         res = node.fabricd("apply", "-c", path)
         assert res.rc == 0 and "nothing to change" in res.stdout, res
         assert node.ifindexes() == before
+
+
+def test_fabric_under_1280_applies_at_once(make_cluster):
+    """An underlay of 1300 bytes leaves wgfab0 1240: an IPv4 fabric works (its zones are
+    under 1280, warned), and the first apply builds it; before 2026-12-05 the fabric's
+    IPv6 address-generation setting, sent with its MTU, failed the first apply
+    ("Address family not supported by protocol") and only a second one finished."""
+    cluster = make_cluster(2)
+    path = cluster.write_definition(cluster.definition(
+        zones=[zone("red", "secure", [("vnet100", 100)])], underlay_mtu=1300))
+    for node in cluster.nodes:
+        res = node.fabricd("apply", "-c", path)
+        assert res.rc == 0, f"first apply on {node.name}: {res}"
+        assert node.link("wgfab0")["mtu"] == 1240
+        assert node.link("vnet100")["mtu"] == 1190
+    g1 = cluster.add_guest("pve1", "vnet100", "10.1.0.1/24")
+    g2 = cluster.add_guest("pve2", "vnet100", "10.1.0.2/24")
+    wait_until(lambda: g1.ping(g2), timeout=15, what="guests ping over a 1240-byte fabric")
+    assert g1.ping(g2, size=1190 - 28, df=True)
+    for node in cluster.nodes:
+        assert node.fabricd("plan", "-c", path).rc == 0
+
+
+@pytest.mark.parametrize("given", [True, False], ids=["underlay_mtu", "measured"])
+def test_ipv6_fabric_under_1280_is_refused_before_the_kernel(make_cluster, given):
+    """An IPv6 fabric needs 1280 bytes on wgfab0 (under it the kernel refuses its
+    address): a definition error with what to give, from check, plan and apply, and
+    nothing built (before 2026-12-05 check passed and every apply failed half-way)."""
+    cluster = make_cluster(2, fabric_family=6)
+    pve1 = cluster.node("pve1")
+    path = cluster.write_definition(cluster.definition(
+        zones=[zone("red", "plain", [("vnet100", 100)])],
+        underlay_mtu=1300 if given else None))
+    if not given:
+        pve1.run(["ip", "link", "set", "eth0", "mtu", "1300"])
+        want = "1300, measured on the routes to the other nodes, leaves wgfab0 1240 bytes"
+    else:
+        want = "fabric.underlay_mtu: 1300 leaves wgfab0 1240 bytes"
+        res = pve1.fabricd("check", "-c", path)
+        assert res.rc == 1 and want in res.stderr and "give at least 1340" in res.stderr, res
+    for command in ("plan", "apply"):
+        res = pve1.fabricd(command, "-c", path)
+        assert res.rc == 1 and want in res.stderr, (command, res)
+    assert pve1.link("wgfab0") is None and pve1.link("vnet100") is None, "the kernel was touched"
