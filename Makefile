@@ -14,6 +14,7 @@
 PREFIX ?= /usr
 DESTDIR ?=
 SBINDIR ?= $(PREFIX)/sbin
+SYSCONFDIR ?= /etc
 SYSTEMDUNITDIR ?= /lib/systemd/system
 MODULESLOADDIR ?= /usr/lib/modules-load.d
 DATADIR ?= $(PREFIX)/share
@@ -152,6 +153,8 @@ install: all
 	install -D -m 0644 man/fabricd.8 $(DESTDIR)$(MANDIR)/man8/fabricd.8
 	install -D -m 0644 man/fabricd.json.5 $(DESTDIR)$(MANDIR)/man5/fabricd.json.5
 	install -D -m 0644 completion/fabricd.bash $(DESTDIR)$(BASHCOMPDIR)/fabricd
+	# the definition and the private key (the package makes it in postinst instead)
+	install -d -m 0700 $(DESTDIR)$(SYSCONFDIR)/fabricd
 
 # dpkg-buildpackage writes the packages to the parent directory (as Debian's
 # tools do); its .buildinfo and .changes, which must sit next to the .debs

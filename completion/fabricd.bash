@@ -48,10 +48,12 @@ _fabricd()
 
 	local opts
 	case ${words[1]} in
-	check) opts="-c --config --verbose --help" ;;
+	check) opts="-c --config --json --verbose --help" ;;
 	render) opts="$node_opts --json --sdn-dir --corosync" ;;
 	status) opts="$node_opts --json --dot --svg --probe-file --sdn-dir --corosync" ;;
-	plan | apply | down) opts="$node_opts --grace --sdn-dir --corosync" ;;
+	plan) opts="$node_opts --json --grace --sdn-dir --corosync" ;;
+	apply) opts="$node_opts --grace --sdn-dir --corosync" ;;
+	down) opts="$node_opts --cluster --sdn-dir --corosync" ;;
 	run) opts="$node_opts --grace --metrics --metrics-file --probe-interval --probe-file --sdn-dir --corosync" ;;
 	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --simple --verbose --help" ;;
 	set-transport)

@@ -191,7 +191,12 @@ static int write_temp(const struct deffile *f, const char *tmp, const char *text
 	/* the owner first: fchown may clear set-id bits that the mode then restores */
 	if (f->exists && fchown(fd, f->st.st_uid, f->st.st_gid) < 0 && errno != EPERM)
 		ret = -errno;
-	if (!ret && fchmod(fd, mode) < 0)
+	/*
+	 * A file system that decides modes itself refuses others: Proxmox's
+	 * pmxcfs (/etc/pve) allows only 0640 (0600 under priv/) and answers
+	 * EPERM, as it does to fchown. The file keeps the mode it gives.
+	 */
+	if (!ret && fchmod(fd, mode) < 0 && errno != EPERM)
 		ret = -errno;
 	if (!ret)
 		ret = write_all(fd, text, len);

@@ -461,3 +461,22 @@ def test_cluster_from_init_and_join(make_cluster):
         assert "wireguard-go" not in [name for _, name in pve3.processes()]
     finally:
         stop_daemons(daemons)
+
+
+def test_init_where_the_file_system_decides_the_mode(fabricd_bin, tmp_path):
+    """Proxmox's pmxcfs (/etc/pve, where the README puts the definition) refuses any chmod
+    but to 0640 with EPERM: init's new file keeps the mode the file system gives. Every
+    fchmod after the key's (the first: the key lives in /etc/fabricd, not on pmxcfs) fails
+    here as pmxcfs's would (strace's fault injection)."""
+    import shutil
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    path = tmp_path / "fabricd.json"
+    res = run(["strace", "-f", "-o", "/dev/null", "-e", "trace=fchmod",
+               "-e", "inject=fchmod:error=EPERM:when=2+",
+               fabricd_bin, "init", "-c", str(path), "--cluster", "lab", "--prefix", PREFIX,
+               "--underlay", "192.0.2.11", *key_args(tmp_path, "pve1")], check=False)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(path.read_text())["nodes"][0]["name"] == "pve1"
+    assert stat.S_IMODE(os.stat(tmp_path / "pve1" / "private.key").st_mode) == 0o600
+    assert fabricd(fabricd_bin, "check", "-c", str(path)).returncode == 0

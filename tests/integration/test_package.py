@@ -26,6 +26,7 @@ binary again, as `systemctl try-restart` would.
 import glob
 import os
 import re
+import stat
 import shutil
 import subprocess
 import tempfile
@@ -212,6 +213,9 @@ def test_install_in_throwaway_root(packages, sysroot):
         os.stat("/usr/sbin/fabricd").st_ino != os.stat(sysroot.path("/usr/sbin/fabricd")).st_ino
     res = sysroot.run(["fabricd", "--version"])
     assert res.stdout.strip() == f"fabricd {packages['version']}"
+    # where the unit's definition and key go, ready for `fabricd genkey > ...` (README)
+    etc = os.stat(sysroot.path("/etc/fabricd"))
+    assert stat.S_ISDIR(etc.st_mode) and stat.S_IMODE(etc.st_mode) == 0o700, oct(etc.st_mode)
     res = sysroot.run(["systemd-analyze", "verify", "/lib/systemd/system/fabricd.service"],
                       check=False)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -242,6 +246,9 @@ def test_bash_completion(packages, sysroot):
         offered |= complete(sysroot, f"fabricd {command} -")
     assert options <= offered, f"not completed: {options - offered}"
     assert complete(sysroot, "fabricd join --r") == {"--rotate-key"}
+    assert complete(sysroot, "fabricd plan --j") == {"--json"}
+    assert complete(sysroot, "fabricd check --j") == {"--json"}
+    assert complete(sysroot, "fabricd down --cl") == {"--cluster"}
     assert complete(sysroot, "fabricd apply --wg-backend ") == {"auto", "kernel", "userspace"}
 
 
