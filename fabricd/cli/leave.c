@@ -45,6 +45,10 @@ int cmd_leave(const struct options *o)
 	       o->config, m.name, res.zones_left);
 	printf("on %s, stop fabricd; `fabricd down -c %s` there removes its fabric\n", m.name,
 	       o->config);
+	if (res.zones_left)
+		printf("a later `fabricd join` of %s does not put it back into those zones' node "
+		       "lists: add it to their \"nodes\" in %s by hand then\n",
+		       m.name, o->config);
 	bootstrap_result_free(&res);
 	return 0;
 }

@@ -201,8 +201,8 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 	if (ret == 0 && cluster_find_node(c, d->node) < 0) {
 		diag_add(
 		    &diag, "nodes",
-		    "this node, %s, is no longer in the definition; to take it out of the "
-		    "fabric, stop fabricd and run `fabricd down` with the last good definition",
+		    "this node, %s, is no longer in the definition (it left); to take it out of "
+		    "the fabric, stop fabricd and run `fabricd down -c FILE` with this definition",
 		    d->node);
 		ret = -EINVAL;
 	} else if (ret == 0 && strcmp(c->name, d->cluster->name)) {

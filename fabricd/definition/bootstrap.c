@@ -156,6 +156,12 @@ int bootstrap_create(const char *cluster, const char *prefix, unsigned int liste
 			 prefix);
 		return -EINVAL;
 	}
+	/* a /32 (/128) holds this node alone: every join would fail */
+	if (ip_addr_len(&p.addr) * 8 - p.len < 1)
+		diag_warn(d, "--prefix",
+			  "%s holds one node's address, this one's: no node can join; give a "
+			  "prefix with room for the cluster (such as a /24)",
+			  prefix);
 	node = node_object(m, &addr, res);
 	root = json_pack("{s:i, s:s, s:{s:s, s:i}, s:[o], s:[]}", "version", 1, "cluster", cluster,
 			 "fabric", "prefix", prefix, "listen_port", (int)listen_port, "nodes", node,

@@ -141,10 +141,12 @@ static int zone_exists(const struct cluster *c, size_t idx, const struct zone_re
 		 "zone %s already exists (transport %s, %zu vnets, %s) and differs from what "
 		 "was asked: nothing was changed; add vnets with `fabricd vnet add --zone %s "
 		 "NAME:VNI`, switch its transport with `fabricd set-transport %s plain|secure`, "
-		 "or remove it first with `fabricd zone remove %s`",
+		 "change its node list by editing zones[%zu].nodes (`fabricd check` validates "
+		 "the file, the daemons follow; removing the zone would remove its vnets on "
+		 "every node), or remove it first with `fabricd zone remove %s`",
 		 have->name, transport, have->n_vnets,
 		 have->flags & ZONE_HAS_NODES ? "its own node list" : "on every node", have->name,
-		 have->name, have->name);
+		 have->name, idx, have->name);
 	return -EINVAL;
 }
 

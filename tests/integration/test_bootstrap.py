@@ -480,3 +480,30 @@ def test_init_where_the_file_system_decides_the_mode(fabricd_bin, tmp_path):
     assert json.loads(path.read_text())["nodes"][0]["name"] == "pve1"
     assert stat.S_IMODE(os.stat(tmp_path / "pve1" / "private.key").st_mode) == 0o600
     assert fabricd(fabricd_bin, "check", "-c", str(path)).returncode == 0
+
+
+def test_prefix_for_one_node_is_warned(fabricd_bin, tmp_path):
+    path = tmp_path / "f.json"
+    res = fabricd(fabricd_bin, "init", "-c", str(path), "--cluster", "lab", "--prefix",
+                  "10.9.2.0/32", "--underlay", "192.0.2.11", *key_args(tmp_path, "pve1"),
+                  check_rc=0)
+    assert "10.9.2.0/32 holds one node's address, this one's: no node can join" in res.stderr
+
+
+def test_leave_says_what_a_rejoin_does_not_restore(fabricd_bin, tmp_path):
+    """leave takes the node out of zones' own node lists; a later join does not put it back,
+    and zone add cannot (the zone differs): both say how, without removing the zone."""
+    path = str(tmp_path / "f.json")
+    fabricd(fabricd_bin, "init", "-c", path, "--cluster", "lab", "--prefix", PREFIX,
+            "--underlay", "192.0.2.11", *key_args(tmp_path, "pve1"), check_rc=0)
+    fabricd(fabricd_bin, "join", "-c", path, "--underlay", "192.0.2.12",
+            *key_args(tmp_path, "pve2"), check_rc=0)
+    fabricd(fabricd_bin, "zone", "add", "-c", path, "red", "--transport", "plain",
+            "--nodes", "pve1,pve2", "--vnet", "vnet100:100", check_rc=0)
+    res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve2", check_rc=0)
+    assert "does not put it back into those zones' node lists" in res.stdout, res.stdout
+    fabricd(fabricd_bin, "join", "-c", path, "--underlay", "192.0.2.12",
+            *key_args(tmp_path, "pve2"), check_rc=0)
+    res = fabricd(fabricd_bin, "zone", "add", "-c", path, "red", "--transport", "plain",
+                  "--nodes", "pve1,pve2", "--vnet", "vnet100:100", check_rc=1)
+    assert "change its node list by editing zones[0].nodes" in res.stderr, res.stderr
