@@ -285,6 +285,25 @@ static bool reads_what_was_given(const char *name, unsigned int reads, const str
 /* Options that only some commands read: an error where they would be ignored. */
 static bool options_fit(const char *name, const struct options *o)
 {
+	const struct {
+		bool given;
+		const char *what, *commands, *who; /* commands: " cmd cmd ", who reads it */
+	} only[] = {
+	    {o->dot || o->svg, "--dot and --svg are", " status ", "status"},
+	    {o->metrics_listen || o->metrics_file, "--metrics and --metrics-file are", " run ",
+	     "run"},
+	    {o->probe_file != NULL, "--probe-file is", " run status ", "run and status"},
+	};
+	char padded[64];
+
+	snprintf(padded, sizeof(padded), " %s ", name);
+	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++) {
+		if (only[i].given && !strstr(only[i].commands, padded)) {
+			log_error("%s: %s for %s only; %s does not read them", name, only[i].what,
+				  only[i].who, name);
+			return false;
+		}
+	}
 	if (o->cluster_name && strcmp(name, "init") && strcmp(name, "down")) {
 		log_error("%s: --cluster is for init (the new cluster's name) and down (without a "
 			  "definition); %s reads the cluster from -c FILE",
@@ -340,7 +359,7 @@ static int run_command(int argc, char **argv)
 	}
 	/* options may come after the subcommand: "fabricd apply -c FILE -n NODE" */
 	first = parse_options(argc - 1, argv + 1, &o);
-	if (first < 0)
+	if (first < 0 || !options_fit(name, &o))
 		return 1;
 	if (!o.probe_file) {
 		/* per namespace: simulated nodes on one host keep their own */
@@ -349,8 +368,6 @@ static int run_command(int argc, char **argv)
 	}
 	o.argc = argc - 1 - first;
 	o.argv = argv + 1 + first;
-	if (!options_fit(name, &o))
-		return 1;
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (!strcmp(name, subcommands[i].name)) {
 			unsigned int genl_opened, genl_resolved;

@@ -357,3 +357,17 @@ def test_cluster_option_only_where_it_means_something(fabricd, repo):
             "--cluster", "other")
     assert r.returncode == 1, r
     assert "plan: --cluster is for init (the new cluster's name) and down" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["render", "-n", "pve1", "--dot"], "render: --dot and --svg are for status only"),
+    (["check", "--svg"], "check: --dot and --svg are for status only"),
+    (["plan", "-n", "pve1", "--metrics", "127.0.0.1:9999"],
+     "plan: --metrics and --metrics-file are for run only"),
+    (["apply", "-n", "pve1", "--probe-file", "/tmp/x"],
+     "apply: --probe-file is for run and status only"),
+], ids=["render-dot", "check-svg", "plan-metrics", "apply-probe-file"])
+def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, message):
+    """README: a command refuses an argument it does not read rather than ignoring it."""
+    r = run(fabricd, args[0], "-c", repo / "examples" / "minimal-2node.json", *args[1:])
+    assert r.returncode == 1 and message in r.stderr, r
