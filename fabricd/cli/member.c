@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "cli/member.h"
 #include "definition/keyfile.h"
 #include "engine/session.h"
@@ -16,10 +17,13 @@
 int member_name(const struct options *o, struct member *m)
 {
 	char host[256] = "";
-	const char *name = session_node_name(o, host, sizeof(host));
+	/* not session_node_name(): the definition's checks say what is wrong with a new name */
+	const char *name = o->node ? o->node : host_node_name(host, sizeof(host));
 
-	if (!name)
+	if (!name) {
+		log_error("cannot read this host's name: give the node with -n NODE");
 		return -1;
+	}
 	if ((size_t)snprintf(m->name, sizeof(m->name), "%s", name) >= sizeof(m->name)) {
 		log_error("node name \"%s\" is longer than %d characters: give a shorter one with "
 			  "-n NODE",
