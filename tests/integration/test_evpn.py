@@ -606,21 +606,28 @@ def test_daemon_says_when_frr_dies_and_comes_back(evpn):
     d = Daemon(cluster, pve3, extra_args=["--frr-pathspace", frr.pathspace,
                                           "--metrics-file", metrics, "--probe-interval", "0"])
     d.write(definition)
+
+    def scrape():
+        try:
+            with open(metrics) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
     try:
         d.start()
-        wait_until(lambda: "fabricd_frr_running 1\n" in open(metrics).read(), timeout=15,
+        wait_until(lambda: "fabricd_frr_running 1\n" in scrape(), timeout=15,
                    what="metrics: FRR running")
         mark = d.mark()
         frr.stop_daemons()
         part = d.wait_log("frr: FRR's zebra is not running", "neither advertise nor learn",
                           since=mark, timeout=10)
         assert part.count("is not running") == 1, part
-        wait_until(lambda: "fabricd_frr_running 0\n" in open(metrics).read(), timeout=15,
+        wait_until(lambda: "fabricd_frr_running 0\n" in scrape(), timeout=15,
                    what="metrics: FRR not running")
         mark = d.mark()
         frr.start_daemons()
         d.wait_log("frr: zebra and bgpd are running again", since=mark, timeout=10)
-        wait_until(lambda: "fabricd_frr_running 1\n" in open(metrics).read(), timeout=15,
+        wait_until(lambda: "fabricd_frr_running 1\n" in scrape(), timeout=15,
                    what="metrics: FRR running again")
         assert d.running()
     finally:

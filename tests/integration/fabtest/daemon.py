@@ -20,6 +20,7 @@ Any sanitizer report in the daemon's output fails the test (stop() and
 check_log()). FABTEST_DAEMON_VERBOSE=1 runs every daemon with --verbose.
 """
 
+import contextlib
 import os
 import signal
 import socket
@@ -91,6 +92,9 @@ class Daemon:
         self._runs += 1
         sock_path = f"{self.dir}/notify{self._runs}.sock"
         self._close_socket()
+        # an earlier Daemon of this node (another test of the module) may have left it
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(sock_path)
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._sock.bind(sock_path)
         self._sock.setblocking(False)
