@@ -217,8 +217,7 @@ static json_t *status_json(const struct session *s)
 			 "conflicts", status_conflicts(&s->conflicts));
 }
 
-/* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */
-/* "; switching: moved to secure: the plain device vx100 ..., 12 s left" */
+/* "; switching (moved to secure: ..., vx100): 12 s left of its grace period" */
 static void print_switch(json_t *sw)
 {
 	if (!json_is_object(sw))
@@ -229,6 +228,7 @@ static void print_switch(json_t *sw)
 	       json_integer_value(json_object_get(sw, "ends_in_s")));
 }
 
+/* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */
 static void print_guard(json_t *guard)
 {
 	json_t *counters = json_object_get(guard, "counters");

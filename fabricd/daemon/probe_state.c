@@ -38,24 +38,33 @@ static json_t *results_json(const char *cluster, const char *node, unsigned int 
 			 (json_int_t)time(NULL), "interval", interval_ms / 1000.0, "probes", list);
 }
 
+/* j into path through a temporary file and a rename (status never reads half a file). */
+static int dump_atomically(const char *path, const json_t *j)
+{
+	char tmp[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	if (!j || json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 void probe_state_write(const char *path, const char *cluster, const char *node,
 		       unsigned int interval_ms, const struct probe_result *rs, size_t n,
 		       unsigned int *failed)
 {
-	char tmp[4096];
-	json_t *j;
-	int ret;
+	json_t *j = results_json(cluster, node, interval_ms, rs, n);
+	int ret = dump_atomically(path, j);
 
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	j = results_json(cluster, node, interval_ms, rs, n);
-	ret = j ? json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
 	json_decref(j);
-	if (ret < 0 || chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
+	if (ret < 0) {
 		if (!(*failed)++) /* logged once until it works again */
 			log_warn("probe: cannot write %s: %s; `fabricd status` will not show the "
 				 "probes",
 				 path, errno ? strerror(errno) : "out of memory");
-		unlink(tmp);
 		return;
 	}
 	*failed = 0;
@@ -63,18 +72,13 @@ void probe_state_write(const char *path, const char *cluster, const char *node,
 
 void probe_state_mark_stopped(const char *path, const char *cluster, const char *node)
 {
-	char tmp[4096];
 	json_t *j = json_load_file(path, 0, NULL);
 	const char *c = json_string_value(json_object_get(j, "cluster"));
 	const char *n = json_string_value(json_object_get(j, "node"));
 
 	/* only this daemon's own results: status then calls them stale at once */
 	if (c && n && !strcmp(c, cluster) && !strcmp(n, node) &&
-	    json_object_set_new(j, "stopped", json_true()) == 0) {
-		snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-		if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-		    chmod(tmp, 0644) < 0 || rename(tmp, path) < 0)
-			unlink(tmp);
-	}
+	    json_object_set_new(j, "stopped", json_true()) == 0)
+		dump_atomically(path, j);
 	json_decref(j);
 }

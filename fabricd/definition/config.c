@@ -45,17 +45,6 @@ static bool is_alnum(char ch)
 	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
 }
 
-static bool name_ok(const char *s)
-{
-	if (!*s || *s == '-')
-		return false;
-	for (; *s; s++) {
-		if (!(*s >= 'a' && *s <= 'z') && !(*s >= '0' && *s <= '9') && *s != '-')
-			return false;
-	}
-	return true;
-}
-
 /* Appends s to the path at *at, cut short where snprintf into CONFIG_PATH_LEN would cut it. */
 static void path_put(char *out, size_t *at, const char *s)
 {
@@ -513,7 +502,7 @@ static void load_members(struct config_loader *l, json_t *zone, const char *path
 	names[0] = '\0';
 	for (i = 0; i < c->n_nodes && off < sizeof(names); i++) {
 		/* only names that are valid (and so safe to print unquoted) */
-		if (name_ok(c->nodes[i].name))
+		if (name_valid(c->nodes[i].name))
 			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
 						off ? ", " : "", c->nodes[i].name);
 	}

@@ -84,8 +84,7 @@ void imp_fill_fabric_addresses(struct pve_import *imp);
 
 /* pve_import.c helpers used by the others */
 int imp_find_node(const struct pve_import *imp, const char *name);
-/* A node named pve_name (from where); its index, -ENOMEM, or another negative value when refused.
- */
+/* A node named after Proxmox's pve_name (where: for messages); its index, or < 0 (refused). */
 int imp_add_node(struct pve_import *imp, const char *pve_name, const char *where);
 /* Lowercases src into dst; false if the result is not a valid fabricd name. */
 bool imp_name(char *dst, size_t len, const char *src);

@@ -57,11 +57,16 @@ static int write_holder(int fd, const char *command)
 }
 
 /* kind: "" for the node lock, "daemon." for the daemon's; one per network namespace */
+static void lock_path(struct node_lock *l, const char *kind)
+{
+	snprintf(l->path, sizeof(l->path), "%s/%snet%llu.lock", NODE_LOCK_DIR, kind, netns_inode());
+}
+
 static int open_lock_file(struct node_lock *l, const char *kind)
 {
 	if (mkdir(NODE_LOCK_DIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	snprintf(l->path, sizeof(l->path), "%s/%snet%llu.lock", NODE_LOCK_DIR, kind, netns_inode());
+	lock_path(l, kind);
 	/* O_CLOEXEC: a wireguard-go started while it is held must not inherit it */
 	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	return l->fd < 0 ? -errno : 0;
@@ -154,7 +159,7 @@ bool node_daemon_running(char *holder, size_t len)
 	bool held;
 
 	holder[0] = '\0';
-	snprintf(l.path, sizeof(l.path), "%s/daemon.net%llu.lock", NODE_LOCK_DIR, netns_inode());
+	lock_path(&l, "daemon.");
 	l.fd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (l.fd < 0)
 		return false;

@@ -43,9 +43,9 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
  * (logged, naming its PID); another -errno (logged).
  */
 int node_daemon_lock_take(struct node_lock *l, const char *node);
-/* Releases either (a no-op when not held). */
 /* Whether a daemon keeps this namespace's node; holder gets its "PID COMMAND". */
 bool node_daemon_running(char *holder, size_t len);
+/* Releases either (a no-op when not held). */
 void node_lock_release(struct node_lock *l);
 
 #endif

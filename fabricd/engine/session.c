@@ -156,10 +156,6 @@ void session_free(struct session *s)
 }
 
 /*
- * For down, which removes what fabricd owns and needs no vnet: the followed
- * zones' vnets are left out when .running-config cannot be read or is broken.
- */
-/*
  * down --cluster NAME: no definition at all (lost, or unreadable): what
  * fabricd owns is marked with the cluster's name, and that is all down needs.
  */
@@ -181,6 +177,10 @@ static int cluster_by_name(const char *name, struct cluster **out)
 	return 0;
 }
 
+/*
+ * For down, which removes what fabricd owns and needs no vnet: the followed
+ * zones' vnets are left out when .running-config cannot be read or is broken.
+ */
 static int load_for_down(const struct options *o, struct cluster **out)
 {
 	struct diag diag;

@@ -74,7 +74,7 @@ static int add_wg_peer(struct spec *s, const struct ip_addr *a)
 	return 0; /* a DNS endpoint: resolved only when WireGuard is configured */
 }
 
-/* The "address . VNI" allow-lists a vnet's other members go into (set_of_vnet bits). */
+/* The "address . VNI" allow-lists a vnet's other members go into (vnet_pairs()). */
 enum {
 	PAIRS_PLAIN = 1 << 0,	/* plain_members: underlay addresses */
 	PAIRS_CARRIED = 1 << 1, /* carried_members: underlay addresses */
@@ -130,13 +130,11 @@ static unsigned int vnet_pairs(const struct desired_vnet *v, bool sealed)
 /* Whether the vnet's VNI is in secure_vnis (never leaves as plain VXLAN) or carried_vnis. */
 static int add_vnet_vnis(struct spec *s, const struct desired_vnet *v, bool sealed)
 {
-	int ret = 0;
-
 	if (v->evpn)
 		return v->carried ? add_addr(&s->carried_vnis, NULL, v->vni) : 0;
 	if (v->transport == TRANSPORT_SECURE && (sealed || !v->plain_sending))
-		ret = add_addr(&s->secure_vnis, NULL, v->vni);
-	return ret;
+		return add_addr(&s->secure_vnis, NULL, v->vni);
+	return 0;
 }
 
 /* Other members of v's zone: one (address, VNI) pair each in a members set. */
@@ -316,8 +314,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		spec_free(s);
 		return ret;
 	}
-	/* sorted (the member pairs already are): the text does not depend on the definition's order
-	 */
+	/* sorted (the member pairs are already): the text does not follow the definition's order */
 	elems_sort(&s->plain_members);
 	elems_sort(&s->secure_vnis);
 	elems_sort(&s->wg_ip);

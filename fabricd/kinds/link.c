@@ -417,14 +417,14 @@ void link_put_group_delete(struct nlmsghdr *nlh, uint32_t group)
 	mnl_attr_put_u32(nlh, IFLA_GROUP, group);
 }
 
+/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
+#define IPV6_MIN_MTU 1280
+
 /*
  * A link change as the kernel needs it: do_setlink applies the up flag before
  * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
  * address gets that setting in one message and goes up in the next.
  */
-/* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
-#define IPV6_MIN_MTU 1280
-
 static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, struct link_change *c)
 {
 	struct nlmsghdr *nlh;

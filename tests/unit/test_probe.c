@@ -395,7 +395,7 @@ static void test_merge_after_switch(void)
 		es[i].r.largest = 1390;
 	}
 	probe_configure(p, "c", "pve1", after, 2); /* while the round ran */
-	p->entries[1].reported = REP_BLACK_HOLE; /* already logged: the merge stays quiet */
+	p->entries[1].reported = REP_BLACK_HOLE;   /* already logged: the merge stays quiet */
 	p->entries[1].reported_size = 1390;
 	merge_round(p, es, 2);
 	CHECK(!p->entries[0].r.measured && !p->entries[0].r.black_hole,
