@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "engine/fdb_learned.h"
 #include "engine/guard_io.h"
 #include "engine/observe.h"
 #include "netlink/ifindex.h"
@@ -381,6 +382,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		free(done);
 		if (b && nl_batch_finish(b) < 0)
 			failed = true; /* each failed op was reported by batch_error */
+		if (phase == PHASE_NEIGH)
+			fdb_forget_learned(r->rtnl, p);
 		apply_wg_config(r, p, phase);
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)

@@ -104,6 +104,28 @@ int session_find_self(const struct options *o, const struct cluster *c, size_t *
 }
 
 /*
+ * Each node measures its own underlay, and nodes that measure differently
+ * build different MTUs for one zone: a frame the larger node sends is lost
+ * at the smaller one's port, with no ICMP to say so. Where every link is
+ * Ethernet's 1500 they agree; any other value is one that another node may
+ * not share, so it is said, once per value a process measures (the daemon
+ * measures every pass).
+ */
+static void warn_unshared_mtu(unsigned int mtu)
+{
+	static unsigned int warned;
+
+	if (mtu == 1500 || mtu == warned)
+		return;
+	warned = mtu;
+	log_warn("fabric.underlay_mtu is not set, and this node's underlay carries %u bytes, "
+		 "not 1500: every node measures its own, and a zone whose MTU differs between "
+		 "nodes loses its largest frames; set fabric.underlay_mtu to the smallest "
+		 "underlay MTU of the cluster",
+		 mtu);
+}
+
+/*
  * The underlay MTU when the definition does not give it: the smallest path
  * MTU towards the other nodes, as wg-quick computes it per endpoint.
  */
@@ -138,6 +160,7 @@ static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c
 		log_warn("no other node to measure the underlay MTU against: assuming 1500; "
 			 "set fabric.underlay_mtu to be explicit");
 	}
+	warn_unshared_mtu(*mtu);
 	return 0;
 }
 
@@ -409,6 +432,24 @@ int session_use_view(struct session *s, struct obs_view *v, struct converged *c)
 	return 0;
 }
 
+/*
+ * join --rotate-key writes the definition with the new public key, then
+ * renames FILE.new (the new private key) over FILE: between the two, a pass
+ * finds the definition ahead of the key file. Is FILE.new that key?
+ */
+static bool rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN])
+{
+	uint8_t priv[WG_KEY_LEN], pub[WG_KEY_LEN];
+	char path[PATH_MAX], err[PATH_MAX + 128];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s.new", key_file) >= sizeof(path) ||
+	    wgkey_load_file(path, priv, err, sizeof(err)) < 0)
+		return false;
+	wgkey_public(pub, priv);
+	explicit_bzero(priv, sizeof(priv));
+	return !memcmp(pub, want, WG_KEY_LEN);
+}
+
 /* The private key from --key-file, checked against this node's public key. */
 static int load_private_key(struct session *s, const struct options *o, struct keyfile_store *keys)
 {
@@ -422,9 +463,16 @@ static int load_private_key(struct session *s, const struct options *o, struct k
 	}
 	wgkey_public(s->r.public_key, s->r.private_key);
 	if (memcmp(s->r.public_key, me->public_key, WG_KEY_LEN)) {
-		log_error("nodes[%d].public_key: does not match the private key in %s; put this "
-			  "node's public key (fabricd pubkey < %s) in the definition",
-			  idx, o->key_file, o->key_file);
+		if (rotation_pending(o->key_file, me->public_key))
+			log_error(
+			    "nodes[%d].public_key is the key in %s.new (a key rotation, `join "
+			    "--rotate-key`, between its two steps): it takes the place of %s "
+			    "next; if it does not, rename it by hand",
+			    idx, o->key_file, o->key_file);
+		else
+			log_error("nodes[%d].public_key: does not match the private key in %s; put "
+				  "this node's public key (fabricd pubkey < %s) in the definition",
+				  idx, o->key_file, o->key_file);
 		return -1;
 	}
 	s->r.have_key = true;

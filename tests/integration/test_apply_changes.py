@@ -15,6 +15,8 @@ WireGuard peers, the same session (handshake time and byte counters only
 grow; re-adding a peer would zero them).
 """
 
+import json
+
 import pytest
 
 from fabtest import assert_node_converged, vnet, wait_until
@@ -165,6 +167,50 @@ def test_removing_a_node(make_cluster):
     res = pve3.fabricd("down", "-c", old_path)
     assert res.rc == 0, str(res)
     assert pve3.owned_links() == []
+
+
+def learned_to(node, dev, address):
+    """MACs dev learned to remote address (its own table, not all-zeros, not permanent)."""
+    return [e["mac"] for e in node.fdb(dev)
+            if e.get("dst") == address and e.get("mac") != "00:00:00:00:00:00"
+            and e.get("state") != "permanent"]
+
+
+def test_a_node_that_moves_takes_the_macs_learned_behind_it(make_cluster):
+    """pve3 moves to another underlay address. pve1's vx100 had learned g3's MAC
+    behind the old address; with that entry left, g1's unicast to g3 kept going to
+    the old address (a stranger's, perhaps) until it aged out (300 s) or g1's ARP
+    expired (about 30 s here). apply removes it with the old remote."""
+    cluster = make_cluster(3)
+    zones = [{"name": "red", "transport": "plain", "vnets": [vnet("vnet100", 100)]}]
+    definition, path = applied(cluster, zones=zones)
+    pve1, pve2, pve3 = cluster.nodes
+    g1 = cluster.add_guest(pve1, "vnet100", "10.0.0.1/24")
+    g3 = cluster.add_guest(pve3, "vnet100", "10.0.0.3/24")
+    wait_until(lambda: g1.ping(g3), timeout=10, what="g1 -> g3")
+    old = pve3.underlay
+    g3_mac = json.loads(g3.run(["ip", "-j", "link", "show", "eth0"]).stdout)[0]["address"]
+    wait_until(lambda: g3_mac in learned_to(pve1, "vx100", old), timeout=5,
+               what=f"pve1's vx100 learning g3's MAC behind {old}")
+
+    new = "192.0.2.23"
+    pve3.run(["ip", "addr", "del", f"{old}/24", "dev", "eth0"])
+    pve3.run(["ip", "addr", "add", f"{new}/24", "dev", "eth0"])
+    pve3.underlay = new
+    definition = cluster.definition(zones=zones)
+    path = cluster.write_definition(definition, path)
+    cluster.apply_all(path)
+
+    assert learned_to(pve1, "vx100", old) == [], pve1.run(["bridge", "fdb", "show"]).stdout
+    assert set(pve1.fdb_remotes("vx100")) == {pve2.underlay, new}
+    # g1 still knows g3's MAC (its ARP entry did not expire): the unicast floods
+    # to the remotes now, reaches pve3 at its new address, and is learned there
+    assert g1.ping(g3, count=3, timeout=4), "g1 -> g3 right after the move"
+    wait_until(lambda: g3_mac in learned_to(pve1, "vx100", new), timeout=5,
+               what=f"pve1's vx100 learning g3's MAC behind {new}")
+    for node in cluster.nodes:
+        res = node.fabricd("plan", "-c", path)
+        assert res.rc == 0, f"{node.name}: {res}"
 
 
 @pytest.mark.parametrize("name", ["vnet100", "vx100", "vs200", "wgfab0"])

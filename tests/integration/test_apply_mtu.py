@@ -40,6 +40,8 @@ UNDERLAYS = [
                  id="ipv4-9000", marks=pytest.mark.slow),
 ]
 
+UNSHARED = "fabric.underlay_mtu is not set"
+
 TRANSPORTS = [
     pytest.param("plain", id="plain"),
     pytest.param("secure", id="secure"),
@@ -129,7 +131,8 @@ def test_a_smaller_measured_underlay_lowers_an_mtu_override(make_cluster):
     cluster = make_cluster(2)
     zones = [zone("tenant-plain", "plain", [("vnet100", 100)], mtu=1390)]
     path = cluster.write_definition(cluster.definition(zones=zones))
-    cluster.apply_all(path)
+    for res in cluster.apply_all(path).values():
+        assert UNSHARED not in res.stderr, res  # 1500 everywhere: the nodes agree
     pve1 = cluster.node("pve1")
     assert pve1.link("vnet100")["mtu"] == 1390
     pve1.run(["ip", "link", "set", "eth0", "mtu", "1400"])
@@ -137,5 +140,14 @@ def test_a_smaller_measured_underlay_lowers_an_mtu_override(make_cluster):
     assert res.rc == 0, res
     assert "warning: zones[0].mtu: 1390 is above what zone \"tenant-plain\" can carry here, " \
         "1290 (underlay MTU 1400" in res.stderr, res
+    # pve2 still builds 1390: said on the node that measured something else
+    assert f"warning: {UNSHARED}, and this node's underlay carries 1400 bytes" in res.stderr, res
     assert pve1.link("vnet100")["mtu"] == 1290 and pve1.link("wgfab0")["mtu"] == 1340
-    assert pve1.fabricd("plan", "-c", path).rc == 0
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 0 and UNSHARED in res.stderr, res
+    # given in the file, every node builds the same: nothing to say
+    path = cluster.write_definition(cluster.definition(zones=[dict(zones[0], mtu=1290)],
+                                                       underlay_mtu=1400), path)
+    for res in cluster.apply_all(path).values():
+        assert UNSHARED not in res.stderr, res
+    assert [n.link("vnet100")["mtu"] for n in cluster.nodes] == [1290, 1290]

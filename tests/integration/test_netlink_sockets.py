@@ -210,6 +210,36 @@ def test_daemon_picks_up_rotated_keys(make_cluster):
     d.stop()
 
 
+def test_a_rotation_between_its_steps_is_named(make_cluster):
+    """join --rotate-key writes the definition, then renames KEY.new over KEY; a pass
+    in between (the daemon's, woken by the definition) must not tell the operator to
+    put the old public key back, which would undo the rotation."""
+    cluster = make_cluster(2)
+    pve1 = cluster.nodes[0]
+    zones = [zone("a", "plain", [("vnet1", 1)])]
+    path = cluster.write_definition(cluster.definition(zones=zones))
+    cluster.apply_all(path)
+    private = wg("genkey")
+    pending = pve1.key_file + ".new"
+    write_key(pending, private)
+    pve1.public_key = wg("pubkey", input=private + "\n")
+    path = cluster.write_definition(cluster.definition(zones=zones), path)
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 1, res
+    assert f"nodes[0].public_key is the key in {pve1.key_file}.new (a key rotation" in \
+        res.stderr and "fabricd pubkey" not in res.stderr, res
+    assert private not in res.stderr + res.stdout
+    os.rename(pending, pve1.key_file)
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0 and pve1.wg_dump().public_key == pve1.public_key, res
+    # a stray KEY.new of another key changes nothing in the usual advice
+    write_key(pending, wg("genkey"))
+    pve1.public_key = wg("pubkey", input=wg("genkey") + "\n")  # neither file's key
+    res = pve1.fabricd("apply", "-c", cluster.write_definition(
+        cluster.definition(zones=zones), path))
+    assert res.rc == 1 and "put this node's public key (fabricd pubkey" in res.stderr, res
+
+
 @needs_strace
 def test_apply_opens_one_socket_per_bus(make_cluster):
     cluster = make_cluster(2)
