@@ -39,10 +39,16 @@ int cmd_genkey(const struct options *o)
 	int ret;
 
 	(void)o; /* it reads no option; main refuses arguments */
-	/* as `wg genkey`: the key is only written to stdout, but warn when that is readable */
-	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IRWXO))
-		log_warn("writing a private key to a world accessible file: set the umask to 077 "
-			 "and try again");
+	/*
+	 * As `wg genkey`: the key is only written to stdout, but warn when that is
+	 * readable by others; by the group too, since fabricd refuses such a file.
+	 */
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & (S_IRWXG | S_IRWXO)))
+		log_warn("writing a private key to a file the %s can read (mode %04o), which "
+			 "fabricd refuses as a key file: set the umask to 077 and try again",
+			 (st.st_mode & S_IRWXO) ? "world" : "group",
+			 (unsigned int)(st.st_mode & 07777));
 	ret = wgkey_generate(key);
 	if (ret < 0) {
 		log_error("genkey: cannot get random bytes: %s", strerror(-ret));

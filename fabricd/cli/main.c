@@ -293,13 +293,17 @@ static bool options_fit(const char *name, const struct options *o)
 	    {o->metrics_listen || o->metrics_file, "--metrics and --metrics-file are", " run ",
 	     "run"},
 	    {o->probe_file != NULL, "--probe-file is", " run status ", "run and status"},
+	    {o->prefix || o->listen_port, "--prefix and --listen-port are", " init ",
+	     "init (the new cluster's fabric)"},
+	    {o->underlay != NULL, "--underlay is", " init join ", "init and join"},
+	    {o->rotate_key, "--rotate-key is", " join ", "join"},
 	};
 	char padded[64];
 
 	snprintf(padded, sizeof(padded), " %s ", name);
 	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++) {
 		if (only[i].given && !strstr(only[i].commands, padded)) {
-			log_error("%s: %s for %s only; %s does not read them", name, only[i].what,
+			log_error("%s: %s for %s only; %s would ignore it", name, only[i].what,
 				  only[i].who, name);
 			return false;
 		}

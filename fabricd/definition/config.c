@@ -361,6 +361,8 @@ static void load_evpn(struct config_loader *l, json_t *obj, const char *path, st
 		if (!json_is_string(v))
 			config_error(&l->r, ep, "%s is %s; give a node name as a string",
 				     config_jtext(v, t, sizeof(t)), config_jtype(v));
+		else if (!json_string_length(v))
+			config_error(&l->r, ep, "is empty; give a node name from \"nodes\"");
 		else
 			snprintf(e->reflectors[i], sizeof(e->reflectors[i]), "%s",
 				 json_string_value(v));

@@ -47,7 +47,7 @@ static void verify_reflectors(const struct cluster *c, struct config_report *r)
 		int idx = cluster_find_node(c, e->reflectors[i]);
 
 		if (!e->reflectors[i][0])
-			continue; /* not a string: reported */
+			continue; /* not a string, or empty: reported */
 		config_path(path, "fabric.evpn.route_reflectors[%zu]", i);
 		config_quote(e->reflectors[i], q, sizeof(q));
 		if (idx < 0) {

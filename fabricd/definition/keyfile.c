@@ -156,8 +156,8 @@ static void kept_record(struct keyfile_store *ks, struct keyfile_kept *k, const 
 	k->used = true;
 }
 
-int keyfile_store_load(struct keyfile_store *ks, const char *path, uint8_t key[WGKEY_LEN],
-		       char *err, size_t errlen)
+int keyfile_store_load(struct keyfile_store *ks, const char *path, enum wgkey_file kind,
+		       uint8_t key[WGKEY_LEN], char *err, size_t errlen)
 {
 	struct keyfile_kept *k = ks ? kept_find(ks, path) : NULL;
 	struct stat st;
@@ -165,7 +165,7 @@ int keyfile_store_load(struct keyfile_store *ks, const char *path, uint8_t key[W
 	int ret;
 
 	if (!ks)
-		return wgkey_load_file(path, key, err, errlen);
+		return wgkey_load_file_of(path, kind, key, err, errlen);
 	/* what stat says before the read: a change after it shows at the next stat */
 	known = stat(path, &st) == 0;
 	if (k && known && kept_matches(k, &st)) {
@@ -174,7 +174,7 @@ int keyfile_store_load(struct keyfile_store *ks, const char *path, uint8_t key[W
 		return 0;
 	}
 	ks->reads++;
-	ret = wgkey_load_file(path, key, err, errlen);
+	ret = wgkey_load_file_of(path, kind, key, err, errlen);
 	if (ret < 0 || !known) {
 		if (k)
 			kept_forget(ks, k);

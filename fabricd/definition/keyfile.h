@@ -45,8 +45,8 @@ struct keyfile_store {
  * messages), from memory when the file did not change. ks may be NULL
  * (read it). 0 or -errno with err filled; a file that fails is forgotten.
  */
-int keyfile_store_load(struct keyfile_store *ks, const char *path, uint8_t key[WGKEY_LEN],
-		       char *err, size_t errlen);
+int keyfile_store_load(struct keyfile_store *ks, const char *path, enum wgkey_file kind,
+		       uint8_t key[WGKEY_LEN], char *err, size_t errlen);
 /* Forgets (wipes) the keys not asked for since the last sweep: peers that left. */
 void keyfile_store_sweep(struct keyfile_store *ks);
 /* Wipes and frees every key; the store can be used again. NULL-safe. */

@@ -142,8 +142,24 @@ static const char *file_kind(mode_t mode)
 	return "not a regular file";
 }
 
+/* What a key file is called in messages, and how one is made. */
+struct key_file_kind {
+	const char *noun; /* "<what> file" */
+	const char *what;
+	const char *make; /* a shell command, then the path */
+	const char *then; /* after the command */
+};
+
+static const struct key_file_kind key_kinds[] = {
+    [WGKEY_FILE_PRIVATE] = {"private key file", "private key", "(umask 077; fabricd genkey > ",
+			    ")"},
+    /* both ends of a session need the same one: made once, copied */
+    [WGKEY_FILE_PRESHARED] = {"preshared key file", "preshared key", "(umask 077; wg genpsk > ",
+			      ") on one node, and copy it to the other node's --psk-dir"},
+};
+
 /* Opens the key file; the fd, or -errno with err saying what to do. */
-static int open_key_file(const char *path, char *err, size_t errlen)
+static int open_key_file(const char *path, const struct key_file_kind *k, char *err, size_t errlen)
 {
 	/* O_NONBLOCK: opening a FIFO must not hang before fstat() refuses it */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -152,37 +168,46 @@ static int open_key_file(const char *path, char *err, size_t errlen)
 	if (fd >= 0)
 		return fd;
 	if (ret == -ENOENT)
-		snprintf(err, errlen,
-			 "cannot read private key file %s: %s: create it with "
-			 "(umask 077; fabricd genkey > %s)",
-			 path, strerror(-ret), path);
+		snprintf(err, errlen, "cannot read %s %s: %s: create it with %s%s%s", k->noun, path,
+			 strerror(-ret), k->make, path, k->then);
 	else if (ret == -EACCES)
 		snprintf(err, errlen,
-			 "cannot read private key file %s: %s: run fabricd as root or "
-			 "as the file's owner",
-			 path, strerror(-ret));
+			 "cannot read %s %s: %s: run fabricd as root or as the file's owner",
+			 k->noun, path, strerror(-ret));
 	else
-		snprintf(err, errlen, "cannot read private key file %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "cannot read %s %s: %s", k->noun, path, strerror(-ret));
 	return ret;
 }
 
-/* A regular file, readable by its owner only. 0 or -errno with err filled. */
-static int check_key_file(int fd, const char *path, char *err, size_t errlen)
+/*
+ * A regular file of this user's, readable by its owner only (as ssh wants
+ * its keys: a file another user owns, that user can read or replace). 0 or
+ * -errno with err filled.
+ */
+static int check_key_file(int fd, const char *path, const struct key_file_kind *k, char *err,
+			  size_t errlen)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0) {
 		int ret = -errno;
 
-		snprintf(err, errlen, "cannot read private key file %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "cannot read %s %s: %s", k->noun, path, strerror(-ret));
 		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen,
-			 "private key file %s is %s: give the path of a regular file that holds "
-			 "the key",
+			 "%s %s is %s: give the path of a regular file that holds the key", k->noun,
 			 path, file_kind(st.st_mode));
 		return -EINVAL;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "%s %s belongs to uid %u, not to this user (uid %u), who alone may read "
+			 "or change it: run chown %u %s",
+			 k->noun, path, (unsigned int)st.st_uid, (unsigned int)geteuid(),
+			 (unsigned int)geteuid(), path);
+		return -EPERM;
 	}
 	if (st.st_mode & 077) {
 		const char *what = (st.st_mode & 044)	? "readable"
@@ -190,8 +215,7 @@ static int check_key_file(int fd, const char *path, char *err, size_t errlen)
 							: "accessible";
 
 		snprintf(err, errlen,
-			 "private key file %s is %s by group or others (mode %04o): run chmod 600 "
-			 "%s",
+			 "%s %s is %s by group or others (mode %04o): run chmod 600 %s", k->noun,
 			 path, what, (unsigned int)(st.st_mode & 07777), path);
 		return -EPERM;
 	}
@@ -202,8 +226,8 @@ static int check_key_file(int fd, const char *path, char *err, size_t errlen)
  * Reads at most size - 1 bytes into buf, NUL-terminated; the count, size when
  * the file holds more (it cannot be a single key), or -errno with err filled.
  */
-static ssize_t read_key_text(int fd, char *buf, size_t size, const char *path, char *err,
-			     size_t errlen)
+static ssize_t read_key_text(int fd, char *buf, size_t size, const char *path,
+			     const struct key_file_kind *k, char *err, size_t errlen)
 {
 	size_t have = 0;
 
@@ -215,7 +239,7 @@ static ssize_t read_key_text(int fd, char *buf, size_t size, const char *path, c
 		if (n < 0) {
 			int ret = -errno;
 
-			snprintf(err, errlen, "cannot read private key file %s: %s", path,
+			snprintf(err, errlen, "cannot read %s %s: %s", k->noun, path,
 				 strerror(-ret));
 			return ret;
 		}
@@ -239,6 +263,13 @@ static ssize_t read_key_text(int fd, char *buf, size_t size, const char *path, c
 
 int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t errlen)
 {
+	return wgkey_load_file_of(path, WGKEY_FILE_PRIVATE, key, err, errlen);
+}
+
+int wgkey_load_file_of(const char *path, enum wgkey_file kind, uint8_t key[WGKEY_LEN], char *err,
+		       size_t errlen)
+{
+	const struct key_file_kind *k = &key_kinds[kind];
 	/* room for a key with whitespace around it; anything longer is not one key */
 	char buf[128];
 	ssize_t got;
@@ -248,11 +279,11 @@ int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t 
 	memset(key, 0, WGKEY_LEN);
 	if (errlen)
 		err[0] = '\0';
-	fd = open_key_file(path, err, errlen);
+	fd = open_key_file(path, k, err, errlen);
 	if (fd < 0)
 		return fd;
-	ret = check_key_file(fd, path, err, errlen);
-	got = ret < 0 ? ret : read_key_text(fd, buf, sizeof(buf), path, err, errlen);
+	ret = check_key_file(fd, path, k, err, errlen);
+	got = ret < 0 ? ret : read_key_text(fd, buf, sizeof(buf), path, k, err, errlen);
 	close(fd);
 	if (got < 0) {
 		ret = (int)got;
@@ -261,19 +292,17 @@ int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t 
 	have = (size_t)got;
 	if (have < sizeof(buf) && strspn(buf, " \t\r\n\v\f") == have) {
 		ret = -EINVAL;
-		snprintf(err, errlen,
-			 "private key file %s is empty: write a key into it with "
-			 "(umask 077; fabricd genkey > %s)",
-			 path, path);
+		snprintf(err, errlen, "%s %s is empty: write a key into it with %s%s%s", k->noun,
+			 path, k->make, path, k->then);
 		goto out;
 	}
 	/* an embedded NUL would hide the rest of the file from the parser */
 	if (have >= sizeof(buf) || strlen(buf) != have || wgkey_from_base64(buf, key) < 0) {
 		ret = -EINVAL;
 		snprintf(err, errlen,
-			 "private key file %s does not hold a base64 WireGuard private key "
-			 "(44 characters): write one with (umask 077; fabricd genkey > %s)",
-			 path, path);
+			 "%s %s does not hold a base64 WireGuard %s (44 characters): write one "
+			 "with %s%s%s",
+			 k->noun, path, k->what, k->make, path, k->then);
 		goto out;
 	}
 	ret = 0;

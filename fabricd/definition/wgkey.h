@@ -41,11 +41,17 @@ int wgkey_is_zero(const uint8_t key[WGKEY_LEN]);
 
 /*
  * Reads one base64 private key from path. Refuses a file that is not a
- * regular file, that group or others may access (mode & 077), that cannot be
- * read, or that does not hold exactly one key; err then says which file,
- * what is wrong and what to do, and never contains key material.
- * 0 or -errno (-EPERM for the mode, -EINVAL for the content).
+ * regular file, that another user owns, that group or others may access (mode & 077), that cannot
+ * be read, or that does not hold exactly one key; err then says which file, what is wrong and what
+ * to do, and never contains key material. 0 or -errno (-EPERM for the mode, -EINVAL for the
+ * content).
  */
 int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t errlen);
+
+/* What a key file holds, for the messages: what it is called and how one is made. */
+enum wgkey_file { WGKEY_FILE_PRIVATE, WGKEY_FILE_PRESHARED };
+/* wgkey_load_file for either kind (the same checks: a preshared key is as secret). */
+int wgkey_load_file_of(const char *path, enum wgkey_file kind, uint8_t key[WGKEY_LEN], char *err,
+		       size_t errlen);
 
 #endif

@@ -457,7 +457,8 @@ static int load_private_key(struct session *s, const struct options *o, struct k
 	char err[512];
 	int idx = (int)s->self;
 
-	if (keyfile_store_load(keys, o->key_file, s->r.private_key, err, sizeof(err)) < 0) {
+	if (keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, err,
+			       sizeof(err)) < 0) {
 		log_error("%s", err);
 		return -1;
 	}
@@ -500,10 +501,11 @@ static int load_psks(struct session *s, const struct options *o, struct keyfile_
 		if (i == s->self)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", o->psk_dir, c->nodes[i].name);
-		if (keyfile_store_load(keys, path, s->r.psk[i], err, sizeof(err)) < 0) {
-			log_error("peer %s: %s (every peer needs a preshared key file in %s, the "
-				  "same on both nodes: umask 077; fabricd genkey > %s)",
-				  c->nodes[i].name, err, o->psk_dir, path);
+		if (keyfile_store_load(keys, path, WGKEY_FILE_PRESHARED, s->r.psk[i], err,
+				       sizeof(err)) < 0) {
+			log_error("peer %s: %s (with --psk-dir every peer needs one, named after "
+				  "it)",
+				  c->nodes[i].name, err);
 			return -1;
 		}
 	}

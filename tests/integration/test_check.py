@@ -107,6 +107,8 @@ BROKEN = [
      "one family"),
     ("long-vnet", ["zones", 0, "vnets", 0, "name"], "vnet-name-too-long",
      "zones[0].vnets[0].name", "at most 15 bytes"),
+    ("vnet-all", ["zones", 0, "vnets", 0, "name"], "all", "zones[0].vnets[0].name",
+     "cannot be an interface name"),
     ("bad-transport", ["zones", 0, "transport"], "wireguard", "zones[0].transport",
      "\"plain\" or \"secure\""),
     # addresses no peer can send to: a multicast remote would make head-end
@@ -366,7 +368,11 @@ def test_cluster_option_only_where_it_means_something(fabricd, repo):
      "plan: --metrics and --metrics-file are for run only"),
     (["apply", "-n", "pve1", "--probe-file", "/tmp/x"],
      "apply: --probe-file is for run and status only"),
-], ids=["render-dot", "check-svg", "plan-metrics", "apply-probe-file"])
+    (["check", "--rotate-key"], "check: --rotate-key is for join only; check would ignore it"),
+    (["join", "--listen-port", "5555"], "join: --prefix and --listen-port are for init"),
+    (["plan", "-n", "pve1", "--underlay", "192.0.2.1"], "plan: --underlay is for init and join"),
+], ids=["render-dot", "check-svg", "plan-metrics", "apply-probe-file", "check-rotate-key",
+        "join-listen-port", "plan-underlay"])
 def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, message):
     """README: a command refuses an argument it does not read rather than ignoring it."""
     r = run(fabricd, args[0], "-c", repo / "examples" / "minimal-2node.json", *args[1:])

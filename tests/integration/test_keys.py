@@ -94,3 +94,20 @@ def test_genkey_takes_no_arguments(fabricd):
     r = run([fabricd, "genkey", "extra"])
     assert r.returncode == 1
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("mode,says", [(0o600, None), (0o640, "group"), (0o644, "world")])
+def test_genkey_warns_of_a_file_fabricd_would_refuse(fabricd, tmp_path, mode, says):
+    """fabricd refuses a key file the group can read, so genkey says so at once."""
+    path = tmp_path / "private.key"
+    with open(path, "w") as out:
+        os.chmod(path, mode)  # as the shell's umask would have made it
+        r = subprocess.run([fabricd, "genkey"], stdout=out, stderr=subprocess.PIPE, text=True,
+                           timeout=30)
+    assert r.returncode == 0
+    if says is None:
+        assert r.stderr == ""
+    else:
+        assert f"warning: writing a private key to a file the {says} can read (mode " \
+            f"0{mode:o}), which fabricd refuses as a key file" in r.stderr, r.stderr
+    assert len(path.read_text()) == 45

@@ -182,6 +182,12 @@ static const struct tcase cases[] = {
 	"\"vx100\""),
     BAD("vnet name reserved wg", "zones[1].vnets[0].name", "fabricd creates itself", "\"vnet200\"",
 	"\"wgfab0\""),
+    BAD("vnet name all", "zones[0].vnets[0].name", "the kernel refuses", "\"vnet100\"", "\"all\""),
+    BAD("vnet name default", "zones[0].vnets[0].name", "cannot be an interface name", "\"vnet100\"",
+	"\"default\""),
+    BAD("vnet name lo", "zones[1].vnets[0].name", "every network namespace has", "\"vnet200\"",
+	"\"lo\""),
+    OK("vnet name alls ok", "\"vnet100\"", "\"alls\""),
     OK("vnet name vxlan ok", "\"vnet100\"", "\"vxlan100\""),
     /* VNI */
     BAD("vni 0", "zones[0].vnets[0].vni", "0 is out of range; give an integer 1..16777215",

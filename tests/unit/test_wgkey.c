@@ -228,6 +228,36 @@ static void test_load_file(void)
 	}
 
 	check_refusal("directory", dir, -EINVAL, "is a directory");
+	/* another user's file: that user can read it, or replace it (unit tests may run as root) */
+	path = make_file(dir, "nobody.key", key_text, 0600);
+	if (geteuid() == 0 && chown(path, 65534, 65534) == 0) {
+		snprintf(msg, sizeof(msg),
+			 "private key file %s belongs to uid 65534, not to this user (uid 0), who "
+			 "alone may read or change it: run chown 0 %s",
+			 path, path);
+		check_refusal("another user's", path, -EPERM, msg);
+	}
+	/* a preshared key's messages say what it is and how both nodes get the same one */
+	snprintf(msg, sizeof(msg), "%s/missing.psk", dir);
+	memset(key, 0x5a, sizeof(key));
+	CHECK_INT(wgkey_load_file_of(msg, WGKEY_FILE_PRESHARED, key, err, sizeof(err)), -ENOENT,
+		  "missing psk");
+	CHECK(strstr(err, "cannot read preshared key file ") &&
+		  strstr(err, "create it with (umask 077; wg genpsk > ") &&
+		  strstr(err, ") on one node, and copy it to the other node's --psk-dir") &&
+		  !strstr(err, "private"),
+	      "missing psk: %s", err);
+	path = make_file(dir, "world.psk", key_text, 0644);
+	CHECK_INT(wgkey_load_file_of(path, WGKEY_FILE_PRESHARED, key, err, sizeof(err)), -EPERM,
+		  "0644 psk");
+	CHECK(strstr(err, "preshared key file ") && strstr(err, "readable by group or others"),
+	      "0644 psk: %s", err);
+	path = make_file(dir, "garbage.psk", "hello\n", 0600);
+	CHECK_INT(wgkey_load_file_of(path, WGKEY_FILE_PRESHARED, key, err, sizeof(err)), -EINVAL,
+		  "garbage psk");
+	CHECK(strstr(err, "does not hold a base64 WireGuard preshared key"), "garbage psk: %s",
+	      err);
+	CHECK(wgkey_is_zero(key), "psk: key left zero");
 	snprintf(msg, sizeof(msg), "%s/missing.key", dir);
 	check_refusal("missing", msg, -ENOENT, "No such file or directory: create it with");
 	check_refusal("garbage", make_file(dir, "garbage.key", "hello world\n", 0600), -EINVAL,
@@ -311,51 +341,62 @@ static void test_store(void)
 	CHECK_INT(keyfile_write(psk, b, err, sizeof(err)), 0, "write psk: %s", err);
 
 	/* just written: its times cannot tell a second write in the same tick, read it again */
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "first: %s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0,
+		  "first: %s", err);
 	CHECK(!memcmp(key, a, WGKEY_LEN), "first: the key");
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "recent: %s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0,
+		  "recent: %s", err);
 	CHECK_INT(ks.reads, 2, "a file changed just now is read each time");
 
 	ks.racy_ms = -1; /* as if the file were older than the window */
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "%s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0, "%s",
+		  err);
 	reads = ks.reads;
 	for (int i = 0; i < 5; i++)
-		CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "kept: %s", err);
+		CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)),
+			  0, "kept: %s", err);
 	CHECK_INT(ks.reads, reads, "unchanged: never read again");
 	CHECK(!memcmp(key, a, WGKEY_LEN), "kept: the same key");
 
 	/* rotated by rename (keyfile_write): a new inode, the new key */
 	CHECK_INT(keyfile_write(path, b, err, sizeof(err)), 0, "rotate: %s", err);
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "rotated: %s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0,
+		  "rotated: %s", err);
 	CHECK_INT(ks.reads, reads + 1, "rotated: read again");
 	CHECK(!memcmp(key, b, WGKEY_LEN), "rotated: the new key");
 
 	/* chmod: the cached key is not used, the file is refused as wgkey_load_file does */
 	chmod(path, 0644);
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), -EPERM, "chmod 644");
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), -EPERM,
+		  "chmod 644");
 	CHECK(strstr(err, "readable by group or others") != NULL, "chmod: %s", err);
 	CHECK_INT(ks.n, 0, "a refused file is forgotten");
 	chmod(path, 0600);
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "0600 again: %s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0,
+		  "0600 again: %s", err);
 	CHECK(!memcmp(key, b, WGKEY_LEN), "0600 again: the key");
 
 	/* a second file; the sweep forgets what the last pass did not ask for */
-	CHECK_INT(keyfile_store_load(&ks, psk, key, err, sizeof(err)), 0, "psk: %s", err);
+	CHECK_INT(keyfile_store_load(&ks, psk, WGKEY_FILE_PRESHARED, key, err, sizeof(err)), 0,
+		  "psk: %s", err);
 	CHECK_INT(ks.n, 2, "two kept");
 	keyfile_store_sweep(&ks);
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), 0, "%s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0, "%s",
+		  err);
 	keyfile_store_sweep(&ks);
 	CHECK_INT(ks.n, 1, "the peer's key not asked for is forgotten");
 	CHECK_STR(ks.kept ? "kept" : "none", "kept", "the private key stays");
 
 	/* removed: an error, and forgotten */
 	unlink(path);
-	CHECK_INT(keyfile_store_load(&ks, path, key, err, sizeof(err)), -ENOENT, "removed");
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), -ENOENT,
+		  "removed");
 	CHECK_INT(ks.n, 0, "removed: forgotten");
 	CHECK(wgkey_is_zero(key), "no stale key handed out");
 
 	/* without a store: a plain read */
-	CHECK_INT(keyfile_store_load(NULL, psk, key, err, sizeof(err)), 0, "no store: %s", err);
+	CHECK_INT(keyfile_store_load(NULL, psk, WGKEY_FILE_PRESHARED, key, err, sizeof(err)), 0,
+		  "no store: %s", err);
 	CHECK(!memcmp(key, b, WGKEY_LEN), "no store: the key");
 	keyfile_store_free(&ks);
 	keyfile_store_free(NULL);
