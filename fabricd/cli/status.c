@@ -208,10 +208,12 @@ static json_t *status_conflicts(const struct diag *conflicts)
 
 static json_t *status_json(const struct session *s)
 {
-	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:b, s:o, s:o}", "cluster",
+	/* null when it could not be measured (no route to the peers: see conflicts), as render */
+	json_t *underlay = s->want.mtu.underlay ? json_integer(s->want.mtu.underlay) : json_null();
+
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "cluster",
 			 s->cluster->name, "node", s->cluster->nodes[s->self].name, "underlay_mtu",
-			 (json_int_t)s->want.mtu.underlay, "fabric", status_fabric(s), "zones",
-			 status_zones(s), "guard",
+			 underlay, "fabric", status_fabric(s), "zones", status_zones(s), "guard",
 			 firewall_status_json(s->have.firewall, s->r.owner), "in_sync",
 			 s->plan.n == 0 && s->conflicts.n == 0, "drift", status_drift(&s->plan),
 			 "conflicts", status_conflicts(&s->conflicts));
@@ -343,7 +345,7 @@ int cmd_status(const struct options *o)
 		return 1;
 	}
 	/* a conflict stops apply, not status: it shows the node and the conflict */
-	if (session_open(&s, o) < 0 || (session_plan(&s) < 0 && !s.conflicts.n))
+	if (session_open_report(&s, o) < 0 || (session_plan(&s) < 0 && !s.conflicts.n))
 		goto out;
 	j = status_json(&s);
 	status_evpn_add(o, s.cluster, s.self, j);

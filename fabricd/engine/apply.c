@@ -207,6 +207,30 @@ static bool is_wg_config_op(const struct op *op, int phase)
 }
 
 /*
+ * A failed WireGuard change fails each of its ops. A listen port another
+ * socket holds fails them all, the peers too, though nothing is wrong with
+ * them: that is said once, with the port and what to do.
+ */
+static void report_wg_failure(struct plan *p, int phase, int err, uint16_t port)
+{
+	const char *why = wg_last_error();
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (!is_wg_config_op(&p->ops[i], phase))
+			continue;
+		if (err != -EADDRINUSE || !port)
+			report_failure(&p->ops[i], err, why);
+		p->ops[i].failed = true;
+	}
+	if (err == -EADDRINUSE && port)
+		log_error(
+		    "fabric %s: listen port %u is taken: another socket on this node has it "
+		    "(another WireGuard device? see ss -ulpn 'sport = :%u'); free it, or give "
+		    "this node another port (nodes[i].listen_port in the definition)",
+		    FABRIC_IFNAME, port, port);
+}
+
+/*
  * The device's settings and every peer op of a phase in one change: the
  * backend sends them in as few messages as fit (each peer by itself, never
  * by replacing the list, so live sessions survive). When the change fails,
@@ -215,6 +239,7 @@ static bool is_wg_config_op(const struct op *op, int phase)
 static void apply_wg_config(struct reconcile *r, struct plan *p, int phase)
 {
 	struct wg_device dev = {0};
+	uint16_t port = 0;
 	size_t n = 0;
 	int ret;
 
@@ -245,16 +270,14 @@ static void apply_wg_config(struct reconcile *r, struct plan *p, int phase)
 		fabric_peer_of(op, &dev.peers[dev.n_peers++]);
 	}
 	ret = wg_set(r->backend, &dev);
+	port = dev.listen_port;
 	explicit_bzero(dev.peers, n * sizeof(*dev.peers)); /* preshared keys */
 	free(dev.peers);
 	explicit_bzero(&dev, sizeof(dev)); /* the private key */
 	if (!ret)
 		return;
 fail:
-	for (size_t i = 0; i < p->n; i++) {
-		if (is_wg_config_op(&p->ops[i], phase))
-			report_failure(&p->ops[i], ret, wg_last_error());
-	}
+	report_wg_failure(p, phase, ret, port);
 }
 
 /* The link delete of this phase for ifindex, or -1. */

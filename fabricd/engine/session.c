@@ -236,17 +236,20 @@ static int load_for_down(const struct options *o, struct cluster **out)
 	return 0;
 }
 
-static int open_cluster(struct session *s, const struct options *o, struct cluster *c,
-			bool departed_ok);
+/* What a session is opened for: a change, down, or a report (status). */
+enum open_mode { OPEN_CHANGE, OPEN_DOWN, OPEN_REPORT };
 
-static int open_with(struct session *s, const struct options *o, bool down)
+static int open_cluster(struct session *s, const struct options *o, struct cluster *c,
+			enum open_mode mode);
+
+static int open_with(struct session *s, const struct options *o, enum open_mode mode)
 {
 	struct cluster *c = NULL;
 
 	memset(s, 0, sizeof(*s));
-	if ((down ? load_for_down(o, &c) : session_load_cluster(o, &c)) < 0)
+	if ((mode == OPEN_DOWN ? load_for_down(o, &c) : session_load_cluster(o, &c)) < 0)
 		return -1;
-	if (open_cluster(s, o, c, down) < 0) {
+	if (open_cluster(s, o, c, mode) < 0) {
 		s->cluster = c;
 		s->borrowed = false;
 		return -1;
@@ -257,12 +260,17 @@ static int open_with(struct session *s, const struct options *o, bool down)
 
 int session_open(struct session *s, const struct options *o)
 {
-	return open_with(s, o, false);
+	return open_with(s, o, OPEN_CHANGE);
+}
+
+int session_open_report(struct session *s, const struct options *o)
+{
+	return open_with(s, o, OPEN_REPORT);
 }
 
 int session_open_down(struct session *s, const struct options *o)
 {
-	return open_with(s, o, true);
+	return open_with(s, o, OPEN_DOWN);
 }
 
 /*
@@ -294,10 +302,46 @@ static int find_node(struct session *s, const struct options *o, bool departed_o
 	return 0;
 }
 
-static int open_cluster(struct session *s, const struct options *o, struct cluster *c,
-			bool departed_ok)
+/*
+ * The WireGuard backend. A daemon's later passes keep what auto chose first:
+ * with the module unloaded for a moment (modprobe -r takes every kernel
+ * device), a pass would otherwise build the fabric on wireguard-go, where the
+ * existing device then keeps it for good. down and status need no WireGuard
+ * to work with what exists (observe takes an existing device's backend from
+ * its kind), so for them none available is only said.
+ */
+static int choose_backend(const struct options *o, const struct kmod_caps *caps,
+			  enum open_mode mode, enum wg_backend *backend)
 {
-	char err[256], owner[80];
+	static bool auto_chose;
+	static enum wg_backend auto_choice;
+	char err[256];
+
+	if (o->wg_backend == WG_CHOICE_AUTO && auto_chose) {
+		*backend = auto_choice;
+		return 0;
+	}
+	if (kmod_choose_backend(o->wg_backend, caps, backend, err, sizeof(err)) < 0) {
+		if (mode == OPEN_CHANGE) {
+			log_error("fabric %s: %s", FABRIC_IFNAME, err);
+			return -1;
+		}
+		log_warn("fabric %s: %s", FABRIC_IFNAME, err);
+		*backend =
+		    o->wg_backend == WG_CHOICE_USERSPACE ? WG_BACKEND_USERSPACE : WG_BACKEND_KERNEL;
+		return 0;
+	}
+	if (o->wg_backend == WG_CHOICE_AUTO) {
+		auto_chose = true;
+		auto_choice = *backend;
+	}
+	return 0;
+}
+
+static int open_cluster(struct session *s, const struct options *o, struct cluster *c,
+			enum open_mode mode)
+{
+	char owner[80];
 	struct kmod_caps caps;
 	enum wg_backend backend;
 	const char *missing;
@@ -307,7 +351,7 @@ static int open_cluster(struct session *s, const struct options *o, struct clust
 	s->ifupdown_file = o->ifupdown_file;
 	s->cluster = c;
 	s->borrowed = true;
-	if (find_node(s, o, departed_ok) < 0)
+	if (find_node(s, o, mode == OPEN_DOWN) < 0)
 		return -1;
 	kmod_probe(&caps);
 	missing = kmod_missing_reason(&caps);
@@ -315,10 +359,10 @@ static int open_cluster(struct session *s, const struct options *o, struct clust
 		log_error("%s", missing);
 		return -1;
 	}
-	if (kmod_choose_backend(o->wg_backend, &caps, &backend, err, sizeof(err)) < 0) {
-		log_error("fabric %s: %s", FABRIC_IFNAME, err);
+	if (choose_backend(o, &caps, mode, &backend) < 0)
 		return -1;
-	}
+	s->backend_explicit = o->wg_backend != WG_CHOICE_AUTO;
+	s->chosen_backend = backend;
 	snprintf(owner, sizeof(owner), "%s%s", OWNER_PREFIX, s->cluster->name);
 	ret = reconcile_open(&s->r, owner, backend);
 	if (ret < 0) {
@@ -336,7 +380,7 @@ static int open_cluster(struct session *s, const struct options *o, struct clust
 
 int session_open_cluster(struct session *s, const struct options *o, struct cluster *c)
 {
-	return open_cluster(s, o, c, false);
+	return open_cluster(s, o, c, OPEN_CHANGE);
 }
 
 /* Plans again from scratch (the view's guard was stale: its counters are carried over). */
@@ -370,6 +414,33 @@ static int unmeasured(struct session *s, struct diag *why)
 	return -1;
 }
 
+/* "kernel WireGuard" or "wireguard-go", for people. */
+static const char *backend_words(enum wg_backend b)
+{
+	return b == WG_BACKEND_USERSPACE ? "wireguard-go" : "kernel WireGuard";
+}
+
+/*
+ * An existing device decides the backend (observe); one of the other kind
+ * than --wg-backend kernel|userspace asked for is not replaced silently, nor
+ * ignored: replacing it drops every session, so it is the operator's step.
+ */
+static bool backend_mismatch(const struct session *s)
+{
+	const struct link_obs *wg = link_find(&s->have.links, FABRIC_IFNAME);
+
+	if (!s->backend_explicit || s->r.backend == s->chosen_backend || !wg ||
+	    !link_is_owned(wg, s->r.owner))
+		return false;
+	log_error("fabric %s runs on %s, not on the %s that --wg-backend asks for: fabricd does "
+		  "not replace a running fabric device (every WireGuard session would drop); to "
+		  "move it, run fabricd down and apply again with --wg-backend %s, or keep it "
+		  "with --wg-backend auto",
+		  FABRIC_IFNAME, backend_words(s->r.backend), backend_words(s->chosen_backend),
+		  wg_backend_name(s->chosen_backend));
+	return true;
+}
+
 int session_plan(struct session *s)
 {
 	double started = clock_mono_ms(), observed;
@@ -389,6 +460,8 @@ int session_plan(struct session *s)
 	}
 	observed = clock_mono_ms();
 	s->observe_ms = observed - started;
+	if (backend_mismatch(s))
+		return -1;
 	if (s->converged && s->view) {
 		converged_note_changes(s->converged, s->view);
 		s->r.converged = s->converged;

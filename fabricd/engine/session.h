@@ -45,6 +45,9 @@ struct session {
 	struct converged *converged;
 	/* session_plan's conflicts (a wanted name held by a link fabricd does not own, ...) */
 	struct diag conflicts;
+	/* --wg-backend kernel or userspace: what it chose (an existing device must be one) */
+	bool backend_explicit;
+	enum wg_backend chosen_backend;
 };
 
 /* Loads the definition, finds the node, picks the backend, opens netlink. 0 or -1 (logged). */
@@ -55,6 +58,11 @@ int session_open(struct session *s, const struct options *o);
  * what the definition file lists (down removes what fabricd owns: no vnet needed).
  */
 int session_open_down(struct session *s, const struct options *o);
+/*
+ * The same for status, which reports whatever it finds: no WireGuard to use
+ * (no module, no wireguard-go) is a warning, not an error, as for down.
+ */
+int session_open_report(struct session *s, const struct options *o);
 /* The same with a definition already loaded; c must outlive the session. */
 int session_open_cluster(struct session *s, const struct options *o, struct cluster *c);
 /*

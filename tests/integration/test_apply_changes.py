@@ -16,6 +16,7 @@ grow; re-adding a peer would zero them).
 """
 
 import json
+import shutil
 
 import pytest
 
@@ -211,6 +212,79 @@ def test_a_node_that_moves_takes_the_macs_learned_behind_it(make_cluster):
     for node in cluster.nodes:
         res = node.fabricd("plan", "-c", path)
         assert res.rc == 0, f"{node.name}: {res}"
+
+
+def test_down_and_status_need_no_wireguard_to_use(make_cluster):
+    """wireguard-go gone from the node (it is only Recommended) and no module: apply
+    refuses, but status still reports and down still removes everything, wgfab0 too
+    (its wireguard-go is ended by its PID file, not found on PATH)."""
+    cluster = make_cluster(2)
+    if cluster.wg_backend != "userspace":
+        pytest.skip("with kernel WireGuard (the QEMU tier) apply has a backend without PATH")
+    definition, _ = applied(cluster)
+    pve1 = cluster.nodes[0]
+    without = ["env", "PATH=/nonexistent", cluster.fabricd_bin]
+    options = ["-c", f"{cluster.tmpdir}/cluster.json", "-n", pve1.name, "--key-file",
+               pve1.key_file, "--wg-backend", cluster.wg_backend]
+    res = pve1.run(without + ["apply"] + options, check=False)
+    assert res.returncode == 1 and "wireguard-go is not installed" in res.stderr, res
+    res = pve1.run(without + ["status"] + options, check=False)
+    assert res.returncode == 0, res
+    assert "warning: fabric wgfab0: wireguard-go is not installed" in res.stderr, res
+    assert "wgfab0" in res.stdout, res
+    res = pve1.run(without + ["down"] + options, check=False)
+    assert res.returncode == 0, res
+    assert pve1.owned_links() == [] and wireguard_go_processes(pve1) == []
+
+
+def test_an_explicit_backend_other_than_the_devices_is_refused(make_cluster):
+    """A kernel wgfab0 and `--wg-backend userspace` (or the reverse): fabricd used to
+    keep the device and say "nothing to change", so the operator believed the fabric
+    had moved. Replacing it drops every session: refused, with the way to do it."""
+    cluster = make_cluster(2)
+    definition, path = applied(cluster)
+    pve1 = cluster.nodes[0]
+    kind = pve1.link("wgfab0")["linkinfo"]["info_kind"]
+    if kind != "wireguard" or not shutil.which("wireguard-go"):
+        pytest.skip("needs a kernel wgfab0 and wireguard-go (the QEMU tier)")
+    before = pve1.ifindexes()
+    options = ["-c", path, "-n", pve1.name, "--key-file", pve1.key_file]
+    for command in ("plan", "apply"):
+        res = pve1.fabricd(command, *options, "--wg-backend", "userspace", node_options=False)
+        assert res.rc == 1, res
+        assert "fabric wgfab0 runs on kernel WireGuard, not on the wireguard-go that " \
+            "--wg-backend asks for" in res.stderr and "run fabricd down" in res.stderr, res
+    assert pve1.ifindexes() == before
+    res = pve1.fabricd("plan", *options, "--wg-backend", "kernel", node_options=False)
+    assert res.rc == 0, res
+
+
+def test_a_listen_port_another_socket_holds_is_named(make_cluster):
+    """Another socket on the fabric's port (an operator's own wg0, say): the error names
+    the port and what to do, once, instead of a "create failed" for the device and
+    every peer; the next apply after the port is freed converges."""
+    cluster = make_cluster(2)
+    pve1 = cluster.nodes[0]
+    holder = pve1.run_bg(["/usr/bin/python3", "-c",
+                          "import socket, time\n"
+                          "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                          "s.bind(('0.0.0.0', 51820))\nprint('bound', flush=True)\n"
+                          "time.sleep(120)"])
+    try:
+        wait_until(lambda: "51820" in pve1.run(["ss", "-uln"]).stdout, timeout=10,
+                   what="the other socket bound")
+        path = cluster.write_definition(cluster.definition(zones=standard_zones()))
+        res = pve1.fabricd("apply", "-c", path)
+        assert res.rc == 1, res
+        assert "error: fabric wgfab0: listen port 51820 is taken: another socket on this " \
+            "node has it" in res.stderr and "nodes[i].listen_port" in res.stderr, res
+        assert "peer " not in res.stderr and "create failed" not in res.stderr, res
+    finally:
+        holder.kill()
+        holder.wait()
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0 and pve1.fabricd("plan", "-c", path).rc == 0, res
+    assert pve1.wg_dump().listen_port == 51820
 
 
 @pytest.mark.parametrize("name", ["vnet100", "vx100", "vs200", "wgfab0"])

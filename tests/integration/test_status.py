@@ -131,6 +131,7 @@ def test_status_shows_a_node_whose_underlay_is_down(applied):
         assert doc["in_sync"] is False, doc
         (why,) = doc["conflicts"]
         assert why.startswith("node pve2: no route to its underlay address"), why
+        assert doc["underlay_mtu"] is None, doc  # not measured (render says null too)
         assert doc["fabric"]["present"] and {z["name"] for z in doc["zones"]} == \
             {"office", "tenant"}, doc
         text = pve1.fabricd("status", "-c", config)
