@@ -58,8 +58,9 @@ int cmd_check(const struct options *o)
 	} else if (ret == 0) {
 		for (size_t i = 0; i < c->n_zones; i++)
 			vnets += c->zones[i].n_vnets;
-		printf("%s: ok (%zu nodes, %zu zones, %zu vnets)\n", o->config, c->n_nodes,
-		       c->n_zones, vnets);
+		printf("%s: ok (%zu node%s, %zu zone%s, %zu vnet%s)\n", o->config, c->n_nodes,
+		       c->n_nodes == 1 ? "" : "s", c->n_zones, c->n_zones == 1 ? "" : "s", vnets,
+		       vnets == 1 ? "" : "s");
 		diag_print(&d, stderr);
 	} else {
 		diag_print(&d, stderr);

@@ -202,6 +202,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, "c:n:vh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
+			if (!optarg[0]) {
+				log_error("-c \"\": give the definition file's path");
+				return -1;
+			}
 			o->config = optarg;
 			break;
 		case 'n':
@@ -343,6 +347,10 @@ static int run_command(int argc, char **argv)
 		return argc < 2 ? 1 : 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
+		if (argc > 2) {
+			log_error("--version takes nothing after it (\"%s\")", argv[2]);
+			return 1;
+		}
 		printf("fabricd %s\n", FABRICD_VERSION);
 		return 0;
 	}

@@ -686,6 +686,13 @@ static int load(const char *buf, size_t len, const char *source, struct cluster 
 	int ret = 0;
 
 	*out = NULL;
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+		/* jansson's text for it quotes an invisible character */
+		config_error(&l.r, source,
+			     "starts with a UTF-8 byte order mark, which JSON does not allow; save "
+			     "the file without one (UTF-8 without BOM)");
+		return -EINVAL;
+	}
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		config_path(where, "%s:%d:%d", source, jerr.line, jerr.column);

@@ -110,7 +110,9 @@ static int resolve(const char *path, char *out, size_t len)
 	snprintf(base, sizeof(base), "%s", path);
 	if (!realpath(dirname(dir), real))
 		return -errno;
-	if ((size_t)snprintf(out, len, "%s/%s", real, basename(base)) >= len)
+	/* "/" and "x" make "/x", not "//x" */
+	if ((size_t)snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", basename(base)) >=
+	    len)
 		return -ENAMETOOLONG;
 	return 0;
 }

@@ -229,7 +229,9 @@ static int load_for_down(const struct options *o, struct cluster **out)
 	diag_print(&diag, stderr);
 	diag_free(&diag);
 	if (ret < 0) {
-		log_error("%s: definition not valid, nothing was changed; fix the errors above",
+		log_error("%s: definition not valid, nothing was changed; fix the errors above, or "
+			  "take the node down without it: fabricd down --cluster NAME (the "
+			  "cluster's name)",
 			  o->config);
 		return -1;
 	}

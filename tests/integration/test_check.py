@@ -377,3 +377,23 @@ def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, me
     """README: a command refuses an argument it does not read rather than ignoring it."""
     r = run(fabricd, args[0], "-c", repo / "examples" / "minimal-2node.json", *args[1:])
     assert r.returncode == 1 and message in r.stderr, r
+
+
+def test_messages_for_odd_input(fabricd, minimal, tmp_path):
+    """A byte order mark, an empty -c, --version with more, a definition of one node
+    and one zone, a broken definition for down."""
+    path = write(tmp_path, "\ufeff" + json.dumps(minimal))
+    r = check(fabricd, path)
+    assert r.returncode == 1 and f"error: {path}: starts with a UTF-8 byte order mark" \
+        in r.stderr, r
+    r = run(fabricd, "check", "-c", "")
+    assert r.returncode == 1 and r.stderr == "error: -c \"\": give the definition file's path\n", r
+    r = run(fabricd, "--version", "extra")
+    assert r.returncode == 1 and "--version takes nothing after it" in r.stderr, r
+    one = dict(minimal, nodes=minimal["nodes"][:1], zones=[dict(minimal["zones"][0],
+                                                                nodes=[minimal["nodes"][0]["name"]])])
+    one["zones"][0]["vnets"] = one["zones"][0]["vnets"][:1]
+    r = check(fabricd, write(tmp_path, one, "one.json"))
+    assert r.returncode == 0 and r.stdout.endswith(": ok (1 node, 1 zone, 1 vnet)\n"), r
+    r = run(fabricd, "down", "-c", write(tmp_path, "{", "broken.json"), "-n", "pve1")
+    assert r.returncode == 1 and "fabricd down --cluster NAME" in r.stderr, r
