@@ -2,6 +2,7 @@
 /* cli/reconcile.c - `plan`, `apply` and `down`: one node converging to its share. */
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/log.h"
 #include "cli/commands.h"
@@ -96,6 +97,37 @@ static void warn_daemon_keeps(const struct session *s)
 			 s->node, holder[0] ? holder : "unknown");
 }
 
+/*
+ * Links fabricd made for another cluster name: the definition's name changed
+ * since (down removes only what its cluster owns). Says which name takes them.
+ */
+static void warn_other_clusters(const struct session *s)
+{
+	const size_t prefix = strlen(OWNER_PREFIX);
+	char other[FABRICD_NAME_MAX + 1] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->have.links.n; i++) {
+		const char *alias = link_alias(&s->have.links.links[i]);
+		size_t len;
+
+		if (strncmp(alias, OWNER_PREFIX, prefix) ||
+		    link_is_owned(&s->have.links.links[i], s->r.owner))
+			continue;
+		len = strcspn(alias + prefix, " ");
+		if (!len || len > FABRICD_NAME_MAX)
+			continue;
+		if (!n++)
+			snprintf(other, sizeof(other), "%.*s", (int)len, alias + prefix);
+	}
+	if (n)
+		log_warn(
+		    "down %s: %zu link%s here belong%s to cluster \"%s\", which this down leaves "
+		    "(another definition's, or this one's before its name changed): fabricd down "
+		    "--cluster %s removes them",
+		    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", other, other);
+}
+
 int cmd_down(const struct options *o)
 {
 	struct node_lock lock = {.fd = -1};
@@ -111,6 +143,7 @@ int cmd_down(const struct options *o)
 	}
 	if (plan_build_down(&s.r, &s.have, &s.plan) < 0)
 		goto out;
+	warn_other_clusters(&s);
 	if (session_apply(&s, "down") == 0) {
 		struct node_state none = {0};
 

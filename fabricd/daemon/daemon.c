@@ -208,9 +208,10 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 	} else if (ret == 0 && strcmp(c->name, d->cluster->name)) {
 		diag_add(&diag, "cluster",
 			 "the cluster name changed from \"%s\" to \"%s\", which would disown every "
-			 "object fabricd made here; run `fabricd down` with the old definition "
-			 "first, then start fabricd again",
-			 d->cluster->name, c->name);
+			 "object fabricd made here; stop fabricd, take the node down with "
+			 "`fabricd down --cluster %s` (or `down` with the old definition), then "
+			 "start fabricd again",
+			 d->cluster->name, c->name, d->cluster->name);
 		ret = -EINVAL;
 	}
 	if (ret < 0) {

@@ -260,6 +260,27 @@ static const struct desired_vnet *vnet_by_vni(const struct vnet_index *ix, uint3
 	return lo < ix->n && ix->by_vni[lo]->vni == vni ? ix->by_vni[lo] : NULL;
 }
 
+/*
+ * vx<N> or vs<N> carrying another VNI than N (made or changed by hand): vnet
+ * N's own plan deletes it to make it again, so it is not deleted twice.
+ */
+static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_obs *l,
+				const struct plan *p)
+{
+	char *end;
+	unsigned long vni;
+
+	if (strncmp(l->name, "vx", 2) && strncmp(l->name, "vs", 2))
+		return false;
+	vni = strtoul(l->name + 2, &end, 10);
+	if (*end || end == l->name + 2 || vni > UINT32_MAX || !vnet_by_vni(ix, (uint32_t)vni))
+		return false;
+	for (size_t i = 0; i < p->n; i++) /* rare: only such a link comes here */
+		if (p->ops[i].type == OP_LINK_DELETE && p->ops[i].ifindex == l->ifindex)
+			return true;
+	return false;
+}
+
 /* Owned links the definition no longer wants. */
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
 			 const struct observed *have, const struct vnet_index *ix, struct plan *p)
@@ -276,6 +297,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		v = !strcmp(l->kind, "vxlan") ? vnet_by_vni(ix, l->vni) : NULL;
 		if (v && switch_wants_device(r, v, l, have))
+			continue;
+		if (!v && deleted_by_its_vnet(ix, l, p))
 			continue;
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);

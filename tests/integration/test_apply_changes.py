@@ -287,6 +287,46 @@ def test_a_listen_port_another_socket_holds_is_named(make_cluster):
     assert pve1.wg_dump().listen_port == 51820
 
 
+def test_an_owned_device_with_another_vni_is_made_again_once(make_cluster):
+    """vx100 (owned) carrying VNI 101: vnet100's plan makes it again, and the removal
+    of owned links nobody wants must not delete it a second time (apply used to fail
+    with "No such device" and leave the vnet without its device)."""
+    cluster = make_cluster(2)
+    zones = [{"name": "red", "transport": "plain", "vnets": [vnet("vnet100", 100)]}]
+    _, path = applied(cluster, zones=zones)
+    pve1 = cluster.nodes[0]
+    pve1.run(["ip", "link", "del", "vx100"])
+    pve1.run(["ip", "link", "add", "vx100", "type", "vxlan", "id", "101", "dstport", "4789",
+              "local", pve1.underlay])
+    pve1.run(["ip", "link", "set", "vx100", "alias", f"fabricd:{cluster.cluster_name}"])
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 2 and res.stdout.count("- vxlan vx100: remove") == 1, res
+    assert "recreated: vni 101 -> 100" in res.stdout, res
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0, res
+    vx = pve1.link("vx100")
+    assert vx and vx["linkinfo"]["info_data"]["id"] == 100, vx
+    assert pve1.fabricd("plan", "-c", path).rc == 0
+
+
+def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
+    """The definition's cluster name changed after the node was built: down with it
+    removes nothing of the old name's (ownership), and says which command does."""
+    cluster = make_cluster(2)
+    definition, path = applied(cluster)
+    pve1 = cluster.nodes[0]
+    old = definition["cluster"]
+    renamed = cluster.write_definition(dict(definition, cluster="renamed"),
+                                       f"{cluster.tmpdir}/renamed.json")
+    res = pve1.fabricd("down", "-c", renamed)
+    assert res.rc == 0, res
+    assert f"belong to cluster \"{old}\", which this down leaves" in res.stderr and \
+        f"fabricd down --cluster {old} removes them" in res.stderr, res
+    assert pve1.owned_links() != []
+    res = pve1.fabricd("down", "--cluster", old, node_options=False)
+    assert res.rc == 0 and pve1.owned_links() == [], res
+
+
 @pytest.mark.parametrize("name", ["vnet100", "vx100", "vs200", "wgfab0"])
 def test_unowned_link_with_a_wanted_name_fails_and_changes_nothing(make_cluster, name):
     cluster = make_cluster(2)
