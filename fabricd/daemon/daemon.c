@@ -448,6 +448,9 @@ static int run_pass_locked(struct daemon *d)
 	      session_plan(&s) < 0;
 	log_text = captured ? log_capture_end() : NULL;
 	if (ret) {
+		/* the definition in force: whatever blocks the pass, the guard stays */
+		if (!cand)
+			session_repair_guard(&s);
 		session_free(&s);
 		view_invalidate(&d->view);
 		converged_forget(&d->converged);

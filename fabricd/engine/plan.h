@@ -109,6 +109,12 @@ struct op {
 	uint8_t kind;  /* enum kind_id: the kind that planned it describes and encodes it */
 	uint8_t shows; /* the kind's SHOW_* bits (kinds/<kind>.c): what its detail says */
 	bool failed;
+	/*
+	 * The guard's table restored as the definition in force renders it
+	 * (gone, or changed by hand): the daemon applies it even while something
+	 * else blocks the pass (session_repair_guard).
+	 */
+	bool guard_repair;
 	int ifindex; /* of an existing link; 0 = look the name up when applying */
 	char ifname[16];
 	char *note; /* detail text no payload field carries (op_detail), or NULL; owned */

@@ -454,10 +454,24 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 {
 	struct kind_input in = {.r = r, .want = want, .have = have, .diag = diag};
 	size_t errors = diag->n;
+	bool guard = false;
 	int ret = 0;
 
-	for (size_t i = 0; !ret && i < sizeof(plan_steps) / sizeof(plan_steps[0]); i++)
+	for (size_t i = 0; !ret && i < sizeof(plan_steps) / sizeof(plan_steps[0]); i++) {
 		ret = plan_steps[i](&in, p);
+		guard |= plan_steps[i] == step_guard;
+	}
+	/*
+	 * A conflict stops planning, but not the guard's: it comes from the
+	 * definition alone, and the daemon repairs it while the conflict lasts
+	 * (session_repair_guard).
+	 */
+	if (ret == -EEXIST && !guard) {
+		int g = step_guard(&in, p);
+
+		if (g < 0 && g != -EEXIST)
+			return g;
+	}
 	return ret ? ret : diag->n > errors ? -EEXIST : 0;
 }
 

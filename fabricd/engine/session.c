@@ -614,6 +614,39 @@ void session_tune_fabric(const struct session *s, unsigned int wait_ms)
 		wg_tune(s->r.backend, FABRIC_IFNAME, wait_ms);
 }
 
+int session_repair_guard(struct session *s)
+{
+	struct plan guard;
+	int ret = 0;
+
+	if (!s->conflicts.n)
+		return 0;
+	plan_init(&guard, s->r.owner);
+	for (size_t i = 0; i < s->plan.n && ret == 0; i++) {
+		struct op *from = &s->plan.ops[i], *op;
+
+		if (!from->guard_repair)
+			continue;
+		op = plan_add(&guard, from->kind, (enum op_type)from->type,
+			      (enum op_phase)from->phase, (enum op_verb)from->verb, NULL);
+		if (!op) {
+			ret = -ENOMEM;
+			break;
+		}
+		*op = *from; /* the text and the note move along */
+		from->text = NULL;
+		from->note = NULL;
+	}
+	if (ret == 0 && guard.n) {
+		log_warn("%s: the guard inet fabricd restored while the rest waits for the "
+			 "conflicts above",
+			 s->node);
+		ret = plan_apply(&s->r, &guard) < 0 ? -1 : 1;
+	}
+	plan_free(&guard);
+	return ret < 0 ? -1 : ret;
+}
+
 /* How long a one-shot apply waits for a wireguard-go it brought up to bind its sockets. */
 #define WG_TUNE_WAIT_MS 500
 

@@ -90,6 +90,14 @@ int session_plan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */
 int session_apply(struct session *s, const char *verb);
 /*
+ * After session_plan failed on conflicts (a wanted name held by a foreign
+ * link, an unreadable fabric device): applies the plan's guard repair alone
+ * (op.guard_repair), so the node never waits out a conflict without its
+ * guard; the guard only drops. 1 when it repaired, 0 when there was none,
+ * -1 when it failed (logged).
+ */
+int session_repair_guard(struct session *s);
+/*
  * After a pass (applied or empty): wg_tune() for the fabric device, only when
  * it is fabricd's, observed as its own (or adopted) or made by this plan; a
  * foreign one's wireguard-go is left as it is.

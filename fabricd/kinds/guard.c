@@ -565,6 +565,10 @@ static int plan_table(const struct node_state *want, const struct view *have, bo
 			      "one transaction, counters kept");
 	else
 		describe_drift(rs.summary, have->summary, op);
+	/* gone, or drifted from the same rendering (its hash unchanged): a repair */
+	op->guard_repair =
+	    phase == PHASE_GUARD &&
+	    (!have || (!strcmp(have->comment, rs.comment) && !only_elements_differ(have, &rs)));
 	op->text = rs.text;
 	rs.text = NULL;
 	firewall_ruleset_free(&rs);

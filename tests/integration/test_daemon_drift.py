@@ -289,3 +289,28 @@ def nft_members(node):
         if "set" in item:
             return [" . ".join(str(p) for p in e["concat"]) for e in item["set"].get("elem", [])]
     return []
+
+
+def test_a_conflict_does_not_leave_the_node_without_its_guard(fabric):
+    """vx100 taken by another owner (its alias changed by hand) blocks every pass with
+    a conflict; the guard, deleted meanwhile, must come back all the same (it only
+    drops), while vx100 is left alone as foreign. The alias back: all converges."""
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    alias = pve1.link("vx100")["ifalias"]
+    mark = daemon.mark()
+    pve1.run(["ip", "link", "set", "vx100", "alias", "fabricd:someone-else"])
+    try:
+        daemon.wait_log("a link named vx100 exists that fabricd does not own", since=mark)
+        pve1.run(["nft", "delete", "table", "inet", "fabricd"])
+        wait_until(lambda: pve1.run(["nft", "list", "table", "inet", "fabricd"],
+                                    check=False).returncode == 0,
+                   timeout=10, interval=0.05, what="the guard back despite the conflict")
+        log = daemon.wait_log("the guard inet fabricd restored while the rest waits",
+                              since=mark)
+        assert pve1.link("vx100")["ifalias"] == "fabricd:someone-else", log
+    finally:
+        pve1.run(["ip", "link", "set", "vx100", "alias", alias])
+    wait_until(lambda: fabric.cluster["pve1"].fabricd(
+        "plan", "-c", daemon.path).rc == 0, timeout=40, what="converged again")
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
