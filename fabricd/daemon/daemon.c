@@ -208,9 +208,8 @@ static struct cluster *load_candidate(struct daemon *d, bool forced)
 	} else if (ret == 0 && strcmp(c->name, d->cluster->name)) {
 		diag_add(&diag, "cluster",
 			 "the cluster name changed from \"%s\" to \"%s\", which would disown every "
-			 "object fabricd made here; stop fabricd, take the node down with "
-			 "`fabricd down --cluster %s` (or `down` with the old definition), then "
-			 "start fabricd again",
+			 "object fabricd made here; stop fabricd, run `fabricd down --cluster %s`, "
+			 "then start fabricd again",
 			 d->cluster->name, c->name, d->cluster->name);
 		ret = -EINVAL;
 	}
