@@ -83,6 +83,7 @@ static bool key_len_fits(enum firewall_set_id id, size_t len)
 		return len == 8 || len == 20;
 	case FW_SET_SECURE_VNIS:
 	case FW_SET_CARRIED_VNIS:
+	case FW_SET_NODE_VNIS:
 		return len == 3;
 	case FW_SET_CARRIED_MEMBERS:
 	case FW_SET_FABRIC_MEMBERS:

@@ -90,6 +90,7 @@ enum firewall_set_id {
 	FW_SET_CARRIED_VNIS,	/* "vni": EVPN vnets whose VXLAN is marked into WireGuard */
 	FW_SET_CARRIED_MEMBERS, /* "addr . vni": their members' underlays, through wgfab0 */
 	FW_SET_FABRIC_MEMBERS,	/* "addr . vni": members' fabric addresses, through wgfab0 */
+	FW_SET_NODE_VNIS,	/* "vni": this node's vnets; other VXLAN on 4789 is not fabricd's */
 	FW_N_SETS,
 };
 

@@ -442,7 +442,7 @@ const char *const firewall_set_names[FW_N_SETS] = {
     [FW_SET_PLAIN_MEMBERS] = "plain_members",	[FW_SET_SECURE_VNIS] = "secure_vnis",
     [FW_SET_WG_IP] = "wireguard_peers_ip",	[FW_SET_WG_IP6] = "wireguard_peers_ip6",
     [FW_SET_CARRIED_VNIS] = "carried_vnis",	[FW_SET_CARRIED_MEMBERS] = "carried_members",
-    [FW_SET_FABRIC_MEMBERS] = "fabric_members",
+    [FW_SET_FABRIC_MEMBERS] = "fabric_members", [FW_SET_NODE_VNIS] = "node_vnis",
 };
 
 enum firewall_set_id firewall_set_by_name(const char *name)

@@ -43,6 +43,7 @@ struct spec {
 	struct firewall_elems carried_vnis;    /* "vni" */
 	struct firewall_elems carried_members; /* "addr . vni" */
 	struct firewall_elems fabric_members;  /* "addr . vni", the fabric prefix's family */
+	struct firewall_elems node_vnis;       /* "vni": every vnet of this node */
 	int fabric_family;
 };
 
@@ -55,6 +56,7 @@ static void spec_free(struct spec *s)
 	elems_free(&s->carried_vnis);
 	elems_free(&s->carried_members);
 	elems_free(&s->fabric_members);
+	elems_free(&s->node_vnis);
 }
 
 static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
@@ -297,6 +299,8 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		pairs[i] = (uint8_t)vnet_pairs(&want->vnets[i], sealed);
 		ret = add_vnet_vnis(s, &want->vnets[i], sealed);
+		if (!ret)
+			ret = add_addr(&s->node_vnis, NULL, want->vnets[i].vni);
 	}
 	if (!ret)
 		ret = reserve_members(s, want, pairs);
@@ -322,6 +326,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	elems_sort(&s->carried_vnis);
 	elems_sort(&s->carried_members);
 	elems_sort(&s->fabric_members);
+	elems_sort(&s->node_vnis);
 	return 0;
 }
 
@@ -396,6 +401,8 @@ static void render_input_chains(struct sbuf *b, const struct spec *s)
 		    ip);
 	sbuf_printf(b, "\t\tiifname \"%s\" %s saddr . @th,96,24 @fabric_members accept\n", fab,
 		    s->fabric_family == AF_INET6 ? "ip6" : "ip");
+	/* a VNI no vnet of this node has is another VXLAN's (a foreign device beside) */
+	sbuf_printf(b, "\t\t@th,96,24 != @node_vnis accept\n");
 	sbuf_printf(b, "\t\tcounter name \"%s\" drop\n\t}\n",
 		    firewall_counter_names[FW_DROP_PLAIN]);
 
@@ -465,6 +472,9 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 						: "typeof ip saddr . @th,96,24",
 		   "(member fabric address, VNI) of this node's vnets, through WireGuard only",
 		   &s->fabric_members);
+	render_set(b, "node_vnis", "typeof @th,96,24",
+		   "VNIs of this node's vnets: plain VXLAN of any other VNI is not fabricd's",
+		   &s->node_vnis);
 
 	render_input_chains(b, s);
 	render_output_chains(b, s);
@@ -481,7 +491,7 @@ static const struct {
 } summary_chains[] = {
     {"chain input: filter input -10 accept", 2, false},
     {"chain output: filter output -10 accept", 2, false},
-    {"chain " CHAIN_PLAIN_IN ":", 3, false},
+    {"chain " CHAIN_PLAIN_IN ":", 4, false},
     {"chain " CHAIN_SECURE_IN ":", 2, false},
     {"chain " CHAIN_WIREGUARD_IN ":", 3, false},
     {"chain carry: route output -150 accept", 1, true},
@@ -534,6 +544,7 @@ static uint64_t skeleton_hash(const struct spec *s, bool *failed)
 	memset(&bare.carried_vnis, 0, sizeof(bare.carried_vnis));
 	memset(&bare.carried_members, 0, sizeof(bare.carried_members));
 	memset(&bare.fabric_members, 0, sizeof(bare.fabric_members));
+	memset(&bare.node_vnis, 0, sizeof(bare.node_vnis));
 	render_table(&b, &bare, NULL, NULL);
 	text = sbuf_take(&b);
 	*failed = !text;
@@ -572,6 +583,7 @@ static int render(const struct node_state *want, const struct firewall_counter *
 	out->sets[FW_SET_CARRIED_VNIS] = s.carried_vnis;
 	out->sets[FW_SET_CARRIED_MEMBERS] = s.carried_members;
 	out->sets[FW_SET_FABRIC_MEMBERS] = s.fabric_members;
+	out->sets[FW_SET_NODE_VNIS] = s.node_vnis;
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;

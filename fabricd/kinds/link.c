@@ -2,6 +2,7 @@
 /* kinds/link.c - read links from the kernel; encoders for link changes and deletes. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -101,6 +102,10 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 		switch (mnl_attr_get_type(attr)) {
 		case IFLA_BRPORT_ISOLATED:
 			l->isolated = on;
+			break;
+		case IFLA_BRPORT_STATE:
+			l->port_state = mnl_attr_get_u8(attr);
+			l->port_state_known = true;
 			break;
 		case IFLA_BRPORT_LEARNING:
 			l->port_learning = on;
@@ -369,6 +374,8 @@ static void put_brport(struct nlmsghdr *nlh, const struct link_change *c)
 	/* after learning off, so nothing is learned again between the two */
 	if (c->mask & LINK_SET_FLUSH)
 		mnl_attr_put(nlh, IFLA_BRPORT_FLUSH, 0, NULL);
+	if (c->mask & LINK_SET_FORWARDING)
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_STATE, BR_STATE_FORWARDING);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 }
@@ -400,7 +407,8 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_nest_end(nlh, inet6);
 		mnl_attr_nest_end(nlh, spec);
 	}
-	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_LEARNING | LINK_SET_FLOOD | LINK_SET_FLUSH))
+	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_LEARNING | LINK_SET_FLOOD | LINK_SET_FLUSH |
+		       LINK_SET_FORWARDING))
 		put_brport(nlh, c);
 }
 

@@ -2,6 +2,7 @@
 /* kinds/vxlan.c - the VXLAN device of a vnet. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -81,6 +82,7 @@ enum {
 	SHOW_INTO_BRIDGE = 16, /* device: "into bridge B" */
 	SHOW_UP = 32,	       /* device: "down -> up" */
 	SHOW_ALIAS = 64,       /* device: the new alias (op.text) */
+	SHOW_FORWARDING = 128, /* port: "bridge port forwarding again" */
 };
 
 static struct op *add_change(const struct vxlan_port *w, const struct link_obs *have,
@@ -100,7 +102,8 @@ static struct op *add_change(const struct vxlan_port *w, const struct link_obs *
  * The port options of w's role; have: the port as it is (NULL: new, or it
  * just (re)joined the bridge, so it has the kernel's defaults).
  */
-static int plan_port(const struct vxlan_port *w, const struct link_obs *have, struct plan *p)
+static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bool stuck,
+		     struct plan *p)
 {
 	bool learning = want_learning(w), flood = want_flood(w);
 	bool was_learning = have ? have->port_learning : true;
@@ -110,7 +113,7 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, st
 	struct op *op;
 	struct op_link *c;
 
-	if (have && have->isolated && have->port_learning == learning && !flood_differs)
+	if (have && have->isolated && have->port_learning == learning && !flood_differs && !stuck)
 		return 0;
 	/* a smaller role waits until the vnet's other device has taken over (PHASE_NEIGH) */
 	op = add_change(w, have,
@@ -135,6 +138,10 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, st
 	}
 	if (w->role == VXLAN_MUTE && was_learning)
 		c->mask |= LINK_SET_FLUSH;
+	if (stuck) {
+		c->mask |= LINK_SET_FORWARDING;
+		op->shows |= SHOW_FORWARDING;
+	}
 	if (w->evpn)
 		op->shows |= SHOW_EVPN;
 	else if (c->mask & (LINK_SET_LEARNING | LINK_SET_FLOOD))
@@ -157,7 +164,7 @@ static int plan_create(const struct vxlan_port *w, struct plan *p)
 	op->u.create.no_learning = w->evpn;
 	op->u.create.role = (uint8_t)w->role;
 	/* the port options are set once it is in the bridge */
-	return plan_port(w, NULL, p);
+	return plan_port(w, NULL, false, p);
 }
 
 static void describe_create(const struct op *op, char *buf, size_t len)
@@ -192,6 +199,8 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 		text_add(buf, len, "alias \"%s\"", op->text ? op->text : "");
 	if (op->shows & SHOW_ISOLATED)
 		text_add(buf, len, "bridge port isolated");
+	if (op->shows & SHOW_FORWARDING)
+		text_add(buf, len, "bridge port forwarding again (it was disabled)");
 	if (op->shows & SHOW_EVPN)
 		text_add(buf, len, "learning off (evpn)");
 	else if (op->shows & SHOW_ROLE)
@@ -237,6 +246,20 @@ static bool immutable_differs(const struct vxlan_port *w, const struct link_obs 
 		return true;
 	}
 	return false;
+}
+
+/*
+ * A port that is up in an up bridge but disabled (`bridge link set ... state
+ * 0`): it carries nothing, and nothing else would say so. Without kernel STP
+ * (fabricd's bridges have none) such a port is forwarding; with it, the
+ * kernel never leaves an up port disabled.
+ */
+static bool port_stuck(const struct link_obs *have, const struct link_obs *bridge,
+		       unsigned int changing)
+{
+	return have && bridge && !(changing & (LINK_SET_MASTER | LINK_SET_UP)) &&
+	       (have->flags & IFF_UP) && (bridge->flags & IFF_UP) && have->port_state_known &&
+	       have->port_state == BR_STATE_DISABLED;
 }
 
 /*
@@ -308,7 +331,8 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 			return -ENOMEM;
 	}
 	/* port options: set after (re)joining the bridge, which resets them */
-	return plan_port(want, (c.mask & LINK_SET_MASTER) ? NULL : have, p);
+	return plan_port(want, (c.mask & LINK_SET_MASTER) ? NULL : have,
+			 port_stuck(have, bridge, c.mask), p);
 }
 
 /* `ip link set NAME type vxlan local ADDR`: the kernel changes it on a live device. */

@@ -68,6 +68,13 @@ def port(node, dev):
     return (links[0].get("master"), links[0].get("isolated")) if links else (None, None)
 
 
+def port_state(node, dev):
+    """A bridge port's STP state ("forwarding", "disabled", ...)."""
+    out = node.run(["bridge", "-j", "link", "show", "dev", dev], check=False).stdout
+    links = json.loads(out) if out.strip() else []
+    return links[0].get("state") if links else None
+
+
 def link_ok(node, dev, alias="fabricd:fabtest"):
     link = node.link(dev)
     return link is not None and link.get("ifalias") == alias and "UP" in link.get("flags", [])
@@ -114,6 +121,10 @@ def cases(pve1, pve2):
         "vxlan-down": (
             ["ip", "link", "set", "vx100", "down"],
             lambda: link_ok(pve1, "vx100")),
+        "port-disabled": (
+            # the port stays up in its bridge, but carries nothing
+            ["bridge", "link", "set", "dev", "vx100", "state", "0"],
+            lambda: port_state(pve1, "vx100") == "forwarding"),
         "bridge-mtu-changed": (
             ["ip", "link", "set", "vnet200", "mtu", "1300"],
             lambda: pve1.link("vnet200")["mtu"] == ZONE_MTU),
@@ -139,6 +150,7 @@ def cases(pve1, pve2):
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
               "fdb-remote-deleted", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
+              "port-disabled",
               "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted"]
 

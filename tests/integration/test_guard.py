@@ -342,7 +342,7 @@ def table_handle(node):
 
 def test_a_new_vnet_changes_set_elements_only(guarded):
     """One more plain vnet: its members go into plain_members (and fabric_members, for its
-    standby secure device) in one transaction; the
+    standby secure device), its VNI into node_vnis, in one transaction; the
     table (its handle, rules and counters) stays. A deleted element comes back the same way.
     Removing the vnet again takes its members out by the same kind of delta."""
     cluster = guarded.cluster
@@ -353,13 +353,14 @@ def test_a_new_vnet_changes_set_elements_only(guarded):
                                     f"{cluster.tmpdir}/more.json")
     try:
         res = pve1.fabricd("plan", "-c", path)
-        assert res.rc == 2 and "set elements: 2 added, 0 removed" in res.stdout, res
+        assert res.rc == 2 and "set elements: 3 added, 0 removed" in res.stdout, res
         assert pve1.fabricd("apply", "-c", path).rc == 0
         assert table_handle(pve1) == handle, "the table was replaced for one vnet"
         members = [tuple(e["concat"]) for e in set_elements(pve1, "plain_members")]
         assert ("192.0.2.12", 400) in members
         assert ("10.255.0.2", 400) in [tuple(e["concat"])
                                        for e in set_elements(pve1, "fabric_members")]
+        assert 400 in set_elements(pve1, "node_vnis")
         assert counters(pve1, path)["drop_plain"] >= before["drop_plain"]
         # someone deletes a member: drift, repaired by the same delta
         nft(pve1, "delete", "element", "inet", "fabricd", "plain_members", "{ 192.0.2.12 . 100 }")
@@ -370,7 +371,7 @@ def test_a_new_vnet_changes_set_elements_only(guarded):
         assert ["192.0.2.12", 100] in [e["concat"] for e in set_elements(pve1, "plain_members")]
         assert pve1.fabricd("plan", "-c", path).rc == 0
         res = pve1.fabricd("plan", "-c", guarded.path)
-        assert res.rc == 2 and "set elements: 0 added, 2 removed" in res.stdout, res
+        assert res.rc == 2 and "set elements: 0 added, 3 removed" in res.stdout, res
     finally:
         assert pve1.fabricd("apply", "-c", guarded.path).rc == 0
     assert table_handle(pve1) == handle, "the table was replaced to remove one vnet"

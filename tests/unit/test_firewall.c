@@ -109,8 +109,13 @@ static void test_three_node_pve1(void)
 	check_has(a.text, "\tchain plain_vxlan_in {\n"
 			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @carried_members accept\n"
 			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n"
+			  "\t\t@th,96,24 != @node_vnis accept\n"
 			  "\t\tcounter name \"drop_plain\" drop\n"
 			  "\t}\n");
+	/* a VNI no vnet of this node has is another VXLAN's: every VNI of the node */
+	check_has(a.text,
+		  "set node_vnis {\n\t\ttypeof @th,96,24\n"
+		  "\t\telements = { 100,\n\t\t\t     101,\n\t\t\t     200,\n\t\t\t     300 }\n");
 	/* secure VXLAN from a member's fabric address only, for every vnet (a standby too) */
 	check_has(a.text, "set fabric_members {\n\t\ttypeof ip saddr . @th,96,24\n"
 			  "\t\telements = { 10.255.0.2 . 100,\n\t\t\t     10.255.0.2 . 101,\n"
@@ -161,7 +166,7 @@ static void test_three_node_pve1(void)
 	}
 	check_has(a.summary, "chain input: filter input -10 accept, 2 rules\n");
 	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
-	check_has(a.summary, "chain plain_vxlan_in:, 3 rules\n");
+	check_has(a.summary, "chain plain_vxlan_in:, 4 rules\n");
 	check_has(a.summary, "chain secure_vxlan_in:, 2 rules\n");
 	check_has(a.summary, "chain wireguard_in:, 3 rules\n");
 	/* no EVPN vnet: no chain that would cost every packet leaving the node */
@@ -306,6 +311,8 @@ static const char listing_json[] =
     " {\"set\": {\"family\": \"inet\", \"name\": \"fabric_members\", \"table\": "
     "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 13, \"elem\": "
     "[{\"concat\": [\"10.255.0.2\", 100]}, {\"concat\": [\"10.255.0.2\", 200]}]}},"
+    " {\"set\": {\"family\": \"inet\", \"name\": \"node_vnis\", \"table\": \"fabricd\","
+    " \"type\": \"integer\", \"handle\": 17, \"elem\": [100, 200]}},"
     " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"input\", "
     "\"handle\": 9, \"type\": \"filter\", \"hook\": \"input\", \"prio\": -10, \"policy\": "
     "\"accept\"}},"
@@ -332,7 +339,7 @@ static char *listing(int n_input, int n_output, int n_wireguard)
 		int n;
 	} chains[] = {{"input", n_input},
 		      {"output", n_output},
-		      {"plain_vxlan_in", 3},
+		      {"plain_vxlan_in", 4},
 		      {"secure_vxlan_in", 2},
 		      {"wireguard_in", n_wireguard}};
 	char rules[8192] = "", *out;
@@ -490,7 +497,8 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 {
 	static const uint8_t member[8] = {192, 0, 2, 12, 0, 0, 100, 0}; /* 192.0.2.12 . 100 */
 	static const uint8_t stranger[8] = {192, 0, 2, 99, 0, 0, 100, 0};
-	static const uint8_t vni200[3] = {0, 0, 200}, peer[4] = {192, 0, 2, 12};
+	static const uint8_t vni100[3] = {0, 0, 100}, vni200[3] = {0, 0, 200},
+			     peer[4] = {192, 0, 2, 12};
 	/* 10.255.0.2 . 100 and . 200: pve2's fabric address, for each vnet */
 	static const uint8_t fabric[2][8] = {{10, 255, 0, 2, 0, 0, 100, 0},
 					     {10, 255, 0, 2, 0, 0, 200, 0}};
@@ -510,12 +518,14 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 	if (extra_member)
 		firewall_obs_add_elem(fw, "plain_members", stranger, sizeof(stranger));
 	firewall_obs_add_elem(fw, "secure_vnis", vni200, sizeof(vni200));
+	firewall_obs_add_elem(fw, "node_vnis", vni100, sizeof(vni100));
+	firewall_obs_add_elem(fw, "node_vnis", vni200, sizeof(vni200));
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
 	for (int i = 0; i < 2; i++)
 		firewall_obs_add_elem(fw, "fabric_members", fabric[i], sizeof(fabric[i]));
 	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 2);
 	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
-	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, 3);
+	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, 4);
 	firewall_obs_add_chain(fw, "secure_vxlan_in", NULL, NULL, 0, NULL, 2);
 	firewall_obs_add_chain(fw, "wireguard_in", NULL, NULL, 0, NULL, 3);
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
