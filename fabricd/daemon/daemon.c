@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -390,22 +389,29 @@ static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bo
 	return load_candidate(d, forced);
 }
 
-/* Page faults so far (every thread's): on a VM each costs microseconds (README, "Scale"). */
-static long minor_faults(void)
+/*
+ * A pass that could not plan. With the definition in force the guard is
+ * repaired all the same, whatever blocks the rest, and the pass is retried;
+ * a new definition waits (daemon/retry.h) while the last good one stays.
+ * Takes cand and log_text. -1 or 0, as run_pass_locked.
+ */
+static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *cand, char *log_text,
+			  unsigned int reasons)
 {
-	struct rusage ru;
-
-	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
-}
-
-/* --verbose: where a pass's time went (README, "Scale"). */
-static void log_pass_times(const struct session *s, double started, double loaded, double planned,
-			   long faults)
-{
-	log_debug("pass: %.1f ms (definition %.1f, observe %.1f, plan %.1f, apply %.1f; %ld page "
-		  "faults)",
-		  clock_mono_ms() - started, loaded - started, s->observe_ms, s->plan_ms,
-		  clock_mono_ms() - planned, minor_faults() - faults);
+	if (!cand)
+		session_repair_guard(s);
+	session_free(s);
+	view_invalidate(&d->view);
+	converged_forget(&d->converged);
+	if (!cand) {
+		pass_failed(d, reasons);
+		return -1;
+	}
+	def_retry_failed(&d->pending, cand, log_text, d->o->config, now_ms());
+	free(log_text);
+	/* the last good definition, for whatever else this pass was for (and STATUS) */
+	schedule(d, reasons & ~REASON_KERNEL, 0);
+	return 0;
 }
 
 static int run_pass_locked(struct daemon *d)
@@ -414,7 +420,7 @@ static int run_pass_locked(struct daemon *d)
 	struct cluster *cand = NULL;
 	bool forced = d->forced, captured;
 	double started = clock_mono_ms(), loaded, planned;
-	long faults = log_is_verbose() ? minor_faults() : 0;
+	long faults = log_is_verbose() ? report_minor_faults() : 0;
 	char *log_text;
 	long long wake = 0;
 	struct session s;
@@ -446,23 +452,8 @@ static int run_pass_locked(struct daemon *d)
 			      cand ? cand : d->cluster) < 0 ||
 	      session_plan(&s) < 0;
 	log_text = captured ? log_capture_end() : NULL;
-	if (ret) {
-		/* the definition in force: whatever blocks the pass, the guard stays */
-		if (!cand)
-			session_repair_guard(&s);
-		session_free(&s);
-		view_invalidate(&d->view);
-		converged_forget(&d->converged);
-		if (!cand) {
-			pass_failed(d, reasons);
-			return -1;
-		}
-		def_retry_failed(&d->pending, cand, log_text, d->o->config, now_ms());
-		free(log_text);
-		/* the last good definition, for whatever else this pass was for (and STATUS) */
-		schedule(d, reasons & ~REASON_KERNEL, 0);
-		return 0;
-	}
+	if (ret)
+		return pass_unplanned(d, &s, cand, log_text, reasons);
 	if (log_text)
 		fputs(log_text, stderr); /* warnings of a definition that did apply */
 	free(log_text);
@@ -473,7 +464,7 @@ static int run_pass_locked(struct daemon *d)
 	planned = clock_mono_ms();
 	ret = apply_or_record(d, &s, reasons);
 	if (s.plan.n)
-		log_pass_times(&s, started, loaded, planned, faults);
+		report_pass_times(&s, started, loaded, planned, faults);
 	if (ret < 0) {
 		session_free(&s);
 		pass_failed(d, reasons);

@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "daemon/report.h"
 #include "definition/desired.h"
 #include "base/log.h"
+#include "base/util.h"
+#include "engine/session.h"
 
 #define WHY_DEF "(definition changed)"
 
@@ -559,4 +562,20 @@ unsigned int report_mtus(struct zone_mtus *known, const struct node_state *w,
 	known->mtus = mtus;
 	known->n = w->n_zones;
 	return underlay;
+}
+
+long report_minor_faults(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+void report_pass_times(const struct session *s, double started, double loaded, double planned,
+		       long faults)
+{
+	log_debug("pass: %.1f ms (definition %.1f, observe %.1f, plan %.1f, apply %.1f; %ld page "
+		  "faults)",
+		  clock_mono_ms() - started, loaded - started, s->observe_ms, s->plan_ms,
+		  clock_mono_ms() - planned, report_minor_faults() - faults);
 }

@@ -65,4 +65,11 @@ struct zone_mtus {
 unsigned int report_mtus(struct zone_mtus *known, const struct node_state *w,
 			 const struct cluster *c, unsigned int reasons);
 
+/* Page faults so far (every thread's): on a VM each costs microseconds (README, "Scale"). */
+long report_minor_faults(void);
+/* --verbose: where a pass's time went (README, "Scale"); times from clock_mono_ms(). */
+struct session;
+void report_pass_times(const struct session *s, double started, double loaded, double planned,
+		       long faults);
+
 #endif
