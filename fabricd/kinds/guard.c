@@ -408,19 +408,75 @@ static bool has_line(const char *text, const char *line, size_t n)
 	return false;
 }
 
-/* What the kernel's copy lacks or has extra, for the plan's detail. */
-static void describe_drift(const char *want, const char *have, struct op *op)
+/* The first line of text (n bytes: *len) that other lacks, or NULL. */
+static const char *first_missing(const char *text, const char *other, size_t *len)
 {
-	for (const char *line = want; *line;) {
+	for (const char *line = text; *line;) {
 		size_t n = strcspn(line, "\n");
 
-		if (!has_line(have, line, n)) {
-			op_detail(op, "kernel copy differs: %.*s", (int)(n > 120 ? 120 : n), line);
-			return;
+		if (!has_line(other, line, n)) {
+			*len = n;
+			return line;
 		}
 		line += n + (line[n] == '\n');
 	}
-	op_detail(op, "kernel copy has objects the definition does not make");
+	return NULL;
+}
+
+/* The line of text that starts with key[0..n), or NULL. */
+static const char *line_starting(const char *text, const char *key, size_t n, size_t *len)
+{
+	for (const char *line = text; *line;) {
+		*len = strcspn(line, "\n");
+		if (*len >= n && !strncmp(line, key, n))
+			return line;
+		line += *len + (line[*len] == '\n');
+	}
+	return NULL;
+}
+
+/* A summary line for people: "chain wireguard_in:, 3 rules" -> "chain wireguard_in, 3 rules". */
+static void tidy(const char *line, size_t n, char *out, size_t len)
+{
+	const char *colon = memchr(line, ':', n);
+	size_t at = colon && colon + 1 < line + n && colon[1] == ',' ? (size_t)(colon - line) : n;
+
+	snprintf(out, len, "%.*s%.*s", (int)(at < 120 ? at : 120), line,
+		 at < n ? (int)(n - at - 1 > 60 ? 60 : n - at - 1) : 0, at < n ? colon + 1 : "");
+}
+
+/*
+ * What the kernel's copy lacks or has extra, for the plan's detail: an
+ * object (a chain, by its name before ':') in both with another shape says
+ * what it has and what is wanted.
+ */
+static void describe_drift(const char *want, const char *have, struct op *op)
+{
+	char a[192], b[192];
+	size_t n, m;
+	const char *line = first_missing(want, have, &n), *found;
+
+	if (!line) {
+		line = first_missing(have, want, &n);
+		if (!line) {
+			op_detail(op, "kernel copy has objects the definition does not make");
+			return;
+		}
+		tidy(line, n, a, sizeof(a));
+		op_detail(op, "kernel copy has objects the definition does not make: %s", a);
+		return;
+	}
+	tidy(line, n, a, sizeof(a));
+	found = memchr(line, ':', n)
+		    ? line_starting(have, line,
+				    (size_t)((const char *)memchr(line, ':', n) - line) + 1, &m)
+		    : NULL;
+	if (!found) {
+		op_detail(op, "kernel copy lacks %s", a);
+		return;
+	}
+	tidy(found, m, b, sizeof(b));
+	op_detail(op, "kernel copy differs: %s, where the definition makes %s", b, a);
 }
 
 static bool sets_equal(const struct firewall_elems *a, const struct firewall_elems *b)

@@ -441,14 +441,18 @@ static void test_observed_summary(void)
 	/* a rule gone: out of sync, and apply would replace the table */
 	json = listing(1, 2, 3);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain input");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE,
+		   "kernel copy differs: chain input: filter input -10 accept, 1 rules, where the "
+		   "definition makes chain input: filter input -10 accept, 2 rules");
 	firewall_obs_free(fw);
 	free(json);
 
 	/* a port chain flushed in part: out of sync too */
 	json = listing(2, 2, 2);
 	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, 0, 1, VERB_CHANGE, "chain wireguard_in");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE,
+		   "kernel copy differs: chain wireguard_in, 2 rules, where the definition makes "
+		   "chain wireguard_in, 3 rules");
 	firewall_obs_free(fw);
 	free(json);
 
@@ -625,7 +629,8 @@ static void test_delta(void)
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish again");
 	for (size_t i = 0; i < s.n_vnets; i++)
 		s.vnets[i].plain_receiving = s.vnets[i].plain_sending = false;
-	check_plan(&s, fw, 0, 1, VERB_CHANGE, "kernel copy has objects");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE,
+		   "kernel copy has objects the definition does not make: chain theirs, 1 rules");
 	firewall_obs_free(fw);
 
 	/* a key of another length is another set type: the whole table, not a delta */
