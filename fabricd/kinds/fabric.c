@@ -282,10 +282,18 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 		return 0;
 	}
 	if (l && !have->wg) {
-		diag_add(in->diag, "fabric " FABRIC_IFNAME,
-			 "the device exists but its WireGuard state cannot be read with the %s "
-			 "backend; run `fabricd down` and apply again",
-			 wg_backend_name(r->backend));
+		diag_add(
+		    in->diag, "fabric " FABRIC_IFNAME,
+		    "the device exists but its WireGuard state cannot be read with the %s "
+		    "backend%s; if it stays so, %s",
+		    wg_backend_name(r->backend),
+		    r->backend == WG_BACKEND_USERSPACE
+			? " (its wireguard-go does not answer on /var/run/wireguard/" FABRIC_IFNAME
+			  ".sock: stopped, or hung?)"
+			: "",
+		    r->backend == WG_BACKEND_USERSPACE
+			? "end that wireguard-go (fabricd makes the device again)"
+			: "run `fabricd down` and apply again");
 		return 0;
 	}
 	if (!l) {

@@ -16,7 +16,9 @@ grow; re-adding a peer would zero them).
 """
 
 import json
+import os
 import shutil
+import signal
 
 import pytest
 
@@ -376,3 +378,26 @@ def test_down_removes_every_owned_object_and_keeps_foreign_ones(make_cluster):
     # a second down has nothing left to do
     again = pve1.fabricd("down", "-c", path)
     assert again.rc == 0, str(again)
+
+
+def test_a_wireguard_go_that_does_not_answer_is_named(make_cluster):
+    """wireguard-go stopped (SIGSTOP: hung): its device exists but cannot be read; the
+    error says what does not answer and what to do, and nothing is changed."""
+    cluster = make_cluster(2)
+    if cluster.wg_backend != "userspace":
+        pytest.skip("wireguard-go only")
+    _, path = applied(cluster, zones=[{"name": "red", "transport": "plain",
+                                       "vnets": [vnet("vnet100", 100)]}])
+    pve1 = cluster.nodes[0]
+    ((pid, _),) = wireguard_go_processes(pve1)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        res = pve1.fabricd("plan", "-c", path)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert res.rc == 1, res
+    assert "error: fabric wgfab0: the device exists but its WireGuard state cannot be read " \
+        "with the userspace backend (its wireguard-go does not answer on " \
+        "/var/run/wireguard/wgfab0.sock: stopped, or hung?); if it stays so, end that " \
+        "wireguard-go" in res.stderr, res
+    assert pve1.fabricd("plan", "-c", path).rc == 0
