@@ -477,7 +477,8 @@ int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *n
 	/* under 1280 bytes a link has no IPv6 state, and the kernel refuses the setting */
 	if (op->u.create.mtu && op->u.create.mtu < IPV6_MIN_MTU)
 		c.mask &= ~LINK_SET_NO_ADDRGEN;
-	snprintf(c.alias, sizeof(c.alias), "%s", e->owner);
+	/* the owner mark, with a stage note when the link is made in a stage (op.text) */
+	snprintf(c.alias, sizeof(c.alias), "%s", op->text ? op->text : e->owner);
 	return encode_change(e, op, idx, &c);
 }
 

@@ -163,6 +163,9 @@ static int plan_create(const struct vxlan_port *w, struct plan *p)
 	op->u.create.local = w->local;
 	op->u.create.no_learning = w->evpn;
 	op->u.create.role = (uint8_t)w->role;
+	/* made in a stage (a retiring device made again): its note from the start */
+	if (strchr(w->alias, ' ') && !(op->text = strdup(w->alias)))
+		return -ENOMEM;
 	/* the port options are set once it is in the bridge */
 	return plan_port(w, NULL, false, p);
 }

@@ -165,3 +165,27 @@ def test_plan_says_why_the_guard_is_loaded_whole_during_a_switch(make_cluster):
     assert not any("kernel copy" in line for line in guard), res.stdout
     assert any("set elements of a vnet switching transport" in line for line in guard), \
         res.stdout
+
+
+def test_a_device_made_again_in_its_retire_stage_has_its_note_from_the_start(make_cluster):
+    """vx100 must be made again as the switch to secure begins (here: learning turned off
+    by hand, which the kernel cannot turn on on a live device; from EVPN to static it is
+    the EVPN device): it is made with its retire note at once, so a second apply has
+    nothing to do (it used to write the note then, and the grace period began a pass late)."""
+    cluster = make_cluster(2)
+    pve1 = cluster["pve1"]
+    plain = cluster.write_definition(
+        cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+    cluster.apply_all(plain)
+    pve1.run(["ip", "link", "set", "vx100", "type", "vxlan", "nolearning"])
+    secure = cluster.write_definition(
+        cluster.definition(zones=[zone("red", "secure", [("vnet100", 100)])]),
+        path=f"{cluster.tmpdir}/secure.json")
+    before = pve1.link("vx100")["ifindex"]
+    res = pve1.fabricd("apply", "-c", secure, "--grace", "30")
+    assert res.rc == 0, res
+    vx = pve1.link("vx100")
+    assert vx["ifindex"] != before, "vx100 was not made again"
+    assert re.search(r" retire-after=\d+ grace=30 at=\d+$", vx["ifalias"]), vx["ifalias"]
+    res = pve1.fabricd("plan", "-c", secure)
+    assert res.rc == 0 and LATER_REMOVE.search(res.stdout), res
