@@ -329,6 +329,11 @@ int config_get_container(struct config_loader *l, json_t *obj, const char *paren
 
 	if (ret <= 0)
 		return ret;
+	if (json_is_null(*out)) {
+		config_error(&l->r, path, "is null; give %s, or leave the key out",
+			     array ? "an array [...]" : "an object {...}");
+		return -1;
+	}
 	if (array ? !json_is_array(*out) : !json_is_object(*out)) {
 		config_error(&l->r, path, "%s is %s; give %s", config_jtext(*out, t, sizeof(t)),
 			     config_jtype(*out), array ? "an array [...]" : "an object {...}");
@@ -401,10 +406,11 @@ static void load_fabric(struct config_loader *l, json_t *obj, const char *path, 
 	}
 	if (get_enum(l, obj, path, "control_plane", NULL, control_planes, p, &cp) > 0)
 		f->control_plane = cp ? CONTROL_PLANE_EVPN : CONTROL_PLANE_STATIC;
-	if (config_get_container(l, obj, path, "evpn", NULL, false, p, &evpn) > 0) {
-		f->flags |= FABRIC_HAS_EVPN;
+	ret = config_get_container(l, obj, path, "evpn", NULL, false, p, &evpn);
+	if (ret > 0)
 		load_evpn(l, evpn, p, &f->evpn);
-	}
+	if (ret > 0 || json_object_get(obj, "evpn"))
+		f->flags |= FABRIC_HAS_EVPN; /* given, if wrongly: reported once, as such */
 }
 
 static void load_node(struct config_loader *l, json_t *obj, const char *path, struct node *n)

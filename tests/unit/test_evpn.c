@@ -92,6 +92,8 @@ static const struct {
      "add \"evpn\": {\"asn\": 65000}"},
     {"fabric evpn without fabric.evpn", ", \"control_plane\": \"evpn\"", "", "fabric.evpn: missing",
      "uses the evpn control plane"},
+    {"evpn null", ", \"evpn\": null", ", \"control_plane\": \"evpn\"",
+     "fabric.evpn:", "is null; give an object"},
     {"evpn without asn", ", \"evpn\": {}", ", \"control_plane\": \"evpn\"",
      "fabric.evpn.asn: missing", "AS number"},
     {"asn zero", ", \"evpn\": {\"asn\": 0}", ", \"control_plane\": \"evpn\"", "fabric.evpn.asn: 0",
@@ -129,6 +131,8 @@ static void test_errors(void)
 		CHECK(!c, "%s: must not load", errors[i].name);
 		CHECK(has(&d, errors[i].path, errors[i].msg), "%s: want \"%s ...%s\"",
 		      errors[i].name, errors[i].path, errors[i].msg);
+		/* one mistake, one error: no follow-on ("missing", "in no EVPN zone") */
+		CHECK(d.n == 1, "%s: %zu errors", errors[i].name, d.n);
 		cluster_free(c);
 		diag_free(&d);
 	}
