@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "engine/fdb_learned.h"
+#include "kinds/vxlan.h"
 
 struct learned {
 	uint8_t mac[6];
@@ -149,23 +150,69 @@ static void forget_on_device(struct nl_sock *s, struct forget *f)
 		  f->n, f->n == 1 ? "" : "es", f->ifindex);
 }
 
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Devices the plan mutes or deletes (a transport switch's old sender): the
+ * frames go by the vnet's other device, and the old one must keep its
+ * learned entries until it is muted (later in the plan), or the bridge's
+ * unicast to it would be lost in between. Sorted; NULL when none.
+ */
+static int *leaving_senders(const struct plan *p, size_t *n)
+{
+	int *out = NULL;
+
+	*n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < p->n; i++) {
+			const struct op *op = &p->ops[i];
+			bool leaves =
+			    op->type == OP_LINK_DELETE ||
+			    (op->type == OP_LINK_CHANGE &&
+			     ((op->u.link.mask & LINK_SET_FLUSH) || op->u.link.role == VXLAN_MUTE));
+
+			if (leaves && op->ifindex && pass)
+				out[k] = op->ifindex;
+			k += leaves && op->ifindex;
+		}
+		if (!pass && (!k || !(out = malloc(k * sizeof(*out)))))
+			return NULL;
+		*n = k;
+	}
+	qsort(out, *n, sizeof(*out), int_cmp);
+	return out;
+}
+
 void fdb_forget_learned(struct nl_sock *s, const struct plan *p)
 {
 	struct forget f = {0};
 	struct removed *gone = NULL;
-	size_t n = 0;
+	size_t n = 0, n_leaving;
+	int *leaving = leaving_senders(p, &n_leaving);
 
 	for (size_t i = 0; i < p->n; i++)
 		n += p->ops[i].type == OP_FDB_DEL && !p->ops[i].failed && p->ops[i].ifindex;
-	if (!n || !(gone = malloc(n * sizeof(*gone))))
+	if (!n || !(gone = malloc(n * sizeof(*gone)))) {
+		free(leaving);
 		return;
+	}
 	n = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
-		if (op->type == OP_FDB_DEL && !op->failed && op->ifindex)
+		if (op->type == OP_FDB_DEL && !op->failed && op->ifindex &&
+		    !(n_leaving &&
+		      bsearch(&op->ifindex, leaving, n_leaving, sizeof(*leaving), int_cmp)))
 			gone[n++] = (struct removed){.ifindex = op->ifindex, .dst = op->u.dst};
 	}
+	free(leaving);
 	qsort(gone, n, sizeof(*gone), removed_cmp);
 	for (size_t i = 0, end; i < n; i = end) { /* device by device */
 		for (end = i; end < n && gone[end].ifindex == gone[i].ifindex; end++)

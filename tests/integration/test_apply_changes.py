@@ -216,6 +216,28 @@ def test_a_node_that_moves_takes_the_macs_learned_behind_it(make_cluster):
         assert res.rc == 0, f"{node.name}: {res}"
 
 
+def test_a_switch_keeps_the_learned_macs_of_the_device_it_mutes(make_cluster):
+    """plain -> secure removes vx100's remotes and mutes it later in the same pass; its
+    learned MACs must stay until then, or the bridge's unicast to vx100 is lost in between
+    (a few echoes a switch at 150 vnets, when they were taken with the remotes)."""
+    cluster = make_cluster(2)
+    zones = [{"name": "red", "transport": "plain", "vnets": [vnet("vnet100", 100)]}]
+    _, path = applied(cluster, zones=zones)
+    pve1, pve2 = cluster.nodes
+    g1 = cluster.add_guest(pve1, "vnet100", "10.0.0.1/24")
+    g2 = cluster.add_guest(pve2, "vnet100", "10.0.0.2/24")
+    wait_until(lambda: g1.ping(g2), timeout=10, what="g1 -> g2")
+    g2_mac = json.loads(g2.run(["ip", "-j", "link", "show", "eth0"]).stdout)[0]["address"]
+    assert g2_mac in learned_to(pve1, "vx100", pve2.underlay)
+    secure = cluster.write_definition(cluster.definition(zones=[dict(zones[0], transport="secure")]),
+                                      f"{cluster.tmpdir}/secure.json")
+    res = pve1.fabricd("apply", "-c", secure, "--grace", "30", "--verbose")
+    assert res.rc == 0, res
+    assert "learned MAC address" not in res.stderr, res.stderr
+    assert g2_mac in learned_to(pve1, "vx100", pve2.underlay), "taken before vx100 was muted"
+    assert g1.ping(g2, count=3, timeout=4), "g1 -> g2 after pve1's switch"
+
+
 def test_down_and_status_need_no_wireguard_to_use(make_cluster):
     """wireguard-go gone from the node (it is only Recommended) and no module: apply
     refuses, but status still reports and down still removes everything, wgfab0 too
