@@ -103,11 +103,11 @@ struct op_link {
  * to the desired peer and the keys stay in struct reconcile.
  */
 struct op {
-	uint8_t type;  /* enum op_type */
-	uint8_t phase; /* enum op_phase */
-	uint8_t verb;  /* enum op_verb */
-	uint8_t kind;  /* enum kind_id: the kind that planned it describes and encodes it */
-	uint8_t shows; /* the kind's SHOW_* bits (kinds/<kind>.c): what its detail says */
+	uint8_t type;	/* enum op_type */
+	uint8_t phase;	/* enum op_phase */
+	uint8_t verb;	/* enum op_verb */
+	uint8_t kind;	/* enum kind_id: the kind that planned it describes and encodes it */
+	uint16_t shows; /* the kind's SHOW_* bits (kinds/<kind>.c): what its detail says */
 	bool failed;
 	/*
 	 * The guard's table restored as the definition in force renders it

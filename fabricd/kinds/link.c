@@ -107,6 +107,9 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 			l->port_state = mnl_attr_get_u8(attr);
 			l->port_state_known = true;
 			break;
+		case IFLA_BRPORT_MULTICAST_ROUTER:
+			l->port_mcast_router = mnl_attr_get_u8(attr);
+			break;
 		case IFLA_BRPORT_LEARNING:
 			l->port_learning = on;
 			break;
@@ -376,6 +379,8 @@ static void put_brport(struct nlmsghdr *nlh, const struct link_change *c)
 		mnl_attr_put(nlh, IFLA_BRPORT_FLUSH, 0, NULL);
 	if (c->mask & LINK_SET_FORWARDING)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_STATE, BR_STATE_FORWARDING);
+	if (c->mask & LINK_SET_MCAST_ROUTER)
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_MULTICAST_ROUTER, MDB_RTR_TYPE_PERM);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 }
@@ -408,7 +413,7 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_nest_end(nlh, spec);
 	}
 	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_LEARNING | LINK_SET_FLOOD | LINK_SET_FLUSH |
-		       LINK_SET_FORWARDING))
+		       LINK_SET_FORWARDING | LINK_SET_MCAST_ROUTER))
 		put_brport(nlh, c);
 }
 

@@ -37,6 +37,7 @@ struct link_obs {
 	/* the bridge port's IFLA_BRPORT_STATE (BR_STATE_*), when port_state_known */
 	uint8_t port_state;
 	bool port_state_known;
+	uint8_t port_mcast_router; /* IFLA_BRPORT_MULTICAST_ROUTER (MDB_RTR_TYPE_*) */
 	/* bridge port learning, and its flooding: LINK_FLOOD_* bits of what is on */
 	bool port_learning;
 	unsigned int port_flood;
@@ -140,11 +141,12 @@ enum link_change_mask {
 	LINK_SET_ISOLATED = 1U << 4,
 	/* no IPv6 link-local address: a vnet's own bridge and VXLAN port stay silent in it */
 	LINK_SET_NO_ADDRGEN = 1U << 5,
-	LINK_SET_LEARNING = 1U << 6,	/* bridge port learning on or off */
-	LINK_SET_FLOOD = 1U << 7,	/* bridge port flooding (all three kinds) on or off */
-	LINK_SET_FLUSH = 1U << 8,	/* the port's learned bridge entries flushed */
-	LINK_SET_GROUP = 1U << 9,	/* the interface group (IFLA_GROUP) */
-	LINK_SET_FORWARDING = 1U << 10, /* the bridge port's state back to forwarding */
+	LINK_SET_LEARNING = 1U << 6,	  /* bridge port learning on or off */
+	LINK_SET_FLOOD = 1U << 7,	  /* bridge port flooding (all three kinds) on or off */
+	LINK_SET_FLUSH = 1U << 8,	  /* the port's learned bridge entries flushed */
+	LINK_SET_GROUP = 1U << 9,	  /* the interface group (IFLA_GROUP) */
+	LINK_SET_FORWARDING = 1U << 10,	  /* the bridge port's state back to forwarding */
+	LINK_SET_MCAST_ROUTER = 1U << 11, /* the bridge port a permanent multicast router port */
 };
 
 /*

@@ -75,14 +75,15 @@ bool vxlan_port_may_send(const struct link_obs *l)
 
 /* What a VXLAN op's detail says (op.shows). */
 enum {
-	SHOW_ISOLATED = 1,     /* port: "bridge port isolated" */
-	SHOW_EVPN = 2,	       /* port: "learning off (evpn)" */
-	SHOW_ROLE = 4,	       /* port: what its role does */
-	SHOW_MTU = 8,	       /* device: "mtu OLD -> NEW" */
-	SHOW_INTO_BRIDGE = 16, /* device: "into bridge B" */
-	SHOW_UP = 32,	       /* device: "down -> up" */
-	SHOW_ALIAS = 64,       /* device: the new alias (op.text) */
-	SHOW_FORWARDING = 128, /* port: "bridge port forwarding again" */
+	SHOW_ISOLATED = 1,	 /* port: "bridge port isolated" */
+	SHOW_EVPN = 2,		 /* port: "learning off (evpn)" */
+	SHOW_ROLE = 4,		 /* port: what its role does */
+	SHOW_MTU = 8,		 /* device: "mtu OLD -> NEW" */
+	SHOW_INTO_BRIDGE = 16,	 /* device: "into bridge B" */
+	SHOW_UP = 32,		 /* device: "down -> up" */
+	SHOW_ALIAS = 64,	 /* device: the new alias (op.text) */
+	SHOW_FORWARDING = 128,	 /* port: "bridge port forwarding again" */
+	SHOW_MCAST_ROUTER = 256, /* port: "multicast router port" */
 };
 
 static struct op *add_change(const struct vxlan_port *w, const struct link_obs *have,
@@ -113,7 +114,8 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 	struct op *op;
 	struct op_link *c;
 
-	if (have && have->isolated && have->port_learning == learning && !flood_differs && !stuck)
+	if (have && have->isolated && have->port_learning == learning && !flood_differs && !stuck &&
+	    have->port_mcast_router == MDB_RTR_TYPE_PERM)
 		return 0;
 	/* a smaller role waits until the vnet's other device has taken over (PHASE_NEIGH) */
 	op = add_change(w, have,
@@ -141,6 +143,18 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 	if (stuck) {
 		c->mask |= LINK_SET_FORWARDING;
 		op->shows |= SHOW_FORWARDING;
+	}
+	/*
+	 * The port to the rest of the segment takes all multicast, whatever the
+	 * bridge snooped: group members and queriers behind the other nodes
+	 * are learned on one transport's device, and after a switch the other
+	 * one carries the frames (with a querier, snooped groups would wait up
+	 * to 125 s for its next query).
+	 */
+	if (!have || have->port_mcast_router != MDB_RTR_TYPE_PERM) {
+		c->mask |= LINK_SET_MCAST_ROUTER;
+		if (have)
+			op->shows |= SHOW_MCAST_ROUTER;
 	}
 	if (w->evpn)
 		op->shows |= SHOW_EVPN;
@@ -204,6 +218,8 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 		text_add(buf, len, "bridge port isolated");
 	if (op->shows & SHOW_FORWARDING)
 		text_add(buf, len, "bridge port forwarding again (it was disabled)");
+	if (op->shows & SHOW_MCAST_ROUTER)
+		text_add(buf, len, "multicast router port");
 	if (op->shows & SHOW_EVPN)
 		text_add(buf, len, "learning off (evpn)");
 	else if (op->shows & SHOW_ROLE)
@@ -329,7 +345,7 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 		c.bridge = op->u.link.bridge;
 		c.role = op->u.link.role;
 		op->u.link = c;
-		op->shows = (uint8_t)shows;
+		op->shows = (uint16_t)shows;
 		if ((c.mask & LINK_SET_ALIAS) && !(op->text = strdup(want->alias)))
 			return -ENOMEM;
 	}

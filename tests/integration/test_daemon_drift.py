@@ -68,6 +68,13 @@ def port(node, dev):
     return (links[0].get("master"), links[0].get("isolated")) if links else (None, None)
 
 
+def port_detail(node, dev):
+    """`bridge -d -j link` of one port ({} when it is none)."""
+    out = node.run(["bridge", "-d", "-j", "link", "show", "dev", dev], check=False).stdout
+    links = json.loads(out) if out.strip() else []
+    return links[0] if links else {}
+
+
 def port_state(node, dev):
     """A bridge port's STP state ("forwarding", "disabled", ...)."""
     out = node.run(["bridge", "-j", "link", "show", "dev", dev], check=False).stdout
@@ -121,6 +128,10 @@ def cases(pve1, pve2):
         "vxlan-down": (
             ["ip", "link", "set", "vx100", "down"],
             lambda: link_ok(pve1, "vx100")),
+        "port-multicast-router-off": (
+            # every VXLAN port takes all multicast (a switch must not strand snooped groups)
+            ["bridge", "link", "set", "dev", "vs200", "mcast_router", "1"],
+            lambda: port_detail(pve1, "vs200").get("mcast_router") == 2),
         "port-disabled": (
             # the port stays up in its bridge, but carries nothing
             ["bridge", "link", "set", "dev", "vx100", "state", "0"],
@@ -150,7 +161,7 @@ def cases(pve1, pve2):
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
               "fdb-remote-deleted", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
-              "port-disabled",
+              "port-disabled", "port-multicast-router-off",
               "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted"]
 

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
+#include <linux/if_bridge.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,6 +375,7 @@ static void test_vxlan_learning(void)
 				.master = 5,
 				.flags = IFF_UP,
 				.isolated = true,
+				.port_mcast_router = MDB_RTR_TYPE_PERM,
 				.port_flood = LINK_FLOOD_ALL,
 				.alias = "fabricd:lab"};
 	struct link_obs bridge = {.ifindex = 5, .name = "vnet100", .kind = "bridge"};

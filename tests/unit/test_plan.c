@@ -9,9 +9,11 @@
  * plan exactly the ops that change, and touch nothing else.
  */
 #include <errno.h>
+#include <linux/if_bridge.h>
 #include <linux/fib_rules.h>
 #include <linux/netconf.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -194,6 +196,20 @@ static void add_prefix_route(struct fixture *f)
 	t->routes[t->n_routes++] = ip_prefix_network(&t->entries[0].prefix);
 }
 
+/*
+ * The recording predates the VXLAN ports as permanent multicast router ports
+ * (kinds/vxlan.c): as fabricd now makes them.
+ */
+static void add_mcast_router(struct fixture *f)
+{
+	for (size_t i = 0; i < f->have.links.n; i++) {
+		struct link_obs *l = &f->have.links.links[i];
+
+		if (!strcmp(l->kind, "vxlan") && !strcmp(l->slave_kind, "bridge"))
+			l->port_mcast_router = MDB_RTR_TYPE_PERM;
+	}
+}
+
 static void fixture_load(struct fixture *f)
 {
 	struct addr_ctx actx;
@@ -223,6 +239,7 @@ static void fixture_load(struct fixture *f)
 	f->have.wg = calloc(1, sizeof(*f->have.wg));
 	CHECK_INT(wg_uapi_parse_get(uapi, f->have.wg), 0, "recorded UAPI answer");
 	free(uapi);
+	add_mcast_router(f);
 	add_standby(f, "vx100", "vs100");
 	/* the recording leaves the private key out; the device runs pve1's */
 	memcpy(f->have.wg->public_key, f->c->nodes[0].public_key, WG_KEY_LEN);
@@ -302,6 +319,50 @@ static void test_converged(void)
 	CHECK_INT(p.n, 0, "a converged node plans nothing");
 	if (p.n)
 		plan_print(&p, stderr);
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/*
+ * A VXLAN port that is not (or no longer) a permanent multicast router port,
+ * or that someone left up but disabled: one change of that port, and of
+ * nothing else.
+ */
+static void test_port_options(void)
+{
+	struct fixture f;
+	struct link_obs *vx;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	vx = (struct link_obs *)link_find(&f.have.links, "vx100");
+	CHECK(vx != NULL, "recorded vx100");
+	if (!vx) {
+		fixture_free(&f);
+		return;
+	}
+	vx->port_mcast_router = MDB_RTR_TYPE_TEMP_QUERY; /* the kernel's default */
+	vx->port_state_known = true;
+	vx->port_state = BR_STATE_DISABLED;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK_INT(p.n, 1, "one op");
+	if (p.n == 1) {
+		CHECK_STR(object_of(&p.ops[0]), "vxlan vx100", "on vx100");
+		CHECK_INT(p.ops[0].u.link.mask & (LINK_SET_MCAST_ROUTER | LINK_SET_FORWARDING),
+			  LINK_SET_MCAST_ROUTER | LINK_SET_FORWARDING, "both");
+		CHECK(strstr(detail_of(&p.ops[0]), "multicast router port") &&
+			  strstr(detail_of(&p.ops[0]), "forwarding again"),
+		      "said: %s", detail_of(&p.ops[0]));
+	}
+	plan_free(&p);
+	/* a disabled port of a bridge that is down is the kernel's doing: only the bridge */
+	vx->port_mcast_router = MDB_RTR_TYPE_PERM;
+	((struct link_obs *)link_find(&f.have.links, "vnet100"))->flags &= ~IFF_UP;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	CHECK(p.n == 1 && !strcmp(object_of(&p.ops[0]), "bridge vnet100"), "the bridge up");
 	plan_free(&p);
 	diag_free(&d);
 	fixture_free(&f);
@@ -1076,6 +1137,7 @@ static void run_all(void)
 	test_switch_to_secure(30);
 	test_switch_to_secure(0);
 	test_retire_stage();
+	test_port_options();
 	test_hold_stage();
 	test_standby_left_by_a_killed_run();
 	test_switch_back();
