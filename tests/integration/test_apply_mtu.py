@@ -151,3 +151,24 @@ def test_a_smaller_measured_underlay_lowers_an_mtu_override(make_cluster):
     for res in cluster.apply_all(path).values():
         assert UNSHARED not in res.stderr, res
     assert [n.link("vnet100")["mtu"] for n in cluster.nodes] == [1290, 1290]
+
+
+def test_apply_says_when_a_bridge_mtu_goes_down(make_cluster):
+    """An mtu_policy "max" zone switched to secure: its bridges go from 1450 to 1390, and
+    guests learn no MTU by themselves. The daemon warns per zone; a one-shot apply must
+    say it too (it printed only its counts)."""
+    cluster = make_cluster(2)
+    plain = cluster.write_definition(cluster.definition(
+        zones=[zone("red", "plain", [("vnet100", 100), ("vnet101", 101)], mtu_policy="max")]))
+    for res in cluster.apply_all(plain).values():
+        assert "MTU" not in res.stderr, res
+    pve1 = cluster.node("pve1")
+    assert pve1.link("vnet100")["mtu"] == 1450
+    secure = cluster.write_definition(cluster.definition(
+        zones=[zone("red", "secure", [("vnet100", 100), ("vnet101", 101)], mtu_policy="max")]),
+        f"{cluster.tmpdir}/secure.json")
+    res = pve1.fabricd("apply", "-c", secure)
+    assert res.rc == 0, res
+    assert "warning: pve1: the MTU of 2 vnet bridges goes down (vnet100 and others: 1450 -> " \
+        "1390): their guests must lower theirs to match" in res.stderr, res
+    assert pve1.link("vnet100")["mtu"] == 1390
