@@ -347,7 +347,8 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
     assert f"belong to cluster \"{old}\", which this down leaves" in res.stderr and \
         f"fabricd down --cluster {old} removes them" in res.stderr, res
     assert pve1.owned_links() != []
-    res = pve1.fabricd("down", "--cluster", old, node_options=False)
+    res = pve1.fabricd("down", "--cluster", old, "-n", pve1.name, "--wg-backend",
+                       cluster.wg_backend, node_options=False)
     assert res.rc == 0 and pve1.owned_links() == [], res
 
 
