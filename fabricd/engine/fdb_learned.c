@@ -198,7 +198,8 @@ void fdb_forget_learned(struct nl_sock *s, const struct plan *p)
 	int *leaving = leaving_senders(p, &n_leaving);
 
 	for (size_t i = 0; i < p->n; i++)
-		n += p->ops[i].type == OP_FDB_DEL && !p->ops[i].failed && p->ops[i].ifindex;
+		n += p->ops[i].type == OP_FDB_DEL && p->ops[i].phase == PHASE_NEIGH &&
+		     !p->ops[i].failed && p->ops[i].ifindex;
 	if (!n || !(gone = malloc(n * sizeof(*gone)))) {
 		free(leaving);
 		return;
@@ -207,7 +208,8 @@ void fdb_forget_learned(struct nl_sock *s, const struct plan *p)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
-		if (op->type == OP_FDB_DEL && !op->failed && op->ifindex &&
+		if (op->type == OP_FDB_DEL && op->phase == PHASE_NEIGH && !op->failed &&
+		    op->ifindex &&
 		    !(n_leaving &&
 		      bsearch(&op->ifindex, leaving, n_leaving, sizeof(*leaving), int_cmp)))
 			gone[n++] = (struct removed){.ifindex = op->ifindex, .dst = op->u.dst};
