@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli/member.c - this node's name, underlay address and key for init and join; the locked edit. */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -38,6 +40,15 @@ static void pending_path(const struct options *o, char *out, size_t len)
 	snprintf(out, len, "%s.new", o->key_file);
 }
 
+/* The key file's directory, for a refusal to remove again when it made it. */
+static void key_dir(const struct options *o, char *out, size_t len)
+{
+	char copy[PATH_MAX];
+
+	snprintf(copy, sizeof(copy), "%s", o->key_file);
+	snprintf(out, len, "%s", dirname(copy));
+}
+
 /* A new key into path; its public key into m. */
 static int new_key(const char *path, struct member *m)
 {
@@ -63,9 +74,12 @@ static int new_key(const char *path, struct member *m)
 int member_key(const struct options *o, bool rotate, struct member *m)
 {
 	uint8_t priv[WGKEY_LEN], pub[WGKEY_LEN];
-	char err[PATH_MAX + 256], pending[PATH_MAX + 8];
+	char err[PATH_MAX + 256], pending[PATH_MAX + 8], dir[PATH_MAX];
+	struct stat st;
 	int ret;
 
+	key_dir(o, dir, sizeof(dir));
+	m->dir_created = stat(dir, &st) < 0 && errno == ENOENT;
 	if (rotate) {
 		pending_path(o, pending, sizeof(pending));
 		if (new_key(pending, m) < 0)
@@ -119,6 +133,14 @@ void member_key_abandon(const struct options *o, struct member *m)
 	pending_path(o, pending, sizeof(pending));
 	unlink(pending);
 	m->key_pending = false;
+	if (m->dir_created) {
+		char dir[PATH_MAX];
+
+		/* made for the key that is not kept: empty, unless someone wrote there */
+		key_dir(o, dir, sizeof(dir));
+		rmdir(dir);
+		m->dir_created = false;
+	}
 }
 
 /*

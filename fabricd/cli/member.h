@@ -23,6 +23,7 @@ struct member {
 	char public_key[WGKEY_B64_LEN];
 	bool key_pending; /* a new key waits in "<key file>.new" until the definition has it */
 	bool key_created; /* ... and there was none before (no key file) */
+	bool dir_created; /* ... nor its directory: a refused init or join removes it again */
 };
 
 /* -n NODE, or the host name up to its first dot, lower case. 0 or -1 after an error message. */

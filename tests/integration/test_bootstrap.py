@@ -238,6 +238,25 @@ def two_node_files(fabricd_bin, tmp_path):
     return files
 
 
+@pytest.mark.parametrize("command,extra", [
+    ("init", ["--cluster", "lab", "--prefix", PREFIX, "-n", "pve3"]),  # the file exists
+    ("join", ["-n", "pve3", "--underlay", "192.0.2.12"]),  # pve2's underlay
+])
+def test_a_refused_member_leaves_no_key_directory(fabricd_bin, two_node_files, command, extra):
+    """A refused init or join made its new key in KEY.new, and the key's directory with it
+    (/etc/fabricd by default): both go again, the directory only if it made it."""
+    files = two_node_files
+    keys = f"{files['tmp']}/keys-{command}"
+    res = fabricd(fabricd_bin, command, "-c", files["path"], *extra, "--key-file",
+                  f"{keys}/private.key")
+    assert res.returncode == 1, res
+    assert not os.path.exists(keys), f"{command}: left {os.listdir(keys)} in {keys}"
+    os.makedirs(keys)  # there before: kept, empty
+    res = fabricd(fabricd_bin, command, "-c", files["path"], *extra, "--key-file",
+                  f"{keys}/private.key")
+    assert res.returncode == 1 and os.listdir(keys) == [], res
+
+
 @pytest.mark.parametrize("name,argv,message", ERRORS, ids=[e[0] for e in ERRORS])
 def test_cli_errors(fabricd_bin, two_node_files, name, argv, message):
     files = two_node_files
