@@ -37,7 +37,7 @@ int member_name(const struct options *o, struct member *m)
 
 static void pending_path(const struct options *o, char *out, size_t len)
 {
-	snprintf(out, len, "%s.new", o->key_file);
+	keyfile_pending_path(o->key_file, out, len);
 }
 
 /* The key file's directory, for a refusal to remove again when it made it. */

@@ -6,12 +6,12 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "daemon/probe_state.h"
 
 static json_t *results_json(const char *cluster, const char *node, unsigned int interval_ms,
@@ -38,18 +38,14 @@ static json_t *results_json(const char *cluster, const char *node, unsigned int 
 			 (json_int_t)time(NULL), "interval", interval_ms / 1000.0, "probes", list);
 }
 
-/* j into path through a temporary file and a rename (status never reads half a file). */
+/* j into path in one rename (status never reads half a file). 0 or -errno. */
 static int dump_atomically(const char *path, const json_t *j)
 {
-	char tmp[4096];
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	int ret = text ? write_file_atomic(path, text, strlen(text), 0644, false) : -ENOMEM;
 
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	if (!j || json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-	    chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	free(text);
+	return ret;
 }
 
 void probe_state_write(const char *path, const char *cluster, const char *node,
@@ -64,7 +60,7 @@ void probe_state_write(const char *path, const char *cluster, const char *node,
 		if (!(*failed)++) /* logged once until it works again */
 			log_warn("probe: cannot write %s: %s; `fabricd status` will not show the "
 				 "probes",
-				 path, errno ? strerror(errno) : "out of memory");
+				 path, strerror(-ret));
 		return;
 	}
 	*failed = 0;

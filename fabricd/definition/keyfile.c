@@ -27,6 +27,11 @@ static int make_parent(const char *path)
 	return 0;
 }
 
+bool keyfile_pending_path(const char *key_file, char *out, size_t len)
+{
+	return (size_t)snprintf(out, len, "%s.new", key_file) < len;
+}
+
 int keyfile_write(const char *path, const uint8_t key[WGKEY_LEN], char *err, size_t errlen)
 {
 	char line[WGKEY_B64_LEN + 1];

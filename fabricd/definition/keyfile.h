@@ -45,6 +45,13 @@ struct keyfile_store {
  * messages), from memory when the file did not change. ks may be NULL
  * (read it). 0 or -errno with err filled; a file that fails is forgotten.
  */
+/*
+ * Where a new key waits (KEY.new) until the definition names its public key:
+ * join --rotate-key and init/join write it, then rename it over KEY. False
+ * when the name does not fit in len.
+ */
+bool keyfile_pending_path(const char *key_file, char *out, size_t len);
+
 int keyfile_store_load(struct keyfile_store *ks, const char *path, enum wgkey_file kind,
 		       uint8_t key[WGKEY_LEN], char *err, size_t errlen);
 /* Forgets (wipes) the keys not asked for since the last sweep: peers that left. */

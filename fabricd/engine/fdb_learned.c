@@ -161,57 +161,50 @@ static int int_cmp(const void *a, const void *b)
  * Devices the plan mutes or deletes (a transport switch's old sender): the
  * frames go by the vnet's other device, and the old one must keep its
  * learned entries until it is muted (later in the plan), or the bridge's
- * unicast to it would be lost in between. Sorted; NULL when none.
+ * unicast to it would be lost in between.
  */
-static int *leaving_senders(const struct plan *p, size_t *n)
+static bool leaves(const struct op *op)
 {
-	int *out = NULL;
+	return op->ifindex && (op->type == OP_LINK_DELETE ||
+			       (op->type == OP_LINK_CHANGE && ((op->u.link.mask & LINK_SET_FLUSH) ||
+							       op->u.link.role == VXLAN_MUTE)));
+}
 
-	*n = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		size_t k = 0;
-
-		for (size_t i = 0; i < p->n; i++) {
-			const struct op *op = &p->ops[i];
-			bool leaves =
-			    op->type == OP_LINK_DELETE ||
-			    (op->type == OP_LINK_CHANGE &&
-			     ((op->u.link.mask & LINK_SET_FLUSH) || op->u.link.role == VXLAN_MUTE));
-
-			if (leaves && op->ifindex && pass)
-				out[k] = op->ifindex;
-			k += leaves && op->ifindex;
-		}
-		if (!pass && (!k || !(out = malloc(k * sizeof(*out)))))
-			return NULL;
-		*n = k;
-	}
-	qsort(out, *n, sizeof(*out), int_cmp);
-	return out;
+/* A remote the FDB phase just removed (a later phase's have not gone yet). */
+static bool removed_now(const struct op *op)
+{
+	return op->type == OP_FDB_DEL && op->phase == PHASE_NEIGH && !op->failed && op->ifindex;
 }
 
 void fdb_forget_learned(struct nl_sock *s, const struct plan *p)
 {
 	struct forget f = {0};
-	struct removed *gone = NULL;
-	size_t n = 0, n_leaving;
-	int *leaving = leaving_senders(p, &n_leaving);
+	struct removed *gone;
+	int *leaving;
+	size_t n = 0, n_leaving = 0;
 
-	for (size_t i = 0; i < p->n; i++)
-		n += p->ops[i].type == OP_FDB_DEL && p->ops[i].phase == PHASE_NEIGH &&
-		     !p->ops[i].failed && p->ops[i].ifindex;
-	if (!n || !(gone = malloc(n * sizeof(*gone)))) {
-		free(leaving);
-		return;
-	}
+	for (size_t i = 0; i < p->n && !n; i++)
+		n = removed_now(&p->ops[i]);
+	if (!n)
+		return; /* most passes (a build from empty has 70,000 ops) */
 	n = 0;
+	gone = malloc(p->n * sizeof(*gone));
+	leaving = malloc(p->n * sizeof(*leaving));
+	if (!gone || !leaving) {
+		free(gone);
+		free(leaving);
+		return; /* best effort: they age out */
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		if (leaves(&p->ops[i]))
+			leaving[n_leaving++] = p->ops[i].ifindex;
+	}
+	qsort(leaving, n_leaving, sizeof(*leaving), int_cmp);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
-		if (op->type == OP_FDB_DEL && op->phase == PHASE_NEIGH && !op->failed &&
-		    op->ifindex &&
-		    !(n_leaving &&
-		      bsearch(&op->ifindex, leaving, n_leaving, sizeof(*leaving), int_cmp)))
+		if (removed_now(op) &&
+		    !bsearch(&op->ifindex, leaving, n_leaving, sizeof(*leaving), int_cmp))
 			gone[n++] = (struct removed){.ifindex = op->ifindex, .dst = op->u.dst};
 	}
 	free(leaving);

@@ -518,7 +518,7 @@ static bool rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN
 	uint8_t priv[WG_KEY_LEN], pub[WG_KEY_LEN];
 	char path[PATH_MAX], err[PATH_MAX + 128];
 
-	if ((size_t)snprintf(path, sizeof(path), "%s.new", key_file) >= sizeof(path) ||
+	if (!keyfile_pending_path(key_file, path, sizeof(path)) ||
 	    wgkey_load_file(path, priv, err, sizeof(err)) < 0)
 		return false;
 	wgkey_public(pub, priv);

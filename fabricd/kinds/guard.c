@@ -454,7 +454,7 @@ static void describe_drift(const char *want, const char *have, struct op *op)
 {
 	char a[192], b[192];
 	size_t n, m;
-	const char *line = first_missing(want, have, &n), *found;
+	const char *line = first_missing(want, have, &n), *colon, *found = NULL;
 
 	if (!line) {
 		line = first_missing(have, want, &n);
@@ -467,10 +467,9 @@ static void describe_drift(const char *want, const char *have, struct op *op)
 		return;
 	}
 	tidy(line, n, a, sizeof(a));
-	found = memchr(line, ':', n)
-		    ? line_starting(have, line,
-				    (size_t)((const char *)memchr(line, ':', n) - line) + 1, &m)
-		    : NULL;
+	colon = memchr(line, ':', n);
+	if (colon)
+		found = line_starting(have, line, (size_t)(colon - line) + 1, &m);
 	if (!found) {
 		op_detail(op, "kernel copy lacks %s", a);
 		return;
