@@ -179,7 +179,7 @@ def test_max_policy_switch_warns_guests_to_lower_their_mtu(make_cluster):
     # a guest that raised its MTU as told lost every DF frame above 1390 for the hold.
     guests = [cluster.add_guest(n, "vnet300", f"10.3.0.{i + 1}/24", mtu=1390)
               for i, n in enumerate(("pve1", "pve2"))]
-    wait_until(lambda: guests[0].ping(guests[1]), timeout=15, what="green guests ping")
+    wait_guests_ping([guests], daemons)  # the first contact: logs and wg show if it fails
     marks = {name: d.mark() for name, d in daemons.items()}
     for d in daemons.values():
         d.set_transport("green", "plain")
