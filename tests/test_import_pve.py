@@ -61,6 +61,19 @@ def test_partial_passes_check(tmp_path):
     assert c.returncode == 0, c.stderr
 
 
+def test_corosync_beside_the_sdn_directory(clean92, tmp_path):
+    """Without --corosync, DIR/../corosync.conf, as run and plan take it (README, Import):
+    a staged copy of /etc/pve must not be mixed with this host's live /etc/pve."""
+    a = run("import-pve", "--sdn-dir", clean92 / "sdn", "--pending")
+    b = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending")
+    assert a.returncode == 0 and b.returncode == 0, a.stderr
+    assert a.stdout == b.stdout and "/etc/pve" not in a.stderr, a.stderr
+    (clean92 / "corosync.conf").unlink()
+    c = run("import-pve", "--sdn-dir", clean92 / "sdn", "--pending")
+    assert f"{clean92}/corosync.conf: not found" in c.stderr, c.stderr
+
+
 def test_pending_equals_running(clean92, tmp_path):
     a = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
             "--pending")

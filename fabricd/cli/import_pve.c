@@ -367,10 +367,9 @@ static int write_definition(const struct import_args *a, const char *json)
 
 int cmd_import_pve(const struct options *o)
 {
-	struct import_args a = {
-	    .paths = {.sdn_dir = PVE_DEFAULT_SDN_DIR, .corosync = PVE_DEFAULT_COROSYNC}};
+	struct import_args a = {.paths = {.sdn_dir = PVE_DEFAULT_SDN_DIR}};
 	struct pve_import_opts opts = {0};
-	char sdn_dir[PATH_MAX];
+	char sdn_dir[PATH_MAX], corosync[PATH_MAX];
 	struct pve_import *imp = NULL;
 	struct pve_files x;
 	struct diag d;
@@ -380,6 +379,14 @@ int cmd_import_pve(const struct options *o)
 	ret = parse_args(o->argc, o->argv, &a);
 	if (ret != 0)
 		return ret < 0 ? 1 : 0;
+	if (!a.paths.corosync_given) {
+		/* beside the SDN directory, as run and plan take it; missing: a warning here */
+		bool pending = a.paths.pending;
+
+		pve_paths_init(&a.paths, a.paths.sdn_dir, NULL, corosync, sizeof(corosync));
+		a.paths.corosync_given = false;
+		a.paths.pending = pending;
+	}
 	opts.underlay_mtu = a.underlay_mtu;
 	opts.simple = a.simple;
 	if (a.simple && !realpath(a.paths.sdn_dir, sdn_dir)) {

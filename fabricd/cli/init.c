@@ -64,15 +64,21 @@ int cmd_init(const struct options *o)
 		return 1;
 	}
 	if (parse_port(o->listen_port, &a.listen_port) < 0 || member_name(o, &m) < 0 ||
-	    member_underlay(o, NULL, &m) < 0 || member_key(o, false, &m) < 0)
+	    member_underlay(o, NULL, &m) < 0)
 		return 1;
+	if (member_key(o, false, &m) < 0) {
+		member_key_abandon(o, &m);
+		return 1;
+	}
 	if (member_edit(o, init_edit, &a, &res) < 0) {
 		member_key_abandon(o, &m);
 		log_error("%s: not created", o->config);
 		return 1;
 	}
-	if (member_key_commit(o, &m) < 0)
+	if (member_key_commit(o, &m) < 0) {
+		bootstrap_result_free(&res);
 		return 1;
+	}
 	printf("%s: cluster %s created with node %s (underlay %s, fabric address %s)\n", o->config,
 	       o->cluster_name, m.name, m.underlay, res.fabric_address);
 	printf("add the other nodes with `fabricd join -c %s` on each of them\n", o->config);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli/member.c - this node's name, underlay address and key for init and join; the locked edit. */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,15 +73,45 @@ static int new_key(const char *path, struct member *m)
 	return 0;
 }
 
+/*
+ * Two inits or joins of one node at once (a configuration run started twice)
+ * shared KEY.new: one's key overwrote or removed the other's, and the key
+ * file ended up other than the definition's. The key's directory, locked
+ * from here to member_key_commit/abandon, makes them take turns; the second
+ * then finds the first's key. A directory that cannot be made or opened is
+ * left for the key file's own error.
+ */
+static void lock_key_dir(const char *dir, struct member *m)
+{
+	int fd;
+
+	if (mkdir(dir, 0700) == 0)
+		m->dir_created = true;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		return;
+	}
+	m->key_lock = fd + 1;
+}
+
+static void unlock_key_dir(struct member *m)
+{
+	if (m->key_lock)
+		close(m->key_lock - 1);
+	m->key_lock = 0;
+}
+
 int member_key(const struct options *o, bool rotate, struct member *m)
 {
 	uint8_t priv[WGKEY_LEN], pub[WGKEY_LEN];
 	char err[PATH_MAX + 256], pending[PATH_MAX + 8], dir[PATH_MAX];
-	struct stat st;
 	int ret;
 
 	key_dir(o, dir, sizeof(dir));
-	m->dir_created = stat(dir, &st) < 0 && errno == ENOENT;
+	lock_key_dir(dir, m);
 	if (rotate) {
 		pending_path(o, pending, sizeof(pending));
 		if (new_key(pending, m) < 0)
@@ -100,8 +132,14 @@ int member_key(const struct options *o, bool rotate, struct member *m)
 		return -1;
 	}
 	wgkey_public(pub, priv);
-	sodium_memzero(priv, sizeof(priv));
 	wgkey_to_base64(m->public_key, pub);
+	/* under the lock no rotation runs: a KEY.new now is one that was interrupted */
+	pending_path(o, pending, sizeof(pending));
+	if (wgkey_load_file(pending, priv, err, sizeof(err)) == 0) {
+		wgkey_public(pub, priv);
+		wgkey_to_base64(m->leftover_key, pub);
+	}
+	sodium_memzero(priv, sizeof(priv));
 	return 0;
 }
 
@@ -109,15 +147,19 @@ int member_key_commit(const struct options *o, struct member *m)
 {
 	char pending[PATH_MAX + 8];
 
-	if (!m->key_pending)
+	if (!m->key_pending) {
+		unlock_key_dir(m);
 		return 0;
+	}
 	pending_path(o, pending, sizeof(pending));
 	if (rename(pending, o->key_file) < 0) {
 		log_error("%s: cannot replace it with the new key in %s: %s; the definition has "
 			  "the new public key: rename %s to %s by hand",
 			  o->key_file, pending, strerror(errno), pending, o->key_file);
+		unlock_key_dir(m);
 		return -1;
 	}
+	unlock_key_dir(m);
 	m->key_pending = false;
 	if (m->key_created)
 		log_info("%s: a new private key (mode 0600)", o->key_file);
@@ -128,11 +170,11 @@ void member_key_abandon(const struct options *o, struct member *m)
 {
 	char pending[PATH_MAX + 8];
 
-	if (!m->key_pending)
-		return;
-	pending_path(o, pending, sizeof(pending));
-	unlink(pending);
-	m->key_pending = false;
+	if (m->key_pending) {
+		pending_path(o, pending, sizeof(pending));
+		unlink(pending);
+		m->key_pending = false;
+	}
 	if (m->dir_created) {
 		char dir[PATH_MAX];
 
@@ -141,6 +183,7 @@ void member_key_abandon(const struct options *o, struct member *m)
 		rmdir(dir);
 		m->dir_created = false;
 	}
+	unlock_key_dir(m);
 }
 
 /*

@@ -24,6 +24,10 @@ struct member {
 	bool key_pending; /* a new key waits in "<key file>.new" until the definition has it */
 	bool key_created; /* ... and there was none before (no key file) */
 	bool dir_created; /* ... nor its directory: a refused init or join removes it again */
+	int key_lock;	  /* the key directory's descriptor + 1, locked until commit or abandon */
+	/* the public key of a "<key file>.new" an interrupted rotation left, or "" */
+	char leftover_key[WGKEY_B64_LEN];
+	bool leftover_used; /* ... is the definition's: join finishes that rotation */
 };
 
 /* -n NODE, or the host name up to its first dot, lower case. 0 or -1 after an error message. */
@@ -33,7 +37,8 @@ int member_name(const struct options *o, struct member *m);
  * This node's key: the key file's; with rotate, or when there is no key
  * file, a new one in "<key file>.new", renamed over the key file by
  * member_key_commit() once the definition has it (a refused edit leaves no
- * key behind: member_key_abandon()). 0 or -1.
+ * key behind: member_key_abandon()). One init or join of the node at a time:
+ * the next waits from member_key() until the first's commit or abandon. 0 or -1.
  */
 int member_key(const struct options *o, bool rotate, struct member *m);
 int member_key_commit(const struct options *o, struct member *m);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli/reconcile.c - `plan`, `apply` and `down`: one node converging to its share. */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,14 +42,56 @@ static void plan_print_json(const struct session *s, FILE *f)
 	json_decref(j);
 }
 
+/*
+ * Links fabricd made for another cluster name: the definition's name changed
+ * since (down removes only what its cluster owns). Says which name takes them.
+ */
+static void warn_other_clusters(const struct session *s, bool down)
+{
+	const size_t prefix = strlen(OWNER_PREFIX);
+	char other[FABRICD_NAME_MAX + 1] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->have.links.n; i++) {
+		const char *alias = link_alias(&s->have.links.links[i]);
+		size_t len;
+
+		if (strncmp(alias, OWNER_PREFIX, prefix) ||
+		    link_is_owned(&s->have.links.links[i], s->r.owner))
+			continue;
+		len = strcspn(alias + prefix, " ");
+		if (!len || len > FABRICD_NAME_MAX)
+			continue;
+		if (!n++)
+			snprintf(other, sizeof(other), "%.*s", (int)len, alias + prefix);
+	}
+	if (n && down)
+		log_warn(
+		    "down %s: %zu link%s here belong%s to cluster \"%s\", which this down leaves "
+		    "(another definition's, or this one's before its name changed): fabricd down "
+		    "--cluster %s removes them",
+		    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", other, other);
+	else if (n) /* the conflicts above: names held by what fabricd made under that name */
+		log_error(
+		    "%s: %zu link%s here belong%s to cluster \"%s\": if that was this "
+		    "cluster's name before, run `fabricd down --cluster %s` (it removes them), "
+		    "then apply",
+		    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", other, other);
+}
+
 int cmd_plan(const struct options *o)
 {
 	struct session s;
 	int ret = 1;
 
 	/* plan never waits for the node lock: it changes nothing */
-	if (session_open(&s, o) < 0 || session_load_keys(&s, o, false) < 0 || session_plan(&s) < 0)
+	if (session_open(&s, o) < 0 || session_load_keys(&s, o, false) < 0)
 		goto out;
+	if (session_plan(&s) < 0) {
+		if (s.conflicts.n)
+			warn_other_clusters(&s, false);
+		goto out;
+	}
 	ret = s.plan.n ? 2 : 0;
 	if (o->json)
 		plan_print_json(&s, stdout);
@@ -75,8 +118,13 @@ int cmd_apply(const struct options *o)
 	int ret = 1;
 
 	if (session_open(&s, o) < 0 || lock_node(&lock, &s, o, "apply") < 0 ||
-	    session_load_keys(&s, o, true) < 0 || session_plan(&s) < 0)
+	    session_load_keys(&s, o, true) < 0)
 		goto out;
+	if (session_plan(&s) < 0) {
+		if (s.conflicts.n)
+			warn_other_clusters(&s, false);
+		goto out;
+	}
 	if (session_apply(&s, "apply") == 0)
 		ret = 0;
 out:
@@ -97,37 +145,6 @@ static void warn_daemon_keeps(const struct session *s)
 			 s->node, holder[0] ? holder : "unknown");
 }
 
-/*
- * Links fabricd made for another cluster name: the definition's name changed
- * since (down removes only what its cluster owns). Says which name takes them.
- */
-static void warn_other_clusters(const struct session *s)
-{
-	const size_t prefix = strlen(OWNER_PREFIX);
-	char other[FABRICD_NAME_MAX + 1] = "";
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->have.links.n; i++) {
-		const char *alias = link_alias(&s->have.links.links[i]);
-		size_t len;
-
-		if (strncmp(alias, OWNER_PREFIX, prefix) ||
-		    link_is_owned(&s->have.links.links[i], s->r.owner))
-			continue;
-		len = strcspn(alias + prefix, " ");
-		if (!len || len > FABRICD_NAME_MAX)
-			continue;
-		if (!n++)
-			snprintf(other, sizeof(other), "%.*s", (int)len, alias + prefix);
-	}
-	if (n)
-		log_warn(
-		    "down %s: %zu link%s here belong%s to cluster \"%s\", which this down leaves "
-		    "(another definition's, or this one's before its name changed): fabricd down "
-		    "--cluster %s removes them",
-		    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", other, other);
-}
-
 int cmd_down(const struct options *o)
 {
 	struct node_lock lock = {.fd = -1};
@@ -143,7 +160,7 @@ int cmd_down(const struct options *o)
 	}
 	if (plan_build_down(&s.r, &s.have, &s.plan) < 0)
 		goto out;
-	warn_other_clusters(&s);
+	warn_other_clusters(&s, true);
 	if (session_apply(&s, "down") == 0) {
 		struct node_state none = {0};
 

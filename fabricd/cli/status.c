@@ -73,18 +73,29 @@ static json_t *status_peers(const struct session *s)
 	return peers;
 }
 
+/* A WireGuard device, of either backend (wireguard-go's is a TUN device). */
+static bool is_wireguard(const struct link_obs *l)
+{
+	return !strcmp(l->kind, "wireguard") || !strcmp(l->kind, "tun");
+}
+
 static json_t *status_fabric(const struct session *s)
 {
 	const struct link_obs *l = link_find(&s->have.links, FABRIC_IFNAME);
-	json_t *addrs = json_array();
+	const struct link_obs *fabric = l && is_wireguard(l) ? l : NULL;
+	json_t *addrs = json_array(), *o;
 
-	for (size_t i = 0; i < s->have.fabric_addrs.n; i++)
+	for (size_t i = 0; fabric && i < s->have.fabric_addrs.n; i++)
 		json_array_append_new(addrs, json_prefix(&s->have.fabric_addrs.entries[i].prefix));
-	return json_pack("{s:s, s:b, s:s, s:o, s:o, s:o, s:o}", "ifname", FABRIC_IFNAME, "present",
-			 l != NULL, "backend", wg_backend_name(s->r.backend), "mtu",
-			 l ? json_integer(l->mtu) : json_null(), "listen_port",
-			 s->have.wg ? json_integer(s->have.wg->listen_port) : json_null(),
-			 "addresses", addrs, "peers", status_peers(s));
+	o = json_pack("{s:s, s:b, s:s, s:o, s:o, s:o, s:o}", "ifname", FABRIC_IFNAME, "present",
+		      fabric != NULL, "backend", wg_backend_name(s->r.backend), "mtu",
+		      fabric ? json_integer(fabric->mtu) : json_null(), "listen_port",
+		      fabric && s->have.wg ? json_integer(s->have.wg->listen_port) : json_null(),
+		      "addresses", addrs, "peers", fabric ? status_peers(s) : json_array());
+	/* another link holds the name (a conflict): what it is, not a fabric it is not */
+	if (l && !fabric)
+		json_object_set_new(o, "held_by", json_string(l->kind[0] ? l->kind : "link"));
+	return o;
 }
 
 static json_t *status_link(const struct session *s, const char *name, bool vxlan)
@@ -172,10 +183,13 @@ static json_t *status_zones(const struct session *s)
 							"vxlan", status_link(s, v->vxlan, true),
 							"switch", status_switch(s, v)));
 		}
-		json_array_append_new(zones, json_pack("{s:s, s:s, s:s, s:I, s:o}", "name", z->name,
-						       "transport", transport_name(z->transport),
-						       "mtu_policy", mtu_policy_name(z->mtu_policy),
-						       "mtu", (json_int_t)dz->mtu, "vnets", vnets));
+		/* null: unknown, the underlay MTU could not be measured (see conflicts) */
+		json_array_append_new(zones,
+				      json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", z->name,
+						"transport", transport_name(z->transport),
+						"mtu_policy", mtu_policy_name(z->mtu_policy), "mtu",
+						dz->mtu ? json_integer(dz->mtu) : json_null(),
+						"vnets", vnets));
 	}
 	return zones;
 }
@@ -254,21 +268,30 @@ static void print_guard(json_t *guard)
 	printf(" packets%s\n", json_is_true(json_object_get(guard, "owned")) ? "" : " (NOT OWNED)");
 }
 
-static void print_text(json_t *j)
+/* The headline's verdict: drift can be applied, a conflict stops every change. */
+static const char *sync_words(json_t *j)
 {
-	json_t *fabric = json_object_get(j, "fabric"), *evpn = json_object_get(j, "evpn"), *v, *z,
-	       *peer;
-	size_t i, k;
+	bool drift = json_array_size(json_object_get(j, "drift")) > 0;
+	bool conflicts = json_array_size(json_object_get(j, "conflicts")) > 0;
 
-	/* zebra dead leaves the kernel as fabricd made it: said here, not only in the evpn part */
-	printf("node %s of cluster %s: %s%s\n", json_string_value(json_object_get(j, "node")),
-	       json_string_value(json_object_get(j, "cluster")),
-	       json_is_true(json_object_get(j, "in_sync")) ? "in sync with the definition"
-							   : "DRIFT (see below)",
-	       json_is_object(evpn) && !json_is_true(json_object_get(evpn, "frr_running"))
-		   ? "; FRR NOT RUNNING: its EVPN zones learn and announce nothing"
-		   : "");
-	if (!json_is_true(json_object_get(fabric, "present"))) {
+	if (json_is_true(json_object_get(j, "in_sync")))
+		return "in sync with the definition";
+	if (conflicts)
+		return drift ? "DRIFT, and CONFLICTS that stop every change (see below)"
+			     : "CONFLICTS that stop every change (see below)";
+	return "DRIFT (see below)";
+}
+
+/* "fabric wgfab0 (userspace): mtu 1440, listen port 51820" and a line per peer */
+static void print_fabric(json_t *fabric)
+{
+	json_t *peer;
+	size_t i;
+
+	if (json_is_string(json_object_get(fabric, "held_by"))) {
+		printf("fabric %s: absent; a %s device that is not fabricd's has the name\n",
+		       FABRIC_IFNAME, json_string_value(json_object_get(fabric, "held_by")));
+	} else if (!json_is_true(json_object_get(fabric, "present"))) {
 		printf("fabric %s: absent\n", FABRIC_IFNAME);
 	} else {
 		printf("fabric %s (%s): mtu %lld, listen port %lld\n", FABRIC_IFNAME,
@@ -293,12 +316,30 @@ static void print_text(json_t *j)
 		       json_integer_value(json_object_get(peer, "rx_bytes")),
 		       json_integer_value(json_object_get(peer, "tx_bytes")));
 	}
+}
+
+static void print_text(json_t *j)
+{
+	json_t *fabric = json_object_get(j, "fabric"), *evpn = json_object_get(j, "evpn"), *v, *z;
+	size_t i, k;
+
+	/* zebra dead leaves the kernel as fabricd made it: said here, not only in the evpn part */
+	printf("node %s of cluster %s: %s%s\n", json_string_value(json_object_get(j, "node")),
+	       json_string_value(json_object_get(j, "cluster")), sync_words(j),
+	       json_is_object(evpn) && !json_is_true(json_object_get(evpn, "frr_running"))
+		   ? "; FRR NOT RUNNING: its EVPN zones learn and announce nothing"
+		   : "");
+	print_fabric(fabric);
 	json_array_foreach(json_object_get(j, "zones"), i, z)
 	{
-		printf("zone %s: transport %s, mtu %lld (%s)\n",
+		json_t *mtu = json_object_get(z, "mtu");
+		char mtu_text[32] = "unknown";
+
+		if (json_is_integer(mtu))
+			snprintf(mtu_text, sizeof(mtu_text), "%lld", json_integer_value(mtu));
+		printf("zone %s: transport %s, mtu %s (%s)\n",
 		       json_string_value(json_object_get(z, "name")),
-		       json_string_value(json_object_get(z, "transport")),
-		       json_integer_value(json_object_get(z, "mtu")),
+		       json_string_value(json_object_get(z, "transport")), mtu_text,
 		       json_string_value(json_object_get(z, "mtu_policy")));
 		json_array_foreach(json_object_get(z, "vnets"), k, v)
 		{
@@ -350,7 +391,7 @@ int cmd_status(const struct options *o)
 	j = status_json(&s);
 	status_evpn_add(o, s.cluster, s.self, j);
 	json_object_set_new(j, "probes",
-			    status_probes_json(o, s.cluster->name, s.cluster->nodes[s.self].name));
+			    status_probes_json(o, s.cluster, s.cluster->nodes[s.self].name));
 	if (o->dot || o->svg) {
 		ret = status_dot(j, s.cluster, o->svg);
 		json_decref(j);

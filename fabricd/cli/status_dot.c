@@ -176,9 +176,14 @@ static void write_zones(json_t *status, FILE *f)
 	fputs("  \"zones legend\" [id=\"zones\", shape=note, fontsize=10, label=\"zones\\l", f);
 	json_array_foreach(json_object_get(status, "zones"), i, z)
 	{
-		fprintf(f, "%s: %s, MTU %lld, vnets", json_string_value(json_object_get(z, "name")),
-			json_string_value(json_object_get(z, "transport")),
-			(long long)json_integer_value(json_object_get(z, "mtu")));
+		json_t *mtu = json_object_get(z, "mtu");
+
+		fprintf(f, "%s: %s, MTU ", json_string_value(json_object_get(z, "name")),
+			json_string_value(json_object_get(z, "transport")));
+		if (json_is_integer(mtu))
+			fprintf(f, "%lld, vnets", (long long)json_integer_value(mtu));
+		else
+			fputs("unknown, vnets", f);
 		json_array_foreach(json_object_get(z, "vnets"), k, v)
 		    fprintf(f, " %s", json_string_value(json_object_get(v, "name")));
 		fputs("\\l", f);

@@ -10,8 +10,38 @@
 #define STALE_ROUNDS 3
 #define STALE_MIN_S  60
 
-json_t *status_probes_json(const struct options *o, const char *cluster, const char *node)
+static bool has_zone(const struct cluster *c, const char *name)
 {
+	for (size_t i = 0; name && i < c->n_zones; i++)
+		if (!strcmp(c->zones[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * The results for peers and zones the definition still has: a node renamed
+ * or removed kept its last result in status until the daemon's next round
+ * (a minute at most), beside nothing for its new name.
+ */
+static json_t *current_results(json_t *results, const struct cluster *c)
+{
+	json_t *kept = json_array(), *r;
+	size_t i;
+
+	json_array_foreach(results, i, r)
+	{
+		const char *peer = json_string_value(json_object_get(r, "peer"));
+
+		if (peer && cluster_find_node(c, peer) >= 0 &&
+		    has_zone(c, json_string_value(json_object_get(r, "zone"))))
+			json_array_append(kept, r);
+	}
+	return kept;
+}
+
+json_t *status_probes_json(const struct options *o, const struct cluster *c, const char *node)
+{
+	const char *cluster = c->name;
 	json_t *j = o->probe_file ? json_load_file(o->probe_file, 0, NULL) : NULL;
 	json_t *results = json_object_get(j, "probes");
 	json_int_t updated = json_integer_value(json_object_get(j, "updated"));
@@ -28,10 +58,10 @@ json_t *status_probes_json(const struct options *o, const char *cluster, const c
 		return json_null();
 	}
 	/* stale: old, or left by a daemon that stopped (probe_state_mark_stopped) */
-	out = json_pack("{s:s, s:I, s:I, s:b, s:O}", "file", o->probe_file, "updated", updated,
+	out = json_pack("{s:s, s:I, s:I, s:b, s:o}", "file", o->probe_file, "updated", updated,
 			"age", (json_int_t)age, "stale",
 			age > stale_after || json_is_true(json_object_get(j, "stopped")), "results",
-			results);
+			current_results(results, c));
 	json_decref(j);
 	return out ? out : json_null();
 }

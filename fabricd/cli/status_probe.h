@@ -8,13 +8,15 @@
 
 #include <jansson.h>
 
+#include "definition/model.h"
 #include "engine/options.h"
 
 /*
  * {"file", "updated", "age", "stale", "results": [...]} for this cluster and
- * node, or JSON null when the file is absent or belongs to another node.
+ * node (results only for peers and zones c still has), or JSON null when the
+ * file is absent or belongs to another node.
  */
-json_t *status_probes_json(const struct options *o, const char *cluster, const char *node);
+json_t *status_probes_json(const struct options *o, const struct cluster *c, const char *node);
 /* The text lines of status: one per peer and zone, problems in capitals. */
 void status_probes_print(json_t *probes, const char *node);
 

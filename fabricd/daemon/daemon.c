@@ -95,6 +95,7 @@ struct daemon {
 	char status[256];
 	struct monitor *monitor;    /* metrics and data-path probes (daemon/monitor.h) */
 	struct keyfile_store keys;  /* private and preshared keys, read again when changed */
+	uint64_t key_sig;	    /* the private key file as the pass found it (retry.h) */
 	struct obs_view view;	    /* the observed state between passes (engine/view.h) */
 	struct converged converged; /* the vnets the last pass found converged */
 	struct node_lock lifetime;  /* one daemon per node (engine/lock.h) */
@@ -238,6 +239,8 @@ static void pass_failed(struct daemon *d, unsigned int reasons)
 		delay = RETRY_MAX_MS;
 	d->failures++;
 	view_invalidate(&d->view); /* the next pass reads everything again */
+	if (reasons & REASON_STARTUP)
+		return; /* no next pass: start() says so */
 	log_error("%s: not converged; trying again in %.1f s", d->node, delay / 1000.0);
 	schedule(d, reasons | REASON_RETRY, delay);
 	set_status(d, "not converged, retrying (see the log)");
@@ -269,22 +272,6 @@ static void converged_status(struct daemon *d, const struct session *s)
 		   d->def_invalid ? "definition not valid, last good one in force; " : "", d->node,
 		   w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),
 		   w->fabric.n_peers, plural(w->fabric.n_peers));
-}
-
-/* For --verbose: "kernel, settle". */
-static const char *reason_names(unsigned int reasons, char *buf, size_t len)
-{
-	static const char *const names[] = {"startup", "definition", "kernel", "peers",
-					    "retire",  "retry",	     "settle", "underlay"};
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && used < len; i++) {
-		if (reasons & (1U << i))
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-						 names[i]);
-	}
-	return buf;
 }
 
 /* Another fabricd holds the node: look again this soon. */
@@ -382,8 +369,13 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 /* The definition this pass tries: the file read again, a failed one retried, or none (NULL). */
 static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bool forced)
 {
+	bool key_changed;
+
+	d->key_sig = def_retry_key_sig(d->o->key_file); /* before this pass reads it */
+	key_changed = d->pending.cluster && d->key_sig != d->pending.key_sig;
 	if (!d->reload)
-		return def_retry_take(&d->pending, reasons & REASON_KERNEL, now_ms());
+		return def_retry_take(&d->pending, (reasons & REASON_KERNEL) || key_changed,
+				      now_ms());
 	d->reload = d->forced = false;
 	def_retry_drop(&d->pending); /* the file changed: what it says now counts */
 	return load_candidate(d, forced);
@@ -408,6 +400,7 @@ static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *c
 		return -1;
 	}
 	def_retry_failed(&d->pending, cand, log_text, d->o->config, now_ms());
+	d->pending.key_sig = d->key_sig;
 	free(log_text);
 	/* the last good definition, for whatever else this pass was for (and STATUS) */
 	schedule(d, reasons & ~REASON_KERNEL, 0);
@@ -435,8 +428,8 @@ static int run_pass_locked(struct daemon *d)
 		char why[96];
 
 		log_debug("pass at %.3f: %s%s%s", clock_ms(CLOCK_REALTIME) / 1000.0,
-			  reason_names(reasons, why, sizeof(why)), reasons && d->reload ? ", " : "",
-			  d->reload ? "read the definition" : "");
+			  report_reason_names(reasons, why, sizeof(why)),
+			  reasons && d->reload ? ", " : "", d->reload ? "read the definition" : "");
 	}
 	cand = pass_candidate(d, reasons, forced);
 	loaded = clock_mono_ms();
@@ -541,6 +534,8 @@ static void check(struct daemon *d)
 		log_debug("%s: reading the whole node again (every %d s)", d->node, VIEW_FULL_S);
 		schedule(d, REASON_SETTLE, 0);
 	}
+	if (def_retry_key_changed(&d->pending, d->o->key_file) && !d->pass_at)
+		schedule(d, 0, 0); /* a rotation's new key: its definition waits */
 	if (resolve_poll()) {
 		log_debug("a peer endpoint name resolved differently: planning again");
 		schedule(d, REASON_PEERS, 0);

@@ -579,3 +579,19 @@ void report_pass_times(const struct session *s, double started, double loaded, d
 		  clock_mono_ms() - started, loaded - started, s->observe_ms, s->plan_ms,
 		  clock_mono_ms() - planned, report_minor_faults() - faults);
 }
+
+/* For --verbose: "kernel, settle". */
+const char *report_reason_names(unsigned int reasons, char *buf, size_t len)
+{
+	static const char *const names[] = {"startup", "definition", "kernel", "peers",
+					    "retire",  "retry",	     "settle", "underlay"};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && used < len; i++) {
+		if (reasons & (1U << i))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+						 names[i]);
+	}
+	return buf;
+}

@@ -27,6 +27,9 @@ enum pass_reason {
 	REASON_UNDERLAY = 1U << 7,
 };
 
+/* For --verbose: the names of reasons, "kernel, settle", into buf. */
+const char *report_reason_names(unsigned int reasons, char *buf, size_t len);
+
 /* Logs one line per difference between two definitions; returns how many. */
 size_t report_definition(const struct cluster *old, const struct cluster *new);
 

@@ -2,6 +2,7 @@
 /* daemon/retry.c - a valid definition that failed here, tried again with back-off (retry.h). */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/log.h"
 #include "daemon/retry.h"
@@ -83,4 +84,21 @@ long long def_retry_delay(const struct def_retry *r, long long now_ms)
 	if (!r->cluster)
 		return -1;
 	return r->due_ms > now_ms ? r->due_ms - now_ms : 0;
+}
+
+uint64_t def_retry_key_sig(const char *key_file)
+{
+	struct stat st;
+	uint64_t h;
+
+	if (!key_file || stat(key_file, &st) < 0)
+		return 0;
+	h = digest(DIGEST_INIT, &st.st_ino, sizeof(st.st_ino));
+	h = digest(h, &st.st_mtim, sizeof(st.st_mtim));
+	return digest(h, &st.st_size, sizeof(st.st_size));
+}
+
+bool def_retry_key_changed(const struct def_retry *r, const char *key_file)
+{
+	return r->cluster && def_retry_key_sig(key_file) != r->key_sig;
 }

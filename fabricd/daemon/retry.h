@@ -26,6 +26,7 @@ struct def_retry {
 	uint64_t reported;	 /* digest of the failure last logged */
 	long long due_ms;	 /* CLOCK_MONOTONIC ms of the next attempt */
 	char first_error[160];	 /* for the status line */
+	uint64_t key_sig;	 /* the private key file when it failed (key_file_sig) */
 };
 
 /*
@@ -37,6 +38,16 @@ void def_retry_failed(struct def_retry *r, struct cluster *c, const char *log, c
 /* The pending definition when due (or when kernel_changed), handed back to the caller; else NULL.
  */
 struct cluster *def_retry_take(struct def_retry *r, bool kernel_changed, long long now_ms);
+/*
+ * The private key file as it is now, to note with a failure (r->key_sig):
+ * `join --rotate-key` writes the definition first and renames the new key
+ * over the file right after. A definition that failed on the old key is
+ * tried at once when the file changed, before the last good one meets the
+ * new key ("does not match") and its pass fails for a second or two.
+ */
+uint64_t def_retry_key_sig(const char *key_file);
+/* Something pending, and the key file changed since it failed. */
+bool def_retry_key_changed(const struct def_retry *r, const char *key_file);
 /* The definition taken last was applied: forget the failures (logged when there were some). */
 void def_retry_succeeded(struct def_retry *r, const char *path);
 /* A new file replaces whatever was pending. */

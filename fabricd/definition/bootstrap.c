@@ -202,8 +202,9 @@ static int join_existing(const struct cluster *c, json_t *nodes, size_t idx,
 			 struct bootstrap_result *res, struct diag *d)
 {
 	uint8_t key[WGKEY_LEN];
-	char path[64];
-	bool same;
+	char path[64], have[IP_ADDR_STRLEN];
+	struct ip_addr underlay;
+	bool same, moved;
 
 	ip_addr_str(&c->nodes[idx].fabric_address, res->fabric_address,
 		    sizeof(res->fabric_address));
@@ -213,22 +214,31 @@ static int join_existing(const struct cluster *c, json_t *nodes, size_t idx,
 		return -EINVAL;
 	}
 	same = !memcmp(key, c->nodes[idx].public_key, WGKEY_LEN);
+	ip_addr_str(&c->nodes[idx].underlay, have, sizeof(have));
+	moved = ip_addr_parse(m->underlay, &underlay) == 0 &&
+		!ip_addr_equal(&underlay, &c->nodes[idx].underlay);
 	if (same) {
-		struct ip_addr underlay;
-		char have[IP_ADDR_STRLEN];
-
 		/* join never moves a member: say so when its address looks different now */
-		if (ip_addr_parse(m->underlay, &underlay) == 0 &&
-		    !ip_addr_equal(&underlay, &c->nodes[idx].underlay)) {
+		if (moved) {
 			snprintf(path, sizeof(path), "nodes[%zu].underlay", idx);
 			diag_warn(d, path,
 				  "node %s is listed with %s, but this node's underlay address is "
 				  "now %s: join left it as it is; edit %s if the node moved",
-				  m->name, ip_addr_str(&c->nodes[idx].underlay, have, sizeof(have)),
-				  m->underlay, path);
+				  m->name, have, m->underlay, path);
 		}
 		res->outcome = BOOTSTRAP_UNCHANGED;
 		return 0;
+	}
+	/* another key and another address: likely another host with the same name */
+	if (moved) {
+		diag_add(d, path,
+			 "node %s is already a member, listed with underlay %s and another "
+			 "public key, and this host's underlay address is %s: nothing was "
+			 "changed; if this is another host, give it a name of its own with "
+			 "-n NODE; if it is %s, give --underlay %s (edit nodes[%zu].underlay "
+			 "first if it moved)",
+			 m->name, have, m->underlay, m->name, have, idx);
+		return -EINVAL;
 	}
 	if (!rotate_key) {
 		diag_add(d, path,

@@ -21,8 +21,7 @@
 #include "definition/pve_import.h"
 #include "definition/pve_running.h"
 
-#define PVE_DEFAULT_SDN_DIR  "/etc/pve/sdn"
-#define PVE_DEFAULT_COROSYNC "/etc/pve/corosync.conf"
+#define PVE_DEFAULT_SDN_DIR "/etc/pve/sdn"
 
 struct pve_paths {
 	const char *sdn_dir;  /* /etc/pve/sdn */

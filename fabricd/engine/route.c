@@ -25,6 +25,7 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE)
 		return MNL_CB_OK;
+	hop->local = ((const struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_type == RTN_LOCAL;
 	mnl_attr_for_each(attr, nlh, sizeof(struct rtmsg))
 	{
 		switch (mnl_attr_get_type(attr)) {

@@ -3,6 +3,8 @@
 #ifndef FABRICD_ROUTE_H
 #define FABRICD_ROUTE_H
 
+#include <stdbool.h>
+
 #include "base/addr.h"
 #include "kinds/link.h"
 #include "netlink/nl.h"
@@ -10,6 +12,7 @@
 struct route_hop {
 	int oif;
 	unsigned int mtu; /* the route's MTU metric, 0 = none (the link's MTU applies) */
+	bool local;	  /* dst is an address of this host (a route of type local) */
 };
 
 /* Asks the kernel which route it would use to reach dst (RTM_GETROUTE). */

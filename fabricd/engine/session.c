@@ -26,7 +26,7 @@
 #include "engine/resolve.h"
 #include "engine/session.h"
 #include "engine/switch.h"
-#include "engine/route.h"
+#include "engine/underlay.h"
 #include "engine/view.h"
 #include "kinds/kind.h"
 #include "kmod/probe.h"
@@ -87,8 +87,9 @@ static int node_index(const struct options *o, const struct cluster *c, const ch
 	int idx = cluster_find_node(c, name);
 
 	if (idx < 0)
-		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE", name,
-			  definition_name(o));
+		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE, or "
+			  "add this node to it with `fabricd join -c FILE`",
+			  name, definition_name(o));
 	return idx;
 }
 
@@ -101,67 +102,6 @@ int session_find_self(const struct options *o, const struct cluster *c, size_t *
 	if (idx < 0)
 		return -1;
 	*self = (size_t)idx;
-	return 0;
-}
-
-/*
- * Each node measures its own underlay, and nodes that measure differently
- * build different MTUs for one zone: a frame the larger node sends is lost
- * at the smaller one's port, with no ICMP to say so. Where every link is
- * Ethernet's 1500 they agree; any other value is one that another node may
- * not share, so it is said, once per value a process measures (the daemon
- * measures every pass).
- */
-static void warn_unshared_mtu(unsigned int mtu)
-{
-	static unsigned int warned;
-
-	if (mtu == 1500 || mtu == warned)
-		return;
-	warned = mtu;
-	log_warn("fabric.underlay_mtu is not set, and this node's underlay carries %u bytes, "
-		 "not 1500: every node measures its own, and a zone whose MTU differs between "
-		 "nodes loses its largest frames; set fabric.underlay_mtu to the smallest "
-		 "underlay MTU of the cluster",
-		 mtu);
-}
-
-/*
- * The underlay MTU when the definition does not give it: the smallest path
- * MTU towards the other nodes, as wg-quick computes it per endpoint.
- */
-static int underlay_mtu_from_kernel(struct reconcile *r, const struct cluster *c, size_t self,
-				    const struct link_table *links, unsigned int *mtu,
-				    struct diag *diag)
-{
-	char a[IP_ADDR_STRLEN], path[FABRICD_NAME_MAX + 8];
-
-	*mtu = 0;
-	for (size_t i = 0; i < c->n_nodes; i++) {
-		unsigned int m;
-		int ret;
-
-		if (i == self)
-			continue;
-		ret = route_path_mtu(r->rtnl, links, &c->nodes[i].underlay, &m);
-		if (ret < 0) {
-			snprintf(path, sizeof(path), "node %s", c->nodes[i].name);
-			diag_add(diag, path,
-				 "no route to its underlay address %s (%s): fix the underlay "
-				 "routing, or set fabric.underlay_mtu",
-				 ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-ret));
-			return ret;
-		}
-		if (!*mtu || m < *mtu)
-			*mtu = m;
-	}
-	if (!*mtu) {
-		/* a cluster of one has no route to ask about */
-		*mtu = 1500;
-		log_warn("no other node to measure the underlay MTU against: assuming 1500; "
-			 "set fabric.underlay_mtu to be explicit");
-	}
-	warn_unshared_mtu(*mtu);
 	return 0;
 }
 
@@ -354,6 +294,7 @@ static int open_cluster(struct session *s, const struct options *o, struct clust
 	s->ifupdown_file = o->ifupdown_file;
 	s->cluster = c;
 	s->borrowed = true;
+	s->report_only = mode == OPEN_REPORT;
 	if (find_node(s, o, mode == OPEN_DOWN) < 0)
 		return -1;
 	kmod_probe(&caps);
@@ -470,11 +411,14 @@ int session_plan(struct session *s)
 		s->r.converged = s->converged;
 	}
 	diag_init(&diag);
-	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
+	underlay_check_local(s->r.rtnl, s->cluster, s->self);
+	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU) {
 		mtu = s->cluster->fabric.underlay_mtu;
-	else if (underlay_mtu_from_kernel(&s->r, s->cluster, s->self, &s->have.links, &mtu, &diag) <
-		 0)
+		underlay_check_given_mtu(s->r.rtnl, &s->have.links, s->cluster, s->self);
+	} else if (underlay_measure_mtu(s->r.rtnl, s->cluster, s->self, &s->have.links, &mtu,
+					&diag) < 0) {
 		return unmeasured(s, &diag);
+	}
 	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
 	if (ret == 0) {
 		/* names are resolved here, with a bounded wait, never inside planning */
@@ -490,10 +434,12 @@ int session_plan(struct session *s)
 	else
 		diag_free(&diag);
 	if (ret < 0) {
-		if (ret == -EEXIST)
-			log_error("nothing was changed: resolve the conflicts above first");
-		else if (ret != -EINVAL)
+		if (ret == -EEXIST) {
+			if (!s->report_only) /* status changes nothing anyway */
+				log_error("nothing was changed: resolve the conflicts above first");
+		} else if (ret != -EINVAL) {
 			log_error("planning failed: %s", strerror(-ret));
+		}
 		return -1;
 	}
 	if (s->view && view_guard_stale(s->view, &s->plan))
@@ -533,18 +479,26 @@ static int load_private_key(struct session *s, const struct options *o, struct k
 	char err[512];
 	int idx = (int)s->self;
 
-	if (keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, err,
-			       sizeof(err)) < 0) {
+	int ret = keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, err,
+				     sizeof(err));
+
+	/* a key made now is not the one the definition lists for this node */
+	if (ret == -ENOENT)
+		log_error("cannot read private key file %s: %s: nodes[%d] (%s) has a public key "
+			  "already; put the key file that belongs to it back (mode 0600), or "
+			  "give the node a new key with `fabricd join -c FILE --rotate-key`",
+			  o->key_file, strerror(-ret), idx, me->name);
+	else if (ret < 0)
 		log_error("%s", err);
+	if (ret < 0)
 		return -1;
-	}
 	wgkey_public(s->r.public_key, s->r.private_key);
 	if (memcmp(s->r.public_key, me->public_key, WG_KEY_LEN)) {
 		if (rotation_pending(o->key_file, me->public_key))
 			log_error(
 			    "nodes[%d].public_key is the key in %s.new (a key rotation, `join "
 			    "--rotate-key`, between its two steps): it takes the place of %s "
-			    "next; if it does not, rename it by hand",
+			    "next; if it does not, run `fabricd join -c FILE` again to finish it",
 			    idx, o->key_file, o->key_file);
 		else
 			log_error("nodes[%d].public_key: does not match the private key in %s; put "

@@ -33,7 +33,8 @@ struct session {
 	bool borrowed; /* the cluster belongs to the caller (the daemon's last good definition) */
 	size_t self;   /* the node in the definition (unless departed) */
 	char node[FABRICD_NAME_MAX + 1];
-	bool departed; /* down: the node is not in the definition (it left) */
+	bool departed;	  /* down: the node is not in the definition (it left) */
+	bool report_only; /* status: planned to be shown, never applied */
 	struct reconcile r;
 	struct node_state want;
 	struct observed have;

@@ -5,6 +5,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "kinds/bridge.h"
 #include "kinds/kind.h"
@@ -93,6 +94,24 @@ static void bridge_describe(const struct op *op, char *buf, size_t len)
 		text_add(buf, len, "down -> up");
 }
 
+/*
+ * A bridge made without an address takes its smallest port's, again each
+ * time a port comes or goes: a transport switch (a VXLAN device made, one
+ * retired) changed it, and a gateway address on the bridge (a Proxmox SDN
+ * subnet's) then answered from a MAC its guests had not learned. One given
+ * at creation stays (the kernel marks it set, not inherited): a random
+ * locally administered unicast address, as systemd-networkd gives.
+ */
+static void put_fixed_address(struct nlmsghdr *nlh)
+{
+	uint8_t mac[6];
+
+	if (getrandom(mac, sizeof(mac), 0) != (ssize_t)sizeof(mac))
+		return; /* the kernel's own choice then: as before */
+	mac[0] = (uint8_t)((mac[0] & 0xfe) | 0x02);
+	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+}
+
 static int bridge_encode(struct kind_encoder *e, struct op *op)
 {
 	struct nlmsghdr *nlh;
@@ -104,6 +123,7 @@ static int bridge_encode(struct kind_encoder *e, struct op *op)
 	if (!nlh)
 		return -ENOBUFS;
 	bridge_put_create(nlh, op->ifname, op->u.create.mtu);
+	put_fixed_address(nlh);
 	return link_encode_create(e, op, nlh);
 }
 

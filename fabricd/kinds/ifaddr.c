@@ -81,6 +81,62 @@ static bool prefix_route_present(const struct ifaddr_table *t, const struct ip_p
 	return false;
 }
 
+/* The kernel's own IPv6 link-local address, not ours to remove. */
+static bool is_link_local(const struct ip_prefix *h)
+{
+	return h->addr.family == AF_INET6 && h->addr.bytes[0] == 0xfe &&
+	       (h->addr.bytes[1] & 0xc0) == 0x80;
+}
+
+/* A delete of every address of the fabric device other than pfx. */
+static int plan_removals(const struct ifaddr_table *addrs, const struct link_obs *l,
+			 const struct ip_prefix *pfx, struct plan *p)
+{
+	for (size_t i = 0; l && i < addrs->n; i++) {
+		const struct ip_prefix *h = &addrs->entries[i].prefix;
+		struct op *op;
+
+		if (is_link_local(h) || (ip_addr_equal(&h->addr, &pfx->addr) && h->len == pfx->len))
+			continue;
+		op = plan_add(p, KIND_IFADDR, OP_ADDR_DEL, PHASE_NEIGH, VERB_DELETE, FABRIC_IFNAME);
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = l->ifindex;
+		op->u.prefix = *h;
+	}
+	return 0;
+}
+
+static int plan_address(const struct link_obs *l, const struct ip_prefix *pfx, struct plan *p)
+{
+	struct op *op =
+	    plan_add(p, KIND_IFADDR, OP_ADDR_ADD, PHASE_NEIGH, VERB_CREATE, FABRIC_IFNAME);
+
+	if (!op)
+		return -ENOMEM;
+	op->ifindex = l ? l->ifindex : 0;
+	op->u.prefix = *pfx;
+	return 0;
+}
+
+/*
+ * The new address goes on before the old goes: an IPv4 address removed
+ * while no other copy of it is on the device takes every route with it as
+ * source (an operator's `ip route ... src FABRIC_ADDRESS` when only the
+ * prefix length changed). IPv6 refuses a second copy of an address whatever
+ * its length, and keeps such routes anyway, so there the old goes first.
+ */
+static bool add_first(const struct ifaddr_table *addrs, const struct ip_prefix *pfx)
+{
+	for (size_t i = 0; i < addrs->n; i++) {
+		const struct ip_prefix *h = &addrs->entries[i].prefix;
+
+		if (h->addr.family == AF_INET6 && ip_addr_equal(&h->addr, &pfx->addr))
+			return false;
+	}
+	return true;
+}
+
 /* in: want (its fabric address), link (the fabric device, NULL: not made yet), have->fabric_addrs.
  */
 static int ifaddr_plan(const struct kind_input *in, struct plan *p)
@@ -90,24 +146,11 @@ static int ifaddr_plan(const struct kind_input *in, struct plan *p)
 	const struct link_obs *l = in->link;
 	bool present = false;
 	struct op *op;
+	int ret;
 
-	for (size_t i = 0; l && i < addrs->n; i++) {
-		const struct ip_prefix *h = &addrs->entries[i].prefix;
-
-		/* the kernel's own IPv6 link-local address is not ours to remove */
-		if (h->addr.family == AF_INET6 && h->addr.bytes[0] == 0xfe &&
-		    (h->addr.bytes[1] & 0xc0) == 0x80)
-			continue;
-		if (ip_addr_equal(&h->addr, &pfx->addr) && h->len == pfx->len) {
-			present = true;
-			continue;
-		}
-		op = plan_add(p, KIND_IFADDR, OP_ADDR_DEL, PHASE_NEIGH, VERB_DELETE, FABRIC_IFNAME);
-		if (!op)
-			return -ENOMEM;
-		op->ifindex = l->ifindex;
-		op->u.prefix = *h;
-	}
+	for (size_t i = 0; l && i < addrs->n; i++)
+		present |= ip_addr_equal(&addrs->entries[i].prefix.addr, &pfx->addr) &&
+			   addrs->entries[i].prefix.len == pfx->len;
 	if (present && !prefix_route_present(addrs, pfx)) {
 		op = plan_add(p, KIND_IFADDR, OP_PREFIX_ROUTE, PHASE_NEIGH, VERB_CREATE,
 			      FABRIC_IFNAME);
@@ -118,13 +161,13 @@ static int ifaddr_plan(const struct kind_input *in, struct plan *p)
 		op_detail(op, "drift: the fabric address's prefix route was deleted");
 	}
 	if (present)
-		return 0;
-	op = plan_add(p, KIND_IFADDR, OP_ADDR_ADD, PHASE_NEIGH, VERB_CREATE, FABRIC_IFNAME);
-	if (!op)
-		return -ENOMEM;
-	op->ifindex = l ? l->ifindex : 0;
-	op->u.prefix = *pfx;
-	return 0;
+		return plan_removals(addrs, l, pfx, p);
+	if (l && add_first(addrs, pfx)) {
+		ret = plan_address(l, pfx, p);
+		return ret < 0 ? ret : plan_removals(addrs, l, pfx, p);
+	}
+	ret = plan_removals(addrs, l, pfx, p);
+	return ret < 0 ? ret : plan_address(l, pfx, p);
 }
 
 /* The route the kernel makes with the address: `ip route` shows "proto kernel". */

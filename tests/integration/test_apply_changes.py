@@ -342,6 +342,11 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
     old = definition["cluster"]
     renamed = cluster.write_definition(dict(definition, cluster="renamed"),
                                        f"{cluster.tmpdir}/renamed.json")
+    # plan and apply refuse (the names are taken), and say the same way out once
+    for command in ("plan", "apply"):
+        res = pve1.fabricd(command, "-c", renamed)
+        assert res.rc == 1 and f"belong to cluster \"{old}\": if that was this cluster's " \
+            f"name before, run `fabricd down --cluster {old}`" in res.stderr, res
     res = pve1.fabricd("down", "-c", renamed)
     assert res.rc == 0, res
     assert f"belong to cluster \"{old}\", which this down leaves" in res.stderr and \
@@ -424,3 +429,84 @@ def test_a_wireguard_go_that_does_not_answer_is_named(make_cluster):
         "/var/run/wireguard/wgfab0.sock: stopped, or hung?); if it stays so, end that " \
         "wireguard-go" in res.stderr, res
     assert pve1.fabricd("plan", "-c", path).rc == 0
+
+
+def test_an_underlay_address_not_on_this_host_is_said(make_cluster):
+    """A typo in a node's underlay (.21 for .11): its VXLAN devices send from an address
+    the host does not have and the others' guards accept only that one, so both
+    transports die; apply, plan and status said nothing and status called it in sync."""
+    cluster = make_cluster(2)
+    definition = cluster.definition(zones=standard_zones())
+    definition["nodes"][0]["underlay"] = "192.0.2.21"
+    path = cluster.write_definition(definition)
+    pve1, pve2 = cluster.nodes
+    said = "warning: nodes[0].underlay: 192.0.2.21 is not an address of this host"
+    for command in ("apply", "plan", "status"):
+        res = pve1.fabricd(command, "-c", path)
+        assert res.rc == 0 and said in res.stderr and "correct the address" in res.stderr, res
+    res = pve2.fabricd("apply", "-c", path)
+    assert res.rc == 0 and "is not an address of this host" not in res.stderr, res
+    # the host given that address: nothing to say
+    pve1.run(["ip", "addr", "add", "192.0.2.21/24", "dev", "eth0"])
+    res = pve1.fabricd("plan", "-c", path)
+    assert "is not an address of this host" not in res.stderr, res
+
+
+def test_a_prefix_change_keeps_routes_from_the_fabric_address(make_cluster):
+    """fabric.prefix /24 -> /16: the address with the new length goes on before the old
+    goes, so the kernel does not flush an operator's route that uses the fabric address
+    as its source (it did: the old address was removed first)."""
+    cluster = make_cluster(2)
+    definition = cluster.definition(zones=standard_zones())
+    path = cluster.write_definition(definition)
+    cluster.apply_all(path)
+    pve1 = cluster.node("pve1")
+    pve1.run(["ip", "route", "add", "10.99.0.0/24", "dev", "wgfab0", "src", pve1.fabric_address])
+    definition["fabric"]["prefix"] = definition["fabric"]["prefix"].replace("/24", "/16")
+    path = cluster.write_definition(definition, path)
+    plan = pve1.fabricd("plan", "-c", path)
+    assert plan.stdout.index(f"+ address {pve1.fabric_address}/16") < \
+        plan.stdout.index(f"- address {pve1.fabric_address}/24"), plan
+    cluster.apply_all(path)
+    routes = pve1.run(["ip", "route", "show", "dev", "wgfab0"]).stdout
+    assert f"10.99.0.0/24 scope link src {pve1.fabric_address}" in routes, routes
+    addrs = pve1.run(["ip", "-4", "-o", "addr", "show", "dev", "wgfab0"]).stdout
+    assert f"{pve1.fabric_address}/16" in addrs and f"{pve1.fabric_address}/24" not in addrs, addrs
+    assert pve1.fabricd("plan", "-c", path).rc == 0
+
+
+def test_a_missing_key_file_and_a_node_not_listed_point_at_join(make_cluster):
+    """The node is listed with a public key, so a key made with genkey (the advice until
+    now) cannot match it: put the right file back, or rotate with join. A node not in the
+    definition is added with join, besides being named with -n."""
+    cluster = make_cluster(2)
+    path = cluster.write_definition(cluster.definition(zones=standard_zones()))
+    pve1 = cluster.node("pve1")
+    res = pve1.fabricd("apply", "-c", path, "-n", "pve1", "--key-file",
+                       f"{cluster.tmpdir}/none.key", node_options=False)
+    assert res.rc == 1 and "nodes[0] (pve1) has a public key already" in res.stderr, res
+    assert "fabricd join -c FILE --rotate-key" in res.stderr and "genkey" not in res.stderr, res
+    res = pve1.fabricd("plan", "-c", path, "-n", "pve9", node_options=False)
+    assert res.rc == 1 and 'node "pve9" is not in' in res.stderr and \
+        "add this node to it with `fabricd join -c FILE`" in res.stderr, res
+
+
+def test_a_bridge_keeps_its_address_when_ports_come_and_go(make_cluster):
+    """A bridge made without an address takes its smallest port's, again on every port
+    change: a transport switch (a VXLAN device made, one retired) moved it, and a
+    gateway address on the bridge answered from a MAC its guests did not know."""
+    cluster = make_cluster(2)
+    definition, path = applied(cluster)
+    pve1 = cluster.nodes[0]
+    bridge = pve1.link("vnet100")
+    # a port with the smallest address there is: the bridge does not take it
+    pve1.run(["ip", "link", "add", "lowmac", "address", "00:00:00:00:00:01", "type", "veth",
+              "peer", "name", "lowmacp"])
+    pve1.run(["ip", "link", "set", "lowmac", "master", "vnet100", "up"])
+    assert pve1.link("vnet100")["address"] == bridge["address"]
+    pve1.run(["ip", "link", "del", "lowmac"])
+    # the vnets' transports switched (their VXLAN ports made and retired): the same
+    for z in definition["zones"]:
+        z["transport"] = "secure" if z["transport"] == "plain" else "plain"
+    cluster.apply_all(cluster.write_definition(definition, path))
+    assert pve1.link("vnet100")["address"] == bridge["address"]

@@ -172,3 +172,24 @@ def test_apply_says_when_a_bridge_mtu_goes_down(make_cluster):
     assert "warning: pve1: the MTU of 2 vnet bridges goes down (vnet100 and others: 1450 -> " \
         "1390): their guests must lower theirs to match" in res.stderr, res
     assert pve1.link("vnet100")["mtu"] == 1390
+
+
+def test_a_given_underlay_mtu_above_what_a_path_carries_is_said(make_cluster):
+    """fabric.underlay_mtu is trusted, but 9000 written for links of 1500 gave 8890-byte
+    zones whose plain VXLAN lost every large frame without a word; the node's routes
+    tell, so apply says it (once a process), naming the narrow path and the value to use."""
+    cluster = make_cluster(2)
+    zones = [zone("red", "plain", [("vnet100", 100)])]
+    path = cluster.write_definition(cluster.definition(zones=zones, underlay_mtu=9000))
+    for name, res in cluster.apply_all(path).items():
+        other = "pve2 (192.0.2.12)" if name == "pve1" else "pve1 (192.0.2.11)"
+        assert f"warning: fabric.underlay_mtu is 9000, but this node's route to node {other} " \
+            "carries 1500 bytes" in res.stderr and "lower fabric.underlay_mtu to 1500" in \
+            res.stderr, res
+    # the file's value is what is built: a warning, not a refusal
+    assert cluster.node("pve1").link("vnet100")["mtu"] == 8890  # stable: 9000 - 60 - 50
+    # a value the path carries is not said; nor is a smaller one (a choice)
+    for mtu in (1500, 1400):
+        path = cluster.write_definition(cluster.definition(zones=zones, underlay_mtu=mtu), path)
+        for res in cluster.apply_all(path).values():
+            assert "underlay_mtu is" not in res.stderr, res

@@ -194,6 +194,13 @@ def test_systemd_unit(fabricd_bin, tmp_path):
     # stop or restart, and stopping fabricd must leave the dataplane up
     assert service["KillMode"] == "process"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
+    # sandboxed, but not from what it does: no device policy (wireguard-go opens
+    # /dev/net/tun), /etc writable (the ifupdown file), AF_PACKET for the probe
+    assert service["NoNewPrivileges"] == "yes" and service["ProtectSystem"] == "yes"
+    assert "AF_PACKET" in service["RestrictAddressFamilies"].split()
+    for absent in ("PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectClock",
+                   "CapabilityBoundingSet", "ProtectKernelTunables", "PrivateNetwork"):
+        assert absent not in service, absent
     if shutil.which("systemd-analyze"):
         # verify checks that ExecStart exists: point it at the binary under test;
         # the man pages of Documentation= are checked by test_package.py, where

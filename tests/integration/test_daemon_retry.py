@@ -55,3 +55,20 @@ def test_failed_definition_is_retried_until_it_applies(make_cluster):
         assert pve1.fabricd("plan", "-c", daemons["pve1"].path).rc == 0
     finally:
         stop_daemons(daemons)
+
+
+def test_a_first_convergence_that_fails_stops_without_promising_a_retry(make_cluster):
+    """With nothing in force yet the daemon stops (systemd restarts it); it said "not
+    converged; trying again in 0.2 s" and then, at once, that it stops."""
+    from fabtest.daemon import Daemon
+
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    pve1.run(["ip", "link", "add", "vnet100", "type", "bridge"])  # not fabricd's
+    d = Daemon(cluster, pve1)
+    d.write(cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+    d.start(wait_ready=False)
+    assert d.proc.wait(timeout=20) == 1
+    log = d.log()
+    assert "the first convergence failed" in log and "exists that fabricd does not own" in log, log
+    assert "trying again" not in log, log

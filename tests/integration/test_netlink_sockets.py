@@ -229,7 +229,11 @@ def test_a_rotation_between_its_steps_is_named(make_cluster):
     assert f"nodes[0].public_key is the key in {pve1.key_file}.new (a key rotation" in \
         res.stderr and "fabricd pubkey" not in res.stderr, res
     assert private not in res.stderr + res.stdout
-    os.rename(pending, pve1.key_file)
+    assert "run `fabricd join -c FILE` again to finish it" in res.stderr, res
+    # join finishes an interrupted rotation (it refused: "restore the key file")
+    res = pve1.fabricd("join", "-c", path, "--underlay", pve1.underlay)
+    assert res.rc == 0 and "an interrupted key rotation is finished" in res.stderr, res
+    assert not os.path.exists(pending) and open(pve1.key_file).read().strip() == private
     res = pve1.fabricd("apply", "-c", path)
     assert res.rc == 0 and pve1.wg_dump().public_key == pve1.public_key, res
     # a stray KEY.new of another key changes nothing in the usual advice

@@ -325,3 +325,15 @@ def test_remove_keeps_config_purge_removes_it(packages, sysroot):
     assert not os.path.exists(sysroot.path("/etc/fabricd")), res.stdout
     res = sysroot.run(["dpkg-query", "-W", "fabricd"], check=False)
     assert res.returncode != 0, "fabricd still known to dpkg after purge"
+    # /etc/fabricd a link to another place: purge takes the key there too
+    sysroot.run(["dpkg", "-i", packages["deb"]])
+    sysroot.run(["rm", "-rf", "/etc/fabricd"])
+    os.makedirs(sysroot.path("/var/lib/fabricd-keys"), mode=0o700)
+    os.symlink("/var/lib/fabricd-keys", sysroot.path("/etc/fabricd"))
+    sysroot.run(["fabricd", "init", "-c", "/etc/fabricd/cluster.json", "--cluster", "lab",
+                 "--prefix", "10.255.0.0/24", "-n", "pve1", "--underlay", "192.0.2.11"])
+    assert os.path.isfile(sysroot.path("/var/lib/fabricd-keys/private.key"))
+    sysroot.run(["dpkg", "-P", "fabricd"])
+    assert not os.path.lexists(sysroot.path("/etc/fabricd"))
+    assert not os.path.exists(sysroot.path("/var/lib/fabricd-keys/private.key")), \
+        "purge left the private key behind a linked /etc/fabricd"

@@ -32,7 +32,7 @@ import time
 
 import pytest
 
-from fabtest.daemon import run_at, start_daemons, stop_daemons
+from fabtest.daemon import run_at, start_daemons, stop_daemons, wait_guests_ping
 from fabtest.diagnose import switch_report
 from fabtest.pinger import Pingers
 from fabtest.proxmox import IFRELOAD, ifupdown, ports, proxmox_node, simple_vnet, write_sdn
@@ -235,8 +235,9 @@ def test_follows_simple_zones(simple):
 
     sec = [cluster.add_guest(n, "vnet1", f"10.0.1.{i + 1}/24") for i, n in enumerate(nodes)]
     pln = [cluster.add_guest(n, "vnet2", f"10.0.2.{i + 1}/24") for i, n in enumerate(nodes)]
-    for a, b in [(sec[0], sec[1]), (sec[1], sec[2]), (pln[0], pln[1]), (pln[2], pln[0])]:
-        wait_until(lambda: a.ping(b), timeout=15, what=f"{a.name} -> {b.name}")
+    # the first contact: on a timeout, the daemons' logs and wg show say why
+    wait_guests_ping([(sec[0], sec[1]), (sec[1], sec[2]), (pln[0], pln[1]), (pln[2], pln[0])],
+                     daemons)
     warm_sessions(nodes)
 
     seconds = 60

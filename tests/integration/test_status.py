@@ -134,9 +134,44 @@ def test_status_shows_a_node_whose_underlay_is_down(applied):
         assert doc["underlay_mtu"] is None, doc  # not measured (render says null too)
         assert doc["fabric"]["present"] and {z["name"] for z in doc["zones"]} == \
             {"office", "tenant"}, doc
+        # the zones' MTU is not known without the underlay's (it was shown as 0)
+        assert [z["mtu"] for z in doc["zones"]] == [None, None], doc["zones"]
         text = pve1.fabricd("status", "-c", config)
         assert text.rc == 0 and "conflict: node pve2: no route" in text.stdout, text
+        assert "zone office: transport plain, mtu unknown (stable)" in text.stdout, text
+        # a conflict, not drift; and status changed nothing, so it does not say so
+        assert "CONFLICTS that stop every change" in text.stdout, text
+        assert "DRIFT" not in text.stdout and "nothing was changed" not in text.stderr, text
+        dot = pve1.fabricd("status", "-c", config, "--dot")
+        assert dot.rc == 0 and "office: plain, MTU unknown" in dot.stdout, dot
     finally:
         pve1.run(["ip", "link", "set", "eth0", "up"])
     wait_until(lambda: status_json(pve1, config)["in_sync"], timeout=10,
                what="pve1 in sync again with eth0 up")
+
+
+def test_status_with_a_foreign_link_named_like_the_fabric(applied):
+    """A bridge called wgfab0 is not the fabric: status says what holds the name instead
+    of a WireGuard device with listen port 0, and no apply-only message."""
+    cluster, config = applied
+    pve1 = cluster.nodes[0]
+    assert pve1.fabricd("down", "-c", config).rc == 0
+    pve1.run(["ip", "link", "add", "wgfab0", "type", "bridge"])
+    try:
+        doc = status_json(pve1, config)
+        fabric = doc["fabric"]
+        assert not fabric["present"] and fabric["held_by"] == "bridge", fabric
+        assert fabric["mtu"] is None and fabric["listen_port"] is None, fabric
+        assert fabric["peers"] == [] and fabric["addresses"] == [], fabric
+        assert any("a link named wgfab0 exists" in c for c in doc["conflicts"]), doc
+        text = pve1.fabricd("status", "-c", config)
+        assert text.rc == 0, text
+        assert "fabric wgfab0: absent; a bridge device that is not fabricd's has the name" \
+            in text.stdout, text
+        assert "listen port" not in text.stdout, text
+        assert "planning failed" not in text.stderr and "nothing was changed" not in \
+            text.stderr, text
+    finally:
+        pve1.run(["ip", "link", "del", "wgfab0"])
+    cluster.apply_all(config)
+    assert status_json(pve1, config)["in_sync"]

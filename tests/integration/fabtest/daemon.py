@@ -234,9 +234,14 @@ def wait_guests_ping(pairs, daemons, timeout=20):
         except AssertionError as e:
             state = []
             for d in daemons.values():
-                wg = d.node.run(["wg", "show"], check=False)
-                state.append(f"--- {d.node.name}: log tail\n{d.log()[-2500:]}\n"
-                             f"--- {d.node.name}: wg show\n{wg.stdout}{wg.stderr}")
+                # a handshake, the guard's drops, the flood entries: where a first contact stops
+                extra = {cmd[0] + " " + cmd[1]: d.node.run(cmd, check=False) for cmd in (
+                    ["wg", "show"], ["nft", "list", "counters", "table", "inet", "fabricd"],
+                    ["bridge", "fdb", "show", "nomaster"],
+                    ["ip", "-s", "link", "show", "type", "vxlan"])}
+                state.append(f"--- {d.node.name}: log tail\n{d.log()[-2500:]}\n" + "".join(
+                    f"--- {d.node.name}: {name}\n{res.stdout}{res.stderr}"
+                    for name, res in extra.items()))
             raise AssertionError(f"{e}\n" + "\n".join(state)) from None
 
 

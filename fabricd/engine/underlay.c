@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* engine/underlay.c - the underlay's MTU and this node's address on it, from the kernel's routes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "engine/route.h"
+#include "engine/underlay.h"
+
+/*
+ * Each node measures its own underlay, and nodes that measure differently
+ * build different MTUs for one zone: a frame the larger node sends is lost
+ * at the smaller one's port, with no ICMP to say so. Where every link is
+ * Ethernet's 1500 they agree; any other value is one that another node may
+ * not share, so it is said, once per value a process measures (the daemon
+ * measures every pass).
+ */
+static void warn_unshared_mtu(unsigned int mtu)
+{
+	static unsigned int warned;
+
+	if (mtu == 1500 || mtu == warned)
+		return;
+	warned = mtu;
+	log_warn("fabric.underlay_mtu is not set, and this node's underlay carries %u bytes, "
+		 "not 1500: every node measures its own, and a zone whose MTU differs between "
+		 "nodes loses its largest frames; set fabric.underlay_mtu to the smallest "
+		 "underlay MTU of the cluster",
+		 mtu);
+}
+
+int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t self,
+			 const struct link_table *links, unsigned int *mtu, struct diag *diag)
+{
+	char a[IP_ADDR_STRLEN], path[FABRICD_NAME_MAX + 8];
+
+	*mtu = 0;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		unsigned int m;
+		int ret;
+
+		if (i == self)
+			continue;
+		ret = route_path_mtu(rtnl, links, &c->nodes[i].underlay, &m);
+		if (ret < 0) {
+			snprintf(path, sizeof(path), "node %s", c->nodes[i].name);
+			diag_add(diag, path,
+				 "no route to its underlay address %s (%s): fix the underlay "
+				 "routing, or set fabric.underlay_mtu",
+				 ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-ret));
+			return ret;
+		}
+		if (!*mtu || m < *mtu)
+			*mtu = m;
+	}
+	if (!*mtu) {
+		/* a cluster of one has no route to ask about */
+		*mtu = 1500;
+		log_warn("no other node to measure the underlay MTU against: assuming 1500; "
+			 "set fabric.underlay_mtu to be explicit");
+	}
+	warn_unshared_mtu(*mtu);
+	return 0;
+}
+
+/*
+ * A value written in the file is trusted (a jumbo cluster hears nothing),
+ * except where this node's routes say it cannot be: larger than a path
+ * carries, plain VXLAN's largest frames are dropped without a word.
+ */
+void underlay_check_given_mtu(struct nl_sock *rtnl, const struct link_table *links,
+			      const struct cluster *c, size_t self)
+{
+	static unsigned int warned_given, warned_path;
+	unsigned int given = c->fabric.underlay_mtu, smallest = 0;
+	size_t narrow = 0;
+	char a[IP_ADDR_STRLEN];
+
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		unsigned int m;
+
+		/* no route is said by the fabric's own failures; only a narrow path here */
+		if (i == self || route_path_mtu(rtnl, links, &c->nodes[i].underlay, &m) < 0)
+			continue;
+		if (!smallest || m < smallest) {
+			smallest = m;
+			narrow = i;
+		}
+	}
+	if (!smallest || smallest >= given || (given == warned_given && smallest == warned_path))
+		return;
+	warned_given = given;
+	warned_path = smallest;
+	log_warn("fabric.underlay_mtu is %u, but this node's route to node %s (%s) carries %u "
+		 "bytes: plain VXLAN frames larger than that are lost and WireGuard's are "
+		 "fragmented; lower fabric.underlay_mtu to %u, or raise the underlay's MTU on "
+		 "every node",
+		 given, c->nodes[narrow].name,
+		 ip_addr_str(&c->nodes[narrow].underlay, a, sizeof(a)), smallest, smallest);
+}
+
+void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t self)
+{
+	static struct ip_addr warned;
+	const struct ip_addr *own = &c->nodes[self].underlay;
+	struct route_hop hop;
+	char a[IP_ADDR_STRLEN];
+	int ret;
+
+	if (ip_addr_equal(own, &warned))
+		return;
+	ret = route_get(rtnl, own, &hop);
+	if (ret == 0 && hop.local)
+		return;
+	warned = *own;
+	log_warn("nodes[%zu].underlay: %s is not an address of this host, yet node %s's plain "
+		 "VXLAN devices send from it and the other nodes accept its traffic only from "
+		 "it: correct the address in the definition, give this host that address, or "
+		 "name this host's node with -n",
+		 self, ip_addr_str(own, a, sizeof(a)), c->nodes[self].name);
+}

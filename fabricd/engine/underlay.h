@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/underlay.h - what this node's underlay is, asked of the kernel's
+ * routing: the MTU it carries towards the other nodes, and whether the
+ * definition's underlay address of this node is one of this host's.
+ */
+#ifndef FABRICD_UNDERLAY_H
+#define FABRICD_UNDERLAY_H
+
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "definition/model.h"
+#include "kinds/link.h"
+#include "netlink/nl.h"
+
+/*
+ * The underlay MTU when the definition does not give it: the smallest path
+ * MTU towards the other nodes, as wg-quick computes it per endpoint (1500,
+ * with a warning, for a cluster of one). 0, or -errno with the node it
+ * cannot reach in diag.
+ */
+int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t self,
+			 const struct link_table *links, unsigned int *mtu, struct diag *diag);
+
+/*
+ * A warning (once per value a process sees) when fabric.underlay_mtu is more
+ * than the path to some other node carries: the MTUs built from it are
+ * black holes for the largest frames.
+ */
+void underlay_check_given_mtu(struct nl_sock *rtnl, const struct link_table *links,
+			      const struct cluster *c, size_t self);
+
+/*
+ * A warning (once per address a process sees) when this node's underlay
+ * address is not an address of this host: its VXLAN devices send from it.
+ */
+void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t self);
+
+#endif
