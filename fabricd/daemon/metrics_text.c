@@ -163,6 +163,7 @@ static void render_vnets(FILE *f, const struct metrics_data *d)
 	} fams[] = {
 #define VNET_FAM(n, field, help)                                                                   \
 	{"fabricd_vnet_" n "_total", help, offsetof(struct metrics_vnet, field)}
+	    /* a series per VXLAN device (label device): both during a switch's hold */
 	    VNET_FAM("receive_packets", rx_packets, "Packets the vnet's VXLAN device received."),
 	    VNET_FAM("transmit_packets", tx_packets, "Packets the vnet's VXLAN device sent."),
 	    VNET_FAM("receive_bytes", rx_bytes, "Bytes the vnet's VXLAN device received."),

@@ -254,7 +254,9 @@ static int copy_zones(struct monitor *m, const struct session *s)
 {
 	const struct node_state *w = &s->want;
 	struct metrics_zone *zones = calloc(w->n_zones + 1, sizeof(*zones));
-	struct metrics_vnet *vnets = calloc(w->n_vnets + 1, sizeof(*vnets));
+	/* a vnet's device and its other transport's (a switch's hold, the standby) */
+	struct metrics_vnet *vnets = calloc(2 * w->n_vnets + 1, sizeof(*vnets));
+	size_t n = 0;
 
 	if (!zones || !vnets) {
 		free(zones);
@@ -273,19 +275,25 @@ static int copy_zones(struct monitor *m, const struct session *s)
 	}
 	for (size_t v = 0; v < w->n_vnets; v++) {
 		const struct desired_vnet *dv = &w->vnets[v];
+		const char *devices[2] = {dv->vxlan, dv->other_vxlan};
 
-		snprintf(vnets[v].name, sizeof(vnets[v].name), "%s", dv->name);
-		snprintf(vnets[v].device, sizeof(vnets[v].device), "%s", dv->vxlan);
-		snprintf(vnets[v].zone, sizeof(vnets[v].zone), "%s",
-			 s->cluster->zones[dv->zone].name);
-		vnets[v].vni = dv->vni;
+		/* a device the node does not have is left out when read (read_vnets) */
+		for (size_t k = 0; k < 2; k++) {
+			if (!devices[k][0] || (k && !strcmp(devices[1], devices[0])))
+				continue;
+			snprintf(vnets[n].name, sizeof(vnets[n].name), "%s", dv->name);
+			snprintf(vnets[n].device, sizeof(vnets[n].device), "%s", devices[k]);
+			snprintf(vnets[n].zone, sizeof(vnets[n].zone), "%s",
+				 s->cluster->zones[dv->zone].name);
+			vnets[n++].vni = dv->vni;
+		}
 	}
 	free(m->d.zones);
 	free(m->d.vnets);
 	m->d.zones = zones;
 	m->d.n_zones = w->n_zones;
 	m->d.vnets = vnets;
-	m->d.n_vnets = w->n_vnets;
+	m->d.n_vnets = n;
 	return 0;
 }
 

@@ -118,9 +118,22 @@ void config_parse_addr(struct config_report *r, const char *path, const char *s,
 	char q[CONFIG_VALUE_LEN], bare[CONFIG_VALUE_LEN], qb[CONFIG_VALUE_LEN];
 	const char *slash = strchr(s, '/');
 
-	if (ip_addr_parse(s, out) == 0)
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	if (ip_addr_parse(s, out) == 0 &&
+	    !(out->family == AF_INET6 && !memcmp(out->bytes, v4mapped, sizeof(v4mapped))))
 		return;
 	config_quote(s, q, sizeof(q));
+	if (out->family == AF_INET6) {
+		/* ::ffff:a.b.c.d: the kernel's sockets take it as IPv4; said as what it is */
+		snprintf(bare, sizeof(bare), "%u.%u.%u.%u", out->bytes[12], out->bytes[13],
+			 out->bytes[14], out->bytes[15]);
+		memset(out, 0, sizeof(*out));
+		config_error(r, path, "%s is an IPv4-mapped IPv6 address; give the IPv4 address %s",
+			     q, config_quote(bare, qb, sizeof(qb)));
+		return;
+	}
+	memset(out, 0, sizeof(*out));
 	if (slash && (size_t)(slash - s) < sizeof(bare)) {
 		memcpy(bare, s, (size_t)(slash - s));
 		bare[slash - s] = '\0';

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "definition/config_priv.h"
@@ -31,7 +32,20 @@ static bool key_is_set(const uint8_t *key)
 	return false;
 }
 
-enum { SEEN_NAME = 1, SEEN_UNDERLAY = 2, SEEN_FABRIC = 4, SEEN_KEY = 8 };
+enum { SEEN_NAME = 1, SEEN_UNDERLAY = 2, SEEN_FABRIC = 4, SEEN_KEY = 8, SEEN_ENDPOINT = 16 };
+
+/* Two nodes' endpoints name one place: the same port and host (an address in any spelling). */
+static bool same_endpoint(const struct node *a, const struct node *b)
+{
+	struct ip_addr x, y;
+
+	if (!(a->flags & NODE_HAS_ENDPOINT) || !(b->flags & NODE_HAS_ENDPOINT) ||
+	    a->endpoint_port != b->endpoint_port)
+		return false;
+	if (ip_addr_parse(a->endpoint_host, &x) == 0 && ip_addr_parse(b->endpoint_host, &y) == 0)
+		return ip_addr_equal(&x, &y);
+	return strcasecmp(a->endpoint_host, b->endpoint_host) == 0;
+}
 
 /* Node i against an earlier node j; *seen keeps each field to one report. */
 static void verify_node_pair(const struct cluster *c, size_t i, size_t j, unsigned int *seen,
@@ -64,6 +78,16 @@ static void verify_node_pair(const struct cluster *c, size_t i, size_t j, unsign
 			     "\"%s\" is also the fabric address of nodes[%zu]; give each node its "
 			     "own address inside fabric.prefix",
 			     ip_addr_str(&a->fabric_address, s, sizeof(s)), j);
+	}
+	/* WireGuard tells peers by key, not address: one of the two is reached wrongly */
+	if (!(*seen & SEEN_ENDPOINT) && same_endpoint(a, b)) {
+		*seen |= SEEN_ENDPOINT;
+		config_path(path, "nodes[%zu].endpoint", i);
+		config_error(
+		    r, path,
+		    "%s, port %u, is also the endpoint of nodes[%zu]; two nodes cannot be reached "
+		    "at one address and port (behind one NAT, give each its own port)",
+		    config_quote(a->endpoint_host, q, sizeof(q)), a->endpoint_port, j);
 	}
 	if (!(*seen & SEEN_KEY) && key_is_set(a->public_key) &&
 	    !memcmp(a->public_key, b->public_key, WG_KEY_LEN)) {

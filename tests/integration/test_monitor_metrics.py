@@ -137,6 +137,11 @@ def test_vnet_counters_match_ip_s_link(fabric):
                             vni=vni, device=dev)
                 assert got == kernel, f"{dev} {field}: metrics {got}, kernel {kernel}"
             assert stats["receive_packets"] >= 3 and stats["transmit_packets"] >= 3, stats
+        # every VXLAN device of a vnet has its series: the plain vnet's mute standby here,
+        # both devices during a switch's hold (the sending one was missing then)
+        standby = value(samples, "fabricd_vnet_transmit_packets_total", vnet="vnet100",
+                        zone="red", vni="100", device="vs100")
+        assert standby == kernel_link_stats(pve1, "vs100")["transmit_packets"]
         return True
     wait_until(matches, timeout=10, interval=0.3, what="vnet counters = ip -s link")
 
