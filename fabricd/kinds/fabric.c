@@ -264,6 +264,12 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 	return 0;
 }
 
+/* A WireGuard device of either backend (wireguard-go's is a TUN device). */
+static bool wireguard_kind(const struct link_obs *l)
+{
+	return !strcmp(l->kind, "wireguard") || !strcmp(l->kind, "tun");
+}
+
 /* in: r (backend, keys, roaming), want, have (links, fabric_addrs, wg), diag. */
 static int fabric_plan(const struct kind_input *in, struct plan *p)
 {
@@ -276,9 +282,22 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 
 	if (l && !link_is_owned(l, want->owner) && !have->wg_adopt) {
 		diag_add(in->diag, "fabric " FABRIC_IFNAME,
-			 "a link named %s exists that fabricd does not own (alias \"%s\"); "
-			 "delete it or give it the alias \"%s\" to let fabricd adopt it",
-			 FABRIC_IFNAME, link_alias(l), want->owner);
+			 "a link named %s exists that fabricd does not own (kind %s, alias "
+			 "\"%s\"); %s%s%s",
+			 FABRIC_IFNAME, l->kind[0] ? l->kind : "unknown", link_alias(l),
+			 wireguard_kind(l) ? "delete it, or give it the alias \"" : "",
+			 wireguard_kind(l) ? want->owner : "",
+			 wireguard_kind(l) ? "\" to let fabricd adopt it"
+					   : "delete or rename it: only a WireGuard device can be "
+					     "the fabric");
+		return 0;
+	}
+	if (l && !wireguard_kind(l)) {
+		/* adopted by its alias, but no WireGuard device: made again, not read */
+		diag_add(in->diag, "fabric " FABRIC_IFNAME,
+			 "a %s link has the name and fabricd's alias, but only a WireGuard device "
+			 "can be the fabric: delete it (ip link delete %s) and apply again",
+			 l->kind[0] ? l->kind : "non-WireGuard", FABRIC_IFNAME);
 		return 0;
 	}
 	if (l && !have->wg) {

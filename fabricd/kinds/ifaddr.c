@@ -120,21 +120,25 @@ static int plan_address(const struct link_obs *l, const struct ip_prefix *pfx, s
 }
 
 /*
- * The new address goes on before the old goes: an IPv4 address removed
- * while no other copy of it is on the device takes every route with it as
- * source (an operator's `ip route ... src FABRIC_ADDRESS` when only the
- * prefix length changed). IPv6 refuses a second copy of an address whatever
- * its length, and keeps such routes anyway, so there the old goes first.
+ * Only the prefix length changes (/24 -> /16): the address with the new
+ * length goes on before the old one goes. Over IPv4 the kernel flushes every
+ * route with an address as source when the last copy of that address goes
+ * (an operator's `ip route ... src FABRIC_ADDRESS`), and two copies with
+ * different masks are both primary. Anything else goes old first: a new
+ * IPv4 address in the old one's subnet would be its secondary, which the
+ * kernel deletes with the primary (promote_secondaries is off by default);
+ * IPv6 refuses a second copy of one address, and keeps such routes, without
+ * their source.
  */
 static bool add_first(const struct ifaddr_table *addrs, const struct ip_prefix *pfx)
 {
+	if (pfx->addr.family != AF_INET)
+		return false;
 	for (size_t i = 0; i < addrs->n; i++) {
-		const struct ip_prefix *h = &addrs->entries[i].prefix;
-
-		if (h->addr.family == AF_INET6 && ip_addr_equal(&h->addr, &pfx->addr))
-			return false;
+		if (ip_addr_equal(&addrs->entries[i].prefix.addr, &pfx->addr))
+			return true;
 	}
-	return true;
+	return false;
 }
 
 /* in: want (its fabric address), link (the fabric device, NULL: not made yet), have->fabric_addrs.

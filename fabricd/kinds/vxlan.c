@@ -376,6 +376,31 @@ static int encode_local(struct kind_encoder *e, const struct op *op)
 	return 0;
 }
 
+/*
+ * A bridge without an address of its own (Proxmox's, `bridges: existing`)
+ * takes its smallest port's, anew whenever a port comes or goes; a
+ * transport switch makes and retires VXLAN ports, and its gateway address
+ * then answered from another MAC. A vnet's secure device exists in both
+ * transports (the plain vnet's mute standby) and is made with the smaller
+ * address, 02:00:..., its plain device with 02:01:...: such a bridge keeps
+ * the secure device's through every switch. The rest is a hash of the local
+ * address and VNI: one node's devices differ from another's.
+ */
+static void put_address(struct nlmsghdr *nlh, const struct op *op)
+{
+	const struct ip_addr *local = &op->u.create.local;
+	uint32_t h = 2166136261u; /* FNV-1a */
+	uint8_t mac[6] = {0x02, strncmp(op->ifname, "vs", 2) ? 0x01 : 0x00};
+
+	for (size_t i = 0; i < sizeof(local->bytes); i++)
+		h = (h ^ local->bytes[i]) * 16777619u;
+	for (int i = 0; i < 4; i++)
+		h = (h ^ ((op->u.create.vni >> (8 * i)) & 0xff)) * 16777619u;
+	for (int i = 0; i < 4; i++)
+		mac[2 + i] = (uint8_t)(h >> (8 * i));
+	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+}
+
 static int vxlan_encode(struct kind_encoder *e, struct op *op)
 {
 	int master;
@@ -395,6 +420,7 @@ static int vxlan_encode(struct kind_encoder *e, struct op *op)
 	if (!nlh)
 		return -ENOBUFS;
 	vxlan_put_create(nlh, op, master);
+	put_address(nlh, op);
 	return link_encode_create(e, op, nlh);
 }
 

@@ -22,7 +22,7 @@ import signal
 
 import pytest
 
-from fabtest import assert_node_converged, vnet, wait_until
+from fabtest import assert_node_converged, vnet, wait_until, zone
 from fabtest.scenario import assert_sessions_kept, peer_sessions, standard_zones, warm_sessions
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
@@ -510,3 +510,42 @@ def test_a_bridge_keeps_its_address_when_ports_come_and_go(make_cluster):
         z["transport"] = "secure" if z["transport"] == "plain" else "plain"
     cluster.apply_all(cluster.write_definition(definition, path))
     assert pve1.link("vnet100")["address"] == bridge["address"]
+
+
+def test_a_fabric_address_moved_in_its_subnet_is_kept(make_cluster):
+    """10.255.0.1/24 -> 10.255.0.9/24: the new address, added first, is the old one's
+    secondary, which the kernel deletes with the primary (promote_secondaries off), and
+    apply left wgfab0 without an address. A new address goes on after the old goes."""
+    cluster = make_cluster(2)
+    definition, path = applied(cluster)
+    pve1 = cluster.nodes[0]
+    definition["nodes"][0]["fabric_address"] = "10.255.0.9"
+    path = cluster.write_definition(definition, path)
+    cluster.apply_all(path)
+    addrs = pve1.run(["ip", "-4", "-o", "addr", "show", "dev", "wgfab0"]).stdout
+    assert "10.255.0.9/24" in addrs and "10.255.0.1/" not in addrs, addrs
+    assert pve1.fabricd("plan", "-c", path).rc == 0
+    cluster.nodes[1].run(["ping", "-c", "1", "-W", "3", "10.255.0.9"])
+
+
+def test_a_proxmox_bridge_keeps_its_address_through_switches(make_cluster):
+    """A bridge of `bridges: existing` has no address of its own (fabricd does not set
+    one on another's bridge) and takes its smallest port's: the secure device, made with
+    the smaller address and present in both transports (the plain vnet's standby), is
+    that port, so switches do not move the gateway's MAC."""
+    cluster = make_cluster(2)
+    for n in cluster.nodes:
+        n.run(["ip", "link", "add", "vnet100", "type", "bridge"])
+        n.run(["ip", "link", "set", "vnet100", "up"])
+    pve1 = cluster.nodes[0]
+    seen = []
+    for transport in ("plain", "secure", "plain", "secure"):
+        definition = cluster.definition(
+            zones=[dict(zone("red", transport, [("vnet100", 100)]), bridges="existing")])
+        path = cluster.write_definition(definition, f"{cluster.tmpdir}/existing.json")
+        for n in cluster.nodes:
+            res = n.fabricd("apply", "-c", path, "--grace", "0")
+            assert res.rc == 0, res
+        seen.append(pve1.link("vnet100")["address"])
+    assert len(set(seen)) == 1 and seen[0].startswith("02:00:"), seen
+    assert pve1.link("vs100")["address"] == seen[0]

@@ -171,6 +171,16 @@ def test_status_with_a_foreign_link_named_like_the_fabric(applied):
         assert "listen port" not in text.stdout, text
         assert "planning failed" not in text.stderr and "nothing was changed" not in \
             text.stderr, text
+        # a bridge cannot be adopted as the fabric: the advice is to remove it
+        res = pve1.fabricd("plan", "-c", config)
+        assert res.rc == 1 and "(kind bridge, alias" in res.stderr and \
+            "delete or rename it: only a WireGuard device can be the fabric" in res.stderr, res
+        assert "to let fabricd adopt it" not in res.stderr, res
+        # given fabricd's alias all the same: said, not taken for a hung wireguard-go
+        pve1.run(["ip", "link", "set", "wgfab0", "alias", "fabricd:fabtest"])
+        res = pve1.fabricd("plan", "-c", config)
+        assert res.rc == 1 and "only a WireGuard device can be the fabric: delete it" in \
+            res.stderr and "wireguard-go" not in res.stderr, res
     finally:
         pve1.run(["ip", "link", "del", "wgfab0"])
     cluster.apply_all(config)
