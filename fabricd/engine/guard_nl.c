@@ -94,6 +94,12 @@ static int table_cb(const struct nlmsghdr *nlh, void *data)
 
 	attrs_of(nlh, tb, NFTA_TABLE_MAX);
 	rd->table_found = true;
+	/* a dormant table keeps every rule and hooks none: the guard is off */
+	if (u32_attr(tb[NFTA_TABLE_FLAGS]) & NFT_TABLE_F_DORMANT) {
+		rd->err = firewall_obs_add_other(rd->fw, "flag dormant (no hook is in use)");
+		if (rd->err)
+			return MNL_CB_ERROR;
+	}
 	ud = tb[NFTA_TABLE_USERDATA];
 	if (!ud)
 		return MNL_CB_OK;

@@ -155,6 +155,10 @@ def cases(pve1, pve2):
         "firewall-table-deleted": (
             ["nft", "delete", "table", "inet", "fabricd"],
             lambda: pve1.run(["nft", "list", "table", "inet", "fabricd"], check=False).returncode == 0),
+        "firewall-table-dormant": (
+            # every rule kept, no hook used: the guard is off (it passed as in sync)
+            ["nft", "add", "table", "inet", "fabricd", "{ flags dormant; }"],
+            lambda: "dormant" not in pve1.run(["nft", "list", "table", "inet", "fabricd"]).stdout),
     }
 
 
@@ -163,7 +167,8 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
               "port-disabled", "port-multicast-router-off",
               "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
-              "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted"]
+              "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted",
+              "firewall-table-dormant"]
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)
