@@ -139,7 +139,7 @@ def test_converge_and_ping_both_transports(evpn):
                                                    name=f"p{i}")
     for vnet in ("vnet100", "vnet200"):
         for a, b in ((1, 2), (1, 3), (2, 3)):
-            wait_until(lambda: guests[(vnet, a)].ping(guests[(vnet, b)]), timeout=15,
+            wait_until(lambda: guests[(vnet, a)].ping(guests[(vnet, b)]), timeout=25,
                        what=f"{vnet}: guest on pve{a} pings pve{b}")
     print(f"evpn: sessions established {sessions:.2f} s after the first apply")
     for node in cluster.nodes:
@@ -199,7 +199,7 @@ def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
     guests = [cluster.add_guest(n, "vnet300", f"10.30.0.{i}/24", name=f"l{i}")
               for i, n in enumerate(cluster.nodes, 1)]
     for a, b in ((0, 1), (1, 2), (2, 0)):
-        wait_until(lambda: guests[a].ping(guests[b]), timeout=15, what=f"legacy {a} -> {b}")
+        wait_until(lambda: guests[a].ping(guests[b]), timeout=25, what=f"legacy {a} -> {b}")
     time.sleep(1)
     for node in cluster.nodes:
         assert "vs300" not in node.links(), f"{node.name}: a second device of VNI 300"
@@ -212,7 +212,7 @@ def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
         assert res.rc == 0, res
         assert "vx300" not in node.links() and "vs300" in node.links(), node.name
     for a, b in ((0, 1), (1, 2), (2, 0)):
-        wait_until(lambda: guests[a].ping(guests[b]), timeout=15, what=f"secure {a} -> {b}")
+        wait_until(lambda: guests[a].ping(guests[b]), timeout=25, what=f"secure {a} -> {b}")
     apply(cluster, frrs, main)  # the static zone goes
     time.sleep(2)
     assert {n: f.pids() for n, f in frrs.items()} == pids, "zebra or bgpd died"

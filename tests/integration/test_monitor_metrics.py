@@ -64,7 +64,7 @@ def fabric(cluster_options):
             guests[bridge] = [cluster.add_guest(n, bridge, f"{prefix}.{n.index}/24")
                               for n in cluster.nodes]
         for a, b in guests.values():
-            wait_until(lambda: a.ping(b, count=3), timeout=15, what=f"{a.name} -> {b.name}")
+            wait_until(lambda: a.ping(b, count=3), timeout=25, what=f"{a.name} -> {b.name}")
         yield SimpleNamespace(cluster=cluster, definition=definition, daemons=daemons,
                               metrics_file=metrics_file)
         stop_daemons(daemons)

@@ -72,7 +72,7 @@ def fabric(cluster_options):
             guests[bridge] = (cluster.add_guest("pve1", bridge, f"{prefix}.1/24"),
                               cluster.add_guest("pve3", bridge, f"{prefix}.3/24"))
         for a, b in guests.values():
-            wait_until(lambda: a.ping(b), timeout=15, what=f"{a.name} -> {b.name}")
+            wait_until(lambda: a.ping(b), timeout=25, what=f"{a.name} -> {b.name}")
         yield SimpleNamespace(cluster=cluster, definition=definition, daemons=daemons,
                               guests=guests)
         stop_daemons(daemons)

@@ -126,7 +126,7 @@ def test_follows_running_config(followed):
         assert "following Proxmox SDN" in d.log(), d.log()
     assert all_have(nodes, "blue", "vs100")
     blue = [cluster.add_guest(n, "blue", f"10.0.1.{i + 1}/24") for i, n in enumerate(nodes)]
-    wait_until(lambda: blue[0].ping(blue[2]), timeout=15, what="blue: g1 -> g3")
+    wait_until(lambda: blue[0].ping(blue[2]), timeout=25, what="blue: g1 -> g3")
 
     # a vnet added in Proxmox: bridge and VXLAN device on every node, no command run
     applied = pve.apply("secure", {"blue": 100, "green": 101})
@@ -135,7 +135,7 @@ def test_follows_running_config(followed):
     added = time.monotonic() - applied
     green = [cluster.add_guest(n, "green", f"10.0.2.{i + 1}/24") for i, n in enumerate(nodes)]
     for a, b in [(green[0], green[1]), (green[1], green[2]), (green[2], green[0])]:
-        wait_until(lambda: a.ping(b), timeout=15, what=f"green: {a.name} -> {b.name}")
+        wait_until(lambda: a.ping(b), timeout=25, what=f"green: {a.name} -> {b.name}")
     assert not green[0].ping(blue[1]), "vnets stay apart"
     # the one-shot commands read the same configuration: the daemon left nothing to do
     res = nodes[0].fabricd("plan", "--sdn-dir", pve.sdn)

@@ -77,7 +77,7 @@ def test_ifreload_keeps_fabricd_ports(frontend):
     pln = [cluster.add_guest(n, "vnet2", f"10.0.2.{i + 1}/24") for i, n in
            enumerate(cluster.nodes)]
     for a, b in [(sec[0], sec[1]), (sec[1], sec[2]), (pln[0], pln[1]), (pln[2], pln[0])]:
-        wait_until(lambda: a.ping(b), timeout=15)
+        wait_until(lambda: a.ping(b), timeout=25)
 
     pairs = [(sec[0], sec[1]), (sec[2], sec[0]), (pln[0], pln[1]), (pln[1], pln[2])]
     seconds = 30
@@ -108,7 +108,7 @@ def test_ifreload_keeps_fabricd_ports(frontend):
         assert ports(n, "vnet3") == ["vs101"], n.links()
     new = [cluster.add_guest(n, "vnet3", f"10.0.3.{i + 1}/24") for i, n in
            enumerate(cluster.nodes)]
-    wait_until(lambda: new[0].ping(new[2]), timeout=15)
+    wait_until(lambda: new[0].ping(new[2]), timeout=25)
     assert not new[0].ping(sec[1]), "vnets stay apart"
 
     # down: fabricd's ports and file go, Proxmox's bridges and guests stay
@@ -150,7 +150,7 @@ def test_daemon_toggles_a_zone_under_ifreload(frontend):
         pln = [cluster.add_guest(n, "vnet2", f"10.0.2.{i + 1}/24") for i, n in
                enumerate(cluster.nodes)]
         for a, b in [(pln[0], pln[1]), (pln[1], pln[2]), (pln[2], pln[0])]:
-            wait_until(lambda: a.ping(b), timeout=15)
+            wait_until(lambda: a.ping(b), timeout=25)
         # a switched node sends secure at once: every WireGuard session must be up, as it
         # is on a running cluster (a first initiation lost at startup is retried after 5 s)
         warm_sessions(cluster.nodes)

@@ -289,7 +289,7 @@ def test_follows_simple_zones(simple):
     assert {(n.name, b): n.link(b)["ifindex"] for n in nodes
             for b in ("vnet1", "vnet2")} == ids, "Proxmox's bridges were recreated"
     new = [cluster.add_guest(n, "vnet3", f"10.0.3.{i + 1}/24") for i, n in enumerate(nodes)]
-    wait_until(lambda: new[0].ping(new[2]), timeout=15, what="vnet3: g1 -> g3")
+    wait_until(lambda: new[0].ping(new[2]), timeout=25, what="vnet3: g1 -> g3")
     assert not new[0].ping(sec[1]), "vnets stay apart"
 
     # a vnet fabricd cannot carry: logged by Proxmox vnet, the last good state stays

@@ -115,7 +115,7 @@ def fabric(request, cluster_options):
                 for n in cluster.nodes]
         pairs = red_pairs(red) + [(a, b) for a in blue for b in blue if a is not b]
         for a, b in pairs:
-            wait_until(lambda: a.ping(b), timeout=15, what=f"{a.name} -> {b.name}")
+            wait_until(lambda: a.ping(b), timeout=25, what=f"{a.name} -> {b.name}")
         warm_sessions(cluster.nodes)
         yield SimpleNamespace(cluster=cluster, mode=request.param, daemons=daemons,
                               paths=paths, red=red, pairs=pairs, transport="plain")
