@@ -345,6 +345,19 @@ static int session_replan(struct session *s)
  * No plan without the underlay's MTU (no route to a node): status still
  * shows the node, its wanted objects without MTUs, and why in conflicts.
  */
+/*
+ * d, unless its errors are kept as conflicts for status, which shows them
+ * in its output: then only the warnings, so no conflict is said twice.
+ */
+static void print_diag(const struct session *s, const struct diag *d, bool kept)
+{
+	struct diag warnings = *d;
+
+	if (s->report_only && kept)
+		warnings.n = 0;
+	diag_print(&warnings, log_stream());
+}
+
 static int unmeasured(struct session *s, struct diag *why)
 {
 	struct diag quiet;
@@ -352,7 +365,7 @@ static int unmeasured(struct session *s, struct diag *why)
 	diag_init(&quiet);
 	desired_build(s->cluster, s->self, 0, &s->want, &quiet);
 	diag_free(&quiet);
-	diag_print(why, log_stream());
+	print_diag(s, why, true);
 	diag_free(&s->conflicts);
 	s->conflicts = *why;
 	return -1;
@@ -427,7 +440,7 @@ int session_plan(struct session *s)
 		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
 	}
 	s->plan_ms = clock_mono_ms() - observed;
-	diag_print(&diag, log_stream());
+	print_diag(s, &diag, ret == -EEXIST);
 	diag_free(&s->conflicts);
 	if (ret == -EEXIST)
 		s->conflicts = diag; /* kept: status shows them */

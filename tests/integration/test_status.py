@@ -142,6 +142,8 @@ def test_status_shows_a_node_whose_underlay_is_down(applied):
         # a conflict, not drift; and status changed nothing, so it does not say so
         assert "CONFLICTS that stop every change" in text.stdout, text
         assert "DRIFT" not in text.stdout and "nothing was changed" not in text.stderr, text
+        # said once, in the output (stderr had each conflict again)
+        assert "no route" not in text.stderr, text
         dot = pve1.fabricd("status", "-c", config, "--dot")
         assert dot.rc == 0 and "office: plain, MTU unknown" in dot.stdout, dot
     finally:
