@@ -12,6 +12,7 @@
 #include "cli/status_dot.h"
 #include "base/log.h"
 #include "engine/session.h"
+#include "kinds/fabric.h"
 #include "definition/wgkey.h"
 
 static const char *node_by_key(const struct cluster *c, const uint8_t *key)
@@ -73,16 +74,10 @@ static json_t *status_peers(const struct session *s)
 	return peers;
 }
 
-/* A WireGuard device, of either backend (wireguard-go's is a TUN device). */
-static bool is_wireguard(const struct link_obs *l)
-{
-	return !strcmp(l->kind, "wireguard") || !strcmp(l->kind, "tun");
-}
-
 static json_t *status_fabric(const struct session *s)
 {
 	const struct link_obs *l = link_find(&s->have.links, FABRIC_IFNAME);
-	const struct link_obs *fabric = l && is_wireguard(l) ? l : NULL;
+	const struct link_obs *fabric = l && fabric_link_is_wireguard(l) ? l : NULL;
 	json_t *addrs = json_array(), *o;
 
 	for (size_t i = 0; fabric && i < s->have.fabric_addrs.n; i++)

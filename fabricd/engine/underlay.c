@@ -31,11 +31,15 @@ static void warn_unshared_mtu(unsigned int mtu)
 		 mtu);
 }
 
-int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t self,
-			 const struct link_table *links, unsigned int *mtu, struct diag *diag)
+/*
+ * The smallest path MTU towards the other nodes (0: none reachable) and the
+ * node it leads to. Stops at the first node without a route when
+ * unreachable is given (its index there, the lookup's -errno returned).
+ */
+static int smallest_path(struct nl_sock *rtnl, const struct link_table *links,
+			 const struct cluster *c, size_t self, unsigned int *mtu, size_t *narrow,
+			 size_t *unreachable)
 {
-	char a[IP_ADDR_STRLEN], path[FABRICD_NAME_MAX + 8];
-
 	*mtu = 0;
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		unsigned int m;
@@ -44,16 +48,32 @@ int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t s
 		if (i == self)
 			continue;
 		ret = route_path_mtu(rtnl, links, &c->nodes[i].underlay, &m);
-		if (ret < 0) {
-			snprintf(path, sizeof(path), "node %s", c->nodes[i].name);
-			diag_add(diag, path,
-				 "no route to its underlay address %s (%s): fix the underlay "
-				 "routing, or set fabric.underlay_mtu",
-				 ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-ret));
+		if (ret < 0 && unreachable) {
+			*unreachable = i;
 			return ret;
 		}
-		if (!*mtu || m < *mtu)
+		if (ret == 0 && (!*mtu || m < *mtu)) {
 			*mtu = m;
+			*narrow = i;
+		}
+	}
+	return 0;
+}
+
+int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t self,
+			 const struct link_table *links, unsigned int *mtu, struct diag *diag)
+{
+	char a[IP_ADDR_STRLEN], path[FABRICD_NAME_MAX + 8];
+	size_t narrow, gone;
+	int ret = smallest_path(rtnl, links, c, self, mtu, &narrow, &gone);
+
+	if (ret < 0) {
+		snprintf(path, sizeof(path), "node %s", c->nodes[gone].name);
+		diag_add(diag, path,
+			 "no route to its underlay address %s (%s): fix the underlay routing, or "
+			 "set fabric.underlay_mtu",
+			 ip_addr_str(&c->nodes[gone].underlay, a, sizeof(a)), strerror(-ret));
+		return ret;
 	}
 	if (!*mtu) {
 		/* a cluster of one has no route to ask about */
@@ -68,27 +88,18 @@ int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t s
 /*
  * A value written in the file is trusted (a jumbo cluster hears nothing),
  * except where this node's routes say it cannot be: larger than a path
- * carries, plain VXLAN's largest frames are dropped without a word.
+ * carries, plain VXLAN's largest frames are dropped without a word. A node
+ * without a route is said by the fabric's own failures, not here.
  */
 void underlay_check_given_mtu(struct nl_sock *rtnl, const struct link_table *links,
 			      const struct cluster *c, size_t self)
 {
 	static unsigned int warned_given, warned_path;
-	unsigned int given = c->fabric.underlay_mtu, smallest = 0;
+	unsigned int given = c->fabric.underlay_mtu, smallest;
 	size_t narrow = 0;
 	char a[IP_ADDR_STRLEN];
 
-	for (size_t i = 0; i < c->n_nodes; i++) {
-		unsigned int m;
-
-		/* no route is said by the fabric's own failures; only a narrow path here */
-		if (i == self || route_path_mtu(rtnl, links, &c->nodes[i].underlay, &m) < 0)
-			continue;
-		if (!smallest || m < smallest) {
-			smallest = m;
-			narrow = i;
-		}
-	}
+	smallest_path(rtnl, links, c, self, &smallest, &narrow, NULL);
 	if (!smallest || smallest >= given || (given == warned_given && smallest == warned_path))
 		return;
 	warned_given = given;

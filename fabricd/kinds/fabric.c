@@ -264,8 +264,7 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 	return 0;
 }
 
-/* A WireGuard device of either backend (wireguard-go's is a TUN device). */
-static bool wireguard_kind(const struct link_obs *l)
+bool fabric_link_is_wireguard(const struct link_obs *l)
 {
 	return !strcmp(l->kind, "wireguard") || !strcmp(l->kind, "tun");
 }
@@ -281,18 +280,22 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 	int ret;
 
 	if (l && !link_is_owned(l, want->owner) && !have->wg_adopt) {
+		char fix[160];
+
+		if (fabric_link_is_wireguard(l))
+			snprintf(fix, sizeof(fix),
+				 "delete it, or give it the alias \"%s\" to let fabricd adopt it",
+				 want->owner);
+		else
+			snprintf(fix, sizeof(fix),
+				 "delete or rename it: only a WireGuard device can be the fabric");
 		diag_add(in->diag, "fabric " FABRIC_IFNAME,
 			 "a link named %s exists that fabricd does not own (kind %s, alias "
-			 "\"%s\"); %s%s%s",
-			 FABRIC_IFNAME, l->kind[0] ? l->kind : "unknown", link_alias(l),
-			 wireguard_kind(l) ? "delete it, or give it the alias \"" : "",
-			 wireguard_kind(l) ? want->owner : "",
-			 wireguard_kind(l) ? "\" to let fabricd adopt it"
-					   : "delete or rename it: only a WireGuard device can be "
-					     "the fabric");
+			 "\"%s\"); %s",
+			 FABRIC_IFNAME, l->kind[0] ? l->kind : "unknown", link_alias(l), fix);
 		return 0;
 	}
-	if (l && !wireguard_kind(l)) {
+	if (l && !fabric_link_is_wireguard(l)) {
 		/* adopted by its alias, but no WireGuard device: made again, not read */
 		diag_add(in->diag, "fabric " FABRIC_IFNAME,
 			 "a %s link has the name and fabricd's alias, but only a WireGuard device "

@@ -12,6 +12,8 @@
 /* fabric_kind (kinds/kind.h) plans all of it, the address through ifaddr_kind. */
 
 /* The peer change an OP_WG_PEER stands for (allowed_ips points into the desired state). */
+/* A WireGuard device of either backend (wireguard-go's is a TUN device): what can be the fabric. */
+bool fabric_link_is_wireguard(const struct link_obs *l);
 void fabric_peer_of(const struct op *op, struct wg_peer *out);
 /* The device change an OP_WG_DEVICE stands for, with private_key when it sets the key. */
 void fabric_device_of(const struct op *op, const uint8_t *private_key, struct wg_device *out);
