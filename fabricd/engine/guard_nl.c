@@ -25,16 +25,27 @@
 /* libnftnl's user data TLV for a table comment (NFTNL_UDATA_TABLE_COMMENT) */
 #define UDATA_TABLE_COMMENT 0
 
+/* A verdict map's elements: key (a port, as fabricd's are) and verdict. */
+struct map_elems {
+	size_t n;
+	bool more; /* more than fit: not a map fabricd makes */
+	struct {
+		uint32_t key;
+		char verdict[NFT_CHAIN_MAXNAMELEN + 16];
+	} el[8];
+};
+
 struct reader {
 	struct nl_sock s;
 	struct firewall_obs *fw;
 	const char *set; /* the set whose elements are dumped */
-	/* per chain: rules counted */
+	/* per chain: its rules' verdicts, in order */
 	size_t n_chains;
 	struct {
 		char name[NFT_CHAIN_MAXNAMELEN];
-		size_t rules;
+		char verdicts[512];
 	} chains[16];
+	struct map_elems map; /* the verdict map whose elements are dumped */
 	bool table_found;
 	int err; /* a callback's failure (ENOMEM) */
 };
@@ -194,13 +205,122 @@ static int elem_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* Rules counted per chain name, the names added as they come. */
+/* A verdict (an NFTA_DATA_VERDICT nest) by name: "accept", "jump:CHAIN", ... */
+static void verdict_name(const struct nlattr *verdict, char *out, size_t len)
+{
+	const struct nlattr *v;
+	const char *chain = "?";
+	int32_t code = NF_ACCEPT;
+
+	mnl_attr_for_each_nested(v, verdict)
+	{
+		if (mnl_attr_get_type(v) == NFTA_VERDICT_CODE)
+			code = (int32_t)u32_attr(v);
+		else if (mnl_attr_get_type(v) == NFTA_VERDICT_CHAIN && str_attr(v))
+			chain = str_attr(v);
+	}
+	switch (code) {
+	case NF_ACCEPT:
+		snprintf(out, len, "accept");
+		break;
+	case NF_DROP:
+		snprintf(out, len, "drop");
+		break;
+	case NFT_JUMP:
+		snprintf(out, len, "jump:%s", chain);
+		break;
+	case NFT_GOTO:
+		snprintf(out, len, "goto:%s", chain);
+		break;
+	case NFT_RETURN:
+		snprintf(out, len, "return");
+		break;
+	case NFT_CONTINUE:
+		snprintf(out, len, "continue");
+		break;
+	default:
+		snprintf(out, len, "verdict:%d", code);
+	}
+}
+
+/* An NFTA_DATA_* nest's verdict by name into out; out unchanged when it holds a value. */
+static void data_verdict(const struct nlattr *data, char *out, size_t len)
+{
+	const struct nlattr *d;
+
+	mnl_attr_for_each_nested(d, data)
+	{
+		if (mnl_attr_get_type(d) == NFTA_DATA_VERDICT)
+			verdict_name(d, out, len);
+	}
+}
+
+/* An expression's verdict into out: immediate, a verdict map ("vmap{SET}"), reject, ... */
+static void expr_verdict(const char *name, const struct nlattr *data, char *out, size_t len)
+{
+	static const char *const ending[] = {"reject", "queue", "fwd", "synproxy"};
+	const struct nlattr *a, *set = NULL;
+	bool to_verdict = false;
+
+	if (!strcmp(name, "immediate") && data) {
+		mnl_attr_for_each_nested(a, data)
+		{
+			if (mnl_attr_get_type(a) == NFTA_IMMEDIATE_DREG &&
+			    u32_attr(a) != NFT_REG_VERDICT)
+				return;
+			if (mnl_attr_get_type(a) == NFTA_IMMEDIATE_DATA)
+				data_verdict(a, out, len);
+		}
+	} else if (!strcmp(name, "lookup") && data) {
+		mnl_attr_for_each_nested(a, data)
+		{
+			if (mnl_attr_get_type(a) == NFTA_LOOKUP_SET)
+				set = a;
+			else if (mnl_attr_get_type(a) == NFTA_LOOKUP_DREG)
+				to_verdict = u32_attr(a) == NFT_REG_VERDICT;
+		}
+		/* the map's elements replace the set's name once the rules are read */
+		if (to_verdict)
+			snprintf(out, len, "vmap{@%s}", str_attr(set) ? str_attr(set) : "?");
+	} else {
+		for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++) {
+			if (!strcmp(name, ending[i]))
+				snprintf(out, len, "%s", ending[i]);
+		}
+	}
+}
+
+/* A rule's verdict, the last one its expressions give; "-" for none. */
+static void rule_verdict(const struct nlattr *exprs, char *out, size_t len)
+{
+	const struct nlattr *e, *a, *name, *data;
+
+	snprintf(out, len, "-");
+	if (!exprs)
+		return;
+	mnl_attr_for_each_nested(e, exprs)
+	{
+		name = data = NULL;
+		mnl_attr_for_each_nested(a, e)
+		{
+			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME)
+				name = a;
+			else if (mnl_attr_get_type(a) == NFTA_EXPR_DATA)
+				data = a;
+		}
+		if (str_attr(name))
+			expr_verdict(str_attr(name), data, out, len);
+	}
+}
+
+/* Each chain's rules' verdicts, the chains added as they come. */
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reader *rd = data;
 	const struct nlattr *tb[NFTA_RULE_MAX + 1];
 	const char *chain;
-	size_t i = 0;
+	char verdict[NFT_CHAIN_MAXNAMELEN + 16];
+	size_t i = 0, used;
 
 	attrs_of(nlh, tb, NFTA_RULE_MAX);
 	chain = str_attr(tb[NFTA_RULE_CHAIN]);
@@ -213,15 +333,121 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 		rd->err = firewall_obs_add_other(rd->fw, "chain");
 		return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
 	}
-	if (i == rd->n_chains)
-		snprintf(rd->chains[rd->n_chains++].name, sizeof(rd->chains[0].name), "%s", chain);
-	rd->chains[i].rules++;
+	if (i == rd->n_chains) {
+		snprintf(rd->chains[i].name, sizeof(rd->chains[0].name), "%s", chain);
+		rd->chains[i].verdicts[0] = '\0';
+		rd->n_chains++;
+	}
+	rule_verdict(tb[NFTA_RULE_EXPRESSIONS], verdict, sizeof(verdict));
+	/* a chain of more rules than fits differs from every rendered one anyway */
+	used = strlen(rd->chains[i].verdicts);
+	snprintf(rd->chains[i].verdicts + used, sizeof(rd->chains[0].verdicts) - used, "%s%s",
+		 used ? " " : "", verdict);
 	return MNL_CB_OK;
 }
 
 static void rules_reset(void *data)
 {
 	((struct reader *)data)->n_chains = 0;
+}
+
+/* One element: its key (big-endian, as a port is) and its verdict. */
+static void add_map_elem(struct map_elems *m, const struct nlattr *elem)
+{
+	const struct nlattr *a, *v;
+	uint32_t key = 0;
+
+	if (m->n == sizeof(m->el) / sizeof(m->el[0])) {
+		m->more = true;
+		return;
+	}
+	snprintf(m->el[m->n].verdict, sizeof(m->el[0].verdict), "-");
+	mnl_attr_for_each_nested(a, elem)
+	{
+		if (mnl_attr_get_type(a) == NFTA_SET_ELEM_DATA)
+			data_verdict(a, m->el[m->n].verdict, sizeof(m->el[0].verdict));
+		if (mnl_attr_get_type(a) != NFTA_SET_ELEM_KEY)
+			continue;
+		mnl_attr_for_each_nested(v, a)
+		{
+			const uint8_t *b = mnl_attr_get_payload(v);
+
+			for (uint16_t i = 0; mnl_attr_get_type(v) == NFTA_DATA_VALUE &&
+					     i < mnl_attr_get_payload_len(v) && i < 4;
+			     i++)
+				key = key << 8 | b[i];
+		}
+	}
+	m->el[m->n++].key = key;
+}
+
+static int map_elem_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct reader *rd = data;
+	const struct nlattr *tb[NFTA_SET_ELEM_LIST_MAX + 1], *e;
+
+	attrs_of(nlh, tb, NFTA_SET_ELEM_LIST_MAX);
+	if (!tb[NFTA_SET_ELEM_LIST_ELEMENTS] || !ours(tb[NFTA_SET_ELEM_LIST_TABLE]))
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(e, tb[NFTA_SET_ELEM_LIST_ELEMENTS]) add_map_elem(&rd->map, e);
+	return MNL_CB_OK;
+}
+
+static void map_reset(void *data)
+{
+	struct reader *rd = data;
+
+	rd->map.n = 0;
+	rd->map.more = false;
+}
+
+/* The map's elements by key: "4789:jump:plain_vxlan_in,4790:..." (the kernel's order is its
+ * hash's). */
+static void map_text(struct map_elems *m, char *out, size_t len)
+{
+	size_t used = 0;
+
+	for (size_t i = 1; i < m->n; i++) {
+		for (size_t j = i; j > 0 && m->el[j - 1].key > m->el[j].key; j--) {
+			__typeof__(m->el[0]) t = m->el[j];
+
+			m->el[j] = m->el[j - 1];
+			m->el[j - 1] = t;
+		}
+	}
+	out[0] = '\0';
+	for (size_t i = 0; i < m->n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%u:%s", i ? "," : "",
+					 m->el[i].key, m->el[i].verdict);
+	if (m->more && used < len)
+		snprintf(out + used, len - used, ",...");
+}
+
+/* Each "vmap{@SET}" of the chains' verdicts, the map's elements in the set name's place. */
+static int read_maps(struct reader *rd)
+{
+	char buf[NL_MSG_BUF], elems[384], rest[512], *at, *end;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	for (size_t i = 0; i < rd->n_chains; i++) {
+		char *v = rd->chains[i].verdicts;
+
+		while ((at = strstr(v, "vmap{@")) && (end = strchr(at, '}'))) {
+			*end = '\0';
+			map_reset(rd);
+			nlh = start(rd, buf, NFT_MSG_GETSETELEM, NFTA_SET_ELEM_LIST_TABLE);
+			mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, at + strlen("vmap{@"));
+			ret = nl_dump(&rd->s, nlh, map_elem_cb, map_reset, rd);
+			if (ret < 0)
+				return ret;
+			map_text(&rd->map, elems, sizeof(elems));
+			snprintf(rest, sizeof(rest), "%s", end + 1);
+			snprintf(at, sizeof(rd->chains[0].verdicts) - (size_t)(at - v),
+				 "vmap{%s}%s", elems, rest);
+		}
+	}
+	return 0;
 }
 
 /* Base chains: "filter input -10 accept"; hook and policy by name. */
@@ -233,7 +459,7 @@ static int chain_line_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[NFTA_CHAIN_MAX + 1], *a;
 	const char *name, *hook = NULL;
 	long long prio = 0;
-	size_t rules = 0;
+	const char *verdicts = "";
 
 	attrs_of(nlh, tb, NFTA_CHAIN_MAX);
 	name = str_attr(tb[NFTA_CHAIN_NAME]);
@@ -241,7 +467,7 @@ static int chain_line_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	for (size_t i = 0; i < rd->n_chains; i++) {
 		if (!strcmp(rd->chains[i].name, name))
-			rules = rd->chains[i].rules;
+			verdicts = rd->chains[i].verdicts;
 	}
 	if (tb[NFTA_CHAIN_HOOK]) {
 		hook = "?";
@@ -259,7 +485,7 @@ static int chain_line_cb(const struct nlmsghdr *nlh, void *data)
 					 !tb[NFTA_CHAIN_POLICY]				? NULL
 					 : u32_attr(tb[NFTA_CHAIN_POLICY]) == NF_ACCEPT ? "accept"
 											: "drop",
-					 rules);
+					 verdicts);
 	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
@@ -329,6 +555,7 @@ static int read_table(struct reader *rd, bool counters_only)
 	if ((ret = read_sets(rd)) < 0 ||
 	    (ret = dump(rd, NFT_MSG_GETFLOWTABLE, NFTA_FLOWTABLE_TABLE, other_cb, NULL)) < 0 ||
 	    (ret = dump(rd, NFT_MSG_GETRULE, NFTA_RULE_TABLE, rule_cb, rules_reset)) < 0 ||
+	    (ret = read_maps(rd)) < 0 ||
 	    (ret = dump(rd, NFT_MSG_GETCHAIN, NFTA_CHAIN_TABLE, chain_line_cb, NULL)) < 0)
 		return ret;
 	return firewall_obs_finish(rd->fw);

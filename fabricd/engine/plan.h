@@ -198,7 +198,7 @@ void op_detail(struct op *op, const char *fmt, ...) __attribute__((format(printf
 void text_add(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #define OP_OBJECT_MAX 64
-#define OP_DETAIL_MAX 256
+#define OP_DETAIL_MAX 512
 
 /* An op's text for people: "vxlan vx100", "vni 100, port 4789, ...". */
 struct op_text {

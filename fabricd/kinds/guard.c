@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * guard.c - the nftables guard: parse libnftables' listing of the `inet
- * fabricd` table, decide whether it must be replaced, report its counters.
- * Reading and replacing it (libnftables) is engine/guard_io.c's.
+ * guard.c - the nftables guard: an observation of the kernel's `inet fabricd`
+ * table (built by engine/guard_nl.c from its netlink dumps), whether it must
+ * be replaced or only its set elements changed, its counters. Replacing it
+ * is engine/guard_io.c's (libnftables) and engine/guard_delta.c's.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -114,7 +115,8 @@ int firewall_obs_add_elem(struct firewall_obs *fw, const char *set, const uint8_
 }
 
 int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char *type,
-			   const char *hook, long long prio, const char *policy, size_t n_rules)
+			   const char *hook, long long prio, const char *policy,
+			   const char *verdicts)
 {
 	struct sbuf b = {0};
 	char *line;
@@ -124,7 +126,7 @@ int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char
 	if (hook)
 		sbuf_printf(&b, " %s %s %lld %s", type ? type : "?", hook, prio,
 			    policy ? policy : "?");
-	sbuf_printf(&b, ", %zu rules", n_rules);
+	sbuf_printf(&b, ", rules: %s", verdicts && *verdicts ? verdicts : "none");
 	line = sbuf_take(&b);
 	ret = line ? strlist_add(&fw->lines, line) : -ENOMEM;
 	free(line);
@@ -169,181 +171,6 @@ bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni)
 			hi = mid;
 	}
 	return false;
-}
-
-/* --- reading libnftables' JSON listing -------------------------------------------- */
-
-/* One set element as the renderer writes it: "addr", "vni" or "addr . vni". */
-static void elem_text(json_t *e, struct sbuf *b)
-{
-	struct ip_addr a;
-	char ip[IP_ADDR_STRLEN];
-	json_t *part;
-	size_t i;
-
-	if (json_is_string(e)) {
-		if (ip_addr_parse(json_string_value(e), &a) == 0)
-			sbuf_printf(b, "%s", ip_addr_str(&a, ip, sizeof(ip)));
-		else
-			sbuf_printf(b, "%s", json_string_value(e));
-	} else if (json_is_integer(e)) {
-		sbuf_printf(b, "%lld", (long long)json_integer_value(e));
-	} else if (json_is_array(json_object_get(e, "concat"))) {
-		json_array_foreach(json_object_get(e, "concat"), i, part)
-		{
-			if (i)
-				sbuf_printf(b, " . ");
-			elem_text(part, b);
-		}
-	} else {
-		/* anything else (ranges, prefixes, stateful elements) is not ours */
-		char *raw = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);
-
-		sbuf_printf(b, "%s", raw ? raw : "?");
-		free(raw);
-	}
-}
-
-/* An element as libnftables printed it; one fabricd never makes marks the table. */
-static int elem_add_text(struct firewall_obs *fw, enum firewall_set_id id, const char *text)
-{
-	struct firewall_key k;
-
-	if (id >= FW_N_SETS)
-		return firewall_obs_add_other(fw, "element of a foreign set");
-	if (key_parse(text, &k) < 0 || !key_len_fits(id, k.len))
-		return firewall_obs_add_other(fw, "element fabricd never makes");
-	return elems_add(&fw->sets[id], &k);
-}
-
-static int summarize_set(struct firewall_obs *fw, json_t *set)
-{
-	const char *name = json_string_value(json_object_get(set, "name"));
-	enum firewall_set_id id;
-	json_t *e;
-	size_t i;
-	int ret;
-
-	name = name ? name : "?";
-	id = firewall_set_by_name(name);
-	ret = firewall_obs_add_set(fw, name);
-	json_array_foreach(json_object_get(set, "elem"), i, e)
-	{
-		struct sbuf b = {0};
-		char *text;
-
-		if (ret)
-			break;
-		elem_text(e, &b);
-		text = sbuf_take(&b);
-		if (!text)
-			return -ENOMEM;
-		ret = elem_add_text(fw, id, text);
-		free(text);
-	}
-	return ret;
-}
-
-static size_t count_rules(json_t *items, const char *chain)
-{
-	size_t n = 0, i;
-	json_t *item, *rule;
-
-	json_array_foreach(items, i, item)
-	{
-		rule = json_object_get(item, "rule");
-		if (rule && json_string_value(json_object_get(rule, "chain")) &&
-		    !strcmp(json_string_value(json_object_get(rule, "chain")), chain))
-			n++;
-	}
-	return n;
-}
-
-static int summarize_chain(struct firewall_obs *fw, json_t *chain, json_t *items)
-{
-	const char *name = json_string_value(json_object_get(chain, "name"));
-
-	name = name ? name : "?";
-	return firewall_obs_add_chain(fw, name, json_string_value(json_object_get(chain, "type")),
-				      json_string_value(json_object_get(chain, "hook")),
-				      (long long)json_integer_value(json_object_get(chain, "prio")),
-				      json_string_value(json_object_get(chain, "policy")),
-				      count_rules(items, name));
-}
-
-static int summarize(struct firewall_obs *fw, json_t *items)
-{
-	json_t *item, *o;
-	size_t i;
-	int ret = 0;
-
-	json_array_foreach(items, i, item)
-	{
-		if ((o = json_object_get(item, "counter"))) {
-			const char *name = json_string_value(json_object_get(o, "name"));
-
-			ret = firewall_obs_add_counter(
-			    fw, name ? name : "?",
-			    (uint64_t)json_integer_value(json_object_get(o, "packets")),
-			    (uint64_t)json_integer_value(json_object_get(o, "bytes")));
-		} else if ((o = json_object_get(item, "set")) ||
-			   (o = json_object_get(item, "map"))) {
-			ret = summarize_set(fw, o);
-		} else if ((o = json_object_get(item, "chain"))) {
-			ret = summarize_chain(fw, o, items);
-		} else if (!json_object_get(item, "rule") && !json_object_get(item, "table") &&
-			   !json_object_get(item, "metainfo")) {
-			/* an object fabricd never makes: the table is not as rendered */
-			const char *key = json_object_iter_key(json_object_iter(item));
-
-			ret = firewall_obs_add_other(fw, key ? key : "?");
-		}
-		if (ret)
-			break;
-	}
-	return ret ? ret : firewall_obs_finish(fw);
-}
-
-/* The table comment from the text listing: the line "\tcomment "..."" at table level. */
-static void read_comment(const char *text, char *out, size_t len)
-{
-	const char *p = text ? strstr(text, "\n\tcomment \"") : NULL;
-
-	out[0] = '\0';
-	if (!p)
-		return;
-	p += strlen("\n\tcomment \"");
-	snprintf(out, len, "%.*s", (int)strcspn(p, "\"\n"), p);
-}
-
-int firewall_obs_parse(const char *json, const char *text, struct firewall_obs **out)
-{
-	struct firewall_obs *fw;
-	json_error_t jerr;
-	json_t *root, *items;
-	int ret;
-
-	*out = NULL;
-	root = json_loads(json, 0, &jerr);
-	items = json_object_get(root, "nftables");
-	if (!json_is_array(items)) {
-		json_decref(root);
-		return -EINVAL;
-	}
-	fw = firewall_obs_new();
-	if (!fw) {
-		json_decref(root);
-		return -ENOMEM;
-	}
-	read_comment(text, fw->comment, sizeof(fw->comment));
-	ret = summarize(fw, items);
-	json_decref(root);
-	if (ret < 0) {
-		firewall_obs_free(fw);
-		return ret;
-	}
-	*out = fw;
-	return 0;
 }
 
 void firewall_obs_free(struct firewall_obs *fw)
@@ -435,14 +262,14 @@ static const char *line_starting(const char *text, const char *key, size_t n, si
 	return NULL;
 }
 
-/* A summary line for people: "chain wireguard_in:, 3 rules" -> "chain wireguard_in, 3 rules". */
+/* A summary line for people: "chain wireguard_in:, rules: ..." -> "chain wireguard_in, rules: ...". */
 static void tidy(const char *line, size_t n, char *out, size_t len)
 {
 	const char *colon = memchr(line, ':', n);
 	size_t at = colon && colon + 1 < line + n && colon[1] == ',' ? (size_t)(colon - line) : n;
 
-	snprintf(out, len, "%.*s%.*s", (int)(at < 120 ? at : 120), line,
-		 at < n ? (int)(n - at - 1 > 60 ? 60 : n - at - 1) : 0, at < n ? colon + 1 : "");
+	snprintf(out, len, "%.*s%.*s", (int)(at < 200 ? at : 200), line,
+		 at < n ? (int)(n - at - 1 > 160 ? 160 : n - at - 1) : 0, at < n ? colon + 1 : "");
 }
 
 /*
@@ -452,7 +279,7 @@ static void tidy(const char *line, size_t n, char *out, size_t len)
  */
 static void describe_drift(const char *want, const char *have, struct op *op)
 {
-	char a[192], b[192];
+	char a[256], b[256];
 	size_t n, m;
 	const char *line = first_missing(want, have, &n), *colon, *found = NULL;
 
@@ -728,9 +555,9 @@ int firewall_plan_down(const struct firewall_obs *have, struct plan *p)
 }
 
 /*
- * The guard is one kind like the others, but its parse is libnftables' JSON
- * (firewall_obs_parse, read by engine/guard_io.c), its plan renders a whole
- * table, and its op goes to libnftables, not rtnetlink: in: want, have->firewall.
+ * The guard is one kind like the others, but its kernel copy is read over
+ * nftables netlink (engine/guard_nl.c), its plan renders a whole table or a
+ * delta of set elements, and its op goes to nftables: in: want, have->firewall.
  */
 static int guard_plan(const struct kind_input *in, struct plan *p)
 {

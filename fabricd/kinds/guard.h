@@ -125,7 +125,7 @@ struct firewall_elems {
 /* A rendered table. */
 struct firewall_ruleset {
 	char *text;    /* "table inet fabricd { ... }", loadable by nft */
-	char *summary; /* what firewall_obs_parse() makes of the kernel's copy when in sync */
+	char *summary; /* the observation's summary of the kernel's copy when in sync */
 	struct firewall_elems sets[FW_N_SETS];
 	/* of the text without set elements, counter values and comment: the table's skeleton */
 	uint64_t hash;
@@ -149,12 +149,6 @@ struct firewall_obs;
 void firewall_obs_free(struct firewall_obs *fw);
 
 /*
- * Builds an observation from `list table` output: json (the JSON listing) and
- * text (the text listing, for the table comment). 0, -EINVAL or -ENOMEM.
- */
-int firewall_obs_parse(const char *json, const char *text, struct firewall_obs **out);
-
-/*
  * Building an observation piece by piece (engine/guard_nl.c, from a netlink
  * dump). Each adder returns 0 or -ENOMEM; firewall_obs_finish() makes the
  * summary. An element's key is decoded by its length (3: VNI, 4: IPv4,
@@ -170,9 +164,14 @@ int firewall_obs_add_set(struct firewall_obs *fw, const char *name);
 bool firewall_obs_has_set(const struct firewall_obs *fw, enum firewall_set_id id);
 void firewall_obs_clear_set(struct firewall_obs *fw, enum firewall_set_id id);
 int firewall_obs_add_elem(struct firewall_obs *fw, const char *set, const uint8_t *key, size_t len);
-/* A chain; hook NULL for a regular one. */
+/*
+ * A chain; hook NULL for a regular one. verdicts: each rule's verdict in
+ * order, space-separated ("accept vmap"; "-" for a rule with none), so a
+ * rule replaced in place by one of another verdict is drift like a rule gone.
+ */
 int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char *type,
-			   const char *hook, long long prio, const char *policy, size_t n_rules);
+			   const char *hook, long long prio, const char *policy,
+			   const char *verdicts);
 /* An object fabricd never makes (a quota, a flowtable, ...): what makes the table differ. */
 int firewall_obs_add_other(struct firewall_obs *fw, const char *what);
 int firewall_obs_finish(struct firewall_obs *fw);

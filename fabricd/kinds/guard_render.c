@@ -483,25 +483,55 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 	sbuf_printf(b, "}\n");
 }
 
-/* The chains render_table() writes, as the kernel's copy is summarized (kinds/guard.c). */
+/*
+ * The chains render_table() writes, as the kernel's copy is summarized
+ * (kinds/guard.c): each rule's verdict in order, "-" for none (carry's mark).
+ */
 static const struct {
 	const char *line; /* "chain NAME: TYPE HOOK PRIO POLICY" for base chains */
-	int rules;
+	const char *verdicts;
 	bool carry; /* only with an EVPN vnet */
 } summary_chains[] = {
-    {"chain input: filter input -10 accept", 2, false},
-    {"chain output: filter output -10 accept", 2, false},
-    {"chain " CHAIN_PLAIN_IN ":", 4, false},
-    {"chain " CHAIN_SECURE_IN ":", 2, false},
-    {"chain " CHAIN_WIREGUARD_IN ":", 3, false},
-    {"chain carry: route output -150 accept", 1, true},
-    {"chain postrouting: filter postrouting -10 accept", 1, true},
+    {"chain input: filter input -10 accept", NULL, false}, /* input_verdicts() */
+    {"chain output: filter output -10 accept", "drop drop", false},
+    {"chain " CHAIN_PLAIN_IN ":", "accept accept accept drop", false},
+    {"chain " CHAIN_SECURE_IN ":", "accept drop", false},
+    {"chain " CHAIN_WIREGUARD_IN ":", "accept accept drop", false},
+    {"chain carry: route output -150 accept", "-", true},
+    {"chain postrouting: filter postrouting -10 accept", "drop", true},
 };
+
+/* Input's: the plain members' accept, then the verdict map by port, as the kernel's is read. */
+static void input_verdicts(const struct spec *s, char *out, size_t len)
+{
+	struct {
+		unsigned port;
+		const char *chain;
+	} to[3] = {{PLAIN_VXLAN_PORT, CHAIN_PLAIN_IN},
+		   {s->secure_port, CHAIN_SECURE_IN},
+		   {s->listen_port, CHAIN_WIREGUARD_IN}};
+	size_t used;
+
+	for (int i = 1; i < 3; i++) {
+		for (int j = i; j > 0 && to[j - 1].port > to[j].port; j--) {
+			__typeof__(to[0]) t = to[j];
+
+			to[j] = to[j - 1];
+			to[j - 1] = t;
+		}
+	}
+	used = (size_t)snprintf(out, len, "accept vmap{");
+	for (int i = 0; i < 3 && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%u:jump:%s", i ? "," : "",
+					 to[i].port, to[i].chain);
+	if (used < len)
+		snprintf(out + used, len - used, "}");
+}
 
 static int spec_summary(const struct spec *s, char **out)
 {
 	struct strlist lines = {0};
-	char line[128];
+	char line[256], verdicts[160];
 	int ret = 0;
 
 	*out = NULL;
@@ -516,8 +546,11 @@ static int spec_summary(const struct spec *s, char **out)
 	for (size_t i = 0; !ret && i < sizeof(summary_chains) / sizeof(summary_chains[0]); i++) {
 		if (summary_chains[i].carry && !s->carry)
 			continue;
-		snprintf(line, sizeof(line), "%s, %d rules", summary_chains[i].line,
-			 summary_chains[i].rules);
+		if (summary_chains[i].verdicts)
+			snprintf(verdicts, sizeof(verdicts), "%s", summary_chains[i].verdicts);
+		else
+			input_verdicts(s, verdicts, sizeof(verdicts));
+		snprintf(line, sizeof(line), "%s, rules: %s", summary_chains[i].line, verdicts);
 		ret = strlist_add(&lines, line);
 	}
 	if (!ret) {

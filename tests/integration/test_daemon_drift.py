@@ -159,7 +159,26 @@ def cases(pve1, pve2):
             # every rule kept, no hook used: the guard is off (it passed as in sync)
             ["nft", "add", "table", "inet", "fabricd", "{ flags dormant; }"],
             lambda: "dormant" not in pve1.run(["nft", "list", "table", "inet", "fabricd"]).stdout),
+        # a rule replaced in place keeps the chain's rule count (it passed as in sync)
+        "firewall-drop-replaced-by-accept": (
+            ["sh", "-c", replace_rule("plain_vxlan_in", "drop", "accept")],
+            lambda: drop_rules(pve1, "plain_vxlan_in") == 1),
+        "firewall-leak-rule-without-verdict": (
+            ["sh", "-c", replace_rule("output", "4790", 'udp dport 4790 counter name "drop_leak"')],
+            lambda: drop_rules(pve1, "output") == 2),
     }
+
+
+def replace_rule(chain, marker, rule):
+    """A shell command replacing, by its handle, the rule of chain whose line has marker."""
+    return (f"h=$(nft -a list chain inet fabricd {chain} | awk '/{marker}/ {{print $NF}}'"
+            f" | head -n1) && nft replace rule inet fabricd {chain} handle $h '{rule}'")
+
+
+def drop_rules(node, chain):
+    """How many of the chain's rules drop, as nft lists them."""
+    listed = node.run(["nft", "list", "chain", "inet", "fabricd", chain]).stdout
+    return sum(line.strip().endswith(" drop") for line in listed.splitlines())
 
 
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
@@ -168,7 +187,8 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "port-disabled", "port-multicast-router-off",
               "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted",
-              "firewall-table-dormant"]
+              "firewall-table-dormant", "firewall-drop-replaced-by-accept",
+              "firewall-leak-rule-without-verdict"]
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)

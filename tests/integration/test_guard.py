@@ -332,6 +332,42 @@ def test_tampering_is_drift_and_apply_repairs_it_keeping_counts(guarded):
     assert counters(pve1, guarded.path)["drop_plain"] >= before["drop_plain"]
 
 
+IN_PLACE = {
+    # a stranger's plain VXLAN of a member's VNI let in
+    "drop-made-accept": ("plain_vxlan_in", " drop", "accept",
+                         "chain plain_vxlan_in, rules: accept accept accept accept, where the "
+                         "definition makes chain plain_vxlan_in, rules: accept accept accept drop"),
+    # every plain VXLAN let in, the port chain never reached
+    "vmap-target-made-accept": (
+        "input", "vmap", "udp dport vmap { 4789 : accept, 4790 : jump secure_vxlan_in, "
+        "51820 : jump wireguard_in }",
+        "rules: accept vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}, "
+        "where the definition makes chain input: filter input -10 accept, rules: accept "
+        "vmap{4789:jump:plain_vxlan_in,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}"),
+    # secure VXLAN let out past WireGuard, counted but not dropped
+    "leak-drop-removed": ("output", "4790", 'udp dport 4790 oifname != "wgfab0" counter',
+                          "rules: drop -, where the definition makes chain output: filter "
+                          "output -10 accept, rules: drop drop"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IN_PLACE))
+def test_a_rule_replaced_in_place_is_drift(guarded, case):
+    """As many rules as rendered, one of them another verdict (nft replace rule): plan names
+    the chain with each rule's verdict, and apply puts the table back."""
+    chain, marker, rule, detail = IN_PLACE[case]
+    pve1 = guarded.cluster.node("pve1")
+    before = pve1.run(["nft", "list", "chain", "inet", "fabricd", chain]).stdout
+    listed = pve1.run(["nft", "-a", "list", "chain", "inet", "fabricd", chain]).stdout
+    handle = [line.split()[-1] for line in listed.splitlines() if marker in line][0]
+    nft(pve1, "replace", "rule", "inet", "fabricd", chain, "handle", handle, rule)
+    res = pve1.fabricd("plan", "-c", guarded.path)
+    assert res.rc == 2 and detail in res.stdout, res
+    guarded.cluster.apply_all(guarded.path, nodes=[pve1])
+    assert pve1.fabricd("plan", "-c", guarded.path).rc == 0
+    assert pve1.run(["nft", "list", "chain", "inet", "fabricd", chain]).stdout == before
+
+
 def table_handle(node):
     """The table's handle: a replaced table gets a new one."""
     for item in table_json(node):

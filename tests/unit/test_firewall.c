@@ -14,6 +14,10 @@
 #include "unit.h"
 
 /* What op changes, as `plan` shows it. */
+/* Input's rules as the kernel's copy is read: the verdict map's elements by port. */
+#define INPUT_AS_RENDERED                                                                          \
+	"accept vmap{4789:jump:plain_vxlan_in,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}"
+
 static const char *detail_of(const struct op *op)
 {
 	static struct op_text t;
@@ -164,11 +168,12 @@ static void test_three_node_pve1(void)
 		CHECK_INT(key_parse("10.0.0.0/8", &k), -EINVAL, "a prefix is not ours");
 		CHECK_INT(key_parse("1.2.3.4 . 16777216", &k), -EINVAL, "a VNI has 24 bits");
 	}
-	check_has(a.summary, "chain input: filter input -10 accept, 2 rules\n");
-	check_has(a.summary, "chain output: filter output -10 accept, 2 rules\n");
-	check_has(a.summary, "chain plain_vxlan_in:, 4 rules\n");
-	check_has(a.summary, "chain secure_vxlan_in:, 2 rules\n");
-	check_has(a.summary, "chain wireguard_in:, 3 rules\n");
+	check_has(a.summary,
+		  "chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED "\n");
+	check_has(a.summary, "chain output: filter output -10 accept, rules: drop drop\n");
+	check_has(a.summary, "chain plain_vxlan_in:, rules: accept accept accept drop\n");
+	check_has(a.summary, "chain secure_vxlan_in:, rules: accept drop\n");
+	check_has(a.summary, "chain wireguard_in:, rules: accept accept drop\n");
 	/* no EVPN vnet: no chain that would cost every packet leaving the node */
 	check_lacks(a.text, "chain carry");
 	check_lacks(a.summary, "chain postrouting");
@@ -242,7 +247,14 @@ static void test_three_node_pve1(void)
 	check_has(b.text, "4800 : jump secure_vxlan_in,");
 	check_has(b.text, "udp dport 4800 oifname != ");
 	CHECK(a.hash != b.hash, "secure port in the hash");
-	CHECK_STR(a.summary, b.summary, "ports are not in the summary, the hash has them");
+	/* the verdict map's ports, in the kernel's copy as read: by port */
+	check_has(b.summary, "vmap{4789:jump:plain_vxlan_in,4800:jump:secure_vxlan_in,51820:");
+	firewall_ruleset_free(&b);
+	desired_free(&s);
+	c->fabric.secure_port = 4000;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port 4000");
+	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render");
+	check_has(b.summary, "vmap{4000:jump:secure_vxlan_in,4789:jump:plain_vxlan_in,51820:");
 	firewall_ruleset_free(&b);
 	desired_free(&s);
 	firewall_ruleset_free(&a);
@@ -281,83 +293,6 @@ static void test_ipv6_underlay(void)
 	firewall_ruleset_free(&a);
 	desired_free(&s);
 	cluster_free(c);
-}
-
-/* A kernel listing (nft -j, 1.0.6) of a table as rendered for a small node. */
-static const char listing_json[] =
-    "{\"nftables\": [{\"metainfo\": {\"version\": \"1.0.6\", \"json_schema_version\": 1}},"
-    " {\"table\": {\"family\": \"inet\", \"name\": \"fabricd\", \"handle\": 7}},"
-    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_plain\", \"table\": \"fabricd\","
-    " \"handle\": 1, \"packets\": 5, \"bytes\": 550}},"
-    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_secure\", \"table\": \"fabricd\","
-    " \"handle\": 2, \"packets\": 2, \"bytes\": 220}},"
-    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_wireguard\", \"table\": "
-    "\"fabricd\", \"handle\": 3, \"packets\": 0, \"bytes\": 0}},"
-    " {\"counter\": {\"family\": \"inet\", \"name\": \"drop_leak\", \"table\": \"fabricd\","
-    " \"handle\": 4, \"packets\": 0, \"bytes\": 0}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"plain_members\", \"table\": \"fabricd\","
-    " \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 5, \"elem\": [{\"concat\": "
-    "[\"192.0.2.12\", 100]}]}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"secure_vnis\", \"table\": \"fabricd\","
-    " \"type\": \"integer\", \"handle\": 6, \"elem\": [200]}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"wireguard_peers_ip\", \"table\": "
-    "\"fabricd\", \"type\": \"ipv4_addr\", \"handle\": 7, \"elem\": [\"192.0.2.12\"]}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"wireguard_peers_ip6\", \"table\": "
-    "\"fabricd\", \"type\": \"ipv6_addr\", \"handle\": 8}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"carried_vnis\", \"table\": \"fabricd\","
-    " \"type\": \"integer\", \"handle\": 11}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"carried_members\", \"table\": "
-    "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 12}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"fabric_members\", \"table\": "
-    "\"fabricd\", \"type\": [\"ipv4_addr\", \"integer\"], \"handle\": 13, \"elem\": "
-    "[{\"concat\": [\"10.255.0.2\", 100]}, {\"concat\": [\"10.255.0.2\", 200]}]}},"
-    " {\"set\": {\"family\": \"inet\", \"name\": \"node_vnis\", \"table\": \"fabricd\","
-    " \"type\": \"integer\", \"handle\": 17, \"elem\": [100, 200]}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"input\", "
-    "\"handle\": 9, \"type\": \"filter\", \"hook\": \"input\", \"prio\": -10, \"policy\": "
-    "\"accept\"}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": \"output\", "
-    "\"handle\": 10, \"type\": \"filter\", \"hook\": \"output\", \"prio\": -10, \"policy\": "
-    "\"accept\"}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
-    "\"plain_vxlan_in\", \"handle\": 14}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
-    "\"secure_vxlan_in\", \"handle\": 15}},"
-    " {\"chain\": {\"family\": \"inet\", \"table\": \"fabricd\", \"name\": "
-    "\"wireguard_in\", \"handle\": 16}},"
-    " %s]}";
-
-static const char rule_fmt[] =
-    "{\"rule\": {\"family\": \"inet\", \"table\": \"fabricd\", \"chain\": \"%s\", "
-    "\"handle\": %d, \"expr\": [{\"accept\": null}]}}";
-
-/* The listing with n_input, n_output and n_wireguard rules (the port chains as rendered). */
-static char *listing(int n_input, int n_output, int n_wireguard)
-{
-	const struct {
-		const char *chain;
-		int n;
-	} chains[] = {{"input", n_input},
-		      {"output", n_output},
-		      {"plain_vxlan_in", 4},
-		      {"secure_vxlan_in", 2},
-		      {"wireguard_in", n_wireguard}};
-	char rules[8192] = "", *out;
-	size_t len = 0;
-	int handle = 20;
-
-	for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
-		for (int i = 0; i < chains[c].n; i++, handle++) {
-			len += (size_t)snprintf(rules + len, sizeof(rules) - len, "%s",
-						handle > 20 ? ", " : "");
-			len += (size_t)snprintf(rules + len, sizeof(rules) - len, rule_fmt,
-						chains[c].chain, handle);
-		}
-	}
-	out = malloc(sizeof(listing_json) + len);
-	if (out)
-		sprintf(out, listing_json, rules);
-	return out;
 }
 
 static const char two_node[] =
@@ -405,99 +340,18 @@ static void check_plan_down(const struct firewall_obs *have, size_t n)
 	plan_free(&p);
 }
 
-static void test_observed_summary(void)
-{
-	struct firewall_obs *fw = NULL;
-	struct cluster *c = NULL;
-	struct firewall_counter k;
-	struct firewall_ruleset rs;
-	struct node_state s;
-	struct diag d;
-	char text[256], *json;
+/* Each chain's rules' verdicts as rendered: input, output and the three port chains. */
+static const char *const as_rendered[5] = {INPUT_AS_RENDERED, "drop drop",
+					   "accept accept accept drop", "accept drop",
+					   "accept accept drop"};
 
-	diag_init(&d);
-	CHECK_INT(config_load_buffer(two_node, strlen(two_node), &c, &d), 0, "two-node loads");
-	diag_print(&d, stderr);
-	diag_free(&d);
-	if (!c)
-		return;
-	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
-	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
-
-	/* the kernel's copy as rendered: same summary, comment found */
-	json = listing(2, 2, 3);
-	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"%s\"\n\tcounter x {\n",
-		 rs.comment);
-	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	/* summary and comment as rendered: nothing to plan; the comment makes it ours */
-	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
-	check_plan_down(fw, 1);
-	CHECK(firewall_obs_counter(fw, FW_DROP_PLAIN, &k) && k.packets == 5 && k.bytes == 550,
-	      "drop_plain 5/550");
-	CHECK(firewall_obs_counter(fw, FW_DROP_SECURE, &k) && k.packets == 2, "drop_secure 2");
-	firewall_obs_free(fw);
-	free(json);
-
-	/* a rule gone: out of sync, and apply would replace the table */
-	json = listing(1, 2, 3);
-	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, 0, 1, VERB_CHANGE,
-		   "kernel copy differs: chain input: filter input -10 accept, 1 rules, where the "
-		   "definition makes chain input: filter input -10 accept, 2 rules");
-	firewall_obs_free(fw);
-	free(json);
-
-	/* a port chain flushed in part: out of sync too */
-	json = listing(2, 2, 2);
-	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, 0, 1, VERB_CHANGE,
-		   "kernel copy differs: chain wireguard_in, 2 rules, where the definition makes "
-		   "chain wireguard_in, 3 rules");
-	firewall_obs_free(fw);
-	free(json);
-
-	/* in sync: nothing to do; down removes it */
-	json = listing(2, 2, 3);
-	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
-	check_plan_down(fw, 1);
-	firewall_obs_free(fw);
-
-	/* another rendering (the definition changed): replaced, counters carried over */
-	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"fabricd:lab 0\"\n");
-	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, 0, 1, VERB_CHANGE, "rules changed");
-	firewall_obs_free(fw);
-
-	/* not fabricd's (no comment, another cluster): never replaced, left alone by down */
-	CHECK_INT(firewall_obs_parse(json, "table inet fabricd {\n", &fw), 0, "parse");
-	check_plan(&s, fw, -EEXIST, 0, VERB_CHANGE, NULL);
-	check_plan_down(fw, 0);
-	firewall_obs_free(fw);
-	snprintf(text, sizeof(text), "table inet fabricd {\n\tcomment \"fabricd:other %016llx\"\n",
-		 (unsigned long long)rs.hash);
-	CHECK_INT(firewall_obs_parse(json, text, &fw), 0, "parse");
-	check_plan(&s, fw, -EEXIST, 0, VERB_CHANGE, NULL);
-	check_plan_down(fw, 0);
-	firewall_obs_free(fw);
-	free(json);
-
-	/* none yet: created */
-	check_plan(&s, NULL, 0, 1, VERB_CREATE, "guard for 1 plain and 1 secure vnets");
-	check_plan_down(NULL, 0);
-
-	/* not JSON: refused */
-	CHECK_INT(firewall_obs_parse("Error: nope", NULL, &fw), -EINVAL, "garbage");
-	CHECK(fw == NULL, "no observation");
-
-	firewall_ruleset_free(&rs);
-	desired_free(&s);
-	cluster_free(c);
-}
-
-/* The kernel's copy of rs built as engine/guard_nl.c does, from binary keys. */
-static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, bool drop_member,
-					  bool extra_member)
+/*
+ * The kernel's copy of the two-node definition's table for pve1 built as
+ * engine/guard_nl.c does, from binary keys: its comment, each chain's rules'
+ * verdicts, and its member's element left out or a stranger's added.
+ */
+static struct firewall_obs *obs_build(const char *comment, const char *const verdicts[5],
+				      bool drop_member, bool extra_member)
 {
 	static const uint8_t member[8] = {192, 0, 2, 12, 0, 0, 100, 0}; /* 192.0.2.12 . 100 */
 	static const uint8_t stranger[8] = {192, 0, 2, 99, 0, 0, 100, 0};
@@ -511,10 +365,13 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 	CHECK(fw != NULL, "an observation");
 	if (!fw)
 		return NULL;
-	firewall_obs_set_comment(fw, rs->comment);
+	if (comment)
+		firewall_obs_set_comment(fw, comment);
 	for (int i = 0; i < FW_N_COUNTERS; i++)
-		CHECK_INT(firewall_obs_add_counter(fw, firewall_counter_names[i], 1, 10), 0,
-			  "counter");
+		CHECK_INT(firewall_obs_add_counter(fw, firewall_counter_names[i],
+						   i == FW_DROP_PLAIN ? 5 : 1,
+						   i == FW_DROP_PLAIN ? 550 : 10),
+			  0, "counter");
 	for (int i = 0; i < FW_N_SETS; i++)
 		CHECK_INT(firewall_obs_add_set(fw, firewall_set_names[i]), 0, "set");
 	if (!drop_member)
@@ -527,13 +384,124 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 	firewall_obs_add_elem(fw, "wireguard_peers_ip", peer, sizeof(peer));
 	for (int i = 0; i < 2; i++)
 		firewall_obs_add_elem(fw, "fabric_members", fabric[i], sizeof(fabric[i]));
-	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", 2);
-	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", 2);
-	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, 4);
-	firewall_obs_add_chain(fw, "secure_vxlan_in", NULL, NULL, 0, NULL, 2);
-	firewall_obs_add_chain(fw, "wireguard_in", NULL, NULL, 0, NULL, 3);
+	firewall_obs_add_chain(fw, "input", "filter", "input", -10, "accept", verdicts[0]);
+	firewall_obs_add_chain(fw, "output", "filter", "output", -10, "accept", verdicts[1]);
+	firewall_obs_add_chain(fw, "plain_vxlan_in", NULL, NULL, 0, NULL, verdicts[2]);
+	firewall_obs_add_chain(fw, "secure_vxlan_in", NULL, NULL, 0, NULL, verdicts[3]);
+	firewall_obs_add_chain(fw, "wireguard_in", NULL, NULL, 0, NULL, verdicts[4]);
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish");
 	return fw;
+}
+
+/* The kernel's copy of rs as rendered, its plain member's element dropped or a stranger's added. */
+static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, bool drop_member,
+					  bool extra_member)
+{
+	return obs_build(rs->comment, as_rendered, drop_member, extra_member);
+}
+
+static void test_observed_summary(void)
+{
+	const char *const rule_gone[5] = {"accept", "drop drop", "accept accept accept drop",
+					  "accept drop", "accept accept drop"};
+	const char *const port_chain_cut[5] = {INPUT_AS_RENDERED, "drop drop",
+					       "accept accept accept drop", "accept drop",
+					       "accept accept"};
+	/* nft replace rule ... handle N: as many rules, the drop now an accept */
+	const char *const drop_replaced[5] = {INPUT_AS_RENDERED, "drop drop",
+					      "accept accept accept accept", "accept drop",
+					      "accept accept drop"};
+	const char *const plain_let_in[5] = {
+	    "accept vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}",
+	    "drop drop", "accept accept accept drop", "accept drop", "accept accept drop"};
+	const char *const leak_let_out[5] = {INPUT_AS_RENDERED, "drop -",
+					     "accept accept accept drop", "accept drop",
+					     "accept accept drop"};
+	struct firewall_obs *fw = NULL;
+	struct cluster *c = NULL;
+	struct firewall_counter k;
+	struct firewall_ruleset rs;
+	struct node_state s;
+	struct diag d;
+	char other[64];
+
+	diag_init(&d);
+	CHECK_INT(config_load_buffer(two_node, strlen(two_node), &c, &d), 0, "two-node loads");
+	diag_print(&d, stderr);
+	diag_free(&d);
+	if (!c)
+		return;
+	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
+	CHECK_INT(firewall_render(&s, NULL, &rs), 0, "render");
+
+	/* the kernel's copy as rendered: nothing to plan; the comment makes it ours */
+	fw = obs_build(rs.comment, as_rendered, false, false);
+	check_plan(&s, fw, 0, 0, VERB_CHANGE, NULL);
+	check_plan_down(fw, 1);
+	CHECK(firewall_obs_counter(fw, FW_DROP_PLAIN, &k) && k.packets == 5 && k.bytes == 550,
+	      "drop_plain 5/550");
+	CHECK(firewall_obs_counter(fw, FW_DROP_SECURE, &k) && k.packets == 1, "drop_secure 1");
+	firewall_obs_free(fw);
+
+	/* a rule gone: out of sync, and apply would replace the table */
+	fw = obs_build(rs.comment, rule_gone, false, false);
+	check_plan(
+	    &s, fw, 0, 1, VERB_CHANGE,
+	    "kernel copy differs: chain input: filter input -10 accept, rules: accept, where "
+	    "the definition makes chain input: filter input -10 accept, rules: accept vmap");
+	firewall_obs_free(fw);
+
+	/* a port chain flushed in part: out of sync too */
+	fw = obs_build(rs.comment, port_chain_cut, false, false);
+	check_plan(&s, fw, 0, 1, VERB_CHANGE,
+		   "kernel copy differs: chain wireguard_in, rules: accept accept, where the "
+		   "definition makes chain wireguard_in, rules: accept accept drop");
+	firewall_obs_free(fw);
+
+	/* a rule replaced in place with as many rules: its verdict tells */
+	fw = obs_build(rs.comment, drop_replaced, false, false);
+	check_plan(&s, fw, 0, 1, VERB_CHANGE,
+		   "kernel copy differs: chain plain_vxlan_in, rules: accept accept accept accept, "
+		   "where the definition makes chain plain_vxlan_in, rules: accept accept accept "
+		   "drop");
+	firewall_obs_free(fw);
+	fw = obs_build(rs.comment, plain_let_in, false, false);
+	check_plan(
+	    &s, fw, 0, 1, VERB_CHANGE,
+	    "kernel copy differs: chain input: filter input -10 accept, rules: accept "
+	    "vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}, where the "
+	    "definition makes chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED);
+	firewall_obs_free(fw);
+	fw = obs_build(rs.comment, leak_let_out, false, false);
+	check_plan(&s, fw, 0, 1, VERB_CHANGE,
+		   "kernel copy differs: chain output: filter output -10 accept, rules: drop -, "
+		   "where the definition makes chain output: filter output -10 accept, rules: drop "
+		   "drop");
+	firewall_obs_free(fw);
+
+	/* another rendering (the definition changed): replaced, counters carried over */
+	fw = obs_build("fabricd:lab 0", as_rendered, false, false);
+	check_plan(&s, fw, 0, 1, VERB_CHANGE, "rules changed");
+	firewall_obs_free(fw);
+
+	/* not fabricd's (no comment, another cluster): never replaced, left alone by down */
+	fw = obs_build(NULL, as_rendered, false, false);
+	check_plan(&s, fw, -EEXIST, 0, VERB_CHANGE, NULL);
+	check_plan_down(fw, 0);
+	firewall_obs_free(fw);
+	snprintf(other, sizeof(other), "fabricd:other %016llx", (unsigned long long)rs.hash);
+	fw = obs_build(other, as_rendered, false, false);
+	check_plan(&s, fw, -EEXIST, 0, VERB_CHANGE, NULL);
+	check_plan_down(fw, 0);
+	firewall_obs_free(fw);
+
+	/* none yet: created */
+	check_plan(&s, NULL, 0, 1, VERB_CREATE, "guard for 1 plain and 1 secure vnets");
+	check_plan_down(NULL, 0);
+
+	firewall_ruleset_free(&rs);
+	desired_free(&s);
+	cluster_free(c);
 }
 
 /* Only set elements differ: they change in one transaction, the table stays. */
@@ -625,12 +593,13 @@ static void test_delta(void)
 
 	/* a rule gone as well: the whole table */
 	fw = obs_from_keys(&rs, true, false);
-	firewall_obs_add_chain(fw, "theirs", NULL, NULL, 0, NULL, 1);
+	firewall_obs_add_chain(fw, "theirs", NULL, NULL, 0, NULL, "accept");
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish again");
 	for (size_t i = 0; i < s.n_vnets; i++)
 		s.vnets[i].plain_receiving = s.vnets[i].plain_sending = false;
-	check_plan(&s, fw, 0, 1, VERB_CHANGE,
-		   "kernel copy has objects the definition does not make: chain theirs, 1 rules");
+	check_plan(
+	    &s, fw, 0, 1, VERB_CHANGE,
+	    "kernel copy has objects the definition does not make: chain theirs, rules: accept");
 	firewall_obs_free(fw);
 
 	/* a key of another length is another set type: the whole table, not a delta */
@@ -789,8 +758,8 @@ static void test_evpn_carry(void)
 	check_has(rs.text, "\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
 			   "policy accept;\n\t\tudp dport 4789 @th,96,24 @carried_vnis oifname != "
 			   "\"wgfab0\" counter name \"drop_leak\" drop\n\t}\n");
-	check_has(rs.summary, "chain carry: route output -150 accept, 1 rules\n");
-	check_has(rs.summary, "chain postrouting: filter postrouting -10 accept, 1 rules\n");
+	check_has(rs.summary, "chain carry: route output -150 accept, rules: -\n");
+	check_has(rs.summary, "chain postrouting: filter postrouting -10 accept, rules: drop\n");
 	firewall_ruleset_free(&rs);
 	/* just switched to secure: clear text still taken */
 	sec->plain_receiving = true;
