@@ -84,8 +84,11 @@ int cmd_plan(const struct options *o)
 	struct session s;
 	int ret = 1;
 
-	/* plan never waits for the node lock: it changes nothing */
-	if (session_open(&s, o) < 0 || session_load_keys(&s, o, false) < 0)
+	/*
+	 * plan never waits for the node lock: it changes nothing. It reads the
+	 * key as apply does: a key file apply would refuse is plan's error too.
+	 */
+	if (session_open(&s, o) < 0 || session_load_keys(&s, o, true) < 0)
 		goto out;
 	if (session_plan(&s) < 0) {
 		if (s.conflicts.n)

@@ -383,6 +383,8 @@ int cmd_status(const struct options *o)
 	/* a conflict stops apply, not status: it shows the node and the conflict */
 	if (session_open_report(&s, o) < 0 || (session_plan(&s) < 0 && !s.conflicts.n))
 		goto out;
+	/* a key file apply would refuse stops every change: a conflict */
+	session_check_private_key(&s, o);
 	j = status_json(&s);
 	status_evpn_add(o, s.cluster, s.self, j);
 	json_object_set_new(j, "probes",

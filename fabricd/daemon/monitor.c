@@ -66,6 +66,47 @@ static long long mono_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* The repair count of kind (the first word of an op's object), added at 0 when new. */
+static struct metrics_repair *repair_of(struct metrics_data *d, const char *object)
+{
+	size_t len = strcspn(object, " ");
+	struct metrics_repair *grown;
+
+	for (size_t i = 0; i < d->n_repairs; i++) {
+		if (strlen(d->repairs[i].kind) == len && !strncmp(d->repairs[i].kind, object, len))
+			return &d->repairs[i];
+	}
+	grown = realloc(d->repairs, (d->n_repairs + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	d->repairs = grown;
+	snprintf(grown[d->n_repairs].kind, sizeof(grown[0].kind), "%.*s", (int)len, object);
+	grown[d->n_repairs].count = 0;
+	return &grown[d->n_repairs++];
+}
+
+static void count_repair(struct metrics_data *d, const char *object)
+{
+	struct metrics_repair *r = repair_of(d, object);
+
+	if (r)
+		r->count++;
+}
+
+/*
+ * Every kind of object a node has, at 0 from the start: a series born at 1
+ * shows no increase to rate() or increase(), and the README's alert on
+ * fabricd_drift_repairs_total would miss the first repair of each kind.
+ */
+static void seed_repairs(struct metrics_data *d)
+{
+	static const char *const kinds[] = {"address",	"bridge", "fabric", "fdb",  "link",
+					    "nftables", "peer",	  "route",  "vxlan"};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		repair_of(d, kinds[i]);
+}
+
 int monitor_open(const struct options *o, struct monitor **out)
 {
 	struct monitor *m = calloc(1, sizeof(*m));
@@ -76,6 +117,7 @@ int monitor_open(const struct options *o, struct monitor **out)
 	if (!m)
 		return -1;
 	m->d.version = FABRICD_VERSION;
+	seed_repairs(&m->d);
 	m->metrics_file = o->metrics_file;
 	m->metrics = o->metrics_listen || o->metrics_file;
 	if (o->metrics_listen) {
@@ -152,26 +194,6 @@ void monitor_pass_end(struct monitor *m, bool ok)
 	m->d.duration_sum += seconds;
 	for (int i = 0; i < METRICS_N_BUCKETS; i++)
 		m->d.duration_buckets[i] += seconds <= metrics_duration_buckets[i];
-}
-
-static void count_repair(struct metrics_data *d, const char *object)
-{
-	size_t len = strcspn(object, " ");
-	struct metrics_repair *grown;
-
-	for (size_t i = 0; i < d->n_repairs; i++) {
-		if (strlen(d->repairs[i].kind) == len &&
-		    !strncmp(d->repairs[i].kind, object, len)) {
-			d->repairs[i].count++;
-			return;
-		}
-	}
-	grown = realloc(d->repairs, (d->n_repairs + 1) * sizeof(*grown));
-	if (!grown)
-		return;
-	d->repairs = grown;
-	snprintf(grown[d->n_repairs].kind, sizeof(grown[0].kind), "%.*s", (int)len, object);
-	grown[d->n_repairs++].count = 1;
 }
 
 /* Whether op only comes with the re-creation of its link by another op of the plan. */

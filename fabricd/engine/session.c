@@ -485,42 +485,72 @@ static bool rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN
 	return !memcmp(pub, want, WG_KEY_LEN);
 }
 
-/* The private key from --key-file, checked against this node's public key. */
-static int load_private_key(struct session *s, const struct options *o, struct keyfile_store *keys)
+/*
+ * The private key from --key-file into s->r, checked against this node's
+ * public key; on failure why says what is wrong and what to do.
+ */
+static int read_private_key(struct session *s, const struct options *o,
+			    struct keyfile_store *keys, char *why, size_t len)
 {
 	const struct node *me = &s->cluster->nodes[s->self];
-	char err[512];
 	int idx = (int)s->self;
 
-	int ret = keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, err,
-				     sizeof(err));
+	int ret = keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, why,
+				     len);
 
 	/* a key made now is not the one the definition lists for this node */
 	if (ret == -ENOENT)
-		log_error("cannot read private key file %s: %s: nodes[%d] (%s) has a public key "
-			  "already; put the key file that belongs to it back (mode 0600), or "
-			  "give the node a new key with `fabricd join -c FILE --rotate-key`",
-			  o->key_file, strerror(-ret), idx, me->name);
-	else if (ret < 0)
-		log_error("%s", err);
+		snprintf(why, len,
+			 "cannot read private key file %s: %s: nodes[%d] (%s) has a public key "
+			 "already; put the key file that belongs to it back (mode 0600), or give "
+			 "the node a new key with `fabricd join -c FILE --rotate-key`",
+			 o->key_file, strerror(-ret), idx, me->name);
 	if (ret < 0)
 		return -1;
 	wgkey_public(s->r.public_key, s->r.private_key);
-	if (memcmp(s->r.public_key, me->public_key, WG_KEY_LEN)) {
-		if (rotation_pending(o->key_file, me->public_key))
-			log_error(
-			    "nodes[%d].public_key is the key in %s.new (a key rotation, `join "
-			    "--rotate-key`, between its two steps): it takes the place of %s "
-			    "next; if it does not, run `fabricd join -c FILE` again to finish it",
-			    idx, o->key_file, o->key_file);
-		else
-			log_error("nodes[%d].public_key: does not match the private key in %s; put "
-				  "this node's public key (fabricd pubkey < %s) in the definition",
-				  idx, o->key_file, o->key_file);
+	if (!memcmp(s->r.public_key, me->public_key, WG_KEY_LEN))
+		return 0;
+	if (rotation_pending(o->key_file, me->public_key))
+		snprintf(why, len,
+			 "nodes[%d].public_key is the key in %s.new (a key rotation, `join "
+			 "--rotate-key`, between its two steps): it takes the place of %s next; if "
+			 "it does not, run `fabricd join -c FILE` again to finish it",
+			 idx, o->key_file, o->key_file);
+	else
+		snprintf(why, len,
+			 "nodes[%d].public_key: does not match the private key in %s; put this "
+			 "node's public key (fabricd pubkey < %s) in the definition, or the key "
+			 "file that belongs to it back",
+			 idx, o->key_file, o->key_file);
+	explicit_bzero(s->r.private_key, sizeof(s->r.private_key));
+	return -1;
+}
+
+static int load_private_key(struct session *s, const struct options *o, struct keyfile_store *keys)
+{
+	char why[PATH_MAX * 3 + 512];
+
+	if (read_private_key(s, o, keys, why, sizeof(why)) < 0) {
+		log_error("%s", why);
 		return -1;
 	}
 	s->r.have_key = true;
 	return 0;
+}
+
+int session_check_private_key(struct session *s, const struct options *o)
+{
+	char why[PATH_MAX * 3 + 512];
+
+	if (s->departed)
+		return 0;
+	if (read_private_key(s, o, NULL, why, sizeof(why)) == 0) {
+		/* status reads no secret beyond this check */
+		explicit_bzero(s->r.private_key, sizeof(s->r.private_key));
+		return 0;
+	}
+	diag_add(&s->conflicts, NULL, "%s", why);
+	return -1;
 }
 
 /*

@@ -72,6 +72,11 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
  */
 int session_load_keys(struct session *s, const struct options *o, bool private_key);
 /*
+ * Whether --key-file holds this node's key, as apply needs it; when not, a
+ * conflict (s->conflicts) saying why and what to do. For status: 0 or -1.
+ */
+int session_check_private_key(struct session *s, const struct options *o);
+/*
  * The same for the daemon, both keys from keys (definition/keyfile.h), which
  * it keeps across passes: a file is read again only when it changed. The
  * preshared keys of peers no longer in the definition are forgotten.

@@ -214,6 +214,16 @@ def test_loopback_by_default_and_404_elsewhere(fabric):
     assert "404" in res.stderr, res.stderr
 
 
+def test_every_repair_kind_is_there_from_the_start(fabric):
+    """A series born at 1 shows no increase to rate(): the README's alert on drift repairs
+    would miss the first of each kind. pve2's daemon repaired nothing yet."""
+    samples, _ = parse(scrape_text(fabric.cluster.node("pve2")))
+    kinds = {dict(labels)["kind"]: v for (name, labels), v in samples.items()
+             if name == "fabricd_drift_repairs_total"}
+    for kind in ("address", "bridge", "fabric", "fdb", "nftables", "peer", "route", "vxlan"):
+        assert kinds.get(kind) == 0, kinds
+
+
 def test_drift_repair_counted_by_kind(fabric):
     pve1 = fabric.cluster.node("pve1")
     d = fabric.daemons["pve1"]

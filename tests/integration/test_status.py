@@ -187,3 +187,33 @@ def test_status_with_a_foreign_link_named_like_the_fabric(applied):
         pve1.run(["ip", "link", "del", "wgfab0"])
     cluster.apply_all(config)
     assert status_json(pve1, config)["in_sync"]
+
+
+def test_a_key_file_apply_would_refuse_is_a_conflict(applied):
+    """The node's key file replaced by another key: apply refuses it, so plan fails the same
+    way and status shows a conflict, not "in sync" (both read the kernel only, before)."""
+    cluster, config = applied
+    pve1 = cluster.nodes[0]
+    kept = Path(pve1.key_file).read_text()
+    other = pve1.run(["wg", "genkey"]).stdout
+    try:
+        Path(pve1.key_file).write_text(other)
+        want = "nodes[0].public_key: does not match the private key in " + pve1.key_file
+        res = pve1.fabricd("plan", "-c", config)
+        assert res.rc == 1 and want in res.stderr, res
+        doc = status_json(pve1, config)
+        assert doc["in_sync"] is False and any(c.startswith(want) for c in doc["conflicts"]), doc
+        text = pve1.fabricd("status", "-c", config)
+        assert text.rc == 0 and "CONFLICTS that stop every change" in text.stdout, text
+        assert "conflict: " + want in text.stdout and "in sync" not in text.stdout, text
+        assert other.strip() not in text.stdout + text.stderr + res.stdout + res.stderr
+        # no key file at all: the same, with how to put it back
+        os.unlink(pve1.key_file)
+        doc = status_json(pve1, config)
+        assert any("cannot read private key file" in c for c in doc["conflicts"]), doc
+        assert pve1.fabricd("plan", "-c", config).rc == 1
+    finally:
+        Path(pve1.key_file).write_text(kept)
+        os.chmod(pve1.key_file, 0o600)
+    assert status_json(pve1, config)["in_sync"]
+    assert pve1.fabricd("plan", "-c", config).rc == 0
