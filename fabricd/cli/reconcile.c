@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "cli/commands.h"
+#include "cli/status_probe.h"
 #include "engine/ifupdown.h"
 #include "engine/lock.h"
 #include "engine/reconcile.h"
@@ -169,6 +170,7 @@ int cmd_down(const struct options *o)
 
 		ret = 0;
 		ifupdown_sync(&none, o->ifupdown_file); /* nothing left to keep */
+		status_probes_forget(o, s.cluster ? s.cluster->name : o->cluster_name);
 	}
 out:
 	session_free(&s);

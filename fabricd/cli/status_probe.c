@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cli/status_probe.c - the probe results of `fabricd run`, read back for `status`. */
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "base/log.h"
 #include "cli/status_probe.h"
 
 /* Results older than this many rounds (and a minute) are the last words of a stopped daemon. */
@@ -72,14 +75,16 @@ void status_probes_print(json_t *probes, const char *node)
 	size_t i;
 
 	if (!json_is_object(probes)) {
-		printf("probes: none (fabricd run is not running here, or has another "
-		       "--probe-file)\n");
+		printf("probes: none (fabricd run is not running here, has another "
+		       "--probe-file, or cannot write it: its log says)\n");
 		return;
 	}
-	printf("probes (by fabricd run, %llds ago%s):\n",
-	       (long long)json_integer_value(json_object_get(probes, "age")),
-	       json_is_true(json_object_get(probes, "stale")) ? ", STALE: is it still running?"
-							      : "");
+	printf("probes (by fabricd run, %llds ago",
+	       (long long)json_integer_value(json_object_get(probes, "age")));
+	if (json_is_true(json_object_get(probes, "stale")))
+		printf(", STALE: is it still running, and can it write %s?",
+		       json_string_value(json_object_get(probes, "file")));
+	printf("):\n");
 	json_array_foreach(json_object_get(probes, "results"), i, r)
 	{
 		const char *peer = json_string_value(json_object_get(r, "peer"));
@@ -99,4 +104,16 @@ void status_probes_print(json_t *probes, const char *node)
 			printf("ok, %lld-byte frames pass, rtt %.2f ms\n", mtu,
 			       json_number_value(json_object_get(r, "rtt_ms")));
 	}
+}
+
+void status_probes_forget(const struct options *o, const char *cluster)
+{
+	json_t *j = o->probe_file && cluster ? json_load_file(o->probe_file, 0, NULL) : NULL;
+	const char *owner = json_string_value(json_object_get(j, "cluster"));
+
+	if (owner && !strcmp(owner, cluster) && unlink(o->probe_file) < 0 && errno != ENOENT)
+		log_warn("cannot remove the probe results %s: %s; `fabricd status` shows them "
+			 "(stale) until it is removed",
+			 o->probe_file, strerror(errno));
+	json_decref(j);
 }

@@ -19,5 +19,10 @@
 json_t *status_probes_json(const struct options *o, const struct cluster *c, const char *node);
 /* The text lines of status: one per peer and zone, problems in capitals. */
 void status_probes_print(json_t *probes, const char *node);
+/*
+ * For down: removes the probe file when it holds cluster's results, which
+ * would otherwise show paths of a fabric that is gone as "ok" in status.
+ */
+void status_probes_forget(const struct options *o, const char *cluster);
 
 #endif

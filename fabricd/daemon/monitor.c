@@ -351,6 +351,7 @@ static void configure_probes(struct monitor *m, const struct session *s)
 							    ? TRANSPORT_SECURE
 							    : z->transport);
 			t[n].mtu = w->zones[i].mtu;
+			t[n].old_receives = first->plain_receiving;
 			n++;
 		}
 	}

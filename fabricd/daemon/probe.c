@@ -70,6 +70,7 @@ struct probe {
 	int sock;
 	bool stop;			    /* under lock */
 	bool configured;		    /* under lock */
+	bool soon;			    /* under lock: a path changed, a round at once */
 	char cluster[FABRICD_NAME_MAX + 1]; /* under lock; the thread keeps copies */
 	char node[FABRICD_NAME_MAX + 1];
 	size_t n;
@@ -80,7 +81,7 @@ struct probe {
 	char t_cluster[FABRICD_NAME_MAX + 1], t_node[FABRICD_NAME_MAX + 1];
 	uint32_t seq, nonce;
 	unsigned int seed;
-	unsigned int write_failed; /* rounds whose state file could not be written */
+	struct probe_state_health written; /* how writing the state file goes */
 	uint8_t buf[PROBE_MAX_LEN];
 };
 
@@ -200,8 +201,19 @@ static void pump(struct probe *p, struct round *rounds, size_t n, long long dead
 
 		if ((n && all_answered(rounds, n)) || left <= 0 || stopping(p))
 			return;
-		if (poll(fds, 2, (int)((left + 999) / 1000)) > 0 && (fds[0].revents & POLLIN))
+		if (poll(fds, 2, (int)((left + 999) / 1000)) <= 0)
+			continue;
+		if (fds[0].revents & POLLIN)
 			receive(p, rounds, n);
+		if (fds[1].revents & POLLIN) {
+			uint64_t v;
+
+			/* drained, or poll would return at once until the deadline */
+			if (read(p->wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				log_debug("probe: eventfd: %s", strerror(errno));
+			if (!n) /* idle: the caller looks at what woke it */
+				return;
+		}
 	}
 }
 
@@ -423,10 +435,14 @@ static void report(const char *node, struct entry *e)
 			 "MTU between the two nodes",
 			 node, peer, zone, tr, r->target.mtu, r->largest, r->target.mtu);
 	else if (now == REP_UNREACHABLE)
-		log_warn("probe %s -> %s, zone %s (%s): no reply, not even at %u bytes: the "
-			 "VXLAN path is cut (or fabricd run is not running on %s)",
-			 node, peer, zone, tr,
-			 r->target.mtu < SMALL_SIZE ? r->target.mtu : SMALL_SIZE, peer);
+		log_warn(
+		    "probe %s -> %s, zone %s (%s): no reply, not even at %u bytes: the "
+		    "VXLAN path is cut (%s), %s runs zone %s with another transport (its "
+		    "definition differs), or fabricd run is not running there",
+		    node, peer, zone, tr, r->target.mtu < SMALL_SIZE ? r->target.mtu : SMALL_SIZE,
+		    strcmp(tr, "secure") ? "the underlay between the two nodes"
+					 : "WireGuard: see the peer's handshake in fabricd status",
+		    peer, zone);
 	else if (e->reported != REP_NONE)
 		log_info("probe %s -> %s, zone %s (%s): frames of %u bytes pass again", node, peer,
 			 zone, tr, r->target.mtu);
@@ -471,7 +487,7 @@ static void write_snapshot(struct probe *p)
 
 	if (rs && p->state_file)
 		probe_state_write(p->state_file, p->t_cluster, p->t_node, p->interval_ms, rs, n,
-				  &p->write_failed);
+				  &p->written);
 	free(rs);
 }
 
@@ -528,10 +544,12 @@ static void *probe_thread(void *arg)
 	long long next = 0;
 
 	for (;;) {
-		bool configured;
+		bool configured, soon;
 
 		pthread_mutex_lock(&p->lock);
 		configured = p->configured;
+		soon = p->soon;
+		p->soon = false;
 		snprintf(p->t_cluster, sizeof(p->t_cluster), "%s", p->cluster);
 		snprintf(p->t_node, sizeof(p->t_node), "%s", p->node);
 		pthread_mutex_unlock(&p->lock);
@@ -543,6 +561,8 @@ static void *probe_thread(void *arg)
 		}
 		if (!next) /* the first round soon, but not on every node at once */
 			next = now_us() + 200000 + (p->interval_ms ? jittered(p) / 4 : 0);
+		else if (soon)
+			next = now_us();
 		if (p->interval_ms && now_us() >= next) {
 			run_round(p);
 			next = now_us() + jittered(p);
@@ -675,7 +695,8 @@ static const struct entry *find_entry(const struct entry_index *x, const struct 
 /* The same path measured: a zone that changed transport or MTU is another one. */
 static bool same_path(const struct probe_target *a, const struct probe_target *b)
 {
-	return a->mtu == b->mtu && !strcmp(a->transport, b->transport);
+	return a->mtu == b->mtu && !strcmp(a->transport, b->transport) &&
+	       a->old_receives == b->old_receives;
 }
 
 /* Takes over what a round measured for one entry (its target as configure left it). */
@@ -719,14 +740,16 @@ static void merge_round(struct probe *p, const struct entry *es, size_t n)
  * with 65 zones has 4096 targets, and a scan per target took 80 ms of each
  * pass. Under p->lock.
  */
-static void carry_over(const struct probe *p, const struct probe_target *t, size_t n,
+static bool carry_over(const struct probe *p, const struct probe_target *t, size_t n,
 		       struct entry *es)
 {
 	struct entry_index old_by = index_entries(p->entries, p->n, false);
+	bool changed = false;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *old = find_entry(&old_by, &t[i]);
 
+		changed |= !old || !same_path(&old->r.target, &t[i]);
 		if (old) {
 			es[i] = *old;
 			if (!same_path(&old->r.target, &t[i]))
@@ -735,12 +758,15 @@ static void carry_over(const struct probe *p, const struct probe_target *t, size
 		es[i].r.target = t[i];
 	}
 	free(old_by.by);
+	return changed;
 }
 
 void probe_configure(struct probe *p, const char *cluster, const char *node,
 		     const struct probe_target *t, size_t n)
 {
+	uint64_t one = 1;
 	struct entry *es;
+	bool soon;
 
 	if (!p)
 		return;
@@ -748,7 +774,9 @@ void probe_configure(struct probe *p, const char *cluster, const char *node,
 	if (!es)
 		return;
 	pthread_mutex_lock(&p->lock);
-	carry_over(p, t, n, es);
+	/* the first configuration keeps its jittered start: not every node at once */
+	soon = carry_over(p, t, n, es) && p->configured;
+	p->soon |= soon;
 	free(p->entries);
 	p->entries = es;
 	p->n = n;
@@ -756,6 +784,8 @@ void probe_configure(struct probe *p, const char *cluster, const char *node,
 	snprintf(p->node, sizeof(p->node), "%s", node);
 	p->configured = true;
 	pthread_mutex_unlock(&p->lock);
+	if (soon && write(p->wake, &one, sizeof(one)) < 0)
+		log_debug("probe: eventfd: %s", strerror(errno));
 }
 
 size_t probe_results(struct probe *p, struct probe_result **out)

@@ -30,6 +30,8 @@ struct probe_target {
 	char bridge[16];       /* the zone's first vnet on this node */
 	const char *transport; /* static: "plain" or "secure" */
 	unsigned int mtu;      /* the zone MTU */
+	/* a switch's grace: the old transport still receives (a peer that did not follow works) */
+	bool old_receives;
 };
 
 struct probe_result {
@@ -50,7 +52,12 @@ struct probe;
  * 0, or -1 (logged).
  */
 int probe_start(unsigned int interval_ms, const char *state_file, struct probe **out);
-/* What to probe from now on (copied); the first call also starts the rounds. */
+/*
+ * What to probe from now on (copied); the first call also starts the rounds.
+ * A path that changed (transport, MTU, the end of a switch's grace) or a new
+ * one is measured in a round at once, not at the next: its last result said
+ * nothing about it.
+ */
 void probe_configure(struct probe *p, const char *cluster, const char *node,
 		     const struct probe_target *t, size_t n);
 /* A copy of the current results (free() it); returns how many. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/util.h"
@@ -48,22 +49,32 @@ static int dump_atomically(const char *path, const json_t *j)
 	return ret;
 }
 
+/* Writes in a row that make a failure over. */
+#define WRITTEN_AGAIN_ROUNDS 3
+
 void probe_state_write(const char *path, const char *cluster, const char *node,
 		       unsigned int interval_ms, const struct probe_result *rs, size_t n,
-		       unsigned int *failed)
+		       struct probe_state_health *health)
 {
 	json_t *j = results_json(cluster, node, interval_ms, rs, n);
 	int ret = dump_atomically(path, j);
 
 	json_decref(j);
 	if (ret < 0) {
-		if (!(*failed)++) /* logged once until it works again */
-			log_warn("probe: cannot write %s: %s; `fabricd status` will not show the "
-				 "probes",
+		/* the last round's results would pass for this one's in status: none instead */
+		if (unlink(path) < 0 && errno != ENOENT)
+			log_debug("probe: cannot remove %s: %s", path, strerror(errno));
+		health->written = 0;
+		if (!health->failed++)
+			log_warn("probe: cannot write %s: %s; `fabricd status` shows no probes "
+				 "until it can (the metrics still have them)",
 				 path, strerror(-ret));
 		return;
 	}
-	*failed = 0;
+	if (health->failed && ++health->written >= WRITTEN_AGAIN_ROUNDS) {
+		log_info("probe: %s written again; `fabricd status` shows the probes", path);
+		health->failed = health->written = 0;
+	}
 }
 
 void probe_state_mark_stopped(const char *path, const char *cluster, const char *node)

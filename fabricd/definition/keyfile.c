@@ -59,8 +59,9 @@ int keyfile_write(const char *path, const uint8_t key[WGKEY_LEN], char *err, siz
 /* One key file as read: what stat said of it then, and its key. */
 struct keyfile_kept {
 	char *path;
-	bool used; /* asked for since the last sweep */
-	bool racy; /* changed too recently when read: read it again */
+	bool used;    /* asked for since the last sweep */
+	bool racy;    /* changed too recently when read: read it again */
+	bool failing; /* the file fails now: key is the one read before */
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -180,16 +181,28 @@ int keyfile_store_load(struct keyfile_store *ks, const char *path, enum wgkey_fi
 	}
 	ks->reads++;
 	ret = wgkey_load_file_of(path, kind, key, err, errlen);
+	if (ret < 0 && k) {
+		/* the key read before: the file is checked again at every load */
+		memcpy(key, k->key, WGKEY_LEN);
+		k->used = true;
+		k->racy = true; /* the file is read again next time */
+		ret = k->failing ? KEYFILE_STILL_KEPT : KEYFILE_KEPT;
+		k->failing = true;
+		return ret;
+	}
 	if (ret < 0 || !known) {
 		if (k)
 			kept_forget(ks, k);
 		return ret;
 	}
+	ret = k && k->failing ? KEYFILE_BACK : 0;
 	if (!k)
 		k = kept_add(ks, path);
-	if (k)
+	if (k) {
 		kept_record(ks, k, &st, key); /* out of memory: read again next time */
-	return 0;
+		k->failing = false;
+	}
+	return ret;
 }
 
 void keyfile_store_sweep(struct keyfile_store *ks)

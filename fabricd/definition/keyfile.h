@@ -43,8 +43,18 @@ struct keyfile_store {
 /*
  * The key in path as wgkey_load_file() reads it (same checks, same
  * messages), from memory when the file did not change. ks may be NULL
- * (read it). 0 or -errno with err filled; a file that fails is forgotten.
+ * (read it). 0 or -errno with err filled.
+ *
+ * A file read before that fails now (removed, a mode others can read,
+ * garbage) hands out the key read before, so a running daemon keeps
+ * repairing everything else (the kernel holds that key anyway):
+ * KEYFILE_KEPT the first time, with err saying why; KEYFILE_STILL_KEPT
+ * after; KEYFILE_BACK when the file is read again.
  */
+enum { KEYFILE_KEPT = 1, KEYFILE_STILL_KEPT, KEYFILE_BACK };
+int keyfile_store_load(struct keyfile_store *ks, const char *path, enum wgkey_file kind,
+		       uint8_t key[WGKEY_LEN], char *err, size_t errlen);
+
 /*
  * Where a new key waits (KEY.new) until the definition names its public key:
  * join --rotate-key and init/join write it, then rename it over KEY. False
@@ -52,8 +62,6 @@ struct keyfile_store {
  */
 bool keyfile_pending_path(const char *key_file, char *out, size_t len);
 
-int keyfile_store_load(struct keyfile_store *ks, const char *path, enum wgkey_file kind,
-		       uint8_t key[WGKEY_LEN], char *err, size_t errlen);
 /* Forgets (wipes) the keys not asked for since the last sweep: peers that left. */
 void keyfile_store_sweep(struct keyfile_store *ks);
 /* Wipes and frees every key; the store can be used again. NULL-safe. */

@@ -489,15 +489,23 @@ static bool rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN
  * The private key from --key-file into s->r, checked against this node's
  * public key; on failure why says what is wrong and what to do.
  */
-static int read_private_key(struct session *s, const struct options *o,
-			    struct keyfile_store *keys, char *why, size_t len)
+static int read_private_key(struct session *s, const struct options *o, struct keyfile_store *keys,
+			    char *why, size_t len)
 {
 	const struct node *me = &s->cluster->nodes[s->self];
 	int idx = (int)s->self;
 
-	int ret = keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, why,
-				     len);
+	int ret =
+	    keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, why, len);
 
+	/* the daemon's: the file fails now, the key read before is used (keyfile.h) */
+	if (ret == KEYFILE_KEPT)
+		log_warn("%s; the key read from it before stays in use, so the fabric keeps "
+			 "running and being repaired, but a restart or apply will refuse it: put "
+			 "the node's key file back as it was (mode 0600)",
+			 why);
+	else if (ret == KEYFILE_BACK)
+		log_info("private key file %s: read again", o->key_file);
 	/* a key made now is not the one the definition lists for this node */
 	if (ret == -ENOENT)
 		snprintf(why, len,
@@ -571,11 +579,18 @@ static int load_psks(struct session *s, const struct options *o, struct keyfile_
 	s->r.n_psk = c->n_nodes;
 	s->r.psk_managed = true;
 	for (size_t i = 0; i < c->n_nodes; i++) {
+		int ret;
+
 		if (i == s->self)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", o->psk_dir, c->nodes[i].name);
-		if (keyfile_store_load(keys, path, WGKEY_FILE_PRESHARED, s->r.psk[i], err,
-				       sizeof(err)) < 0) {
+		ret = keyfile_store_load(keys, path, WGKEY_FILE_PRESHARED, s->r.psk[i], err,
+					 sizeof(err));
+		if (ret == KEYFILE_KEPT)
+			log_warn("peer %s: %s; the preshared key read before stays in use until "
+				 "the file is right again (a restart or apply will refuse it)",
+				 c->nodes[i].name, err);
+		if (ret < 0) {
 			log_error("peer %s: %s (with --psk-dir every peer needs one, named after "
 				  "it)",
 				  c->nodes[i].name, err);

@@ -21,6 +21,7 @@ overflow lead to a full re-read.
 """
 
 import json
+import os
 import shutil
 import signal
 import time
@@ -361,4 +362,42 @@ def test_a_conflict_does_not_leave_the_node_without_its_guard(fabric):
         pve1.run(["ip", "link", "set", "vx100", "alias", alias])
     wait_until(lambda: fabric.cluster["pve1"].fabricd(
         "plan", "-c", daemon.path).rc == 0, timeout=40, what="converged again")
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
+@pytest.mark.parametrize("spoil", ["removed", "mode-0644"])
+def test_a_spoiled_key_file_stops_no_repair(fabric, spoil):
+    """The key file removed or made readable by others while the daemon runs: apply and a
+    restart refuse it, but the daemon has the key (so has WireGuard), says once what is
+    wrong, and goes on putting back what is changed; the file right again is said too."""
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    key = pve1.key_file
+    kept = open(key).read()
+    mark = daemon.mark()
+    if spoil == "removed":
+        os.unlink(key)
+    else:
+        os.chmod(key, 0o644)
+    try:
+        before = pve1.ifindexes()
+        pve1.run(["ip", "link", "del", "vx100"])
+        wait_until(lambda: "vx100" in pve1.links(), timeout=5, interval=0.05,
+                   what="vx100 put back with the key file spoiled")
+        log = daemon.wait_log("the key read from it before stays in use", since=mark)
+        assert ("No such file" if spoil == "removed" else "readable by group or others") in log
+        assert "not converged" not in log and kept.strip() not in log, log
+        pve1.run(["ip", "link", "del", "vx100"])
+        wait_until(lambda: "vx100" in pve1.links(), timeout=5, interval=0.05,
+                   what="vx100 put back again")
+        assert daemon.log_since(mark).count("stays in use") == 1, daemon.log_since(mark)
+        assert {k: v for k, v in pve1.ifindexes().items() if k != "vx100"} == \
+            {k: v for k, v in before.items() if k != "vx100"}
+    finally:
+        if spoil == "removed":
+            with open(key, "w") as f:
+                f.write(kept)
+        os.chmod(key, 0o600)
+    pve1.run(["ip", "link", "set", "vx100", "mtu", "1300"])  # a pass, which reads the file
+    daemon.wait_log("private key file " + key + ": read again", since=mark)
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)

@@ -357,8 +357,62 @@ def test_default_probe_file_is_each_node_s(make_cluster):
         for node in cluster.nodes:
             got = own(node)
             assert got and got["stale"], got
+        # down takes them away with the fabric: they showed paths that are gone as "ok"
+        pve1 = cluster.node("pve1")
+        assert pve1.fabricd("down", "-c", daemons["pve1"].path).rc == 0
+        assert not os.path.exists(
+            f"/run/fabricd/probe.net{os.stat(f'/run/netns/{pve1.ns}').st_ino}.json")
+        res = pve1.fabricd("status", "-c", daemons["pve1"].path)
+        assert res.rc == 0 and "probes: none" in res.stdout, res
+        assert own(cluster.node("pve2")), "pve2's results went with pve1's down"
     finally:
         stop_daemons(daemons)
+
+
+def test_results_it_cannot_write_are_not_shown_as_current(make_cluster):
+    """The probe file's file system full: the daemon removes the last round's results
+    (status showed them as this round's, "ok" for a path cut since), says so once, and
+    writes them again, saying so, once there is room."""
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    room = f"{cluster.tmpdir}/probe-room"
+    os.makedirs(room)
+    # in pve1's mount namespace, where its daemon and status run
+    pve1.run(["mount", "-t", "tmpfs", "-o", "size=64k", "fabtest-probe", room])
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
+    daemons = {}
+    try:
+        for node in cluster.nodes:
+            args = ["--probe-interval", "1"]
+            if node is pve1:
+                args += ["--probe-file", f"{room}/probe.json"]
+            daemons[node.name] = Daemon(cluster, node, grace=3, extra_args=args)
+            daemons[node.name].write(definition)
+            daemons[node.name].start()
+        d = daemons["pve1"]
+
+        def shown():
+            res = pve1.fabricd("status", "--json", "-c", d.path, "--probe-file",
+                               f"{room}/probe.json")
+            assert res.rc == 0, res
+            return json.loads(res.stdout)["probes"]
+
+        wait_until(lambda: shown() and shown()["results"], timeout=20, what="pve1's results")
+        mark = d.mark()
+        pve1.run(["sh", "-c", f"dd if=/dev/zero of={room}/fill bs=1k count=100 2>/dev/null; true"])
+        d.wait_log("probe: cannot write", since=mark, timeout=10)
+        assert shown() is None
+        text = pve1.fabricd("status", "-c", d.path, "--probe-file", f"{room}/probe.json")
+        assert "probes: none" in text.stdout and "cannot write it" in text.stdout, text
+        time.sleep(2.5)  # more rounds: said once
+        assert d.log_since(mark).count("probe: cannot write") == 1, d.log_since(mark)
+        pve1.run(["rm", f"{room}/fill"])
+        d.wait_log("probe: " + f"{room}/probe.json written again", since=mark, timeout=10)
+        wait_until(lambda: shown() and shown()["results"] and not shown()["stale"],
+                   timeout=10, what="pve1's results again")
+    finally:
+        stop_daemons(daemons)
+        pve1.run(["umount", room], check=False)
 
 
 def test_probe_names_the_transport_that_carries_the_frames(make_cluster):
@@ -397,5 +451,45 @@ def test_probe_names_the_transport_that_carries_the_frames(make_cluster):
         cut = wait_until(lambda: (r := red_probe()) and r["transport"] == "plain" and r,
                          timeout=20, what="the plain path measured after the hold")
         assert not cut["reachable"], f"pve2 stayed secure, the plain path is cut: {cut}"
+    finally:
+        stop_daemons(daemons)
+
+
+def test_the_end_of_a_grace_period_is_measured_at_once(make_cluster):
+    """pve1 switches red to secure, pve2 never does: pve2's plain frames reach pve1 until
+    its grace period ends and its plain device goes. That path is measured then, not at
+    the next round (10 s here), which status showed as ok meanwhile."""
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    plain = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
+    daemons = {}
+    try:
+        for node in cluster.nodes:
+            daemons[node.name] = Daemon(cluster, node, grace=4, extra_args=[
+                "--probe-interval", "10", "--probe-file", f"{cluster.tmpdir}/{node.name}.probe"])
+            daemons[node.name].write(plain)
+            daemons[node.name].start()
+        d = daemons["pve1"]
+
+        def red_probe():
+            res = pve1.fabricd("status", "--json", "-c", d.path, "--probe-file",
+                               f"{cluster.tmpdir}/pve1.probe")
+            probes = json.loads(res.stdout)["probes"] if res.rc == 0 else None
+            results = [r for r in (probes or {}).get("results", []) if r["zone"] == "red"]
+            return results[0] if results else None
+
+        first = wait_until(red_probe, timeout=20, what="red measured")
+        assert first["transport"] == "plain" and first["reachable"], first
+        assert d.set_transport("red", "secure").returncode == 0
+        d.wait_log("zone red: transport plain -> secure", timeout=10)
+        # the new transport measured at once too: pve2's standby takes it, pve2 answers plain
+        during = wait_until(lambda: (r := red_probe()) and r["transport"] == "secure" and r,
+                            timeout=6, what="the secure path measured at the switch")
+        assert during["reachable"], during
+        wait_until(lambda: "vx100" not in pve1.links(), timeout=10, what="pve1's grace ends")
+        gone = time.monotonic()
+        cut = wait_until(lambda: (r := red_probe()) and not r["reachable"] and r,
+                         timeout=8, what="the cut path measured when the grace ended")
+        assert time.monotonic() - gone < 6, cut
     finally:
         stop_daemons(daemons)

@@ -365,16 +365,23 @@ static void test_store(void)
 	CHECK_INT(ks.reads, reads + 1, "rotated: read again");
 	CHECK(!memcmp(key, b, WGKEY_LEN), "rotated: the new key");
 
-	/* chmod: the cached key is not used, the file is refused as wgkey_load_file does */
+	/* chmod: refused as wgkey_load_file does, the key read before handed out, said once */
 	chmod(path, 0644);
-	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), -EPERM,
-		  "chmod 644");
+	memset(key, 0, sizeof(key));
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)),
+		  KEYFILE_KEPT, "chmod 644");
 	CHECK(strstr(err, "readable by group or others") != NULL, "chmod: %s", err);
-	CHECK_INT(ks.n, 0, "a refused file is forgotten");
+	CHECK(!memcmp(key, b, WGKEY_LEN), "chmod: the key read before");
+	reads = ks.reads;
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)),
+		  KEYFILE_STILL_KEPT, "chmod 644, again");
+	CHECK_INT(ks.reads, reads + 1, "a failing file is read again each time");
 	chmod(path, 0600);
-	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0,
-		  "0600 again: %s", err);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)),
+		  KEYFILE_BACK, "0600 again: %s", err);
 	CHECK(!memcmp(key, b, WGKEY_LEN), "0600 again: the key");
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), 0,
+		  "then as before: %s", err);
 
 	/* a second file; the sweep forgets what the last pass did not ask for */
 	CHECK_INT(keyfile_store_load(&ks, psk, WGKEY_FILE_PRESHARED, key, err, sizeof(err)), 0,
@@ -387,11 +394,16 @@ static void test_store(void)
 	CHECK_INT(ks.n, 1, "the peer's key not asked for is forgotten");
 	CHECK_STR(ks.kept ? "kept" : "none", "kept", "the private key stays");
 
-	/* removed: an error, and forgotten */
+	/* removed: the key read before; a file never read well is an error, no key */
 	unlink(path);
+	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)),
+		  KEYFILE_KEPT, "removed");
+	CHECK(!memcmp(key, b, WGKEY_LEN), "removed: the key read before");
+	keyfile_store_sweep(&ks);
+	keyfile_store_sweep(&ks);
+	CHECK_INT(ks.n, 0, "not asked for: forgotten");
 	CHECK_INT(keyfile_store_load(&ks, path, WGKEY_FILE_PRIVATE, key, err, sizeof(err)), -ENOENT,
-		  "removed");
-	CHECK_INT(ks.n, 0, "removed: forgotten");
+		  "removed, not kept");
 	CHECK(wgkey_is_zero(key), "no stale key handed out");
 
 	/* without a store: a plain read */
