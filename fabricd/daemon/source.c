@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/log.h"
 #include "daemon/source.h"
@@ -32,10 +33,34 @@ void def_source_init(struct def_source *s, const struct options *o)
  * vnets from .running-config, which is then read, watched and checked as a
  * second file (its path comes from the definition).
  */
+/*
+ * The daemon follows a file: a FIFO (or a pipe, -c <(...)) would block its
+ * read, and with it every pass and its signals, until something writes.
+ */
+static int regular_file(const char *path, struct diag *diag)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return 0; /* the load says what is wrong with a file it cannot open */
+	diag_add(diag, path,
+		 "not a regular file (a %s): fabricd run follows a file, written in place or "
+		 "renamed over; give it one with -c",
+		 S_ISFIFO(st.st_mode)  ? "FIFO or pipe"
+		 : S_ISDIR(st.st_mode) ? "directory"
+				       : "device or socket");
+	return -EINVAL;
+}
+
 static int load_definition(struct def_source *s, struct cluster **out, struct diag *diag)
 {
 	char path[PATH_MAX];
-	int ret = config_load_file(s->files[0], out, diag);
+	int ret = regular_file(s->files[0], diag);
+
+	*out = NULL;
+	if (ret < 0)
+		return ret;
+	ret = config_load_file(s->files[0], out, diag);
 
 	if (ret < 0)
 		return ret; /* a file still followed stays followed */

@@ -179,3 +179,26 @@ def test_start_with_a_broken_definition_fails(fabric):
     log = d.log()
     assert d.path in log and "not valid" in log, log
     assert not any("READY=1" in m for m in d.notifications())
+
+
+def test_a_fifo_in_place_of_the_definition_blocks_nothing(fabric):
+    """A FIFO where the file was: reading it would wait for a writer, and with it every
+    pass, every repair and SIGTERM. It is reported as not a file; the last good definition
+    stays, drift is still repaired, and the file back is applied."""
+    cluster = fabric.cluster
+    pve2 = cluster["pve2"]
+    d2 = fabric.daemons["pve2"]
+    mark = d2.mark()
+    os.unlink(d2.path)
+    os.mkfifo(d2.path)
+    try:
+        wait_report(d2, mark, f"{d2.path}: not a regular file (a FIFO or pipe)")
+        pve2.run(["ip", "link", "del", "vx100"])
+        wait_until(lambda: pve2.link("vx100") is not None, timeout=5, interval=0.05,
+                   what="vx100 put back with a FIFO in place of the definition")
+    finally:
+        os.unlink(d2.path)
+    d2.write(fabric.definition)
+    wait_until(lambda: "not converged" not in d2.log_since(mark) and
+               pve2.fabricd("plan", "-c", d2.path).rc == 0, timeout=10, what="converged")
+    assert d2.running()
