@@ -169,14 +169,19 @@ static json_t *status_zones(const struct session *s)
 		for (size_t vi = 0; vi < s->want.n_vnets; vi++) {
 			const struct desired_vnet *v = &s->want.vnets[vi];
 
+			json_t *bridge;
+
 			if (v->zone != dz->zone)
 				continue;
-			json_array_append_new(vnets,
-					      json_pack("{s:s, s:I, s:o, s:o, s:o}", "name",
-							v->name, "vni", (json_int_t)v->vni,
-							"bridge", status_link(s, v->name, false),
-							"vxlan", status_link(s, v->vxlan, true),
-							"switch", status_switch(s, v)));
+			bridge = status_link(s, v->name, false);
+			/* Proxmox's (zone "bridges": "existing"): not fabricd's, and rightly */
+			if (v->existing_bridge)
+				json_object_set_new(bridge, "existing", json_true());
+			json_array_append_new(vnets, json_pack("{s:s, s:I, s:o, s:o, s:o}", "name",
+							       v->name, "vni", (json_int_t)v->vni,
+							       "bridge", bridge, "vxlan",
+							       status_link(s, v->vxlan, true),
+							       "switch", status_switch(s, v)));
 		}
 		/* null: unknown, the underlay MTU could not be measured (see conflicts) */
 		json_array_append_new(zones,
@@ -289,10 +294,17 @@ static void print_fabric(json_t *fabric)
 	} else if (!json_is_true(json_object_get(fabric, "present"))) {
 		printf("fabric %s: absent\n", FABRIC_IFNAME);
 	} else {
-		printf("fabric %s (%s): mtu %lld, listen port %lld\n", FABRIC_IFNAME,
+		json_t *port = json_object_get(fabric, "listen_port");
+
+		/* no port read: a device fabricd does not own, or one that does not answer */
+		printf("fabric %s (%s): mtu %lld, ", FABRIC_IFNAME,
 		       json_string_value(json_object_get(fabric, "backend")),
-		       json_integer_value(json_object_get(fabric, "mtu")),
-		       json_integer_value(json_object_get(fabric, "listen_port")));
+		       json_integer_value(json_object_get(fabric, "mtu")));
+		if (json_is_integer(port))
+			printf("listen port %lld\n", json_integer_value(port));
+		else
+			printf("listen port not read (not fabricd's, or its wireguard-go does not "
+			       "answer: see the conflicts)\n");
 	}
 	json_array_foreach(json_object_get(fabric, "peers"), i, peer)
 	{
@@ -311,6 +323,27 @@ static void print_fabric(json_t *fabric)
 		       json_integer_value(json_object_get(peer, "rx_bytes")),
 		       json_integer_value(json_object_get(peer, "tx_bytes")));
 	}
+}
+
+/* A link that has a wanted name but is not fabricd's (and not Proxmox's bridge): a conflict. */
+static const char *foreign_words(json_t *link)
+{
+	return json_is_false(json_object_get(link, "owned")) &&
+		       !json_is_true(json_object_get(link, "existing"))
+		   ? " (NOT fabricd's: see the conflict)"
+		   : "";
+}
+
+/* "up", "DOWN" or "absent", and whose it is when not fabricd's. */
+static const char *link_words(json_t *link)
+{
+	static char words[64];
+
+	if (!json_is_true(json_object_get(link, "present")))
+		return "absent";
+	snprintf(words, sizeof(words), "%s%s",
+		 json_is_true(json_object_get(link, "up")) ? "up" : "DOWN", foreign_words(link));
+	return words;
 }
 
 static void print_text(json_t *j)
@@ -345,10 +378,10 @@ static void print_text(json_t *j)
 
 			printf("  vnet %s vni %lld: bridge %s, vxlan %s%s",
 			       json_string_value(json_object_get(v, "name")),
-			       json_integer_value(json_object_get(v, "vni")),
-			       json_is_true(json_object_get(br, "present")) ? "up" : "absent",
+			       json_integer_value(json_object_get(v, "vni")), link_words(br),
 			       json_string_value(json_object_get(vx, "name")),
-			       json_is_true(json_object_get(vx, "present")) ? "" : " (absent)");
+			       json_is_true(json_object_get(vx, "present")) ? foreign_words(vx)
+									    : " (absent)");
 			json_array_foreach(json_object_get(vx, "remotes"), r, remote)
 			    printf("%s%s", r ? ", " : " -> ", json_string_value(remote));
 			print_switch(json_object_get(v, "switch"));

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
+#include <netinet/in.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "kinds/bridge.h"
@@ -140,6 +142,57 @@ static void check_port(const struct node_state *want, const struct link_obs *l, 
 	}
 }
 
+/*
+ * Whether a socket of this network namespace holds UDP port (IPv4 or IPv6):
+ * a bind of our own fails then. Only EADDRINUSE says so; a family the
+ * namespace lacks says nothing.
+ */
+static bool udp_port_held(uint16_t port)
+{
+	struct sockaddr_in in4 = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+	const struct {
+		int family;
+		const struct sockaddr *sa;
+		socklen_t len;
+	} tries[] = {{AF_INET, (const struct sockaddr *)&in4, sizeof(in4)},
+		     {AF_INET6, (const struct sockaddr *)&in6, sizeof(in6)}};
+	bool held = false;
+
+	for (size_t i = 0; i < 2 && !held; i++) {
+		int one = 1, fd = socket(tries[i].family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			continue;
+		/* as WireGuard binds: one socket per family */
+		if (tries[i].family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		held = bind(fd, tries[i].sa, tries[i].len) < 0 && errno == EADDRINUSE;
+		close(fd);
+	}
+	return held;
+}
+
+/*
+ * The fabric's listen port held by another socket: apply would build the
+ * guard and the vnets, then fail at the device (the kernel takes none of its
+ * settings, leaving it without a key). Not checked while the fabric has it.
+ */
+static void check_listen_port(const struct node_state *want, const struct observed *have,
+			      struct diag *diag)
+{
+	uint16_t port = want->fabric.listen_port;
+
+	if (!port || have->wg_error || (have->wg && have->wg->listen_port == port) ||
+	    !udp_port_held(port))
+		return;
+	diag_add(diag, "fabric " FABRIC_IFNAME,
+		 "listen port %u is taken: another socket on this node has it (another "
+		 "WireGuard device? see ss -ulpn 'sport = :%u'); free it, or give this node "
+		 "another port (nodes[i].listen_port in the definition)",
+		 port, port);
+}
+
 static bool foreign_vxlan(const struct link_obs *l, const char *owner)
 {
 	return !strcmp(l->kind, "vxlan") && !link_is_owned(l, owner);
@@ -173,6 +226,7 @@ static int check_conflicts(const struct node_state *want, const struct observed 
 	for (size_t j = 0; j < n; j++)
 		check_port(want, foreign[j], diag);
 	free(foreign);
+	check_listen_port(want, have, diag);
 	return 0;
 }
 

@@ -389,13 +389,15 @@ static bool backend_mismatch(const struct session *s)
 	if (!s->backend_explicit || s->r.backend == s->chosen_backend || !wg ||
 	    !link_is_owned(wg, s->r.owner))
 		return false;
-	log_error("fabric %s runs on %s, not on the %s that --wg-backend asks for: fabricd does "
-		  "not replace a running fabric device (every WireGuard session would drop); to "
-		  "move it, run fabricd down and apply again with --wg-backend %s, or keep it "
-		  "with --wg-backend auto",
-		  FABRIC_IFNAME, backend_words(s->r.backend), backend_words(s->chosen_backend),
-		  wg_backend_name(s->chosen_backend));
-	return true;
+	/* status changes nothing: it reports the device as it runs, and says so */
+	(s->report_only ? log_warn : log_error)(
+	    "fabric %s runs on %s, not on the %s that --wg-backend asks for: fabricd does not "
+	    "replace a running fabric device (every WireGuard session would drop); to move it, "
+	    "run fabricd down and apply again with --wg-backend %s, or keep it with "
+	    "--wg-backend auto",
+	    FABRIC_IFNAME, backend_words(s->r.backend), backend_words(s->chosen_backend),
+	    wg_backend_name(s->chosen_backend));
+	return !s->report_only;
 }
 
 int session_plan(struct session *s)

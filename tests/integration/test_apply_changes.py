@@ -283,10 +283,26 @@ def test_an_explicit_backend_other_than_the_devices_is_refused(make_cluster):
     assert res.rc == 0, res
 
 
+def test_status_reports_a_device_of_the_other_backend(make_cluster):
+    """status with --wg-backend naming the backend the device does not run on: it changes
+    nothing, so it shows the node and warns, where apply refuses (it exited 1, empty)."""
+    cluster = make_cluster(2)
+    definition, path = applied(cluster)
+    pve1 = cluster.nodes[0]
+    kind = pve1.link("wgfab0")["linkinfo"]["info_kind"]
+    other = "userspace" if kind == "wireguard" else "kernel"
+    options = ["-c", path, "-n", pve1.name, "--key-file", pve1.key_file, "--wg-backend", other]
+    res = pve1.fabricd("status", *options, node_options=False)
+    assert res.rc == 0 and "fabric wgfab0" in res.stdout, res
+    assert "warning: fabric wgfab0 runs on" in res.stderr, res
+    assert pve1.fabricd("apply", *options, node_options=False).rc == 1
+
+
 def test_a_listen_port_another_socket_holds_is_named(make_cluster):
-    """Another socket on the fabric's port (an operator's own wg0, say): the error names
-    the port and what to do, once, instead of a "create failed" for the device and
-    every peer; the next apply after the port is freed converges."""
+    """Another socket on the fabric's port (an operator's own wg0, say): plan and apply
+    name the port and what to do, once, before any change (apply built the guard and the
+    vnets, then failed at the device, which kernel WireGuard then left without a key);
+    the next apply after the port is freed converges."""
     cluster = make_cluster(2)
     pve1 = cluster.nodes[0]
     holder = pve1.run_bg(["/usr/bin/python3", "-c",
@@ -298,11 +314,17 @@ def test_a_listen_port_another_socket_holds_is_named(make_cluster):
         wait_until(lambda: "51820" in pve1.run(["ss", "-uln"]).stdout, timeout=10,
                    what="the other socket bound")
         path = cluster.write_definition(cluster.definition(zones=standard_zones()))
-        res = pve1.fabricd("apply", "-c", path)
-        assert res.rc == 1, res
-        assert "error: fabric wgfab0: listen port 51820 is taken: another socket on this " \
-            "node has it" in res.stderr and "nodes[i].listen_port" in res.stderr, res
-        assert "peer " not in res.stderr and "create failed" not in res.stderr, res
+        for command in ("plan", "apply"):
+            res = pve1.fabricd(command, "-c", path)
+            assert res.rc == 1, res
+            assert "error: fabric wgfab0: listen port 51820 is taken: another socket on " \
+                "this node has it" in res.stderr and "nodes[i].listen_port" in res.stderr, res
+            assert "peer " not in res.stderr and "create failed" not in res.stderr, res
+        assert pve1.owned_links() == [], "apply changed the node before the port stopped it"
+        assert pve1.run(["nft", "list", "table", "inet", "fabricd"], check=False).returncode
+        status = pve1.fabricd("status", "-c", path)
+        assert status.rc == 0 and "conflict: fabric wgfab0: listen port 51820 is taken" in \
+            status.stdout, status
     finally:
         holder.kill()
         holder.wait()
@@ -549,3 +571,9 @@ def test_a_proxmox_bridge_keeps_its_address_through_switches(make_cluster):
         seen.append(pve1.link("vnet100")["address"])
     assert len(set(seen)) == 1 and seen[0].startswith("02:00:"), seen
     assert pve1.link("vs100")["address"] == seen[0]
+    # not fabricd's, and rightly: status says so without calling it a conflict
+    res = pve1.fabricd("status", "-c", path)
+    assert res.rc == 0 and "vnet vnet100 vni 100: bridge up, vxlan vs100" in res.stdout, res
+    doc = json.loads(pve1.fabricd("status", "-c", path, "--json").stdout)
+    bridge = doc["zones"][0]["vnets"][0]["bridge"]
+    assert bridge["existing"] is True and bridge["owned"] is False, bridge

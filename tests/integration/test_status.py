@@ -112,6 +112,11 @@ def test_status_shows_a_node_whose_wanted_name_is_taken(applied):
         text = pve1.fabricd("status", "-c", taken)
         assert text.rc == 0 and "conflict: bridge vnet811: a link named vnet811" in text.stdout, \
             text
+        # the text says whose it is where it shows the vnet, as the JSON's "owned" does
+        assert "vnet vnet811 vni 811: bridge DOWN (NOT fabricd's: see the conflict)" in \
+            text.stdout, text
+        assert "vnet vnet810 vni 810: bridge up, vxlan vx810 ->" in text.stdout, text
+        assert "vxlan vx812 (NOT fabricd's: see the conflict)" in text.stdout, text
         assert status_json(pve1, config)["conflicts"] == []
     finally:
         pve1.run(["ip", "link", "del", "vnet811"])
