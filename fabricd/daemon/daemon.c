@@ -326,6 +326,8 @@ static unsigned int adopt_candidate(struct daemon *d, struct cluster *cand, bool
 		reasons |= REASON_DEFINITION;
 	else if (forced)
 		log_info("%s: reloaded, no change", d->o->config);
+	else if (d->def_invalid) /* after "not used": the file is right again, as in force */
+		log_info("%s: valid again, the definition in force", d->o->config);
 	/* kept until a pass applies in full: it says which endpoints moved */
 	if (d->roam_base)
 		cluster_free(d->cluster);
@@ -471,6 +473,10 @@ static int run_pass_locked(struct daemon *d)
 	converged_status(d, &s);
 	monitor_converged(d->monitor, &s);
 	session_free(&s);
+	/* the log's last word on a problem is not its error: it cleared */
+	if (d->failures)
+		log_info("%s: converged again after %u failed pass%s", d->node, d->failures,
+			 d->failures == 1 ? "" : "es");
 	d->failures = 0;
 	return 0;
 }

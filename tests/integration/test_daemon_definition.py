@@ -202,3 +202,29 @@ def test_a_fifo_in_place_of_the_definition_blocks_nothing(fabric):
     wait_until(lambda: "not converged" not in d2.log_since(mark) and
                pve2.fabricd("plan", "-c", d2.path).rc == 0, timeout=10, what="converged")
     assert d2.running()
+
+
+def test_a_problem_that_clears_is_said_to_have_cleared(fabric):
+    """The log's last word on a problem was its error: the same file back after it was
+    gone, and a pass that works after failed ones, are said."""
+    cluster = fabric.cluster
+    pve2 = cluster["pve2"]
+    d2 = fabric.daemons["pve2"]
+    mark = d2.mark()
+    text = open(d2.path).read()
+    os.unlink(d2.path)
+    wait_report(d2, mark, "cannot open")
+    with open(d2.path, "w") as f:
+        f.write(text)
+    d2.wait_log(f"{d2.path}: valid again, the definition in force", since=mark)
+
+    # no route to the peers: passes fail (the underlay MTU cannot be measured) until back
+    mark = d2.mark()
+    pve2.run(["ip", "link", "set", "eth0", "down"])
+    try:
+        pve2.run(["ip", "link", "del", "vx100"])  # a pass, which fails
+        d2.wait_log("not converged; trying again in", since=mark)
+    finally:
+        pve2.run(["ip", "link", "set", "eth0", "up"])
+    d2.wait_log("pve2: converged again after", since=mark, timeout=40)
+    wait_until(lambda: pve2.link("vx100") is not None, timeout=5, what="vx100 back")
