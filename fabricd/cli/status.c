@@ -313,8 +313,10 @@ static void print_fabric(json_t *fabric)
 		json_t *ep = json_object_get(peer, "endpoint");
 		char hs[32];
 
+		/* WireGuard drops a session 180 s after its handshake (REJECT_AFTER_TIME) */
 		if (json_is_integer(age))
-			snprintf(hs, sizeof(hs), "%llds ago", json_integer_value(age));
+			snprintf(hs, sizeof(hs), "%llds ago%s", json_integer_value(age),
+				 json_integer_value(age) > 180 ? " EXPIRED" : "");
 		else
 			snprintf(hs, sizeof(hs), "never");
 		printf("  peer %-12s endpoint %-22s handshake %-10s rx %lld B, tx %lld B\n",

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -37,14 +39,29 @@ static bool stop_pending(void)
 	       (sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1);
 }
 
-/* "PID COMMAND" of the holder, as it wrote it; "" when unreadable. */
+/* Whether process pid is there: the holder's line outlives the process that wrote it. */
+static bool is_running(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/*
+ * "PID COMMAND" of the holder, as it wrote it; "" when unreadable, or when
+ * that process is gone (another program may hold the lock without writing
+ * a line, under one left by a fabricd that ended).
+ */
 static void read_holder(int fd, char *buf, size_t len)
 {
 	ssize_t n = pread(fd, buf, len - 1, 0);
 
 	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[0] && !is_running(strtol(buf, NULL, 10)))
+		buf[0] = '\0';
 }
+
+/* What a lock held by a process that did not say (or is gone) is said to be held by. */
+#define UNKNOWN_HOLDER "not recorded; fuser -v on the lock file names it"
 
 static int write_holder(int fd, const char *command)
 {
@@ -101,20 +118,21 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 				    "node %s: busy: another fabricd (pid and command: %s) has "
 				    "been changing it for more than %u s; try again when it "
 				    "is done, or stop it (lock %s)",
-				    node, holder[0] ? holder : "unknown", wait_ms / 1000, l->path);
+				    node, holder[0] ? holder : UNKNOWN_HOLDER, wait_ms / 1000,
+				    l->path);
 			node_lock_release(l);
 			return -EWOULDBLOCK;
 		}
 		if (stop_pending()) {
 			log_info("node %s: stopped while waiting for another fabricd (pid and "
 				 "command: %s); nothing was changed",
-				 node, holder[0] ? holder : "unknown");
+				 node, holder[0] ? holder : UNKNOWN_HOLDER);
 			node_lock_release(l);
 			return -EINTR;
 		}
 		if (!quiet && !told && wait_ms >= 1000) {
 			log_info("node %s: waiting for another fabricd (pid and command: %s)", node,
-				 holder[0] ? holder : "unknown");
+				 holder[0] ? holder : UNKNOWN_HOLDER);
 			told = true;
 		}
 		nanosleep(&pause, NULL);
@@ -139,7 +157,7 @@ int node_daemon_lock_take(struct node_lock *l, const char *node)
 		read_holder(l->fd, holder, sizeof(holder));
 		log_error("node %s: another fabricd run (pid and command: %s) already keeps this "
 			  "node; stop it first, one daemon per node (lock %s)",
-			  node, holder[0] ? holder : "unknown", l->path);
+			  node, holder[0] ? holder : UNKNOWN_HOLDER, l->path);
 	} else if (ret < 0) {
 		log_error("node %s: cannot take the daemon's lock %s: %s", node, l->path,
 			  strerror(-ret));

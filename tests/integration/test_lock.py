@@ -20,6 +20,7 @@ daemon for a node refuses to start (the daemon's own lifetime lock).
 import contextlib
 import fcntl
 import os
+import subprocess
 import threading
 import time
 
@@ -97,15 +98,16 @@ def test_held_lock_names_its_holder_and_readers_never_wait(fabric):
     cluster, definition, daemons = fabric
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
-    with held_lock(pve1, "4242 test-holder"):
+    holder = f"{os.getpid()} test-holder"
+    with held_lock(pve1, holder):
         t0 = time.monotonic()
         res = pve1.fabricd("apply", "-c", config, "--lock-wait", "1")
         waited = time.monotonic() - t0
         assert res.rc == 1, res
-        assert "4242 test-holder" in res.stderr, res
+        assert holder in res.stderr, res
         assert 0.9 <= waited < 5, waited
         res = pve1.fabricd("down", "-c", config, "--lock-wait", "0")
-        assert res.rc == 1 and "4242 test-holder" in res.stderr, res
+        assert res.rc == 1 and holder in res.stderr, res
         for command in ("plan", "status", "check"):
             t0 = time.monotonic()
             res = pve1.fabricd(command, "-c", config)
@@ -117,6 +119,21 @@ def test_held_lock_names_its_holder_and_readers_never_wait(fabric):
     assert res.rc == 0, res
 
 
+def test_a_holder_line_left_by_a_process_that_ended_is_not_named(fabric):
+    """The line outlives its writer: a program that holds the lock without writing one
+    (flock(1)) was named as the fabricd that held it last."""
+    cluster, definition, daemons = fabric
+    pve1 = cluster.node("pve1")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    with held_lock(pve1, f"{gone.pid} run"):
+        res = pve1.fabricd("apply", "-c", daemons["pve1"].path, "--lock-wait", "0")
+        assert res.rc == 1, res
+        assert f"{gone.pid} run" not in res.stderr, res
+        assert "(pid and command: not recorded; fuser -v on the lock file names it)" in \
+            res.stderr, res
+
+
 def test_the_lock_is_the_namespace_s_whatever_the_node_is_called(fabric):
     """The lock guards the kernel's state of a namespace: a `down` given another spelling
     of the node than the daemon's (a typo, a host name) waits like any other writer; a
@@ -124,11 +141,11 @@ def test_the_lock_is_the_namespace_s_whatever_the_node_is_called(fabric):
     cluster, definition, daemons = fabric
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
-    with held_lock(pve1, "4242 test-holder"):
+    with held_lock(pve1, f"{os.getpid()} test-holder"):
         res = pve1.run([cluster.fabricd_bin, "down", "-c", config, "-n", "pve9",
                         "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
                         "--lock-wait", "1"], check=False)
-        assert res.returncode == 1 and "4242 test-holder" in res.stderr, res
+        assert res.returncode == 1 and f"{os.getpid()} test-holder" in res.stderr, res
         assert pve1.link("vnet100"), "a down under another name went past the lock"
     target = f"{cluster.tmpdir}/escaped"
     for bad in (f"../../..{target}", "Pve1", "-x", "a" * 64):
@@ -197,7 +214,7 @@ def test_daemon_stopped_while_waiting_for_the_lock_exits_at_once(fabric):
     config = daemons["pve1"].path
     daemons["pve1"].stop()  # one daemon per node: this one is the test's
     try:
-        with held_lock(pve1, "4243 test-holder"):
+        with held_lock(pve1, f"{os.getpid()} other-holder"):
             proc = second_run(cluster, pve1, config, "--lock-wait", "60")
             wait_until(lambda: "waiting for another fabricd" in read_log(proc), timeout=10,
                        what="the daemon waits for the lock")
@@ -208,7 +225,7 @@ def test_daemon_stopped_while_waiting_for_the_lock_exits_at_once(fabric):
         log = read_log(proc)
         assert rc == 0, log
         assert stopped_in < 2, f"took {stopped_in:.1f} s to stop (--lock-wait 60)"
-        assert "stopped while waiting for another fabricd" in log and "4243 test-holder" in log
+        assert "stopped while waiting for another fabricd" in log and f"{os.getpid()} other-holder" in log
         assert "first convergence failed" not in log
     finally:
         daemons["pve1"].start()
