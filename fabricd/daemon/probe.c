@@ -38,6 +38,7 @@
 
 #include "base/log.h"
 #include "daemon/probe.h"
+#include "daemon/probe_entry.h"
 #include "daemon/probe_frame.h"
 #include "daemon/probe_state.h"
 
@@ -46,21 +47,6 @@
 #define STEP_MAX_US	1000000
 #define SMALL_SIZE	256 /* a probe that passes where the MTU is the problem */
 #define IDLE_POLL_MS	200
-
-enum reported { REP_NONE, REP_OK, REP_BLACK_HOLE, REP_UNREACHABLE };
-
-struct entry {
-	struct probe_result r;
-	uint8_t mac[ETH_ALEN]; /* the peer bridge's, learned from its replies */
-	bool mac_known;
-	enum reported reported;
-	unsigned int reported_size;
-	/* during a round */
-	bool got;	/* answered the last request */
-	double got_rtt; /* its round trip */
-	bool full;	/* answered at the zone MTU */
-	bool small;	/* answered at SMALL_SIZE */
-};
 
 struct probe {
 	pthread_t thread;
@@ -621,84 +607,6 @@ fail:
 	return -1;
 }
 
-static int target_cmp(const struct probe_target *a, const struct probe_target *b)
-{
-	int c = strcmp(a->zone, b->zone);
-
-	return c ? c : strcmp(a->peer, b->peer);
-}
-
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct entry *x = *(const struct entry *const *)a;
-	const struct entry *y = *(const struct entry *const *)b;
-	int c = target_cmp(&x->r.target, &y->r.target);
-
-	/* one (peer, zone) twice: in list order (one array), the last is the one kept */
-	return c ? c : x < y ? -1 : x > y;
-}
-
-/*
- * An index of es's entries (only the measured ones if measured_only), sorted
- * by entry_cmp. by is NULL when there is nothing to index or no memory: then
- * find_entry scans.
- */
-struct entry_index {
-	const struct entry *es;
-	size_t n;
-	bool measured_only;
-	const struct entry **by;
-	size_t n_by;
-};
-
-static struct entry_index index_entries(const struct entry *es, size_t n, bool measured_only)
-{
-	struct entry_index x = {.es = es, .n = n, .measured_only = measured_only};
-
-	x.by = n ? malloc(n * sizeof(*x.by)) : NULL;
-	if (!x.by)
-		return x;
-	for (size_t k = 0; k < n; k++) {
-		if (!measured_only || es[k].r.measured)
-			x.by[x.n_by++] = &es[k];
-	}
-	qsort(x.by, x.n_by, sizeof(*x.by), entry_cmp);
-	return x;
-}
-
-/* The last indexed entry with t's (peer, zone), or NULL. */
-static const struct entry *find_entry(const struct entry_index *x, const struct probe_target *t)
-{
-	const struct entry *found = NULL;
-	size_t lo = 0, hi = x->n_by;
-
-	if (!x->by) {
-		for (size_t k = 0; k < x->n; k++) {
-			if ((!x->measured_only || x->es[k].r.measured) &&
-			    !target_cmp(&x->es[k].r.target, t))
-				found = &x->es[k];
-		}
-		return found;
-	}
-	/* the first entry above t */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (target_cmp(&x->by[mid]->r.target, t) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && !target_cmp(&x->by[lo - 1]->r.target, t) ? x->by[lo - 1] : NULL;
-}
-
-/* The same path measured: a zone that changed transport or MTU is another one. */
-static bool same_path(const struct probe_target *a, const struct probe_target *b)
-{
-	return a->mtu == b->mtu && !strcmp(a->transport, b->transport) &&
-	       a->old_receives == b->old_receives;
-}
-
 /* Takes over what a round measured for one entry (its target as configure left it). */
 static void merge_entry(struct probe *p, struct entry *e, const struct entry *done)
 {
@@ -719,14 +627,14 @@ static void merge_entry(struct probe *p, struct entry *e, const struct entry *do
  */
 static void merge_round(struct probe *p, const struct entry *es, size_t n)
 {
-	struct entry_index done_by = index_entries(es, n, true);
+	struct entry_index done_by = entry_index_make(es, n, true);
 
 	for (size_t k = 0; k < p->n && !p->stop; k++) {
-		const struct entry *done = find_entry(&done_by, &p->entries[k].r.target);
+		const struct entry *done = entry_find(&done_by, &p->entries[k].r.target);
 
 		/* a zone that switched transport or MTU meanwhile: the old path, never
 		 * reported as the new one's (the next round measures that) */
-		if (done && same_path(&done->r.target, &p->entries[k].r.target))
+		if (done && probe_same_path(&done->r.target, &p->entries[k].r.target))
 			merge_entry(p, &p->entries[k], done);
 	}
 	free(done_by.by);
@@ -743,16 +651,16 @@ static void merge_round(struct probe *p, const struct entry *es, size_t n)
 static bool carry_over(const struct probe *p, const struct probe_target *t, size_t n,
 		       struct entry *es)
 {
-	struct entry_index old_by = index_entries(p->entries, p->n, false);
+	struct entry_index old_by = entry_index_make(p->entries, p->n, false);
 	bool changed = false;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct entry *old = find_entry(&old_by, &t[i]);
+		const struct entry *old = entry_find(&old_by, &t[i]);
 
-		changed |= !old || !same_path(&old->r.target, &t[i]);
+		changed |= !old || !probe_same_path(&old->r.target, &t[i]);
 		if (old) {
 			es[i] = *old;
-			if (!same_path(&old->r.target, &t[i]))
+			if (!probe_same_path(&old->r.target, &t[i]))
 				memset(&es[i].r, 0, sizeof(es[i].r)); /* measured again */
 		}
 		es[i].r.target = t[i];

@@ -262,7 +262,7 @@ static const char *line_starting(const char *text, const char *key, size_t n, si
 	return NULL;
 }
 
-/* A summary line for people: "chain wireguard_in:, rules: ..." -> "chain wireguard_in, rules: ...". */
+/* A summary line for people: "chain wireguard_in:, rules: x" -> "chain wireguard_in, rules: x". */
 static void tidy(const char *line, size_t n, char *out, size_t len)
 {
 	const char *colon = memchr(line, ':', n);
