@@ -5,7 +5,7 @@
 
 #include "daemon/probe_entry.h"
 
-static int target_cmp(const struct probe_target *a, const struct probe_target *b)
+int probe_target_cmp(const struct probe_target *a, const struct probe_target *b)
 {
 	int c = strcmp(a->zone, b->zone);
 
@@ -16,7 +16,7 @@ static int entry_cmp(const void *a, const void *b)
 {
 	const struct entry *x = *(const struct entry *const *)a;
 	const struct entry *y = *(const struct entry *const *)b;
-	int c = target_cmp(&x->r.target, &y->r.target);
+	int c = probe_target_cmp(&x->r.target, &y->r.target);
 
 	/* one (peer, zone) twice: in list order (one array), the last is the one kept */
 	return c ? c : x < y ? -1 : x > y;
@@ -45,7 +45,7 @@ const struct entry *entry_find(const struct entry_index *x, const struct probe_t
 	if (!x->by) {
 		for (size_t k = 0; k < x->n; k++) {
 			if ((!x->measured_only || x->es[k].r.measured) &&
-			    !target_cmp(&x->es[k].r.target, t))
+			    !probe_target_cmp(&x->es[k].r.target, t))
 				found = &x->es[k];
 		}
 		return found;
@@ -54,12 +54,12 @@ const struct entry *entry_find(const struct entry_index *x, const struct probe_t
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (target_cmp(&x->by[mid]->r.target, t) <= 0)
+		if (probe_target_cmp(&x->by[mid]->r.target, t) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo && !target_cmp(&x->by[lo - 1]->r.target, t) ? x->by[lo - 1] : NULL;
+	return lo && !probe_target_cmp(&x->by[lo - 1]->r.target, t) ? x->by[lo - 1] : NULL;
 }
 
 bool probe_same_path(const struct probe_target *a, const struct probe_target *b)

@@ -46,6 +46,8 @@ struct entry_index {
 struct entry_index entry_index_make(const struct entry *es, size_t n, bool measured_only);
 /* The last indexed entry with t's (peer, zone), or NULL. */
 const struct entry *entry_find(const struct entry_index *x, const struct probe_target *t);
+/* By zone, then peer. */
+int probe_target_cmp(const struct probe_target *a, const struct probe_target *b);
 /* The same path measured: a zone that changed transport, MTU or grace is another one. */
 bool probe_same_path(const struct probe_target *a, const struct probe_target *b);
 

@@ -439,9 +439,13 @@ static int read_maps(struct reader *rd)
 			nlh = start(rd, buf, NFT_MSG_GETSETELEM, NFTA_SET_ELEM_LIST_TABLE);
 			mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, at + strlen("vmap{@"));
 			ret = nl_dump(&rd->s, nlh, map_elem_cb, map_reset, rd);
-			if (ret < 0)
+			/* gone since the rules were read (nft changed the table): not as made */
+			if (ret == -ENOENT)
+				snprintf(elems, sizeof(elems), "?");
+			else if (ret < 0)
 				return ret;
-			map_text(&rd->map, elems, sizeof(elems));
+			else
+				map_text(&rd->map, elems, sizeof(elems));
 			snprintf(rest, sizeof(rest), "%s", end + 1);
 			snprintf(at, sizeof(rd->chains[0].verdicts) - (size_t)(at - v),
 				 "vmap{%s}%s", elems, rest);

@@ -230,10 +230,10 @@ static void ref_merge(struct entry *entries, size_t n_entries, const struct entr
 		const struct entry *last = NULL;
 
 		for (size_t i = 0; i < n; i++) {
-			if (!target_cmp(&e->r.target, &es[i].r.target) && es[i].r.measured)
+			if (!probe_target_cmp(&e->r.target, &es[i].r.target) && es[i].r.measured)
 				last = &es[i];
 		}
-		if (!last || !same_path(&e->r.target, &last->r.target))
+		if (!last || !probe_same_path(&e->r.target, &last->r.target))
 			continue;
 		struct probe_target t = e->r.target;
 
@@ -270,11 +270,11 @@ static void test_merge_random(void)
 		probe_configure(p, "c", "pve1", now, n);
 		for (size_t k = 0; k < n; k++)
 			p->entries[k].reported = REP_OK;
-		struct entry_index idx = index_entries(es, n_old, true);
+		struct entry_index idx = entry_index_make(es, n_old, true);
 		struct entry_index scan = {.es = es, .n = n_old, .measured_only = true};
 
 		for (size_t k = 0; k < n; k++)
-			CHECK(find_entry(&idx, &now[k]) == find_entry(&scan, &now[k]),
+			CHECK(entry_find(&idx, &now[k]) == entry_find(&scan, &now[k]),
 			      "round %d, %zu: the index finds what the scan (no memory) finds",
 			      round, k);
 		free(idx.by);
