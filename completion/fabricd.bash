@@ -8,7 +8,8 @@ _fabricd()
 	_init_completion || return
 
 	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave zone vnet import-pve"
-	local node_opts="-c --config -n --node --key-file --psk-dir --wg-backend --verbose --help --lock-wait --frr-pathspace --ifupdown-file"
+	# --psk-dir, --ifupdown-file and --grace only where they are read (fabricd refuses them elsewhere)
+	local node_opts="-c --config -n --node --key-file --wg-backend --verbose --help --lock-wait --frr-pathspace"
 
 	if ((cword == 1)); then
 		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
@@ -50,14 +51,14 @@ _fabricd()
 	case ${words[1]} in
 	check) opts="-c --config --json --verbose --help" ;;
 	render) opts="$node_opts --json --sdn-dir --corosync" ;;
-	status) opts="$node_opts --json --dot --svg --probe-file --sdn-dir --corosync" ;;
-	plan) opts="$node_opts --json --grace --sdn-dir --corosync" ;;
-	apply) opts="$node_opts --grace --sdn-dir --corosync" ;;
-	down) opts="$node_opts --cluster --sdn-dir --corosync" ;;
-	run) opts="$node_opts --grace --metrics --metrics-file --probe-interval --probe-file --sdn-dir --corosync" ;;
+	status) opts="$node_opts --json --dot --svg --probe-file --grace --sdn-dir --corosync" ;;
+	plan) opts="$node_opts --json --grace --psk-dir --sdn-dir --corosync" ;;
+	apply) opts="$node_opts --grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;
+	down) opts="$node_opts --cluster --ifupdown-file --probe-file --sdn-dir --corosync" ;;
+	run) opts="$node_opts --grace --psk-dir --ifupdown-file --metrics --metrics-file --probe-interval --probe-file --sdn-dir --corosync" ;;
 	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --simple --verbose --help" ;;
 	set-transport)
-		opts="-c --config --help"
+		opts="-c --config --lock-wait --verbose --help"
 		local positional=0 i
 		for ((i = 2; i < cword; i++)); do
 			case ${words[i]} in
@@ -71,11 +72,12 @@ _fabricd()
 			return
 		fi
 		;;
-	genkey | pubkey) opts="--help" ;;
+	genkey) opts="--help" ;;
+	pubkey) opts="--key-file --help" ;;
 	bench) opts="--duration --streams --repeat --json --svg --quick --reference --wg-backend --verbose --help --control-plane --nodes --vnis" ;;
-	init) opts="-c --config --cluster --prefix --listen-port -n --node --underlay --key-file --help" ;;
-	join) opts="-c --config -n --node --underlay --key-file --rotate-key --help" ;;
-	leave) opts="-c --config -n --node --help" ;;
+	init) opts="-c --config --cluster --prefix --listen-port -n --node --underlay --key-file --verbose --help" ;;
+	join) opts="-c --config -n --node --underlay --key-file --rotate-key --verbose --help" ;;
+	leave) opts="-c --config -n --node --verbose --help" ;;
 	zone | vnet)
 		if ((cword == 2)) && [[ $cur != -* ]]; then
 			COMPREPLY=($(compgen -W "add remove" -- "$cur"))

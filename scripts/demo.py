@@ -8,7 +8,9 @@
 It uses the test harness (tests/integration/fabtest): one namespace per node
 with its own mount namespace for wireguard-go, an underlay switch, and one
 namespace per guest. Every name carries a random suffix, so the demo can run
-beside the test suite; only one demo runs at a time.
+beside the test suite. One demo runs at a time per state file:
+FABRICD_DEMO_STATE (default /run/fabricd-demo.json; the text it printed is
+kept beside it, .txt) names another, for a second demo or a test's own.
 """
 
 import json
@@ -24,8 +26,8 @@ from fabtest import SimCluster, zone  # noqa: E402
 from fabtest.cluster import default_fabricd_bin  # noqa: E402
 from fabtest.wait import wait_until  # noqa: E402
 
-STATE = Path("/run/fabricd-demo.json")
-INFO = Path("/run/fabricd-demo.txt")
+STATE = Path(os.environ.get("FABRICD_DEMO_STATE", "/run/fabricd-demo.json"))
+INFO = STATE.with_suffix(".txt")
 
 
 def say(text=""):
@@ -43,7 +45,8 @@ def show(result):
 
 def up():
     if STATE.exists():
-        say(f"A demo is already running (see {INFO}). Remove it first: scripts/demo.sh down")
+        say(f"A demo is already running (see {INFO}). Remove it first: scripts/demo.sh down "
+            f"(or run another with FABRICD_DEMO_STATE=ANOTHER.json)")
         return 1
     step("building three hypervisor nodes on one underlay switch (network namespaces)")
     cluster = SimCluster(n_nodes=3, cluster_name="demo", wg_backend="userspace",
@@ -105,29 +108,40 @@ def build(cluster):
         big = src.ping(f"{net}.2", count=1, size=mtu - 28, df=True, timeout=2)
         too_big = src.ping(f"{net}.2", count=1, size=mtu - 27, df=True, timeout=2)
         say(f"   {vnet}: largest unfragmented ping {mtu} bytes: {'ok' if big else 'FAILED'};"
-            f" {mtu + 1} bytes: {'refused, as it must be' if not too_big else 'passed?!'}")
+            f" {mtu + 1} bytes: "
+            f"{'refused by the guest (its MTU is the zone MTU)' if not too_big else 'passed?!'}")
+    # a vnet100 guest given an address in vnet200's subnet: its ARP never reaches vnet200
     other = guests[("pve2", "vnet200")]
-    isolated = not guests[("pve1", "vnet100")].ping("10.200.0.2", count=1, timeout=1)
-    say(f"   vnet100 -> vnet200 ({other.cidr}): "
-        f"{'no route, vnets are separate' if isolated else 'REACHABLE?!'}")
+    stranger = guests[("pve1", "vnet100")]
+    stranger.run(["ip", "addr", "add", "10.200.0.99/24", "dev", "eth0"])
+    isolated = not stranger.ping("10.200.0.2", count=1, timeout=1)
+    stranger.run(["ip", "addr", "del", "10.200.0.99/24", "dev", "eth0"])
+    say(f"   a vnet100 guest with an address in vnet200's subnet -> {other.cidr}: "
+        f"{'no answer, the vnets are separate layer-2 networks' if isolated else 'REACHABLE?!'}")
 
     step("what the underlay sees while vnet200 (secure) carries traffic")
     with cluster.capture() as cap:
         guests[("pve1", "vnet200")].ping("10.200.0.2", count=5, timeout=3)
-    say(f"   WireGuard packets: {cap.wireguard_count()}, "
-        f"plain VXLAN (4789): {cap.vxlan_count()}, secure VXLAN in clear (4790): "
-        f"{cap.secure_vxlan_count()}")
+    # VNI 200 in the VXLAN header (bytes 4-6 after UDP's 8): vnet200's own frames
+    vni200 = cap.count("udp port 4789 and udp[12:4] = 0x0000c800")
+    say(f"   WireGuard packets: {cap.wireguard_count()}; vnet200 (VNI 200) as plain VXLAN: "
+        f"{vni200}, secure VXLAN in clear (4790): {cap.secure_vxlan_count()}; "
+        f"other plain VXLAN (the plain vnets' own multicast reports): "
+        f"{cap.vxlan_count() - vni200}")
 
     cluster.detach(STATE)
     prefix = f"nsenter --mount={pve1.mount_file} --net=/run/netns/{pve1.ns}"
+    fabricd = cluster.fabricd_bin or REPO / "fabricd/fabricd"
     info = f"""
 The demo cluster keeps running. Look around:
-  {prefix} {cluster.fabricd_bin or REPO / 'fabricd/fabricd'} status -c {config} -n pve1
+  {prefix} {fabricd} status -c {config} -n pve1 --key-file {pve1.key_file}
   {prefix} wg show
   ip -n {pve1.ns} -d link show vs200
   bridge -n {pve1.ns} fdb show dev vx100
   ip netns exec {guests[('pve1', 'vnet200')].ns} ping 10.200.0.3
-  edit {config} and run fabricd apply/plan on a node (as above) to see a change
+Change it: edit {config}, then on each node (pve1 here; pve2 and pve3 alike)
+  {prefix} {fabricd} plan -c {config} -n pve1 --key-file {pve1.key_file}
+  {prefix} {fabricd} apply -c {config} -n pve1 --key-file {pve1.key_file}
 Tear it down:
   scripts/demo.sh down
 """

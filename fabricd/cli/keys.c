@@ -67,7 +67,18 @@ int cmd_pubkey(const struct options *o)
 	size_t have = 0;
 	int ret = 1;
 
-	(void)o; /* it reads no option; main refuses arguments */
+	/* --key-file: that file's key, with the checks every command makes of it */
+	if (o->key_file_given) {
+		char err[512];
+
+		if (wgkey_load_file(o->key_file, priv, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			return 1;
+		}
+		wgkey_public(pub, priv);
+		sodium_memzero(priv, sizeof(priv));
+		return print_key(pub);
+	}
 	for (;;) {
 		ssize_t n = read(STDIN_FILENO, buf + have, sizeof(buf) - 1 - have);
 

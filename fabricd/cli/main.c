@@ -39,7 +39,7 @@ static const struct {
     {"status", cmd_status, WRITES_JSON, "show the fabric, zones, vnets and drift"},
     {"down", cmd_down, 0, "remove every object fabricd owns on this node"},
     {"genkey", cmd_genkey, 0, "print a new base64 private key"},
-    {"pubkey", cmd_pubkey, 0, "read a private key on stdin, print its public key"},
+    {"pubkey", cmd_pubkey, 0, "print the public key of a private key (stdin, or --key-file)"},
     {"bench", cmd_bench, 0, "measure plain VXLAN against VXLAN in WireGuard"},
     {"init", cmd_init, 0, "create a definition with this node: --cluster NAME --prefix CIDR"},
     {"join", cmd_join, 0, "add this node to a definition (first free fabric address)"},
@@ -222,6 +222,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_GRACE:
 			if (parse_seconds("grace", optarg, 86400, &o->grace) < 0)
 				return -1;
+			o->grace_given = true;
 			break;
 		case OPT_LOCK_WAIT:
 			if (parse_seconds("lock-wait", optarg, 3600, &o->lock_wait) < 0)
@@ -230,6 +231,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_PROBE_INTERVAL:
 			if (parse_probe_interval(optarg, &o->probe_interval_ms) < 0)
 				return -1;
+			o->probe_interval_given = true;
 			break;
 		case OPT_FRR_PATHSPACE:
 			if (frr_pathspace_check(optarg) < 0)
@@ -245,6 +247,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		default:
 			if (c >= OPT_VALUE_BASE && c < OPT_VALUE_BASE + (int)N_VALUE_OPTIONS) {
 				set_value_option(o, &value_options[c - OPT_VALUE_BASE], optarg);
+				o->key_file_given |= value_options[c - OPT_VALUE_BASE].offset ==
+						     offsetof(struct options, key_file);
 				break;
 			}
 			usage(stderr);
@@ -302,6 +306,12 @@ static bool options_fit(const char *name, const struct options *o)
 	     "init (the new cluster's fabric)"},
 	    {o->underlay != NULL, "--underlay is", " init join ", "init and join"},
 	    {o->rotate_key, "--rotate-key is", " join ", "join"},
+	    {o->probe_interval_given, "--probe-interval is", " run ", "run"},
+	    {o->grace_given, "--grace is", " run apply plan status ",
+	     "run, apply, plan and status (a transport switch's grace period)"},
+	    {o->psk_dir != NULL, "--psk-dir is", " run apply plan ", "run, apply and plan"},
+	    {o->ifupdown_file != NULL, "--ifupdown-file is", " run apply down ",
+	     "run, apply and down (which write it)"},
 	};
 	char padded[64];
 

@@ -61,6 +61,20 @@ def test_pubkey_of_wg_keys(fabricd, wg):
         assert ours.stdout == run([wg, "pubkey"], priv).stdout
 
 
+def test_pubkey_of_a_key_file(fabricd, tmp_path):
+    """--key-file: the file's key, checked as every command checks a key file (it read
+    stdin and ignored the option, or waited on a terminal)."""
+    path = tmp_path / "node.key"
+    path.write_text("dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo=\n")
+    os.chmod(path, 0o600)
+    r = run([fabricd, "pubkey", "--key-file", str(path)])
+    assert r.returncode == 0 and r.stdout == "hSDwCYkwp1R0i33ctD73Wg2/Og0mOBr066SpjqqbTmo=\n", r
+    os.chmod(path, 0o644)
+    r = run([fabricd, "pubkey", "--key-file", str(path)])
+    assert r.returncode == 1 and "readable by group or others" in r.stderr, r
+    assert "dwdtCnMYpX08" not in r.stderr + r.stdout
+
+
 def test_pubkey_known_pair(fabricd):
     # RFC 7748 section 6.1, Alice: 77076d0a... -> 8520f009..., in base64
     r = run([fabricd, "pubkey"], "dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo=\n")

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The README's demo command (`make demo`, scripts/demo.sh): it builds its cluster, every
+check it prints passes, the commands it tells the reader to try work as printed, and
+`scripts/demo.sh down` leaves nothing behind. A state file of its own
+(FABRICD_DEMO_STATE), so an operator's demo on the same machine is left alone."""
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def demo(command, state):
+    return subprocess.run([str(REPO / "scripts" / "demo.sh"), command], capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, FABRICD_DEMO_STATE=state))
+
+
+def printed(out, word):
+    """The command lines the demo printed that run fabricd WORD."""
+    return [shlex.split(line) for line in out.splitlines() if f" {word} -c " in line]
+
+
+def test_the_demo_runs_checks_what_it_says_and_leaves_nothing(tmp_path):
+    state = str(tmp_path / "demo.json")
+    before = set(os.listdir("/run/netns"))
+    up = demo("up", state)
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        out = up.stdout
+        assert "FAILED" not in out and "?!" not in out, out
+        assert out.count(": ok") >= 4 and "the vnets are separate layer-2 networks" in out, out
+        assert "vnet200 (VNI 200) as plain VXLAN: 0, secure VXLAN in clear (4790): 0" in out, out
+        # the commands it prints work as printed: status in sync, plan with nothing to do
+        (status,) = printed(out, "status")
+        res = subprocess.run(status, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0 and "in sync with the definition" in res.stdout, res
+        (plan,) = printed(out, "plan")
+        res = subprocess.run(plan, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0 and "nothing to change" in res.stdout, res
+        # a second demo on the same state is refused, saying how to run another
+        again = demo("up", state)
+        assert again.returncode == 1 and "FABRICD_DEMO_STATE" in again.stdout, again
+    finally:
+        down = demo("down", state)
+    assert down.returncode == 0 and "removed" in down.stdout, down
+    assert set(os.listdir("/run/netns")) <= before, "the demo left namespaces"
+    assert not os.path.exists(state)
