@@ -25,7 +25,7 @@ struct options {
 	enum wg_backend_choice wg_backend;
 	bool json;
 	bool verbose;
-	unsigned int grace;	/* seconds an old VXLAN device keeps receiving after a switch */
+	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
 	/* given on the command line, not the default (a command that ignores them refuses) */
 	bool grace_given, probe_interval_given, key_file_given;
 	unsigned int lock_wait; /* --lock-wait: seconds a writer waits for the node lock */
