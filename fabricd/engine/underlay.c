@@ -68,11 +68,22 @@ int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t s
 	int ret = smallest_path(rtnl, links, c, self, mtu, &narrow, &gone);
 
 	if (ret < 0) {
-		snprintf(path, sizeof(path), "node %s", c->nodes[gone].name);
-		diag_add(diag, path,
-			 "no route to its underlay address %s (%s): fix the underlay routing, or "
-			 "set fabric.underlay_mtu",
-			 ip_addr_str(&c->nodes[gone].underlay, a, sizeof(a)), strerror(-ret));
+		/* every node without a route, not only the first: a cut link loses them all */
+		for (size_t i = gone; i < c->n_nodes; i++) {
+			unsigned int m;
+			int err = ret;
+
+			if (i != gone && i == self)
+				continue;
+			if (i != gone &&
+			    (err = route_path_mtu(rtnl, links, &c->nodes[i].underlay, &m)) >= 0)
+				continue;
+			snprintf(path, sizeof(path), "node %s", c->nodes[i].name);
+			diag_add(diag, path,
+				 "no route to its underlay address %s (%s): fix the underlay "
+				 "routing, or set fabric.underlay_mtu",
+				 ip_addr_str(&c->nodes[i].underlay, a, sizeof(a)), strerror(-err));
+		}
 		return ret;
 	}
 	if (!*mtu) {

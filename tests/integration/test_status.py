@@ -222,3 +222,18 @@ def test_a_key_file_apply_would_refuse_is_a_conflict(applied):
         os.chmod(pve1.key_file, 0o600)
     assert status_json(pve1, config)["in_sync"]
     assert pve1.fabricd("plan", "-c", config).rc == 0
+
+
+def test_every_node_without_a_route_is_named(make_cluster):
+    """A cut underlay loses every peer: the conflict named only the first of them."""
+    cluster = make_cluster(3)
+    config = cluster.write_definition(cluster.definition(
+        zones=[zone("office", "plain", [("vnet830", 830)])]))
+    pve1 = cluster.nodes[0]
+    pve1.run(["ip", "link", "set", "eth0", "down"])
+    res = pve1.fabricd("plan", "-c", config)
+    assert res.rc == 1, res
+    for peer in ("pve2", "pve3"):
+        assert f"node {peer}: no route to its underlay address" in res.stderr, res
+    doc = status_json(pve1, config)
+    assert len([c for c in doc["conflicts"] if "no route" in c]) == 2, doc["conflicts"]
