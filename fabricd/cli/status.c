@@ -319,7 +319,7 @@ static void print_fabric(json_t *fabric)
 				 json_integer_value(age) > 180 ? " EXPIRED" : "");
 		else
 			snprintf(hs, sizeof(hs), "never");
-		printf("  peer %-12s endpoint %-22s handshake %-10s rx %lld B, tx %lld B\n",
+		printf("  peer %-12s endpoint %-22s handshake %-16s rx %lld B, tx %lld B\n",
 		       json_is_string(node) ? json_string_value(node) : "(unknown)",
 		       json_is_string(ep) ? json_string_value(ep) : "none", hs,
 		       json_integer_value(json_object_get(peer, "rx_bytes")),

@@ -182,15 +182,37 @@ static void check_listen_port(const struct node_state *want, const struct observ
 			      struct diag *diag)
 {
 	uint16_t port = want->fabric.listen_port;
+	const struct link_obs *vxlan = NULL;
 
-	if (!port || have->wg_error || (have->wg && have->wg->listen_port == port) ||
-	    !udp_port_held(port))
+	if (!port || have->wg_error || (have->wg && have->wg->listen_port == port))
 		return;
-	diag_add(diag, "fabric " FABRIC_IFNAME,
-		 "listen port %u is taken: another socket on this node has it (another "
-		 "WireGuard device? see ss -ulpn 'sport = :%u'); free it, or give this node "
-		 "another port (nodes[i].listen_port in the definition)",
-		 port, port);
+	/* kernel VXLAN sockets have no process for ss to name: the device says whose */
+	for (size_t i = 0; i < have->links.n && !vxlan; i++) {
+		const struct link_obs *l = &have->links.links[i];
+
+		if (!strcmp(l->kind, "vxlan") && l->port == port && (l->flags & IFF_UP))
+			vxlan = l;
+	}
+	/*
+	 * fabricd's own, on a port the definition no longer gives VXLAN (it
+	 * cannot want a VXLAN port for WireGuard): this plan replaces it first.
+	 */
+	if (vxlan && link_is_owned(vxlan, want->owner))
+		return;
+	if (!vxlan && !udp_port_held(port))
+		return;
+	if (vxlan)
+		diag_add(diag, "fabric " FABRIC_IFNAME,
+			 "listen port %u is taken by VXLAN device %s, which fabricd does not "
+			 "own; give it another dstport or take it down, or give this node another "
+			 "port (nodes[i].listen_port in the definition)",
+			 port, vxlan->name);
+	else
+		diag_add(diag, "fabric " FABRIC_IFNAME,
+			 "listen port %u is taken: another socket on this node has it (another "
+			 "WireGuard device? see ss -ulpn 'sport = :%u'); free it, or give this "
+			 "node another port (nodes[i].listen_port in the definition)",
+			 port, port);
 }
 
 static bool foreign_vxlan(const struct link_obs *l, const char *owner)

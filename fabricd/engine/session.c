@@ -382,26 +382,26 @@ static const char *backend_words(enum wg_backend b)
  * than --wg-backend kernel|userspace asked for is not replaced silently, nor
  * ignored: replacing it drops every session, so it is the operator's step.
  */
-static bool backend_mismatch(const struct session *s)
+static bool backend_mismatch(const struct session *s, char *why, size_t len)
 {
 	const struct link_obs *wg = link_find(&s->have.links, FABRIC_IFNAME);
 
 	if (!s->backend_explicit || s->r.backend == s->chosen_backend || !wg ||
 	    !link_is_owned(wg, s->r.owner))
 		return false;
-	/* status changes nothing: it reports the device as it runs, and says so */
-	(s->report_only ? log_warn : log_error)(
-	    "fabric %s runs on %s, not on the %s that --wg-backend asks for: fabricd does not "
-	    "replace a running fabric device (every WireGuard session would drop); to move it, "
-	    "run fabricd down and apply again with --wg-backend %s, or keep it with "
-	    "--wg-backend auto",
-	    FABRIC_IFNAME, backend_words(s->r.backend), backend_words(s->chosen_backend),
-	    wg_backend_name(s->chosen_backend));
-	return !s->report_only;
+	snprintf(why, len,
+		 "runs on %s, not on the %s that --wg-backend asks for: fabricd does not replace "
+		 "a running fabric device (every WireGuard session would drop); to move it, run "
+		 "fabricd down and apply again with --wg-backend %s, or keep it with "
+		 "--wg-backend auto",
+		 backend_words(s->r.backend), backend_words(s->chosen_backend),
+		 wg_backend_name(s->chosen_backend));
+	return true;
 }
 
 int session_plan(struct session *s)
 {
+	char mismatch[512] = "";
 	double started = clock_mono_ms(), observed;
 	struct timespec boot;
 	struct diag diag;
@@ -419,8 +419,11 @@ int session_plan(struct session *s)
 	}
 	observed = clock_mono_ms();
 	s->observe_ms = observed - started;
-	if (backend_mismatch(s))
+	/* status changes nothing: it shows the device as it runs, the mismatch a conflict */
+	if (backend_mismatch(s, mismatch, sizeof(mismatch)) && !s->report_only) {
+		log_error("fabric %s %s", FABRIC_IFNAME, mismatch);
 		return -1;
+	}
 	if (s->converged && s->view) {
 		converged_note_changes(s->converged, s->view);
 		s->r.converged = s->converged;
@@ -448,6 +451,8 @@ int session_plan(struct session *s)
 		s->conflicts = diag; /* kept: status shows them */
 	else
 		diag_free(&diag);
+	if (mismatch[0])
+		diag_add(&s->conflicts, "fabric " FABRIC_IFNAME, "%s", mismatch);
 	if (ret < 0) {
 		if (ret == -EEXIST) {
 			if (!s->report_only) /* status changes nothing anyway */
@@ -500,12 +505,19 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 	int ret =
 	    keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, why, len);
 
-	/* the daemon's: the file fails now, the key read before is used (keyfile.h) */
+	/*
+	 * The daemon's: the file fails now, the key read before is used
+	 * (keyfile.h). A file gone is said so: wgkey's advice for a missing
+	 * file, a new key, cannot match the definition's public key.
+	 */
+	if (ret == KEYFILE_KEPT && access(o->key_file, F_OK) < 0)
+		snprintf(why, len, "private key file %s: %s", o->key_file, strerror(errno));
 	if (ret == KEYFILE_KEPT)
 		log_warn("%s; the key read from it before stays in use, so the fabric keeps "
 			 "running and being repaired, but a restart or apply will refuse it: put "
-			 "the node's key file back as it was (mode 0600)",
-			 why);
+			 "the node's key file back as it was (mode 0600; a new key cannot match "
+			 "nodes[%d].public_key)",
+			 why, idx);
 	else if (ret == KEYFILE_BACK)
 		log_info("private key file %s: read again", o->key_file);
 	/* a key made now is not the one the definition lists for this node */
@@ -592,6 +604,9 @@ static int load_psks(struct session *s, const struct options *o, struct keyfile_
 			log_warn("peer %s: %s; the preshared key read before stays in use until "
 				 "the file is right again (a restart or apply will refuse it)",
 				 c->nodes[i].name, err);
+		else if (ret == KEYFILE_BACK)
+			log_info("peer %s: preshared key file %s read again", c->nodes[i].name,
+				 path);
 		if (ret < 0) {
 			log_error("peer %s: %s (with --psk-dir every peer needs one, named after "
 				  "it)",

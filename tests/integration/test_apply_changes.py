@@ -285,7 +285,8 @@ def test_an_explicit_backend_other_than_the_devices_is_refused(make_cluster):
 
 def test_status_reports_a_device_of_the_other_backend(make_cluster):
     """status with --wg-backend naming the backend the device does not run on: it changes
-    nothing, so it shows the node and warns, where apply refuses (it exited 1, empty)."""
+    nothing, so it shows the node, with the mismatch as a conflict, where apply refuses
+    (it exited 1 and showed nothing)."""
     cluster = make_cluster(2)
     definition, path = applied(cluster)
     pve1 = cluster.nodes[0]
@@ -294,7 +295,9 @@ def test_status_reports_a_device_of_the_other_backend(make_cluster):
     options = ["-c", path, "-n", pve1.name, "--key-file", pve1.key_file, "--wg-backend", other]
     res = pve1.fabricd("status", *options, node_options=False)
     assert res.rc == 0 and "fabric wgfab0" in res.stdout, res
-    assert "warning: fabric wgfab0 runs on" in res.stderr, res
+    # what stops apply is a conflict in status, as every such thing
+    assert "CONFLICTS that stop every change" in res.stdout, res
+    assert "conflict: fabric wgfab0: runs on" in res.stdout, res
     assert pve1.fabricd("apply", *options, node_options=False).rc == 1
 
 
@@ -331,6 +334,32 @@ def test_a_listen_port_another_socket_holds_is_named(make_cluster):
     res = pve1.fabricd("apply", "-c", path)
     assert res.rc == 0 and pve1.fabricd("plan", "-c", path).rc == 0, res
     assert pve1.wg_dump().listen_port == 51820
+
+
+def test_the_listen_port_moved_onto_the_old_secure_port_in_one_edit(make_cluster):
+    """secure_port 4790 -> 6000 and listen_port 51820 -> 4790 at once: the port is held by
+    fabricd's own secure devices, which the same plan moves first; it is no conflict (the
+    check of a port another socket holds refused it on every pass)."""
+    cluster = make_cluster(2)
+    definition, path = applied(cluster)
+    moved = dict(definition, fabric=dict(definition["fabric"], secure_port=6000,
+                                         listen_port=4790))
+    path = cluster.write_definition(moved, f"{cluster.tmpdir}/moved.json")
+    for node in cluster.nodes:
+        res = node.fabricd("apply", "-c", path)
+        assert res.rc == 0 and "is taken" not in res.stderr, res
+    for node in cluster.nodes:
+        assert node.fabricd("plan", "-c", path).rc == 0
+        assert node.wg_dump().listen_port == 4790
+    # a VXLAN device of another manager on the port: named, as ss cannot name it
+    pve1 = cluster.nodes[0]
+    pve1.run(["ip", "link", "add", "vxother", "type", "vxlan", "id", "77", "dstport", "7000",
+              "local", pve1.underlay])
+    pve1.run(["ip", "link", "set", "vxother", "up"])
+    other = dict(moved, fabric=dict(moved["fabric"], listen_port=7000))
+    path = cluster.write_definition(other, f"{cluster.tmpdir}/other.json")
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 1 and "listen port 7000 is taken by VXLAN device vxother" in res.stderr, res
 
 
 def test_an_owned_device_with_another_vni_is_made_again_once(make_cluster):

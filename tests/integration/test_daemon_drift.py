@@ -386,6 +386,7 @@ def test_a_spoiled_key_file_stops_no_repair(fabric, spoil):
                    what="vx100 put back with the key file spoiled")
         log = daemon.wait_log("the key read from it before stays in use", since=mark)
         assert ("No such file" if spoil == "removed" else "readable by group or others") in log
+        assert "genkey" not in log, "a new key cannot match the definition's public key"
         assert "not converged" not in log and kept.strip() not in log, log
         pve1.run(["ip", "link", "del", "vx100"])
         wait_until(lambda: "vx100" in pve1.links(), timeout=5, interval=0.05,
