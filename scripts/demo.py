@@ -43,19 +43,33 @@ def show(result):
         say(f"   {line}")
 
 
+def down_command():
+    """How to tear this demo down, with its state file when it is not the default."""
+    env = f"FABRICD_DEMO_STATE={STATE} " if "FABRICD_DEMO_STATE" in os.environ else ""
+    return f"{env}scripts/demo.sh down"
+
+
 def up():
-    if STATE.exists():
-        say(f"A demo is already running (see {INFO}). Remove it first: scripts/demo.sh down "
+    try:
+        # claimed at once, empty until built: two demos started together cannot share it
+        os.close(os.open(STATE, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    except FileExistsError:
+        say(f"A demo is already running (see {INFO}). Remove it first: {down_command()} "
             f"(or run another with FABRICD_DEMO_STATE=ANOTHER.json)")
         return 1
     step("building three hypervisor nodes on one underlay switch (network namespaces)")
-    cluster = SimCluster(n_nodes=3, cluster_name="demo", wg_backend="userspace",
-                         fabricd_bin=default_fabricd_bin())
+    try:
+        cluster = SimCluster(n_nodes=3, cluster_name="demo", wg_backend="userspace",
+                             fabricd_bin=default_fabricd_bin())
+    except BaseException:
+        STATE.unlink(missing_ok=True)
+        raise
     try:
         return build(cluster)
     except BaseException:
         say("\nthe demo failed; removing what it built")
         cluster.close()
+        STATE.unlink(missing_ok=True)
         raise
 
 
@@ -130,20 +144,25 @@ def build(cluster):
         f"{cap.vxlan_count() - vni200}")
 
     cluster.detach(STATE)
-    prefix = f"nsenter --mount={pve1.mount_file} --net=/run/netns/{pve1.ns}"
     fabricd = cluster.fabricd_bin or REPO / "fabricd/fabricd"
+
+    def on(node, command):
+        return (f"nsenter --mount={node.mount_file} --net=/run/netns/{node.ns} {fabricd} "
+                f"{command} -c {config} -n {node.name} --key-file {node.key_file}")
+
+    applies = "\n".join(f"  {on(n, 'apply')}" for n in cluster.nodes)
     info = f"""
 The demo cluster keeps running. Look around:
-  {prefix} {fabricd} status -c {config} -n pve1 --key-file {pve1.key_file}
-  {prefix} wg show
+  {on(pve1, 'status')}
+  nsenter --net=/run/netns/{pve1.ns} wg show
   ip -n {pve1.ns} -d link show vs200
   bridge -n {pve1.ns} fdb show dev vx100
   ip netns exec {guests[('pve1', 'vnet200')].ns} ping 10.200.0.3
-Change it: edit {config}, then on each node (pve1 here; pve2 and pve3 alike)
-  {prefix} {fabricd} plan -c {config} -n pve1 --key-file {pve1.key_file}
-  {prefix} {fabricd} apply -c {config} -n pve1 --key-file {pve1.key_file}
+Change it: edit {config}, see what a node would do, then apply on every node:
+  {on(pve1, 'plan')}
+{applies}
 Tear it down:
-  scripts/demo.sh down
+  {down_command()}
 """
     INFO.write_text(info)
     say(info)
@@ -154,6 +173,10 @@ def down():
     if not STATE.exists():
         say("no demo is running")
         return 0
+    if STATE.stat().st_size == 0:
+        say(f"a demo is being built ({STATE} claimed, not written yet): try again when "
+            f"it is up")
+        return 1
     cluster = SimCluster.attach(STATE)
     cluster.close()
     STATE.unlink()

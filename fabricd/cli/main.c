@@ -323,6 +323,14 @@ static bool options_fit(const char *name, const struct options *o)
 			return false;
 		}
 	}
+	/* genkey prints: a --key-file it ignored left no file and the key on the screen */
+	if (o->key_file_given && !strcmp(name, "genkey")) {
+		log_error(
+		    "genkey: --key-file is not read by genkey; it prints the key: write the "
+		    "file with (umask 077; fabricd genkey > FILE), or let `fabricd join` make "
+		    "it");
+		return false;
+	}
 	if (o->cluster_name && strcmp(name, "init") && strcmp(name, "down")) {
 		log_error("%s: --cluster is for init (the new cluster's name) and down (without a "
 			  "definition); %s reads the cluster from -c FILE",

@@ -143,26 +143,28 @@ static void check_port(const struct node_state *want, const struct link_obs *l, 
 }
 
 /*
- * Whether a socket of this network namespace holds UDP port (IPv4 or IPv6):
- * a bind of our own fails then. Only EADDRINUSE says so; a family the
- * namespace lacks says nothing.
+ * Whether a socket of this network namespace holds UDP port in a family not
+ * skipped: a bind of our own fails then. Only EADDRINUSE says so; a family
+ * the namespace lacks says nothing.
  */
-static bool udp_port_held(uint16_t port)
+static bool udp_port_held(uint16_t port, bool skip_ipv4, bool skip_ipv6)
 {
 	struct sockaddr_in in4 = {.sin_family = AF_INET, .sin_port = htons(port)};
 	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
 	const struct {
 		int family;
+		bool skip;
 		const struct sockaddr *sa;
 		socklen_t len;
-	} tries[] = {{AF_INET, (const struct sockaddr *)&in4, sizeof(in4)},
-		     {AF_INET6, (const struct sockaddr *)&in6, sizeof(in6)}};
+	} tries[] = {{AF_INET, skip_ipv4, (const struct sockaddr *)&in4, sizeof(in4)},
+		     {AF_INET6, skip_ipv6, (const struct sockaddr *)&in6, sizeof(in6)}};
 	bool held = false;
 
 	for (size_t i = 0; i < 2 && !held; i++) {
-		int one = 1, fd = socket(tries[i].family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		int one = 1, fd;
 
-		if (fd < 0)
+		if (tries[i].skip ||
+		    (fd = socket(tries[i].family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
 			continue;
 		/* as WireGuard binds: one socket per family */
 		if (tries[i].family == AF_INET6)
@@ -177,37 +179,36 @@ static bool udp_port_held(uint16_t port)
  * The fabric's listen port held by another socket: apply would build the
  * guard and the vnets, then fail at the device (the kernel takes none of its
  * settings, leaving it without a key). Not checked while the fabric has it.
+ * A VXLAN device of another manager is named (kernel sockets have no process
+ * for ss to name); fabricd's own, on a port the definition no longer gives
+ * VXLAN (it cannot want a VXLAN port for WireGuard), goes first in this plan,
+ * so only the family it does not hold is tried.
  */
 static void check_listen_port(const struct node_state *want, const struct observed *have,
 			      struct diag *diag)
 {
 	uint16_t port = want->fabric.listen_port;
-	const struct link_obs *vxlan = NULL;
+	bool own_ipv4 = false, own_ipv6 = false;
 
 	if (!port || have->wg_error || (have->wg && have->wg->listen_port == port))
 		return;
-	/* kernel VXLAN sockets have no process for ss to name: the device says whose */
-	for (size_t i = 0; i < have->links.n && !vxlan; i++) {
+	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
 
-		if (!strcmp(l->kind, "vxlan") && l->port == port && (l->flags & IFF_UP))
-			vxlan = l;
+		if (strcmp(l->kind, "vxlan") || l->port != port || !(l->flags & IFF_UP))
+			continue;
+		if (!link_is_owned(l, want->owner)) {
+			diag_add(diag, "fabric " FABRIC_IFNAME,
+				 "listen port %u is taken by VXLAN device %s, which fabricd does "
+				 "not own; give it another dstport or take it down, or give this "
+				 "node another port (nodes[i].listen_port in the definition)",
+				 port, l->name);
+			return;
+		}
+		own_ipv4 |= !l->vxlan_ipv6;
+		own_ipv6 |= l->vxlan_ipv6;
 	}
-	/*
-	 * fabricd's own, on a port the definition no longer gives VXLAN (it
-	 * cannot want a VXLAN port for WireGuard): this plan replaces it first.
-	 */
-	if (vxlan && link_is_owned(vxlan, want->owner))
-		return;
-	if (!vxlan && !udp_port_held(port))
-		return;
-	if (vxlan)
-		diag_add(diag, "fabric " FABRIC_IFNAME,
-			 "listen port %u is taken by VXLAN device %s, which fabricd does not "
-			 "own; give it another dstport or take it down, or give this node another "
-			 "port (nodes[i].listen_port in the definition)",
-			 port, vxlan->name);
-	else
+	if (udp_port_held(port, own_ipv4, own_ipv6))
 		diag_add(diag, "fabric " FABRIC_IFNAME,
 			 "listen port %u is taken: another socket on this node has it (another "
 			 "WireGuard device? see ss -ulpn 'sport = :%u'); free it, or give this "

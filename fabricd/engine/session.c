@@ -435,6 +435,8 @@ int session_plan(struct session *s)
 		underlay_check_given_mtu(s->r.rtnl, &s->have.links, s->cluster, s->self);
 	} else if (underlay_measure_mtu(s->r.rtnl, s->cluster, s->self, &s->have.links, &mtu,
 					&diag) < 0) {
+		if (mismatch[0])
+			diag_add(&diag, "fabric " FABRIC_IFNAME, "%s", mismatch);
 		return unmeasured(s, &diag);
 	}
 	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
@@ -493,6 +495,20 @@ static bool rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN
 }
 
 /*
+ * wgkey's message without its advice to write a new key (genkey): the
+ * definition already lists this node's public key, which a new key cannot
+ * match. "... is empty: write a key into it with ..." -> "... is empty".
+ */
+static bool keep_problem_only(char *why)
+{
+	char *advice = strstr(why, ": write ");
+
+	if (advice)
+		*advice = '\0';
+	return advice != NULL;
+}
+
+/*
  * The private key from --key-file into s->r, checked against this node's
  * public key; on failure why says what is wrong and what to do.
  */
@@ -504,6 +520,7 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 
 	int ret =
 	    keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, why, len);
+	bool cut = false;
 
 	/*
 	 * The daemon's: the file fails now, the key read before is used
@@ -512,6 +529,8 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 	 */
 	if (ret == KEYFILE_KEPT && access(o->key_file, F_OK) < 0)
 		snprintf(why, len, "private key file %s: %s", o->key_file, strerror(errno));
+	else if (ret == KEYFILE_KEPT || (ret < 0 && ret != -ENOENT))
+		cut = keep_problem_only(why);
 	if (ret == KEYFILE_KEPT)
 		log_warn("%s; the key read from it before stays in use, so the fabric keeps "
 			 "running and being repaired, but a restart or apply will refuse it: put "
@@ -527,6 +546,12 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 			 "already; put the key file that belongs to it back (mode 0600), or give "
 			 "the node a new key with `fabricd join -c FILE --rotate-key`",
 			 o->key_file, strerror(-ret), idx, me->name);
+	else if (ret < 0 && cut && strlen(why) + 1 < len)
+		snprintf(why + strlen(why), len - strlen(why),
+			 ": nodes[%d] (%s) has a public key already; put the key file that belongs "
+			 "to it back (mode 0600), or give the node a new key with `fabricd join -c "
+			 "FILE --rotate-key`",
+			 idx, me->name);
 	if (ret < 0)
 		return -1;
 	wgkey_public(s->r.public_key, s->r.private_key);

@@ -345,6 +345,24 @@ def test_the_listen_port_moved_onto_the_old_secure_port_in_one_edit(make_cluster
     moved = dict(definition, fabric=dict(definition["fabric"], secure_port=6000,
                                          listen_port=4790))
     path = cluster.write_definition(moved, f"{cluster.tmpdir}/moved.json")
+    # an IPv6 socket on the port beside fabricd's IPv4 devices: WireGuard needs both
+    pve1 = cluster.nodes[0]
+    holder = pve1.run_bg(["/usr/bin/python3", "-c",
+                          "import socket, time\n"
+                          "s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\n"
+                          "s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)\n"
+                          "s.bind(('::', 4790))\ntime.sleep(120)"])
+    try:
+        wait_until(lambda: "[::]:4790" in pve1.run(["ss", "-uln"]).stdout, timeout=10,
+                   what="the IPv6 socket bound")
+        for command in ("plan", "apply"):
+            res = pve1.fabricd(command, "-c", path)
+            assert res.rc == 1 and "listen port 4790 is taken: another socket" in \
+                res.stderr, res
+        assert pve1.wg_dump().listen_port == 51820, "apply changed the node"
+    finally:
+        holder.kill()
+        holder.wait()
     for node in cluster.nodes:
         res = node.fabricd("apply", "-c", path)
         assert res.rc == 0 and "is taken" not in res.stderr, res
@@ -352,7 +370,6 @@ def test_the_listen_port_moved_onto_the_old_secure_port_in_one_edit(make_cluster
         assert node.fabricd("plan", "-c", path).rc == 0
         assert node.wg_dump().listen_port == 4790
     # a VXLAN device of another manager on the port: named, as ss cannot name it
-    pve1 = cluster.nodes[0]
     pve1.run(["ip", "link", "add", "vxother", "type", "vxlan", "id", "77", "dstport", "7000",
               "local", pve1.underlay])
     pve1.run(["ip", "link", "set", "vxother", "up"])

@@ -372,13 +372,15 @@ def test_cluster_option_only_where_it_means_something(fabricd, repo):
     (["check", "--grace", "5"], "check: --grace is for run, apply, plan and status"),
     (["status", "-n", "pve1", "--psk-dir", "/tmp/x"],
      "status: --psk-dir is for run, apply and plan only; status would ignore it"),
+    (["genkey", "--key-file", "/tmp/x"],
+     "genkey: --key-file is not read by genkey; it prints the key: write the file with"),
     (["genkey", "--ifupdown-file", "/tmp/x"],
      "genkey: --ifupdown-file is for run, apply and down (which write it) only"),
     (["check", "--rotate-key"], "check: --rotate-key is for join only; check would ignore it"),
     (["join", "--listen-port", "5555"], "join: --prefix and --listen-port are for init"),
     (["plan", "-n", "pve1", "--underlay", "192.0.2.1"], "plan: --underlay is for init and join"),
 ], ids=["render-dot", "check-svg", "plan-metrics", "apply-probe-file", "check-probe-interval",
-        "check-grace", "status-psk-dir", "genkey-ifupdown-file", "check-rotate-key",
+        "check-grace", "status-psk-dir", "genkey-key-file", "genkey-ifupdown-file", "check-rotate-key",
         "join-listen-port", "plan-underlay"])
 def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, message):
     """README: a command refuses an argument it does not read rather than ignoring it."""

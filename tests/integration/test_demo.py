@@ -42,11 +42,21 @@ def test_the_demo_runs_checks_what_it_says_and_leaves_nothing(tmp_path):
         (plan,) = printed(out, "plan")
         res = subprocess.run(plan, capture_output=True, text=True, timeout=60)
         assert res.returncode == 0 and "nothing to change" in res.stdout, res
+        applies = printed(out, "apply")
+        assert len(applies) == 3, out
+        for apply in applies:
+            res = subprocess.run(apply, capture_output=True, text=True, timeout=60)
+            assert res.returncode == 0, res
+        assert f"FABRICD_DEMO_STATE={state} scripts/demo.sh down" in out, out
         # a second demo on the same state is refused, saying how to run another
         again = demo("up", state)
         assert again.returncode == 1 and "FABRICD_DEMO_STATE" in again.stdout, again
+        assert os.path.getsize(state) > 0, "the refused demo touched the running one's state"
     finally:
         down = demo("down", state)
     assert down.returncode == 0 and "removed" in down.stdout, down
-    assert set(os.listdir("/run/netns")) <= before, "the demo left namespaces"
+    # its names end in its suffix ("demo fdXXXX removed"); other runs may share the machine
+    suffix = down.stdout.split("demo ")[-1].split()[0]
+    left = [ns for ns in set(os.listdir("/run/netns")) - before if ns.endswith(f"-{suffix}")]
+    assert not left, f"the demo left namespaces {left}"
     assert not os.path.exists(state)

@@ -212,6 +212,11 @@ def test_a_key_file_apply_would_refuse_is_a_conflict(applied):
         assert text.rc == 0 and "CONFLICTS that stop every change" in text.stdout, text
         assert "conflict: " + want in text.stdout and "in sync" not in text.stdout, text
         assert other.strip() not in text.stdout + text.stderr + res.stdout + res.stderr
+        # emptied: not "write a new key" (it cannot match), but put it back or rotate
+        Path(pve1.key_file).write_text("")
+        res = pve1.fabricd("plan", "-c", config)
+        assert res.rc == 1 and "is empty: nodes[0] (pve1) has a public key already" in \
+            res.stderr and "genkey" not in res.stderr, res
         # no key file at all: the same, with how to put it back
         os.unlink(pve1.key_file)
         doc = status_json(pve1, config)
