@@ -52,11 +52,9 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE] [--psk-dir DIR]\n"
+		"Usage: fabricd COMMAND [-c FILE] [-n NODE] [--key-file FILE]\n"
 		"                       [--wg-backend auto|kernel|userspace] [--json] [--verbose]\n"
-		"                       [--grace SECONDS] [--lock-wait SECONDS] [--frr-pathspace "
-		"NAME]\n"
-		"                       [--ifupdown-file FILE]\n"
+		"                       [--lock-wait SECONDS] [--frr-pathspace NAME]\n"
 		"       fabricd init -c FILE --cluster NAME --prefix CIDR [--listen-port N]\n"
 		"                    [-n NODE] [--underlay ADDR] [--key-file FILE]\n"
 		"       fabricd join -c FILE [-n NODE] [--underlay ADDR] [--key-file FILE] "
@@ -73,6 +71,8 @@ static void usage(FILE *f)
 		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH] [--probe-interval SECONDS]\n"
 		"          [--probe-file PATH] [--sdn-dir DIR [--corosync FILE]]\n"
 		"  status: [--dot | --svg] [--probe-file PATH]\n"
+		"  run, apply, plan (and status for --grace): [--psk-dir DIR] [--grace SECONDS]\n"
+		"  run, apply, down: [--ifupdown-file FILE]\n"
 		"  down:   [--cluster NAME] (without a definition: what cluster NAME's fabricd "
 		"owns)\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
