@@ -75,7 +75,7 @@ struct probe {
 struct round {
 	uint32_t seq;
 	int ifindex;
-	long long sent_us;
+	long long sent_us, sent_real_us; /* monotonic, and the wall clock for arrival stamps */
 	struct entry *e;
 	size_t n, remaining;
 };
@@ -87,6 +87,15 @@ static long long now_us(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* The wall clock, which the kernel's receive timestamps (SO_TIMESTAMPNS) are on. */
+static long long real_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
@@ -113,7 +122,21 @@ static int send_frame(struct probe *p, int ifindex, const uint8_t *mac, enum pro
 	return 0;
 }
 
-static void take_reply(struct round *r, const struct probe_frame *f, const struct sockaddr_ll *from)
+/*
+ * A reply's round trip: from the kernel's arrival stamp (arrived_real_us,
+ * 0 when there is none), not from when the thread read it, which comes
+ * after the requests of a whole batch were sent. A wall-clock step between
+ * the two stamps is caught by the monotonic bound.
+ */
+static double round_trip(const struct round *r, long long arrived_real_us)
+{
+	long long bound = now_us() - r->sent_us, rtt = arrived_real_us - r->sent_real_us;
+
+	return (double)(arrived_real_us && rtt >= 0 && rtt <= bound ? rtt : bound) / 1e6;
+}
+
+static void take_reply(struct round *r, const struct probe_frame *f, const struct sockaddr_ll *from,
+		       long long arrived_real_us)
 {
 	if (f->seq != r->seq || from->sll_ifindex != r->ifindex)
 		return;
@@ -123,7 +146,7 @@ static void take_reply(struct round *r, const struct probe_frame *f, const struc
 		if (e->got || strcmp(e->r.target.peer, f->sender))
 			continue;
 		e->got = true;
-		e->got_rtt = (double)(now_us() - r->sent_us) / 1e6;
+		e->got_rtt = round_trip(r, arrived_real_us);
 		memcpy(e->mac, from->sll_addr, ETH_ALEN);
 		e->mac_known = true;
 		r->remaining--;
@@ -137,12 +160,30 @@ static void receive(struct probe *p, struct round *rounds, size_t n)
 	struct probe_frame f;
 
 	for (;;) {
-		socklen_t flen = sizeof(from);
-		ssize_t len =
-		    recvfrom(p->sock, p->buf, sizeof(p->buf), 0, (struct sockaddr *)&from, &flen);
+		union {
+			char buf[CMSG_SPACE(sizeof(struct timespec))];
+			struct cmsghdr align;
+		} control;
+		struct iovec iov = {.iov_base = p->buf, .iov_len = sizeof(p->buf)};
+		struct msghdr msg = {.msg_name = &from,
+				     .msg_namelen = sizeof(from),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = control.buf,
+				     .msg_controllen = sizeof(control.buf)};
+		ssize_t len = recvmsg(p->sock, &msg, 0);
+		long long arrived = 0;
 
 		if (len < 0)
 			return;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				arrived = ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+			}
+		}
 		if (from.sll_pkttype == PACKET_OUTGOING || from.sll_pkttype == PACKET_OTHERHOST ||
 		    probe_frame_decode(p->buf, (size_t)len, &f) < 0 ||
 		    strcmp(f.cluster, p->t_cluster) || !strcmp(f.sender, p->t_node))
@@ -153,7 +194,7 @@ static void receive(struct probe *p, struct round *rounds, size_t n)
 		else if (f.type == PROBE_REPLY && !strcmp(f.target, p->t_node) &&
 			 f.nonce == p->nonce)
 			for (size_t i = 0; i < n; i++)
-				take_reply(&rounds[i], &f, &from);
+				take_reply(&rounds[i], &f, &from, arrived);
 	}
 }
 
@@ -216,6 +257,7 @@ static void request(struct probe *p, struct round *r, int ifindex, struct entry 
 		r->e[i].got = false;
 	r->remaining = r->n;
 	r->sent_us = now_us();
+	r->sent_real_us = real_us();
 	if (send_frame(p, ifindex, e && e->mac_known ? e->mac : broadcast, PROBE_REQUEST,
 		       (uint16_t)size, r->seq, p->nonce, e ? e->r.target.peer : "") < 0)
 		r->remaining = 0;
@@ -578,6 +620,10 @@ int probe_start(unsigned int interval_ms, const char *state_file, struct probe *
 	p->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	p->sock =
 	    socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(PROBE_ETHERTYPE));
+	/* each frame's arrival, for round trips that do not count the thread's delays */
+	if (p->sock >= 0 &&
+	    setsockopt(p->sock, SOL_SOCKET, SO_TIMESTAMPNS, &(int){1}, sizeof(int)) < 0)
+		log_debug("probe: SO_TIMESTAMPNS: %s", strerror(errno));
 	if (p->wake < 0 || p->sock < 0) {
 		log_warn("probe: cannot open a packet socket: %s (fabricd needs CAP_NET_RAW); "
 			 "running without data-path probes",
