@@ -148,20 +148,58 @@ const char *op_verb_word(enum op_verb v)
 	return v == VERB_CREATE ? "create" : v == VERB_DELETE ? "remove" : "change";
 }
 
+static bool creates_link(const struct op *op)
+{
+	return op->type == OP_BRIDGE_CREATE || op->type == OP_VXLAN_CREATE ||
+	       op->type == OP_WG_CREATE;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Whether op changes a link this plan creates (its port isolation, its
+ * mute): part of making it, not a change to count. made: the created
+ * links' names, sorted (NULL: none, or no memory; then every change counts).
+ */
+static bool of_a_made_link(const struct op *op, const char **made, size_t n_made)
+{
+	const char *name = op->ifname;
+
+	return made && op->ifname[0] && !creates_link(op) &&
+	       bsearch(&name, made, n_made, sizeof(*made), name_cmp);
+}
+
 void plan_count(const struct plan *p, size_t *created, size_t *changed, size_t *deleted)
 {
+	const char **made = NULL;
+	size_t n_made = 0;
+
 	*created = *changed = *deleted = 0;
+	for (size_t i = 0; i < p->n; i++)
+		n_made += creates_link(&p->ops[i]);
+	if (n_made && (made = malloc(n_made * sizeof(*made)))) {
+		n_made = 0;
+		for (size_t i = 0; i < p->n; i++) {
+			if (creates_link(&p->ops[i]))
+				made[n_made++] = p->ops[i].ifname;
+		}
+		qsort(made, n_made, sizeof(*made), name_cmp);
+	}
 	for (size_t i = 0; i < p->n; i++) {
 		switch ((enum op_verb)p->ops[i].verb) {
 		case VERB_CREATE:
 			(*created)++;
 			break;
 		case VERB_CHANGE:
-			(*changed)++;
+			*changed += !of_a_made_link(&p->ops[i], made, n_made);
 			break;
 		case VERB_DELETE:
 			(*deleted)++;
 			break;
 		}
 	}
+	free(made);
 }

@@ -623,3 +623,18 @@ def test_a_proxmox_bridge_keeps_its_address_through_switches(make_cluster):
     doc = json.loads(pve1.fabricd("status", "-c", path, "--json").stdout)
     bridge = doc["zones"][0]["vnets"][0]["bridge"]
     assert bridge["existing"] is True and bridge["owned"] is False, bridge
+
+
+def test_the_summary_counts_no_change_to_what_it_made(make_cluster):
+    """A fresh node: every link is created, and the settings of links made in the same
+    apply (a port's isolation, a standby's mute) are part of making them, not changes
+    ("20 created, 5 changed" on a node that had nothing)."""
+    cluster = make_cluster(2)
+    path = cluster.write_definition(cluster.definition(zones=standard_zones()))
+    pve1 = cluster.nodes[0]
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0 and ", 0 changed, 0 removed" in res.stdout, res
+    # a change of a link that was there counts (the bridge follows its port's MTU: two)
+    pve1.run(["ip", "link", "set", "vx100", "mtu", "1300"])
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0 and ": 0 created, 2 changed, 0 removed" in res.stdout, res
