@@ -301,6 +301,22 @@ def test_status_reports_a_device_of_the_other_backend(make_cluster):
     assert pve1.fabricd("apply", *options, node_options=False).rc == 1
 
 
+def hold_udp_port(node, port, ipv6):
+    """A process of node's holding UDP port (IPv4, or IPv6 only), as another program's
+    socket would; kill() it when done."""
+    family, addr = ("AF_INET6", "::") if ipv6 else ("AF_INET", "0.0.0.0")
+    holder = node.run_bg(["/usr/bin/python3", "-c",
+                          f"import socket, time\ns = socket.socket(socket.{family}, "
+                          "socket.SOCK_DGRAM)\n"
+                          + ("s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)\n"
+                             if ipv6 else "")
+                          + f"s.bind(('{addr}', {port}))\ntime.sleep(120)"])
+    shown = f"[::]:{port}" if ipv6 else f"0.0.0.0:{port}"
+    wait_until(lambda: shown in node.run(["ss", "-uln"]).stdout, timeout=10,
+               what=f"the other socket bound on {shown}")
+    return holder
+
+
 def test_a_listen_port_another_socket_holds_is_named(make_cluster):
     """Another socket on the fabric's port (an operator's own wg0, say): plan and apply
     name the port and what to do, once, before any change (apply built the guard and the
@@ -308,14 +324,8 @@ def test_a_listen_port_another_socket_holds_is_named(make_cluster):
     the next apply after the port is freed converges."""
     cluster = make_cluster(2)
     pve1 = cluster.nodes[0]
-    holder = pve1.run_bg(["/usr/bin/python3", "-c",
-                          "import socket, time\n"
-                          "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-                          "s.bind(('0.0.0.0', 51820))\nprint('bound', flush=True)\n"
-                          "time.sleep(120)"])
+    holder = hold_udp_port(pve1, 51820, ipv6=False)
     try:
-        wait_until(lambda: "51820" in pve1.run(["ss", "-uln"]).stdout, timeout=10,
-                   what="the other socket bound")
         path = cluster.write_definition(cluster.definition(zones=standard_zones()))
         for command in ("plan", "apply"):
             res = pve1.fabricd(command, "-c", path)
@@ -347,14 +357,8 @@ def test_the_listen_port_moved_onto_the_old_secure_port_in_one_edit(make_cluster
     path = cluster.write_definition(moved, f"{cluster.tmpdir}/moved.json")
     # an IPv6 socket on the port beside fabricd's IPv4 devices: WireGuard needs both
     pve1 = cluster.nodes[0]
-    holder = pve1.run_bg(["/usr/bin/python3", "-c",
-                          "import socket, time\n"
-                          "s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\n"
-                          "s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)\n"
-                          "s.bind(('::', 4790))\ntime.sleep(120)"])
+    holder = hold_udp_port(pve1, 4790, ipv6=True)
     try:
-        wait_until(lambda: "[::]:4790" in pve1.run(["ss", "-uln"]).stdout, timeout=10,
-                   what="the IPv6 socket bound")
         for command in ("plan", "apply"):
             res = pve1.fabricd(command, "-c", path)
             assert res.rc == 1 and "listen port 4790 is taken: another socket" in \

@@ -415,28 +415,41 @@ def test_results_it_cannot_write_are_not_shown_as_current(make_cluster):
         pve1.run(["umount", room], check=False)
 
 
+def probing_daemons(cluster, definition, grace, interval):
+    """A daemon on every node with probes every interval s into TMPDIR/NODE.probe."""
+    daemons = {}
+    for node in cluster.nodes:
+        daemons[node.name] = Daemon(cluster, node, grace=grace, extra_args=[
+            "--probe-interval", str(interval), "--probe-file",
+            f"{cluster.tmpdir}/{node.name}.probe"])
+        daemons[node.name].write(definition)
+        daemons[node.name].start()
+    return daemons
+
+
+def zone_probe(cluster, daemon, zone_name):
+    """The first probe result of zone_name in status --json on daemon's node, or None."""
+    node = daemon.node
+    res = node.fabricd("status", "--json", "-c", daemon.path, "--probe-file",
+                       f"{cluster.tmpdir}/{node.name}.probe")
+    probes = json.loads(res.stdout)["probes"] if res.rc == 0 else None
+    results = [r for r in (probes or {}).get("results", []) if r["zone"] == zone_name]
+    return results[0] if results else None
+
+
 def test_probe_names_the_transport_that_carries_the_frames(make_cluster):
     """A switch back to plain holds: the secure device sends until the grace period
     ends. The probe of that time measures the secure path and says so; once the hold
     ends it measures the plain path afresh (here pve2 never followed: it is cut)."""
     cluster = make_cluster(2)
-    pve1, pve2 = cluster.nodes
     secure = cluster.definition(zones=[zone("red", "secure", [("vnet100", 100)])])
     daemons = {}
     try:
-        for node in cluster.nodes:
-            daemons[node.name] = Daemon(cluster, node, grace=6, extra_args=[
-                "--probe-interval", "1", "--probe-file", f"{cluster.tmpdir}/{node.name}.probe"])
-            daemons[node.name].write(secure)
-            daemons[node.name].start()
+        daemons = probing_daemons(cluster, secure, grace=6, interval=1)
         d = daemons["pve1"]
 
         def red_probe():
-            res = pve1.fabricd("status", "--json", "-c", d.path, "--probe-file",
-                               f"{cluster.tmpdir}/pve1.probe")
-            probes = json.loads(res.stdout)["probes"] if res.rc == 0 else None
-            results = [r for r in (probes or {}).get("results", []) if r["zone"] == "red"]
-            return results[0] if results else None
+            return zone_probe(cluster, d, "red")
 
         first = wait_until(red_probe, timeout=20, what="red measured")
         assert first["transport"] == "secure" and first["reachable"], first
@@ -464,19 +477,11 @@ def test_the_end_of_a_grace_period_is_measured_at_once(make_cluster):
     plain = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
     daemons = {}
     try:
-        for node in cluster.nodes:
-            daemons[node.name] = Daemon(cluster, node, grace=4, extra_args=[
-                "--probe-interval", "10", "--probe-file", f"{cluster.tmpdir}/{node.name}.probe"])
-            daemons[node.name].write(plain)
-            daemons[node.name].start()
+        daemons = probing_daemons(cluster, plain, grace=4, interval=10)
         d = daemons["pve1"]
 
         def red_probe():
-            res = pve1.fabricd("status", "--json", "-c", d.path, "--probe-file",
-                               f"{cluster.tmpdir}/pve1.probe")
-            probes = json.loads(res.stdout)["probes"] if res.rc == 0 else None
-            results = [r for r in (probes or {}).get("results", []) if r["zone"] == "red"]
-            return results[0] if results else None
+            return zone_probe(cluster, d, "red")
 
         first = wait_until(red_probe, timeout=20, what="red measured")
         assert first["transport"] == "plain" and first["reachable"], first

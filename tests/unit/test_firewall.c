@@ -240,23 +240,30 @@ static void test_three_node_pve1(void)
 	firewall_ruleset_free(&b);
 	desired_free(&s);
 
-	/* a changed secure port changes the rules and the hash */
-	c->fabric.secure_port = 4800;
-	CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port 4800");
-	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render");
-	check_has(b.text, "4800 : jump secure_vxlan_in,");
-	check_has(b.text, "udp dport 4800 oifname != ");
-	CHECK(a.hash != b.hash, "secure port in the hash");
-	/* the verdict map's ports, in the kernel's copy as read: by port */
-	check_has(b.summary, "vmap{4789:jump:plain_vxlan_in,4800:jump:secure_vxlan_in,51820:");
-	firewall_ruleset_free(&b);
-	desired_free(&s);
-	c->fabric.secure_port = 4000;
-	CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port 4000");
-	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render");
-	check_has(b.summary, "vmap{4000:jump:secure_vxlan_in,4789:jump:plain_vxlan_in,51820:");
-	firewall_ruleset_free(&b);
-	desired_free(&s);
+	/*
+	 * A changed secure port changes the rules and the hash; the summary has
+	 * the verdict map's ports as the kernel's copy is read: by port.
+	 */
+	static const struct {
+		uint16_t port;
+		const char *rule, *vmap;
+	} ports[] = {
+	    {4800, "4800 : jump secure_vxlan_in,",
+	     "vmap{4789:jump:plain_vxlan_in,4800:jump:secure_vxlan_in,51820:"},
+	    {4000, "4000 : jump secure_vxlan_in,",
+	     "vmap{4000:jump:secure_vxlan_in,4789:jump:plain_vxlan_in,51820:"},
+	};
+	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
+		c->fabric.secure_port = ports[i].port;
+		CHECK_INT(build(c, "pve1", &s), 0, "desired state, secure port %u", ports[i].port);
+		CHECK_INT(firewall_render(&s, NULL, &b), 0, "render");
+		check_has(b.text, ports[i].rule);
+		CHECK(a.hash != b.hash, "secure port in the hash");
+		check_has(b.summary, ports[i].vmap);
+		firewall_ruleset_free(&b);
+		desired_free(&s);
+	}
+	check_has(a.text, "udp dport 4790 oifname != ");
 	firewall_ruleset_free(&a);
 	cluster_free(c);
 }
