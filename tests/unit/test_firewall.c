@@ -407,23 +407,41 @@ static struct firewall_obs *obs_from_keys(const struct firewall_ruleset *rs, boo
 	return obs_build(rs->comment, as_rendered, drop_member, extra_member);
 }
 
+/* The kernel's copy with one chain's rules otherwise: the plan's detail for it. */
+static const struct {
+	const char *what;
+	const char *verdicts[5];
+	const char *detail;
+} drifts[] = {
+    {"a rule gone",
+     {"accept", "drop drop", "accept accept accept drop", "accept drop", "accept accept drop"},
+     "kernel copy differs: chain input: filter input -10 accept, rules: accept, where the "
+     "definition makes chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED},
+    {"a port chain flushed in part",
+     {INPUT_AS_RENDERED, "drop drop", "accept accept accept drop", "accept drop", "accept accept"},
+     "kernel copy differs: chain wireguard_in, rules: accept accept, where the definition "
+     "makes chain wireguard_in, rules: accept accept drop"},
+    /* nft replace rule ... handle N: as many rules, another verdict */
+    {"the drop replaced by an accept",
+     {INPUT_AS_RENDERED, "drop drop", "accept accept accept accept", "accept drop",
+      "accept accept drop"},
+     "kernel copy differs: chain plain_vxlan_in, rules: accept accept accept accept, where the "
+     "definition makes chain plain_vxlan_in, rules: accept accept accept drop"},
+    {"the verdict map's plain port sent to accept",
+     {"accept vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}", "drop drop",
+      "accept accept accept drop", "accept drop", "accept accept drop"},
+     "kernel copy differs: chain input: filter input -10 accept, rules: accept "
+     "vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}, where the "
+     "definition makes chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED},
+    {"the leak rule left counting",
+     {INPUT_AS_RENDERED, "drop -", "accept accept accept drop", "accept drop",
+      "accept accept drop"},
+     "kernel copy differs: chain output: filter output -10 accept, rules: drop -, where the "
+     "definition makes chain output: filter output -10 accept, rules: drop drop"},
+};
+
 static void test_observed_summary(void)
 {
-	const char *const rule_gone[5] = {"accept", "drop drop", "accept accept accept drop",
-					  "accept drop", "accept accept drop"};
-	const char *const port_chain_cut[5] = {INPUT_AS_RENDERED, "drop drop",
-					       "accept accept accept drop", "accept drop",
-					       "accept accept"};
-	/* nft replace rule ... handle N: as many rules, the drop now an accept */
-	const char *const drop_replaced[5] = {INPUT_AS_RENDERED, "drop drop",
-					      "accept accept accept accept", "accept drop",
-					      "accept accept drop"};
-	const char *const plain_let_in[5] = {
-	    "accept vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}",
-	    "drop drop", "accept accept accept drop", "accept drop", "accept accept drop"};
-	const char *const leak_let_out[5] = {INPUT_AS_RENDERED, "drop -",
-					     "accept accept accept drop", "accept drop",
-					     "accept accept drop"};
 	struct firewall_obs *fw = NULL;
 	struct cluster *c = NULL;
 	struct firewall_counter k;
@@ -450,41 +468,12 @@ static void test_observed_summary(void)
 	CHECK(firewall_obs_counter(fw, FW_DROP_SECURE, &k) && k.packets == 1, "drop_secure 1");
 	firewall_obs_free(fw);
 
-	/* a rule gone: out of sync, and apply would replace the table */
-	fw = obs_build(rs.comment, rule_gone, false, false);
-	check_plan(
-	    &s, fw, 0, 1, VERB_CHANGE,
-	    "kernel copy differs: chain input: filter input -10 accept, rules: accept, where "
-	    "the definition makes chain input: filter input -10 accept, rules: accept vmap");
-	firewall_obs_free(fw);
-
-	/* a port chain flushed in part: out of sync too */
-	fw = obs_build(rs.comment, port_chain_cut, false, false);
-	check_plan(&s, fw, 0, 1, VERB_CHANGE,
-		   "kernel copy differs: chain wireguard_in, rules: accept accept, where the "
-		   "definition makes chain wireguard_in, rules: accept accept drop");
-	firewall_obs_free(fw);
-
-	/* a rule replaced in place with as many rules: its verdict tells */
-	fw = obs_build(rs.comment, drop_replaced, false, false);
-	check_plan(&s, fw, 0, 1, VERB_CHANGE,
-		   "kernel copy differs: chain plain_vxlan_in, rules: accept accept accept accept, "
-		   "where the definition makes chain plain_vxlan_in, rules: accept accept accept "
-		   "drop");
-	firewall_obs_free(fw);
-	fw = obs_build(rs.comment, plain_let_in, false, false);
-	check_plan(
-	    &s, fw, 0, 1, VERB_CHANGE,
-	    "kernel copy differs: chain input: filter input -10 accept, rules: accept "
-	    "vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}, where the "
-	    "definition makes chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED);
-	firewall_obs_free(fw);
-	fw = obs_build(rs.comment, leak_let_out, false, false);
-	check_plan(&s, fw, 0, 1, VERB_CHANGE,
-		   "kernel copy differs: chain output: filter output -10 accept, rules: drop -, "
-		   "where the definition makes chain output: filter output -10 accept, rules: drop "
-		   "drop");
-	firewall_obs_free(fw);
+	/* each out of sync: apply would replace the table, and the plan says why */
+	for (size_t i = 0; i < sizeof(drifts) / sizeof(drifts[0]); i++) {
+		fw = obs_build(rs.comment, drifts[i].verdicts, false, false);
+		check_plan(&s, fw, 0, 1, VERB_CHANGE, drifts[i].detail);
+		firewall_obs_free(fw);
+	}
 
 	/* another rendering (the definition changed): replaced, counters carried over */
 	fw = obs_build("fabricd:lab 0", as_rendered, false, false);
