@@ -437,6 +437,20 @@ def zone_probe(cluster, daemon, zone_name):
     return results[0] if results else None
 
 
+def switch_measured_zone(cluster, daemon, old, new):
+    """Zone red measured reachable over old on daemon's node, then switched to new there:
+    its probe (a function) and the monotonic time of the switch."""
+    def red_probe():
+        return zone_probe(cluster, daemon, "red")
+
+    first = wait_until(red_probe, timeout=20, what="red measured")
+    assert first["transport"] == old and first["reachable"], first
+    assert daemon.set_transport("red", new).returncode == 0
+    switched = time.monotonic()
+    daemon.wait_log(f"zone red: transport {old} -> {new}", timeout=10)
+    return red_probe, switched
+
+
 def test_probe_names_the_transport_that_carries_the_frames(make_cluster):
     """A switch back to plain holds: the secure device sends until the grace period
     ends. The probe of that time measures the secure path and says so; once the hold
@@ -446,16 +460,7 @@ def test_probe_names_the_transport_that_carries_the_frames(make_cluster):
     daemons = {}
     try:
         daemons = probing_daemons(cluster, secure, grace=6, interval=1)
-        d = daemons["pve1"]
-
-        def red_probe():
-            return zone_probe(cluster, d, "red")
-
-        first = wait_until(red_probe, timeout=20, what="red measured")
-        assert first["transport"] == "secure" and first["reachable"], first
-        assert d.set_transport("red", "plain").returncode == 0
-        t0 = time.monotonic()
-        d.wait_log("zone red: transport secure -> plain", timeout=10)
+        red_probe, t0 = switch_measured_zone(cluster, daemons["pve1"], "secure", "plain")
         switched = int(time.time())
         held = wait_until(lambda: (r := red_probe()) and r["checked_at"] > switched and r,
                           timeout=4, what="a probe during the hold")
@@ -478,15 +483,7 @@ def test_the_end_of_a_grace_period_is_measured_at_once(make_cluster):
     daemons = {}
     try:
         daemons = probing_daemons(cluster, plain, grace=4, interval=10)
-        d = daemons["pve1"]
-
-        def red_probe():
-            return zone_probe(cluster, d, "red")
-
-        first = wait_until(red_probe, timeout=20, what="red measured")
-        assert first["transport"] == "plain" and first["reachable"], first
-        assert d.set_transport("red", "secure").returncode == 0
-        d.wait_log("zone red: transport plain -> secure", timeout=10)
+        red_probe, _ = switch_measured_zone(cluster, daemons["pve1"], "plain", "secure")
         # the new transport measured at once too: pve2's standby takes it, pve2 answers plain
         during = wait_until(lambda: (r := red_probe()) and r["transport"] == "secure" and r,
                             timeout=6, what="the secure path measured at the switch")
