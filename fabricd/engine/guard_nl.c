@@ -25,14 +25,16 @@
 /* libnftnl's user data TLV for a table comment (NFTNL_UDATA_TABLE_COMMENT) */
 #define UDATA_TABLE_COMMENT 0
 
-/* A verdict map's elements: key (a port, as fabricd's are) and verdict. */
+/* A verdict map's element: key (a port, as fabricd's are) and verdict. */
+struct map_elem {
+	uint32_t key;
+	char verdict[NFT_CHAIN_MAXNAMELEN + 16];
+};
+
 struct map_elems {
 	size_t n;
 	bool more; /* more than fit: not a map fabricd makes */
-	struct {
-		uint32_t key;
-		char verdict[NFT_CHAIN_MAXNAMELEN + 16];
-	} el[8];
+	struct map_elem el[8];
 };
 
 struct reader {
@@ -189,15 +191,23 @@ static int add_elem(struct reader *rd, const struct nlattr *elem)
 	return firewall_obs_add_elem(rd->fw, rd->set, NULL, 0);
 }
 
+/* A set-element dump message's list of elements, NULL when none or not of fabricd's table. */
+static const struct nlattr *elements_of(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *tb[NFTA_SET_ELEM_LIST_MAX + 1];
+
+	attrs_of(nlh, tb, NFTA_SET_ELEM_LIST_MAX);
+	return ours(tb[NFTA_SET_ELEM_LIST_TABLE]) ? tb[NFTA_SET_ELEM_LIST_ELEMENTS] : NULL;
+}
+
 static int elem_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reader *rd = data;
-	const struct nlattr *tb[NFTA_SET_ELEM_LIST_MAX + 1], *e;
+	const struct nlattr *list = elements_of(nlh), *e;
 
-	attrs_of(nlh, tb, NFTA_SET_ELEM_LIST_MAX);
-	if (!tb[NFTA_SET_ELEM_LIST_ELEMENTS] || !ours(tb[NFTA_SET_ELEM_LIST_TABLE]))
+	if (!list)
 		return MNL_CB_OK;
-	mnl_attr_for_each_nested(e, tb[NFTA_SET_ELEM_LIST_ELEMENTS])
+	mnl_attr_for_each_nested(e, list)
 	{
 		if ((rd->err = add_elem(rd, e)))
 			return MNL_CB_ERROR;
@@ -384,12 +394,11 @@ static void add_map_elem(struct map_elems *m, const struct nlattr *elem)
 static int map_elem_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reader *rd = data;
-	const struct nlattr *tb[NFTA_SET_ELEM_LIST_MAX + 1], *e;
+	const struct nlattr *list = elements_of(nlh), *e;
 
-	attrs_of(nlh, tb, NFTA_SET_ELEM_LIST_MAX);
-	if (!tb[NFTA_SET_ELEM_LIST_ELEMENTS] || !ours(tb[NFTA_SET_ELEM_LIST_TABLE]))
+	if (!list)
 		return MNL_CB_OK;
-	mnl_attr_for_each_nested(e, tb[NFTA_SET_ELEM_LIST_ELEMENTS]) add_map_elem(&rd->map, e);
+	mnl_attr_for_each_nested(e, list) add_map_elem(&rd->map, e);
 	return MNL_CB_OK;
 }
 
@@ -403,18 +412,18 @@ static void map_reset(void *data)
 
 /* The map's elements by key: "4789:jump:plain_vxlan_in,4790:..." (the kernel's order is its
  * hash's). */
+static int by_key(const void *a, const void *b)
+{
+	uint32_t x = ((const struct map_elem *)a)->key, y = ((const struct map_elem *)b)->key;
+
+	return (x > y) - (x < y);
+}
+
 static void map_text(struct map_elems *m, char *out, size_t len)
 {
 	size_t used = 0;
 
-	for (size_t i = 1; i < m->n; i++) {
-		for (size_t j = i; j > 0 && m->el[j - 1].key > m->el[j].key; j--) {
-			__typeof__(m->el[0]) t = m->el[j];
-
-			m->el[j] = m->el[j - 1];
-			m->el[j - 1] = t;
-		}
-	}
+	qsort(m->el, m->n, sizeof(m->el[0]), by_key);
 	out[0] = '\0';
 	for (size_t i = 0; i < m->n && used < len; i++)
 		used += (size_t)snprintf(out + used, len - used, "%s%u:%s", i ? "," : "",

@@ -502,24 +502,26 @@ static const struct {
 };
 
 /* Input's: the plain members' accept, then the verdict map by port, as the kernel's is read. */
+struct port_jump {
+	unsigned port;
+	const char *chain;
+};
+
+static int by_port(const void *a, const void *b)
+{
+	unsigned x = ((const struct port_jump *)a)->port, y = ((const struct port_jump *)b)->port;
+
+	return (x > y) - (x < y);
+}
+
 static void input_verdicts(const struct spec *s, char *out, size_t len)
 {
-	struct {
-		unsigned port;
-		const char *chain;
-	} to[3] = {{PLAIN_VXLAN_PORT, CHAIN_PLAIN_IN},
-		   {s->secure_port, CHAIN_SECURE_IN},
-		   {s->listen_port, CHAIN_WIREGUARD_IN}};
+	struct port_jump to[3] = {{PLAIN_VXLAN_PORT, CHAIN_PLAIN_IN},
+				  {s->secure_port, CHAIN_SECURE_IN},
+				  {s->listen_port, CHAIN_WIREGUARD_IN}};
 	size_t used;
 
-	for (int i = 1; i < 3; i++) {
-		for (int j = i; j > 0 && to[j - 1].port > to[j].port; j--) {
-			__typeof__(to[0]) t = to[j];
-
-			to[j] = to[j - 1];
-			to[j - 1] = t;
-		}
-	}
+	qsort(to, 3, sizeof(to[0]), by_port);
 	used = (size_t)snprintf(out, len, "accept vmap{");
 	for (int i = 0; i < 3 && used < len; i++)
 		used += (size_t)snprintf(out + used, len - used, "%s%u:jump:%s", i ? "," : "",
