@@ -173,7 +173,9 @@ static bool leaves(const struct op *op)
 /* A remote the FDB phase just removed (a later phase's have not gone yet). */
 static bool removed_now(const struct op *op)
 {
-	return op->type == OP_FDB_DEL && op->phase == PHASE_NEIGH && !op->failed && op->ifindex;
+	/* one with extras was set by hand beside the wanted remote, which stays */
+	return op->type == OP_FDB_DEL && op->phase == PHASE_NEIGH && !op->failed && op->ifindex &&
+	       !op->u.fdb.x.has;
 }
 
 void fdb_forget_learned(struct nl_sock *s, const struct plan *p)
@@ -205,7 +207,7 @@ void fdb_forget_learned(struct nl_sock *s, const struct plan *p)
 
 		if (removed_now(op) &&
 		    !bsearch(&op->ifindex, leaving, n_leaving, sizeof(*leaving), int_cmp))
-			gone[n++] = (struct removed){.ifindex = op->ifindex, .dst = op->u.dst};
+			gone[n++] = (struct removed){.ifindex = op->ifindex, .dst = op->u.fdb.dst};
 	}
 	free(leaving);
 	qsort(gone, n, sizeof(*gone), removed_cmp);

@@ -77,6 +77,26 @@ enum op_verb {
 };
 
 /*
+ * What an all-zeros FDB entry carries beyond its remote, none of which
+ * fabricd gives one (kinds/fdb.h): another VNI than the device's, another
+ * UDP port, a device to send through. The kernel dumps only what differs
+ * from the device's own.
+ */
+enum { FDB_HAS_VNI = 1, FDB_HAS_PORT = 2, FDB_HAS_VIA = 4 };
+struct fdb_extra {
+	uint32_t vni;  /* NDA_VNI */
+	uint32_t via;  /* NDA_IFINDEX */
+	uint16_t port; /* NDA_PORT, host order */
+	uint8_t has;   /* FDB_HAS_*; 0 for what fabricd makes */
+};
+
+/* An FDB op's remote; a removed entry's extras too (the kernel finds it by them). */
+struct op_fdb {
+	struct ip_addr dst;
+	struct fdb_extra x;
+};
+
+/*
  * What link ops change, without the alias (that is op.text): a compact
  * struct link_change.
  */
@@ -141,7 +161,8 @@ struct op {
 			char kind[16];
 			char name[16];
 		} del;
-		struct ip_addr dst; /* OP_FDB_*: the remote; OP_VXLAN_LOCAL: the new local */
+		struct ip_addr dst; /* OP_VXLAN_LOCAL: the new local */
+		struct op_fdb fdb;  /* OP_FDB_*: the remote, and a removed one's extras */
 		struct ip_prefix
 		    prefix; /* OP_ADDR_*, OP_PREFIX_ROUTE: the address and its length */
 		/* OP_WG_DEVICE: WGDEVICE_HAS_PRIVATE_KEY (struct reconcile's key), _LISTEN_PORT */

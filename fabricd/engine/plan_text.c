@@ -32,7 +32,7 @@ static void op_object(const struct op *op, char *buf, size_t len)
 	case OP_FDB_ADD:
 	case OP_FDB_DEL:
 		snprintf(buf, len, "fdb %s remote %s", op->ifname,
-			 ip_addr_str(&op->u.dst, a, sizeof(a)));
+			 ip_addr_str(&op->u.fdb.dst, a, sizeof(a)));
 		return;
 	case OP_ADDR_ADD:
 	case OP_ADDR_DEL:

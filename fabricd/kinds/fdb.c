@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* kinds/fdb.c - all-zeros VXLAN FDB entries (head-end replication remotes). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,24 @@ int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e)
 				memcpy(e->dst.bytes, mnl_attr_get_payload(attr), len);
 			}
 			break;
+		case NDA_VNI:
+			if (len == 4) {
+				e->x.vni = mnl_attr_get_u32(attr);
+				e->x.has |= FDB_HAS_VNI;
+			}
+			break;
+		case NDA_PORT:
+			if (len == 2) {
+				e->x.port = ntohs(mnl_attr_get_u16(attr));
+				e->x.has |= FDB_HAS_PORT;
+			}
+			break;
+		case NDA_IFINDEX:
+			if (len == 4) {
+				e->x.via = mnl_attr_get_u32(attr);
+				e->x.has |= FDB_HAS_VIA;
+			}
+			break;
 		}
 	}
 	return zero && e->dst.family ? 1 : 0;
@@ -76,7 +96,7 @@ bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex)
 	return mac && dst;
 }
 
-void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
+void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct op_fdb *remote)
 {
 	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 
@@ -86,18 +106,26 @@ void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst)
 	/* NTF_SELF: the entry belongs to the VXLAN device's own table, not the bridge's */
 	ndm->ndm_flags = NTF_SELF;
 	mnl_attr_put(nlh, NDA_LLADDR, sizeof(zero_mac), zero_mac);
-	mnl_attr_put(nlh, NDA_DST, ip_addr_len(dst), dst->bytes);
+	mnl_attr_put(nlh, NDA_DST, ip_addr_len(&remote->dst), remote->dst.bytes);
+	if (remote->x.has & FDB_HAS_VNI)
+		mnl_attr_put_u32(nlh, NDA_VNI, remote->x.vni);
+	if (remote->x.has & FDB_HAS_PORT)
+		mnl_attr_put_u16(nlh, NDA_PORT, htons(remote->x.port));
+	if (remote->x.has & FDB_HAS_VIA)
+		mnl_attr_put_u32(nlh, NDA_IFINDEX, remote->x.via);
 }
 
 static int plan_del(struct plan *p, const struct vxlan_port *want, int ifindex,
-		    const struct ip_addr *dst)
+		    const struct ip_addr *dst, const struct fdb_extra *x)
 {
 	struct op *op = plan_add(p, KIND_FDB, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, want->name);
 
 	if (!op)
 		return -ENOMEM;
 	op->ifindex = ifindex;
-	op->u.dst = *dst;
+	op->u.fdb.dst = *dst;
+	if (x)
+		op->u.fdb.x = *x;
 	return 0;
 }
 
@@ -120,7 +148,14 @@ static int plan_dels(const struct fdb_table *fdb, const struct ip_addr *sorted,
 	fdb_cursor_start(fdb, ifindex, &c);
 	while (fdb_next(fdb, &c, &dst)) {
 		if (!bsearch(&dst, sorted, want->n_remotes, sizeof(*sorted), addr_cmp) &&
-		    plan_del(p, want, ifindex, &dst) < 0)
+		    plan_del(p, want, ifindex, &dst, NULL) < 0)
+			return -ENOMEM;
+	}
+	/* after the wanted remote is there: its frames never go astray in between */
+	for (size_t i = 0; i < fdb->n_odd; i++) {
+		const struct fdb_entry *e = &fdb->odd[i];
+
+		if (e->ifindex == ifindex && plan_del(p, want, ifindex, &e->dst, &e->x) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -151,7 +186,7 @@ static int fdb_plan(const struct kind_input *in, struct plan *p)
 		if (!op)
 			return -ENOMEM;
 		op->ifindex = ifindex;
-		op->u.dst = want->remotes[r];
+		op->u.fdb.dst = want->remotes[r];
 	}
 	if (in->recreated || !fdb_has_device(fdb, ifindex))
 		return 0; /* a new device starts empty */
@@ -180,7 +215,7 @@ static int fdb_encode(struct kind_encoder *e, struct op *op)
 		nlh = e->msg(e, RTM_DELNEIGH, 0);
 	if (!nlh)
 		return -ENOBUFS;
-	fdb_put(nlh, idx, &op->u.dst);
+	fdb_put(nlh, idx, &op->u.fdb);
 	e->commit(e, nlh);
 	return 0;
 }
@@ -195,12 +230,29 @@ static int fdb_kind_parse(const struct nlmsghdr *nlh, void *table)
 	return fdb_table_add(table, &e) < 0 ? -ENOMEM : 1;
 }
 
-/* The object says it all: "fdb vx100 remote 192.0.2.2". */
+/*
+ * The object says it all ("fdb vx100 remote 192.0.2.2"), except for an
+ * entry with extras: what it had that fabricd never gives one.
+ */
 static void fdb_describe(const struct op *op, char *buf, size_t len)
 {
-	(void)op;
+	const struct fdb_extra *x = &op->u.fdb.x;
+	size_t used = 0;
+
 	if (len)
 		buf[0] = '\0';
+	if (!x->has || !len)
+		return;
+	if (x->has & FDB_HAS_VNI)
+		used += (size_t)snprintf(buf + used, len - used, "vni %u", x->vni);
+	if ((x->has & FDB_HAS_PORT) && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "%sport %u", used ? ", " : "",
+					 x->port);
+	if ((x->has & FDB_HAS_VIA) && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "%svia ifindex %u",
+					 used ? ", " : "", x->via);
+	if (used < len)
+		snprintf(buf + used, len - used, ": not the device's own, set by hand");
 }
 
 const struct kind fdb_kind = {.name = "fdb",

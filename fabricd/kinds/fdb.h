@@ -16,8 +16,20 @@
 #include "kinds/link.h"
 #include "netlink/nl.h"
 
-/* One all-zeros entry with a remote, as a message carries it. */
+/*
+ * One all-zeros entry with a remote, as a message carries it. One with
+ * extras (engine/plan.h: `bridge fdb append ... dst A vni 101`) sends a
+ * tenant's frames somewhere fabricd did not mean: it is never taken for the
+ * wanted remote, and is removed.
+ */
 struct fdb_entry {
+	int ifindex;
+	struct ip_addr dst;
+	struct fdb_extra x;
+};
+
+/* An IPv6 remote in the table (its extras are always none: see odd). */
+struct fdb_v6 {
 	int ifindex;
 	struct ip_addr dst;
 };
@@ -34,8 +46,11 @@ struct fdb_table {
 	size_t n; /* n_v4 + n_v6 */
 	uint64_t *v4;
 	size_t n_v4;
-	struct fdb_entry *v6;
+	struct fdb_v6 *v6;
 	size_t n_v6;
+	/* entries with extras (changed by hand, so hardly ever any): in no order, not in n */
+	struct fdb_entry *odd;
+	size_t n_odd;
 	bool sorted;
 };
 
@@ -46,11 +61,13 @@ struct fdb_cursor {
 };
 
 void fdb_table_free(struct fdb_table *t);
-/* Appends e (the table is then unsorted). 0 or -ENOMEM. */
+/* Appends e (the table is then unsorted; one with extras goes to odd). 0 or -ENOMEM. */
 int fdb_table_add(struct fdb_table *t, const struct fdb_entry *e);
 /* Orders the entries so that fdb_has and the plans find a device's entries by bisection. */
 void fdb_table_sort(struct fdb_table *t);
+/* A remote without extras (what fabricd makes) of device ifindex. */
 bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst);
+/* Any entry of device ifindex, odd ones included. */
 bool fdb_has_device(const struct fdb_table *t, int ifindex);
 void fdb_cursor_start(const struct fdb_table *t, int ifindex, struct fdb_cursor *c);
 /* The device's next entry into *dst; false when there is none. */
@@ -61,13 +78,14 @@ bool fdb_next(const struct fdb_table *t, struct fdb_cursor *c, struct ip_addr *d
  */
 int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_table *fresh);
 
-/* 1 when nlh is an all-zeros entry with a remote (filled into e), 0 otherwise. */
+/* 1 when nlh is an all-zeros entry with a remote (filled into e, extras too), 0 otherwise. */
 int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);
 /* An all-zeros entry with a remote (what fabricd makes); its device in *ifindex. */
 bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex);
 
-/* RTM_NEWNEIGH (append) or RTM_DELNEIGH body for an all-zeros entry. */
-void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct ip_addr *dst);
+/* RTM_NEWNEIGH (append) or RTM_DELNEIGH body for an all-zeros entry (its extras: a delete of
+ * an odd one names them, or the kernel looks for the remote without them). */
+void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct op_fdb *remote);
 
 /*
  * fdb_kind (kinds/kind.h) plans the remotes of device in->port (kinds/vxlan.h)

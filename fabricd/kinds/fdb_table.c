@@ -37,6 +37,7 @@ void fdb_table_free(struct fdb_table *t)
 {
 	free(t->v4);
 	free(t->v6);
+	free(t->odd);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -56,6 +57,12 @@ static int reserve(void **arr, size_t have, size_t n, size_t size)
 
 int fdb_table_add(struct fdb_table *t, const struct fdb_entry *e)
 {
+	if (e->x.has) {
+		if (reserve((void **)&t->odd, t->n_odd, t->n_odd + 1, sizeof(*t->odd)) < 0)
+			return -ENOMEM;
+		t->odd[t->n_odd++] = *e;
+		return 0;
+	}
 	if (e->dst.family == AF_INET) {
 		if (reserve((void **)&t->v4, t->n_v4, t->n_v4 + 1, sizeof(*t->v4)) < 0)
 			return -ENOMEM;
@@ -63,7 +70,7 @@ int fdb_table_add(struct fdb_table *t, const struct fdb_entry *e)
 	} else {
 		if (reserve((void **)&t->v6, t->n_v6, t->n_v6 + 1, sizeof(*t->v6)) < 0)
 			return -ENOMEM;
-		t->v6[t->n_v6++] = *e;
+		t->v6[t->n_v6++] = (struct fdb_v6){e->ifindex, e->dst};
 	}
 	t->n++;
 	t->sorted = false;
@@ -77,7 +84,7 @@ static int v4_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int v6_key_cmp(const struct fdb_entry *a, int ifindex, const uint8_t *bytes)
+static int v6_key_cmp(const struct fdb_v6 *a, int ifindex, const uint8_t *bytes)
 {
 	if (a->ifindex != ifindex)
 		return a->ifindex < ifindex ? -1 : 1;
@@ -86,14 +93,14 @@ static int v6_key_cmp(const struct fdb_entry *a, int ifindex, const uint8_t *byt
 
 static int v6_cmp(const void *a, const void *b)
 {
-	const struct fdb_entry *y = b;
+	const struct fdb_v6 *y = b;
 
 	return v6_key_cmp(a, y->ifindex, y->dst.bytes);
 }
 
 static int v6_ifindex(const void *e)
 {
-	return ((const struct fdb_entry *)e)->ifindex;
+	return ((const struct fdb_v6 *)e)->ifindex;
 }
 
 static int v4_ifindex(const void *key)
@@ -223,6 +230,10 @@ bool fdb_has_device(const struct fdb_table *t, int ifindex)
 	struct fdb_cursor c;
 	struct ip_addr a;
 
+	for (size_t i = 0; i < t->n_odd; i++) {
+		if (t->odd[i].ifindex == ifindex)
+			return true;
+	}
 	fdb_cursor_start(t, ifindex, &c);
 	return fdb_next(t, &c, &a);
 }
@@ -239,6 +250,24 @@ static void splice(char *arr, size_t *n, size_t lo, size_t hi, const void *fresh
 	*n = *n - (hi - lo) + n_fresh;
 }
 
+/* The odd entries of device ifindex replaced with fresh's (the last step that can fail). */
+static int replace_odd(struct fdb_table *t, int ifindex, const struct fdb_table *fresh)
+{
+	size_t kept = 0;
+
+	if (fresh->n_odd &&
+	    reserve((void **)&t->odd, t->n_odd, t->n_odd + fresh->n_odd, sizeof(*t->odd)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_odd; i++) {
+		if (t->odd[i].ifindex != ifindex)
+			t->odd[kept++] = t->odd[i];
+	}
+	if (fresh->n_odd)
+		memcpy(t->odd + kept, fresh->odd, fresh->n_odd * sizeof(*t->odd));
+	t->n_odd = kept + fresh->n_odd;
+	return 0;
+}
+
 int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_table *fresh)
 {
 	size_t lo4 = v4_lower(t, v4_key(ifindex, zero_addr)), hi4 = lo4;
@@ -253,6 +282,8 @@ int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_
 		0 ||
 	    reserve((void **)&t->v6, t->n_v6, t->n_v6 - (hi6 - lo6) + fresh->n_v6, sizeof(*t->v6)) <
 		0)
+		return -ENOMEM;
+	if (replace_odd(t, ifindex, fresh) < 0)
 		return -ENOMEM;
 	splice((char *)t->v4, &t->n_v4, lo4, hi4, fresh->v4, fresh->n_v4, sizeof(*t->v4));
 	splice((char *)t->v6, &t->n_v6, lo6, hi6, fresh->v6, fresh->n_v6, sizeof(*t->v6));

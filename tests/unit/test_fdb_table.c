@@ -5,8 +5,13 @@
  * dump order and out of it, found sorted (bisection) and unsorted (scans)
  * alike, a device's entries walked in order, a device's entries replaced
  * (more, fewer, none, a device the table did not have), and all of it
- * checked against a plain list of the same entries.
+ * checked against a plain list of the same entries; remotes with extras
+ * (another VNI, port or device) kept apart.
  */
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -194,9 +199,73 @@ static void test_replace_device(void)
 	fdb_table_free(&t);
 }
 
+/* A message as the kernel dumps a remote: its extras only where they differ from the device's. */
+static size_t neigh_msg(char *buf, int ifindex, const uint8_t dst[4], const uint32_t *vni,
+			const uint16_t *port, const uint32_t *via)
+{
+	static const uint8_t zero[6];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	ndm->ndm_family = AF_BRIDGE;
+	ndm->ndm_ifindex = ifindex;
+	mnl_attr_put(nlh, NDA_LLADDR, 6, zero);
+	mnl_attr_put(nlh, NDA_DST, 4, dst);
+	if (vni)
+		mnl_attr_put_u32(nlh, NDA_VNI, *vni);
+	if (port)
+		mnl_attr_put_u16(nlh, NDA_PORT, htons(*port));
+	if (via)
+		mnl_attr_put_u32(nlh, NDA_IFINDEX, *via);
+	return nlh->nlmsg_len;
+}
+
+/*
+ * A remote with another VNI, port or device (set by hand) is parsed with
+ * them, kept apart from the others (never the wanted remote), counted as the
+ * device's, and replaced with the device's entries.
+ */
+static void test_odd_entries(void)
+{
+	static const uint8_t dst[4] = {192, 0, 2, 12};
+	const uint32_t vni = 101, via = 7;
+	const uint16_t port = 9999;
+	char buf[256];
+	struct fdb_table t = {0}, fresh = {0};
+	struct fdb_entry e, plain = entry(3, "192.0.2.12");
+
+	neigh_msg(buf, 3, dst, NULL, NULL, NULL);
+	CHECK_INT(fdb_parse((struct nlmsghdr *)buf, &e), 1, "a plain remote");
+	CHECK_INT(e.x.has, 0, "with nothing else");
+	neigh_msg(buf, 3, dst, &vni, &port, &via);
+	CHECK_INT(fdb_parse((struct nlmsghdr *)buf, &e), 1, "a remote with extras");
+	CHECK(e.x.has == (FDB_HAS_VNI | FDB_HAS_PORT | FDB_HAS_VIA) && e.x.vni == 101 &&
+		  e.x.port == 9999 && e.x.via == 7,
+	      "its VNI, port and device");
+	CHECK_INT(fdb_table_add(&t, &e), 0, "added");
+	fdb_table_sort(&t);
+	CHECK_INT((int)t.n, 0, "not among the remotes");
+	CHECK_INT((int)t.n_odd, 1, "kept apart");
+	CHECK(!fdb_has(&t, 3, &plain.dst), "not the wanted remote");
+	CHECK(fdb_has_device(&t, 3) && !fdb_has_device(&t, 4), "device 3's");
+	CHECK_INT(fdb_table_add(&fresh, &plain), 0, "fresh: the plain remote only");
+	fdb_table_sort(&fresh);
+	CHECK_INT(fdb_table_replace_device(&t, 3, &fresh), 0, "device 3 read again");
+	CHECK(t.n_odd == 0 && fdb_has(&t, 3, &plain.dst), "the odd one gone, the plain one there");
+	CHECK_INT(fdb_table_add(&fresh, &e), 0, "fresh: an odd one as well");
+	CHECK_INT(fdb_table_replace_device(&t, 3, &fresh), 0, "device 3 read again");
+	CHECK(t.n_odd == 1 && t.odd[0].x.vni == 101, "it comes along");
+	fdb_table_free(&fresh);
+	CHECK_INT(fdb_table_replace_device(&t, 5, &fresh), 0, "another device emptied");
+	CHECK_INT((int)t.n_odd, 1, "device 3's odd entry stays");
+	fdb_table_free(&t);
+}
+
 int main(void)
 {
 	test_sorted_and_unsorted();
 	test_replace_device();
+	test_odd_entries();
 	return unit_summary("test_fdb_table");
 }

@@ -724,6 +724,71 @@ static void test_kernel_drift(void)
 	fixture_free(&f);
 }
 
+/*
+ * `bridge fdb append 00:00:00:00:00:00 dev vx100 dst 192.0.2.12 vni 101`, then
+ * the plain remote deleted: vx100's frames go to pve2 tagged as VNI 101. The
+ * wanted remote is added first, then the odd one removed by all it carries.
+ */
+static void test_remote_with_another_vni(void)
+{
+	const struct link_obs *vx;
+	struct fdb_table kept;
+	struct fdb_entry odd = {0};
+	const struct op *add = NULL, *del = NULL;
+	struct op_text t;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	vx = link_find(&f.have.links, "vx100");
+	odd.ifindex = vx->ifindex;
+	ip_addr_parse("192.0.2.12", &odd.dst);
+	odd.x = (struct fdb_extra){.vni = 101, .port = 9999, .has = FDB_HAS_VNI | FDB_HAS_PORT};
+	/* vx100's plain remote gone, every other device's kept */
+	kept = (struct fdb_table){0};
+	for (size_t i = 0; i < f.have.fdb.n_v4; i++) {
+		struct fdb_entry e = {0};
+
+		e.ifindex = (int)(f.have.fdb.v4[i] >> 32);
+		if (e.ifindex == vx->ifindex)
+			continue;
+		e.dst.family = AF_INET;
+		for (int b = 0; b < 4; b++)
+			e.dst.bytes[b] = (uint8_t)(f.have.fdb.v4[i] >> (24 - 8 * b));
+		CHECK_INT(fdb_table_add(&kept, &e), 0, "kept");
+	}
+	CHECK_INT(fdb_table_add(&kept, &odd), 0, "the odd remote");
+	CHECK_INT((int)kept.n_odd, 1, "kept apart from the others");
+	fdb_table_sort(&kept);
+	fdb_table_free(&f.have.fdb);
+	f.have.fdb = kept;
+	CHECK(!fdb_has(&f.have.fdb, vx->ifindex, &odd.dst), "not taken for the wanted remote");
+	CHECK(fdb_has_device(&f.have.fdb, vx->ifindex), "but the device has an entry");
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.ops[i].type == OP_FDB_ADD && !add)
+			add = &p.ops[i];
+		if (p.ops[i].type == OP_FDB_DEL && !del)
+			del = &p.ops[i];
+	}
+	CHECK_INT(p.n, 2, "one add, one delete");
+	CHECK(add && del && add < del, "the wanted remote first");
+	CHECK(add && !add->u.fdb.x.has, "added as fabricd makes it");
+	CHECK(del && del->u.fdb.x.vni == 101 && del->u.fdb.x.port == 9999 &&
+		  del->u.fdb.x.has == (FDB_HAS_VNI | FDB_HAS_PORT),
+	      "removed by what it carries");
+	if (del) {
+		op_describe(del, &t);
+		CHECK_STR(t.detail, "vni 101, port 9999: not the device's own, set by hand",
+			  "what it had");
+	}
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
 /* `ip route del 10.255.0.0/24 dev wgfab0`: the address stays, its route comes back. */
 static void test_prefix_route_deleted(void)
 {
@@ -1143,6 +1208,7 @@ static void run_all(void)
 	test_switch_back();
 	test_remove_node();
 	test_kernel_drift();
+	test_remote_with_another_vni();
 	test_prefix_route_deleted();
 	test_foreign_link();
 	test_fabric_changes();
