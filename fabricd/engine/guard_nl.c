@@ -22,8 +22,8 @@
 #include "kinds/guard_priv.h"
 #include "netlink/nl.h"
 
-/* libnftnl's user data TLV for a table comment (NFTNL_UDATA_TABLE_COMMENT) */
-#define UDATA_TABLE_COMMENT 0
+/* libnftnl's user data TLV for a comment (NFTNL_UDATA_TABLE_COMMENT, NFTNL_UDATA_RULE_COMMENT) */
+#define UDATA_COMMENT 0
 
 /* A verdict map's element: key (a port, as fabricd's are) and verdict. */
 struct map_elem {
@@ -99,11 +99,29 @@ static uint32_t u32_attr(const struct nlattr *a)
 	return a && mnl_attr_get_payload_len(a) >= 4 ? ntohl(mnl_attr_get_u32(a)) : 0;
 }
 
+/* The comment in an object's user data (TLVs of one type byte, one length byte), or NULL. */
+static const char *comment_of(const struct nlattr *ud)
+{
+	const uint8_t *p, *end;
+
+	if (!ud)
+		return NULL;
+	p = mnl_attr_get_payload(ud);
+	end = p + mnl_attr_get_payload_len(ud);
+	while (p + 2 <= end && p + 2 + p[1] <= end) {
+		/* nft writes the comment with its NUL */
+		if (p[0] == UDATA_COMMENT && p[1] > 0 && !p[2 + p[1] - 1])
+			return (const char *)p + 2;
+		p += 2 + p[1];
+	}
+	return NULL;
+}
+
 static int table_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reader *rd = data;
-	const struct nlattr *tb[NFTA_TABLE_MAX + 1], *ud;
-	const uint8_t *p, *end;
+	const struct nlattr *tb[NFTA_TABLE_MAX + 1];
+	const char *comment;
 
 	attrs_of(nlh, tb, NFTA_TABLE_MAX);
 	rd->table_found = true;
@@ -113,17 +131,9 @@ static int table_cb(const struct nlmsghdr *nlh, void *data)
 		if (rd->err)
 			return MNL_CB_ERROR;
 	}
-	ud = tb[NFTA_TABLE_USERDATA];
-	if (!ud)
-		return MNL_CB_OK;
-	p = mnl_attr_get_payload(ud);
-	end = p + mnl_attr_get_payload_len(ud);
-	/* TLVs of one type byte, one length byte; the comment ends in NUL */
-	while (p + 2 <= end && p + 2 + p[1] <= end) {
-		if (p[0] == UDATA_TABLE_COMMENT && p[1] > 0 && !p[2 + p[1] - 1])
-			firewall_obs_set_comment(rd->fw, (const char *)p + 2);
-		p += 2 + p[1];
-	}
+	comment = comment_of(tb[NFTA_TABLE_USERDATA]);
+	if (comment)
+		firewall_obs_set_comment(rd->fw, comment);
 	return MNL_CB_OK;
 }
 
@@ -323,13 +333,29 @@ static void rule_verdict(const struct nlattr *exprs, char *out, size_t len)
 	}
 }
 
-/* Each chain's rules' verdicts, the chains added as they come. */
+/*
+ * The mark fabricd's comment gives a rule (kinds/guard_chains.c), "by hand"
+ * for a rule without one: a rule nft wrote from other text than fabricd's.
+ */
+static void rule_mark(const struct nlattr *userdata, char *out, size_t len)
+{
+	const char *comment = comment_of(userdata);
+	size_t n = strlen(FIREWALL_RULE_MARK);
+
+	if (comment && !strncmp(comment, FIREWALL_RULE_MARK, n) && strlen(comment + n) == 6 &&
+	    strspn(comment + n, "0123456789abcdef") == 6)
+		snprintf(out, len, "%s", comment + n);
+	else
+		snprintf(out, len, "by hand");
+}
+
+/* Each chain's rules' verdicts and marks, the chains added as they come. */
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reader *rd = data;
 	const struct nlattr *tb[NFTA_RULE_MAX + 1];
 	const char *chain;
-	char verdict[NFT_CHAIN_MAXNAMELEN + 16];
+	char verdict[NFT_CHAIN_MAXNAMELEN + 16], mark[16];
 	size_t i = 0, used;
 
 	attrs_of(nlh, tb, NFTA_RULE_MAX);
@@ -349,10 +375,11 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 		rd->n_chains++;
 	}
 	rule_verdict(tb[NFTA_RULE_EXPRESSIONS], verdict, sizeof(verdict));
+	rule_mark(tb[NFTA_RULE_USERDATA], mark, sizeof(mark));
 	/* a chain of more rules than fits differs from every rendered one anyway */
 	used = strlen(rd->chains[i].verdicts);
-	snprintf(rd->chains[i].verdicts + used, sizeof(rd->chains[0].verdicts) - used, "%s%s",
-		 used ? " " : "", verdict);
+	snprintf(rd->chains[i].verdicts + used, sizeof(rd->chains[0].verdicts) - used, "%s%s(%s)",
+		 used ? " " : "", verdict, mark);
 	return MNL_CB_OK;
 }
 

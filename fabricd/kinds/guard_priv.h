@@ -3,7 +3,7 @@
  * guard_priv.h - helpers shared by kinds/guard.c (kernel side) and
  * kinds/guard_render.c (text side): a growing string, a list of strings and the
  * summary format both sides produce ("counter NAME", "set NAME",
- * "chain NAME: TYPE HOOK PRIO POLICY, N rules", "other WHAT", one per line,
+ * "chain NAME: TYPE HOOK PRIO POLICY, rules: VERDICT(MARK) ...", "other WHAT", one per line,
  * sorted; the sets' elements are kept apart, as keys in struct firewall_elems).
  */
 #ifndef FABRICD_FIREWALL_PRIV_H
@@ -76,6 +76,26 @@ int firewall_load_steps(const char *text, size_t chunk, struct strlist *out);
 /* firewall_render_stage() without the text (what planning compares). 0 or -ENOMEM. */
 int firewall_render_summary(const struct node_state *want, bool sealed,
 			    struct firewall_ruleset *out);
+
+/* What the chains depend on (kinds/guard_chains.c). */
+struct firewall_chain_params {
+	const char *fabric_if;
+	int underlay_family, fabric_family;
+	unsigned secure_port, listen_port;
+	bool carry; /* an EVPN vnet is here: the chains that carry its VXLAN */
+};
+
+/* Every rule's comment: this, then 6 hex digits of its text's hash. */
+#define FIREWALL_RULE_MARK	"fabricd "
+#define FIREWALL_RULE_MARK_MASK 0xffffffu
+
+/*
+ * The chains as nft text appended to b, each rule with its comment; with
+ * summary, each chain's summary line added to it ("chain NAME: TYPE HOOK PRIO
+ * POLICY, rules: VERDICT(MARK) ..."). 0 or -ENOMEM.
+ */
+int firewall_render_chains(struct sbuf *b, const struct firewall_chain_params *p,
+			   struct strlist *summary);
 
 /* The lines sorted, each ending in "\n"; NULL on ENOMEM. */
 char *summary_join(struct strlist *lines);

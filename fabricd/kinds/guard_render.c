@@ -11,14 +11,8 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "kinds/carry.h"
 #include "kinds/guard.h"
 #include "kinds/guard_priv.h"
-
-/* the input hook's chains, one per UDP port of fabricd's */
-#define CHAIN_PLAIN_IN	   "plain_vxlan_in"
-#define CHAIN_SECURE_IN	   "secure_vxlan_in"
-#define CHAIN_WIREGUARD_IN "wireguard_in"
 
 const char *const firewall_counter_names[FW_N_COUNTERS] = {
     [FW_DROP_PLAIN] = "drop_plain",
@@ -351,93 +345,22 @@ static void render_set(struct sbuf *b, const char *name, const char *type, const
 	sbuf_printf(b, "\t}\n");
 }
 
-/* A secure EVPN vnet's VXLAN: marked into WireGuard, dropped on any other device. */
-static void render_carry_chains(struct sbuf *b, const struct spec *s)
+static struct firewall_chain_params chain_params(const struct spec *s)
 {
-	/* the kernel routes a local packet again when a route chain changes its mark */
-	sbuf_printf(b, "\n\tchain carry {\n\t\ttype route hook output priority mangle; policy "
-		       "accept;\n");
-	sbuf_printf(b,
-		    "\t\tudp dport %u @th,96,24 @carried_vnis meta mark set meta mark & 0x%08x | "
-		    "0x%08x\n",
-		    PLAIN_VXLAN_PORT, ~CARRY_MARK_MASK, CARRY_MARK);
-	sbuf_printf(b, "\t}\n");
-	/* after that route: output-hook rules still see the device chosen before it */
-	sbuf_printf(b, "\n\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
-		       "policy accept;\n");
-	sbuf_printf(b,
-		    "\t\tudp dport %u @th,96,24 @carried_vnis oifname != \"%s\" counter name "
-		    "\"%s\" drop\n",
-		    PLAIN_VXLAN_PORT, s->fabric_if, firewall_counter_names[FW_DROP_LEAK]);
-	sbuf_printf(b, "\t}\n");
-}
-
-/*
- * Input: plain VXLAN from a member is fabricd's bulk traffic, so it is
- * accepted by the chain's first rule (a port compare and one set lookup);
- * then one lookup of the UDP port sends the rest of fabricd's traffic to its
- * port's chain, and everything else on at once. The plain rule first saves
- * that packet the verdict map and the jump: in a lab built by hand the guard
- * cost 2-4 % of the plain path's throughput with them, about 1 % without
- * (README, "What fabricd itself costs").
- */
-static void render_input_chains(struct sbuf *b, const struct spec *s)
-{
-	const char *ip = s->underlay_family == AF_INET6 ? "ip6" : "ip";
-	const char *fab = s->fabric_if;
-
-	sbuf_printf(b,
-		    "\n\tchain input {\n\t\ttype filter hook input priority -10; policy accept;\n");
-	/* the VNI is the 24 bits at byte 4 of the VXLAN header, 8 bytes into UDP */
-	sbuf_printf(b, "\t\tudp dport %u %s saddr . @th,96,24 @plain_members accept\n",
-		    PLAIN_VXLAN_PORT, ip);
-	sbuf_printf(b,
-		    "\t\tudp dport vmap { %u : jump " CHAIN_PLAIN_IN ", %u : jump " CHAIN_SECURE_IN
-		    ", %u : jump " CHAIN_WIREGUARD_IN " }\n\t}\n",
-		    PLAIN_VXLAN_PORT, s->secure_port, s->listen_port);
-
-	sbuf_printf(b, "\n\tchain " CHAIN_PLAIN_IN " {\n");
-	sbuf_printf(b, "\t\tiifname \"%s\" %s saddr . @th,96,24 @carried_members accept\n", fab,
-		    ip);
-	sbuf_printf(b, "\t\tiifname \"%s\" %s saddr . @th,96,24 @fabric_members accept\n", fab,
-		    s->fabric_family == AF_INET6 ? "ip6" : "ip");
-	/* a VNI no vnet of this node has is another VXLAN's (a foreign device beside) */
-	sbuf_printf(b, "\t\t@th,96,24 != @node_vnis accept\n");
-	sbuf_printf(b, "\t\tcounter name \"%s\" drop\n\t}\n",
-		    firewall_counter_names[FW_DROP_PLAIN]);
-
-	sbuf_printf(b, "\n\tchain " CHAIN_SECURE_IN " {\n");
-	sbuf_printf(b, "\t\tiifname \"%s\" %s saddr . @th,96,24 @fabric_members accept\n", fab,
-		    s->fabric_family == AF_INET6 ? "ip6" : "ip");
-	sbuf_printf(b, "\t\tcounter name \"%s\" drop\n\t}\n",
-		    firewall_counter_names[FW_DROP_SECURE]);
-
-	sbuf_printf(b, "\n\tchain " CHAIN_WIREGUARD_IN " {\n");
-	sbuf_printf(b, "\t\tip saddr @wireguard_peers_ip accept\n");
-	sbuf_printf(b, "\t\tip6 saddr @wireguard_peers_ip6 accept\n");
-	sbuf_printf(b, "\t\tcounter name \"%s\" drop\n\t}\n",
-		    firewall_counter_names[FW_DROP_WIREGUARD]);
-}
-
-/*
- * Output: two rules, each a port compare and its check; a secure VNI never
- * leaves as plain VXLAN, secure VXLAN only into WireGuard. Two compares cost
- * a plain packet less than a verdict map and a jump (the same measurement).
- */
-static void render_output_chains(struct sbuf *b, const struct spec *s)
-{
-	sbuf_printf(
-	    b, "\n\tchain output {\n\t\ttype filter hook output priority -10; policy accept;\n");
-	sbuf_printf(b, "\t\tudp dport %u @th,96,24 @secure_vnis counter name \"%s\" drop\n",
-		    PLAIN_VXLAN_PORT, firewall_counter_names[FW_DROP_LEAK]);
-	sbuf_printf(b, "\t\tudp dport %u oifname != \"%s\" counter name \"%s\" drop\n\t}\n",
-		    s->secure_port, s->fabric_if, firewall_counter_names[FW_DROP_LEAK]);
+	return (struct firewall_chain_params){.fabric_if = s->fabric_if,
+					      .underlay_family = s->underlay_family,
+					      .fabric_family = s->fabric_family,
+					      .secure_port = s->secure_port,
+					      .listen_port = s->listen_port,
+					      .carry = s->carry};
 }
 
 /* The table body; counter values from carry when given, comment when given. */
 static void render_table(struct sbuf *b, const struct spec *s, const char *comment,
 			 const struct firewall_counter *carry)
 {
+	struct firewall_chain_params params = chain_params(s);
+
 	sbuf_printf(b, "table " FIREWALL_FAMILY " " FIREWALL_TABLE " {\n");
 	if (comment)
 		sbuf_printf(b, "\tcomment \"%s\"\n", comment);
@@ -476,64 +399,16 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 		   "VNIs of this node's vnets: plain VXLAN of any other VNI is not fabricd's",
 		   &s->node_vnis);
 
-	render_input_chains(b, s);
-	render_output_chains(b, s);
-	if (s->carry)
-		render_carry_chains(b, s);
+	firewall_render_chains(b, &params, NULL);
 	sbuf_printf(b, "}\n");
-}
-
-/*
- * The chains render_table() writes, as the kernel's copy is summarized
- * (kinds/guard.c): each rule's verdict in order, "-" for none (carry's mark).
- */
-static const struct {
-	const char *line; /* "chain NAME: TYPE HOOK PRIO POLICY" for base chains */
-	const char *verdicts;
-	bool carry; /* only with an EVPN vnet */
-} summary_chains[] = {
-    {"chain input: filter input -10 accept", NULL, false}, /* input_verdicts() */
-    {"chain output: filter output -10 accept", "drop drop", false},
-    {"chain " CHAIN_PLAIN_IN ":", "accept accept accept drop", false},
-    {"chain " CHAIN_SECURE_IN ":", "accept drop", false},
-    {"chain " CHAIN_WIREGUARD_IN ":", "accept accept drop", false},
-    {"chain carry: route output -150 accept", "-", true},
-    {"chain postrouting: filter postrouting -10 accept", "drop", true},
-};
-
-/* Input's: the plain members' accept, then the verdict map by port, as the kernel's is read. */
-struct port_jump {
-	unsigned port;
-	const char *chain;
-};
-
-static int by_port(const void *a, const void *b)
-{
-	unsigned x = ((const struct port_jump *)a)->port, y = ((const struct port_jump *)b)->port;
-
-	return (x > y) - (x < y);
-}
-
-static void input_verdicts(const struct spec *s, char *out, size_t len)
-{
-	struct port_jump to[3] = {{PLAIN_VXLAN_PORT, CHAIN_PLAIN_IN},
-				  {s->secure_port, CHAIN_SECURE_IN},
-				  {s->listen_port, CHAIN_WIREGUARD_IN}};
-	size_t used;
-
-	qsort(to, 3, sizeof(to[0]), by_port);
-	used = (size_t)snprintf(out, len, "accept vmap{");
-	for (int i = 0; i < 3 && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s%u:jump:%s", i ? "," : "",
-					 to[i].port, to[i].chain);
-	if (used < len)
-		snprintf(out + used, len - used, "}");
 }
 
 static int spec_summary(const struct spec *s, char **out)
 {
 	struct strlist lines = {0};
-	char line[256], verdicts[160];
+	struct firewall_chain_params params = chain_params(s);
+	struct sbuf text = {0};
+	char line[256];
 	int ret = 0;
 
 	*out = NULL;
@@ -545,16 +420,10 @@ static int spec_summary(const struct spec *s, char **out)
 		snprintf(line, sizeof(line), "set %s", firewall_set_names[i]);
 		ret = strlist_add(&lines, line);
 	}
-	for (size_t i = 0; !ret && i < sizeof(summary_chains) / sizeof(summary_chains[0]); i++) {
-		if (summary_chains[i].carry && !s->carry)
-			continue;
-		if (summary_chains[i].verdicts)
-			snprintf(verdicts, sizeof(verdicts), "%s", summary_chains[i].verdicts);
-		else
-			input_verdicts(s, verdicts, sizeof(verdicts));
-		snprintf(line, sizeof(line), "%s, rules: %s", summary_chains[i].line, verdicts);
-		ret = strlist_add(&lines, line);
-	}
+	/* the chains' lines come with their text, which is not needed here */
+	if (!ret)
+		ret = firewall_render_chains(&text, &params, &lines);
+	free(sbuf_take(&text));
 	if (!ret) {
 		*out = summary_join(&lines);
 		if (!*out)

@@ -22,6 +22,7 @@ overflow lead to a full re-read.
 
 import json
 import os
+import re
 import shutil
 import signal
 import time
@@ -60,6 +61,13 @@ def fabric(cluster_options):
 
 def fdb_has(node, dev, dst):
     return dst in node.fdb_remotes(dev)
+
+
+def remotes_as_made(node, dev):
+    """dev's all-zeros remotes, each with what fabricd gives one (no VNI, port or device of
+    its own): an entry with any of them makes the list differ."""
+    return sorted(e["dst"] if not {"vni", "port", "via"} & set(e) else f"{e['dst']} {e}"
+                  for e in node.fdb(dev) if e.get("mac") == "00:00:00:00:00:00" and "dst" in e)
 
 
 def port(node, dev):
@@ -119,6 +127,15 @@ def cases(pve1, pve2):
             # announced as an AF_BRIDGE message only, without the link's kind
             ["bridge", "link", "set", "dev", "vs200", "isolated", "off"],
             lambda: port(pve1, "vs200") == ("vnet200", True)),
+        # vx100's frames to pve2 tagged as another tenant's VNI: the same remote address
+        "fdb-remote-given-another-vni": (
+            ["sh", "-c", f"bridge fdb append 00:00:00:00:00:00 dev vx100 dst {pve2.underlay} "
+             f"vni 101 && bridge fdb del 00:00:00:00:00:00 dev vx100 dst {pve2.underlay}"],
+            lambda: remotes_as_made(pve1, "vx100") == [pve2.underlay]),
+        "fdb-remote-with-another-port-beside": (
+            ["bridge", "fdb", "append", "00:00:00:00:00:00", "dev", "vs200",
+             "dst", pve2.fabric_address, "port", "9999"],
+            lambda: remotes_as_made(pve1, "vs200") == [pve2.fabric_address]),
         "fdb-whole-entry-deleted": (
             # without dst: the whole entry goes, and the kernel names only its first remote
             ["bridge", "fdb", "del", "00:00:00:00:00:00", "dev", "vs200"],
@@ -164,6 +181,11 @@ def cases(pve1, pve2):
         "firewall-drop-replaced-by-accept": (
             ["sh", "-c", replace_rule("plain_vxlan_in", "drop", "accept")],
             lambda: drop_rules(pve1, "plain_vxlan_in") == 1),
+        # the same verdict, another match: only fabricd's comment on the rule tells
+        "firewall-accept-replaced-by-accept": (
+            ["sh", "-c", replace_rule("plain_vxlan_in", "node_vnis", "@th,96,24 != 999 accept")],
+            lambda: "@node_vnis" in pve1.run(["nft", "list", "chain", "inet", "fabricd",
+                                              "plain_vxlan_in"]).stdout),
         "firewall-leak-rule-without-verdict": (
             ["sh", "-c", replace_rule("output", "4790", 'udp dport 4790 counter name "drop_leak"')],
             lambda: drop_rules(pve1, "output") == 2),
@@ -177,19 +199,21 @@ def replace_rule(chain, marker, rule):
 
 
 def drop_rules(node, chain):
-    """How many of the chain's rules drop, as nft lists them."""
+    """How many of the chain's rules drop, as nft lists them (fabricd's with their comment)."""
     listed = node.run(["nft", "list", "chain", "inet", "fabricd", chain]).stdout
-    return sum(line.strip().endswith(" drop") for line in listed.splitlines())
+    return sum(bool(re.search(r' drop( comment "[^"]*")?$', line.strip()))
+               for line in listed.splitlines())
 
 
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
-              "fdb-remote-deleted", "bridge-port-removed", "port-isolation-off",
+              "fdb-remote-deleted", "fdb-remote-given-another-vni",
+              "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
               "port-disabled", "port-multicast-router-off",
               "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted",
               "firewall-table-dormant", "firewall-drop-replaced-by-accept",
-              "firewall-leak-rule-without-verdict"]
+              "firewall-accept-replaced-by-accept", "firewall-leak-rule-without-verdict"]
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)

@@ -65,25 +65,30 @@ def test_foreign_vxlan_device(make_cluster, case):
         assert pve1.fabricd("plan", "-c", path).rc == 0
 
 
-def test_foreign_vxlan_traffic_beside_fabricd_passes_its_guard(make_cluster):
-    """A VXLAN segment made by hand between pve1 and pve2 (VNI 500, port 4789, say an
-    unmanaged Proxmox zone) keeps working once fabricd's guard is in place: the guard
-    drops what would enter fabricd's vnets, and no VNI of another device's (it used to
-    drop every VXLAN on 4789 that was not a member's of a plain vnet here)."""
+@pytest.mark.parametrize("dstport", [4789, 4790])
+def test_foreign_vxlan_traffic_beside_fabricd_passes_its_guard(make_cluster, dstport):
+    """A VXLAN segment made by hand between pve1 and pve2 (VNI 500, say an unmanaged
+    Proxmox zone) keeps working once fabricd's guard is in place, on the plain port and on
+    the secure one (Proxmox's `vxlan-port 4790`): the guard drops what would enter
+    fabricd's vnets, and no VNI of another device's (it used to drop every VXLAN on 4789
+    that was not a member's of a plain vnet here, and every VXLAN on 4790 that did not come
+    through wgfab0, and every one leaving on 4790 by another device)."""
     cluster = make_cluster(2)
     definition = cluster.definition(zones=[zone("tenant-plain", "plain", [("vnet100", 100)]),
                                            zone("tenant-secure", "secure", [("vnet200", 200)])])
     path = cluster.write_definition(definition)
     pve1, pve2 = cluster.nodes
     for node, peer, inner in ((pve1, pve2, "10.50.0.1"), (pve2, pve1, "10.50.0.2")):
-        node.run(["ip", "link", "add", FOREIGN, "type", "vxlan", "id", "500", "dstport", "4789",
-                  "local", node.underlay, "remote", peer.underlay])
+        node.run(["ip", "link", "add", FOREIGN, "type", "vxlan", "id", "500", "dstport",
+                  str(dstport), "local", node.underlay, "remote", peer.underlay])
         node.run(["ip", "addr", "add", f"{inner}/24", "dev", FOREIGN])
         node.run(["ip", "link", "set", FOREIGN, "up"])
     assert pve1.run(["ping", "-c", "1", "-W", "2", "10.50.0.2"], check=False).returncode == 0
     cluster.apply_all(path)
+    assert pve1.fabricd("plan", "-c", path).rc == 0
     res = pve1.run(["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.50.0.2"], check=False)
     assert res.returncode == 0, f"the foreign segment is cut by the guard:\n{res.stdout}"
-    # fabricd's own plain VNI from a stranger is still dropped (test_guard.py has the rest)
-    assert "@th,96,24 != @node_vnis accept" in pve1.run(
-        ["nft", "list", "chain", "inet", "fabricd", "plain_vxlan_in"]).stdout
+    # fabricd's own VNIs from a stranger are still dropped (test_guard.py has the rest)
+    for chain in ("plain_vxlan_in", "secure_vxlan_in"):
+        assert "@th,96,24 != @node_vnis accept" in pve1.run(
+            ["nft", "list", "chain", "inet", "fabricd", chain]).stdout

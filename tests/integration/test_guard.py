@@ -133,18 +133,22 @@ def test_every_node_has_the_table_from_its_share(guarded):
     listing = nft(pve1, "list", "table", "inet", "fabricd").stdout
     assert 'comment "fabricd:fabtest ' in listing
     # a member's plain VXLAN is taken by the first rule; one lookup by port sends the rest of
-    # fabricd's traffic to its port's chain; secure VXLAN only through WireGuard
+    # fabricd's traffic to its port's chain; secure VXLAN only through WireGuard; every rule
+    # with fabricd's comment (its mark)
+    mark = r' comment "fabricd [0-9a-f]{6}"'
     assert re.search(r'chain input \{\s+type filter hook input priority filter - 10; policy accept;\s+'
-                     r'udp dport 4789 ip saddr \. @th,96,24 @plain_members accept\s+'
+                     r'udp dport 4789 ip saddr \. @th,96,24 @plain_members accept' + mark + r'\s+'
                      r'udp dport vmap \{ 4789 : jump plain_vxlan_in, 4790 : jump secure_vxlan_in, '
-                     r'51820 : jump wireguard_in \}\s+\}', listing), listing
+                     r'51820 : jump wireguard_in \}' + mark + r'\s+\}', listing), listing
     assert re.search(r'chain output \{\s+type filter hook output priority filter - 10; policy accept;\s+'
-                     r'udp dport 4789 @th,96,24 @secure_vnis counter name "drop_leak" drop\s+'
-                     r'udp dport 4790 oifname != "wgfab0" counter name "drop_leak" drop\s+\}',
-                     listing), listing
+                     r'udp dport 4789 @th,96,24 @secure_vnis counter name "drop_leak" drop' + mark
+                     + r'\s+udp dport 4790 oifname != "wgfab0" @th,96,24 @node_vnis counter name '
+                     r'"drop_leak" drop' + mark
+                     + r'\s+\}', listing), listing
     assert re.search(r'chain secure_vxlan_in \{\s+'
-                     r'iifname "wgfab0" ip saddr \. @th,96,24 @fabric_members accept\s+'
-                     r'counter name "drop_secure" drop\s+\}', listing), listing
+                     r'iifname "wgfab0" ip saddr \. @th,96,24 @fabric_members accept' + mark + r'\s+'
+                     r'@th,96,24 != @node_vnis accept' + mark + r'\s+'
+                     r'counter name "drop_secure" drop' + mark + r'\s+\}', listing), listing
     # the members' fabric addresses, per vnet of the node, whatever the zone's transport
     fabric_members = sorted(tuple(e["concat"]) for e in set_elements(pve1, "fabric_members"))
     assert fabric_members == [("10.255.0.2", 100), ("10.255.0.2", 200), ("10.255.0.2", 300),
@@ -332,29 +336,41 @@ def test_tampering_is_drift_and_apply_repairs_it_keeping_counts(guarded):
     assert counters(pve1, guarded.path)["drop_plain"] >= before["drop_plain"]
 
 
+# Each chain's rules as plan shows them: verdict and the mark of fabricd's comment on the rule
+# (a hash of its text, kinds/guard_chains.c); "by hand" for a rule nft wrote from other text.
+PLAIN_IN = "accept(61f959) accept(22c8c2) accept(a213c1) drop(67bd31)"
+VMAP = "vmap{4789:jump:plain_vxlan_in,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}(ce1eae)"
+
 IN_PLACE = {
     # a stranger's plain VXLAN of a member's VNI let in
     "drop-made-accept": ("plain_vxlan_in", " drop", "accept",
-                         "chain plain_vxlan_in, rules: accept accept accept accept, where the "
-                         "definition makes chain plain_vxlan_in, rules: accept accept accept drop"),
+                         "chain plain_vxlan_in, rules: accept(61f959) accept(22c8c2) accept(a213c1) "
+                         "accept(by hand), where the definition makes chain plain_vxlan_in, "
+                         f"rules: {PLAIN_IN}"),
+    # the same verdict, another match: plain VXLAN of every VNI but one let in from anyone
+    "accept-made-another-accept": (
+        "plain_vxlan_in", "node_vnis", "@th,96,24 != 999 accept",
+        "chain plain_vxlan_in, rules: accept(61f959) accept(22c8c2) accept(by hand) drop(67bd31), "
+        f"where the definition makes chain plain_vxlan_in, rules: {PLAIN_IN}"),
     # every plain VXLAN let in, the port chain never reached
     "vmap-target-made-accept": (
         "input", "vmap", "udp dport vmap { 4789 : accept, 4790 : jump secure_vxlan_in, "
         "51820 : jump wireguard_in }",
-        "rules: accept vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}, "
-        "where the definition makes chain input: filter input -10 accept, rules: accept "
-        "vmap{4789:jump:plain_vxlan_in,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}"),
+        "rules: accept(8b05ef) vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}"
+        "(by hand), where the definition makes chain input: filter input -10 accept, rules: "
+        f"accept(8b05ef) {VMAP}"),
     # secure VXLAN let out past WireGuard, counted but not dropped
     "leak-drop-removed": ("output", "4790", 'udp dport 4790 oifname != "wgfab0" counter',
-                          "rules: drop -, where the definition makes chain output: filter "
-                          "output -10 accept, rules: drop drop"),
+                          "rules: drop(9a2957) -(by hand), where the definition makes chain output: "
+                          "filter output -10 accept, rules: drop(9a2957) drop(254902)"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(IN_PLACE))
 def test_a_rule_replaced_in_place_is_drift(guarded, case):
-    """As many rules as rendered, one of them another verdict (nft replace rule): plan names
-    the chain with each rule's verdict, and apply puts the table back."""
+    """As many rules as rendered, one of them replaced (nft replace rule), with another verdict
+    or the same: plan names the chain with each rule's verdict and mark, and apply puts the
+    table back."""
     chain, marker, rule, detail = IN_PLACE[case]
     pve1 = guarded.cluster.node("pve1")
     before = pve1.run(["nft", "list", "chain", "inet", "fabricd", chain]).stdout

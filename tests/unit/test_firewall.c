@@ -14,9 +14,19 @@
 #include "unit.h"
 
 /* What op changes, as `plan` shows it. */
-/* Input's rules as the kernel's copy is read: the verdict map's elements by port. */
-#define INPUT_AS_RENDERED                                                                          \
-	"accept vmap{4789:jump:plain_vxlan_in,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}"
+/*
+ * Each chain's rules as the kernel's copy is read: verdict and the mark of
+ * fabricd's comment (a hash of the rule's text, so fixed for these nodes);
+ * input's verdict map with its elements by port.
+ */
+#define INPUT_PLAIN "accept(8b05ef)"
+#define INPUT_VMAP                                                                                 \
+	"vmap{4789:jump:plain_vxlan_in,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}(ce1eae)"
+#define INPUT_AS_RENDERED     INPUT_PLAIN " " INPUT_VMAP
+#define OUTPUT_AS_RENDERED    "drop(9a2957) drop(254902)"
+#define PLAIN_IN_AS_RENDERED  "accept(61f959) accept(22c8c2) accept(a213c1) drop(67bd31)"
+#define SECURE_IN_AS_RENDERED "accept(22c8c2) accept(a213c1) drop(2145ec)"
+#define WG_IN_AS_RENDERED     "accept(ca7e32) accept(5e0206) drop(3f1573)"
 
 static const char *detail_of(const struct op *op)
 {
@@ -104,17 +114,21 @@ static void test_three_node_pve1(void)
 			  "\t\telements = { 198.51.100.12,\n\t\t\t     198.51.100.13 }\n");
 	check_has(a.text, "set wireguard_peers_ip6 {\n\t\ttype ipv6_addr\n\t}\n");
 	/* the input chain: a plain member's VXLAN first, then one lookup by port */
-	check_has(a.text, "\tchain input {\n"
-			  "\t\ttype filter hook input priority -10; policy accept;\n"
-			  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept\n"
-			  "\t\tudp dport vmap { 4789 : jump plain_vxlan_in, 4790 : jump "
-			  "secure_vxlan_in, 51820 : jump wireguard_in }\n"
-			  "\t}\n");
+	check_has(a.text,
+		  "\tchain input {\n"
+		  "\t\ttype filter hook input priority -10; policy accept;\n"
+		  "\t\tudp dport 4789 ip saddr . @th,96,24 @plain_members accept comment \"fabricd "
+		  "8b05ef\"\n"
+		  "\t\tudp dport vmap { 4789 : jump plain_vxlan_in, 4790 : jump "
+		  "secure_vxlan_in, 51820 : jump wireguard_in } comment \"fabricd ce1eae\"\n"
+		  "\t}\n");
 	check_has(a.text, "\tchain plain_vxlan_in {\n"
-			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @carried_members accept\n"
-			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n"
-			  "\t\t@th,96,24 != @node_vnis accept\n"
-			  "\t\tcounter name \"drop_plain\" drop\n"
+			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @carried_members accept "
+			  "comment \"fabricd 61f959\"\n"
+			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept "
+			  "comment \"fabricd 22c8c2\"\n"
+			  "\t\t@th,96,24 != @node_vnis accept comment \"fabricd a213c1\"\n"
+			  "\t\tcounter name \"drop_plain\" drop comment \"fabricd 67bd31\"\n"
 			  "\t}\n");
 	/* a VNI no vnet of this node has is another VXLAN's: every VNI of the node */
 	check_has(a.text,
@@ -127,20 +141,23 @@ static void test_three_node_pve1(void)
 			  "\t\t\t     10.255.0.3 . 101,\n\t\t\t     10.255.0.3 . 200,\n"
 			  "\t\t\t     10.255.0.3 . 300 }\n");
 	check_has(a.text, "\tchain secure_vxlan_in {\n"
-			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n"
-			  "\t\tcounter name \"drop_secure\" drop\n"
+			  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept "
+			  "comment \"fabricd 22c8c2\"\n"
+			  "\t\t@th,96,24 != @node_vnis accept comment \"fabricd a213c1\"\n"
+			  "\t\tcounter name \"drop_secure\" drop comment \"fabricd 2145ec\"\n"
 			  "\t}\n");
 	check_has(a.text, "\tchain wireguard_in {\n"
-			  "\t\tip saddr @wireguard_peers_ip accept\n"
-			  "\t\tip6 saddr @wireguard_peers_ip6 accept\n"
-			  "\t\tcounter name \"drop_wireguard\" drop\n"
+			  "\t\tip saddr @wireguard_peers_ip accept comment \"fabricd ca7e32\"\n"
+			  "\t\tip6 saddr @wireguard_peers_ip6 accept comment \"fabricd 5e0206\"\n"
+			  "\t\tcounter name \"drop_wireguard\" drop comment \"fabricd 3f1573\"\n"
 			  "\t}\n");
 	check_has(a.text,
 		  "\tchain output {\n"
 		  "\t\ttype filter hook output priority -10; policy accept;\n"
 		  "\t\tudp dport 4789 @th,96,24 @secure_vnis counter name \"drop_leak\" "
-		  "drop\n"
-		  "\t\tudp dport 4790 oifname != \"wgfab0\" counter name \"drop_leak\" drop\n"
+		  "drop comment \"fabricd 9a2957\"\n"
+		  "\t\tudp dport 4790 oifname != \"wgfab0\" @th,96,24 @node_vnis counter name "
+		  "\"drop_leak\" drop comment \"fabricd 254902\"\n"
 		  "\t}\n");
 	check_lacks(a.text, "_out");
 	check_has(a.summary, "set plain_members\n");
@@ -170,10 +187,13 @@ static void test_three_node_pve1(void)
 	}
 	check_has(a.summary,
 		  "chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED "\n");
-	check_has(a.summary, "chain output: filter output -10 accept, rules: drop drop\n");
-	check_has(a.summary, "chain plain_vxlan_in:, rules: accept accept accept drop\n");
-	check_has(a.summary, "chain secure_vxlan_in:, rules: accept drop\n");
-	check_has(a.summary, "chain wireguard_in:, rules: accept accept drop\n");
+	check_has(a.summary,
+		  "chain output: filter output -10 accept, rules: " OUTPUT_AS_RENDERED "\n");
+	check_has(a.summary, "chain plain_vxlan_in:, rules: " PLAIN_IN_AS_RENDERED "\n");
+	check_has(a.summary, "chain secure_vxlan_in:, rules: " SECURE_IN_AS_RENDERED "\n");
+	check_has(a.summary, "chain wireguard_in:, rules: " WG_IN_AS_RENDERED "\n");
+	/* each rule's comment is the mark the summary shows */
+	check_has(a.text, "\t\tcounter name \"drop_plain\" drop comment \"fabricd 67bd31\"\n");
 	/* no EVPN vnet: no chain that would cost every packet leaving the node */
 	check_lacks(a.text, "chain carry");
 	check_lacks(a.summary, "chain postrouting");
@@ -193,7 +213,7 @@ static void test_three_node_pve1(void)
 	/* pve3 listens on 51821; another port is another table */
 	CHECK_INT(build(c, "pve3", &s), 0, "desired state of pve3");
 	CHECK_INT(firewall_render(&s, NULL, &b), 0, "render pve3");
-	check_has(b.text, "51821 : jump wireguard_in }\n");
+	check_has(b.text, "51821 : jump wireguard_in } comment");
 	check_has(b.text, "198.51.100.11 . 300");
 	check_lacks(b.text, "198.51.100.12 . 300");
 	CHECK(a.hash != b.hash, "pve1 and pve3 differ");
@@ -281,7 +301,7 @@ static void test_ipv6_underlay(void)
 	CHECK_INT(build(c, "pve1", &s), 0, "desired state of pve1");
 	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render");
 	check_has(a.text, "typeof ip6 saddr . @th,96,24\n");
-	check_has(a.text, "\t\tudp dport 4789 ip6 saddr . @th,96,24 @plain_members accept\n");
+	check_has(a.text, "\t\tudp dport 4789 ip6 saddr . @th,96,24 @plain_members accept comment");
 	check_has(a.text, "2001:db8:10::12 . 200");
 	check_has(a.text, "set wireguard_peers_ip {\n\t\ttype ipv4_addr\n\t}\n");
 	check_has(a.text, "\t\ttype ipv6_addr\n\t\telements = { 2001:db8:10::12,");
@@ -294,7 +314,8 @@ static void test_ipv6_underlay(void)
 	CHECK_INT(firewall_render(&s, NULL, &a), 0, "render evpn");
 	check_has(a.text, "set carried_members {\n\t\ttypeof ip6 saddr . @th,96,24\n");
 	check_has(a.text, "set fabric_members {\n\t\ttypeof ip saddr . @th,96,24\n");
-	check_has(a.text, "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept\n");
+	check_has(a.text,
+		  "\t\tiifname \"wgfab0\" ip saddr . @th,96,24 @fabric_members accept comment");
 	check_has(a.text, "10.255.1.2 . 100");
 	CHECK(s.carry, "evpn: the carry");
 	firewall_ruleset_free(&a);
@@ -348,9 +369,9 @@ static void check_plan_down(const struct firewall_obs *have, size_t n)
 }
 
 /* Each chain's rules' verdicts as rendered: input, output and the three port chains. */
-static const char *const as_rendered[5] = {INPUT_AS_RENDERED, "drop drop",
-					   "accept accept accept drop", "accept drop",
-					   "accept accept drop"};
+static const char *const as_rendered[5] = {INPUT_AS_RENDERED, OUTPUT_AS_RENDERED,
+					   PLAIN_IN_AS_RENDERED, SECURE_IN_AS_RENDERED,
+					   WG_IN_AS_RENDERED};
 
 /*
  * The kernel's copy of the two-node definition's table for pve1 built as
@@ -414,30 +435,52 @@ static const struct {
 	const char *detail;
 } drifts[] = {
     {"a rule gone",
-     {"accept", "drop drop", "accept accept accept drop", "accept drop", "accept accept drop"},
-     "kernel copy differs: chain input: filter input -10 accept, rules: accept, where the "
-     "definition makes chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED},
+     {INPUT_PLAIN, OUTPUT_AS_RENDERED, PLAIN_IN_AS_RENDERED, SECURE_IN_AS_RENDERED,
+      WG_IN_AS_RENDERED},
+     "kernel copy differs: chain input: filter input -10 accept, rules: " INPUT_PLAIN
+     ", where the definition makes chain input: filter input -10 accept, "
+     "rules: " INPUT_AS_RENDERED},
     {"a port chain flushed in part",
-     {INPUT_AS_RENDERED, "drop drop", "accept accept accept drop", "accept drop", "accept accept"},
-     "kernel copy differs: chain wireguard_in, rules: accept accept, where the definition "
-     "makes chain wireguard_in, rules: accept accept drop"},
+     {INPUT_AS_RENDERED, OUTPUT_AS_RENDERED, PLAIN_IN_AS_RENDERED, SECURE_IN_AS_RENDERED,
+      "accept(ca7e32) accept(5e0206)"},
+     "kernel copy differs: chain wireguard_in, rules: accept(ca7e32) accept(5e0206), where the "
+     "definition makes chain wireguard_in, rules: " WG_IN_AS_RENDERED},
     /* nft replace rule ... handle N: as many rules, another verdict */
     {"the drop replaced by an accept",
-     {INPUT_AS_RENDERED, "drop drop", "accept accept accept accept", "accept drop",
-      "accept accept drop"},
-     "kernel copy differs: chain plain_vxlan_in, rules: accept accept accept accept, where the "
-     "definition makes chain plain_vxlan_in, rules: accept accept accept drop"},
+     {INPUT_AS_RENDERED, OUTPUT_AS_RENDERED,
+      "accept(61f959) accept(22c8c2) accept(a213c1) accept(by hand)", SECURE_IN_AS_RENDERED,
+      WG_IN_AS_RENDERED},
+     "kernel copy differs: chain plain_vxlan_in, rules: accept(61f959) accept(22c8c2) "
+     "accept(a213c1) accept(by hand), where the definition makes chain plain_vxlan_in, "
+     "rules: " PLAIN_IN_AS_RENDERED},
+    /* the same verdict, matching something else: only fabricd's comment is missing */
+    {"an accept replaced by another accept",
+     {INPUT_AS_RENDERED, OUTPUT_AS_RENDERED,
+      "accept(61f959) accept(by hand) accept(a213c1) drop(67bd31)", SECURE_IN_AS_RENDERED,
+      WG_IN_AS_RENDERED},
+     "kernel copy differs: chain plain_vxlan_in, rules: accept(61f959) accept(by hand) "
+     "accept(a213c1) drop(67bd31), where the definition makes chain plain_vxlan_in, "
+     "rules: " PLAIN_IN_AS_RENDERED},
+    /* a comment copied along from another rule of fabricd's */
+    {"a rule with another rule's comment",
+     {INPUT_AS_RENDERED, OUTPUT_AS_RENDERED, PLAIN_IN_AS_RENDERED,
+      "accept(61f959) accept(a213c1) drop(2145ec)", WG_IN_AS_RENDERED},
+     "kernel copy differs: chain secure_vxlan_in, rules: accept(61f959) accept(a213c1) "
+     "drop(2145ec), "
+     "where the "
+     "definition makes chain secure_vxlan_in, rules: " SECURE_IN_AS_RENDERED},
     {"the verdict map's plain port sent to accept",
-     {"accept vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}", "drop drop",
-      "accept accept accept drop", "accept drop", "accept accept drop"},
-     "kernel copy differs: chain input: filter input -10 accept, rules: accept "
-     "vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}, where the "
+     {INPUT_PLAIN " vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}(ce1eae)",
+      OUTPUT_AS_RENDERED, PLAIN_IN_AS_RENDERED, SECURE_IN_AS_RENDERED, WG_IN_AS_RENDERED},
+     "kernel copy differs: chain input: filter input -10 accept, rules: " INPUT_PLAIN
+     " vmap{4789:accept,4790:jump:secure_vxlan_in,51820:jump:wireguard_in}(ce1eae), where the "
      "definition makes chain input: filter input -10 accept, rules: " INPUT_AS_RENDERED},
     {"the leak rule left counting",
-     {INPUT_AS_RENDERED, "drop -", "accept accept accept drop", "accept drop",
-      "accept accept drop"},
-     "kernel copy differs: chain output: filter output -10 accept, rules: drop -, where the "
-     "definition makes chain output: filter output -10 accept, rules: drop drop"},
+     {INPUT_AS_RENDERED, "drop(9a2957) -(by hand)", PLAIN_IN_AS_RENDERED, SECURE_IN_AS_RENDERED,
+      WG_IN_AS_RENDERED},
+     "kernel copy differs: chain output: filter output -10 accept, rules: drop(9a2957) "
+     "-(by hand), where the definition makes chain output: filter output -10 accept, "
+     "rules: " OUTPUT_AS_RENDERED},
 };
 
 static void test_observed_summary(void)
@@ -589,13 +632,13 @@ static void test_delta(void)
 
 	/* a rule gone as well: the whole table */
 	fw = obs_from_keys(&rs, true, false);
-	firewall_obs_add_chain(fw, "theirs", NULL, NULL, 0, NULL, "accept");
+	firewall_obs_add_chain(fw, "theirs", NULL, NULL, 0, NULL, "accept(by hand)");
 	CHECK_INT(firewall_obs_finish(fw), 0, "finish again");
 	for (size_t i = 0; i < s.n_vnets; i++)
 		s.vnets[i].plain_receiving = s.vnets[i].plain_sending = false;
-	check_plan(
-	    &s, fw, 0, 1, VERB_CHANGE,
-	    "kernel copy has objects the definition does not make: chain theirs, rules: accept");
+	check_plan(&s, fw, 0, 1, VERB_CHANGE,
+		   "kernel copy has objects the definition does not make: chain theirs, rules: "
+		   "accept(by hand)");
 	firewall_obs_free(fw);
 
 	/* a key of another length is another set type: the whole table, not a delta */
@@ -689,8 +732,8 @@ static void test_load_steps(void)
 		check_has(st.v[0],
 			  "set secure_vnis {\n\t\ttypeof @th,96,24\n\t\telements = { 200 }\n");
 		check_has(st.v[0], "198.51.100.13 }\n"); /* wireguard_peers_ip kept */
-		check_has(st.v[0], "@plain_members accept\n");
-		check_has(st.v[0], "@fabric_members accept\n");
+		check_has(st.v[0], "@plain_members accept comment");
+		check_has(st.v[0], "@fabric_members accept comment");
 		CHECK_INT((int)(strlen(st.v[0]) + 700 > strlen(rs.text)), 1,
 			  "the rest of the table");
 		check_chunks(&st, 1, 4, "plain_members", members, 5, 1);
@@ -750,12 +793,14 @@ static void test_evpn_carry(void)
 		  "not a secure_vnis deny: its carried VXLAN must pass the output chain");
 	check_has(rs.text, "\tchain carry {\n\t\ttype route hook output priority mangle; policy "
 			   "accept;\n\t\tudp dport 4789 @th,96,24 @carried_vnis meta mark set meta "
-			   "mark & 0xffff0000 | 0x0000fab0\n\t}\n");
-	check_has(rs.text, "\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
-			   "policy accept;\n\t\tudp dport 4789 @th,96,24 @carried_vnis oifname != "
-			   "\"wgfab0\" counter name \"drop_leak\" drop\n\t}\n");
-	check_has(rs.summary, "chain carry: route output -150 accept, rules: -\n");
-	check_has(rs.summary, "chain postrouting: filter postrouting -10 accept, rules: drop\n");
+			   "mark & 0xffff0000 | 0x0000fab0 comment \"fabricd 77fb12\"\n\t}\n");
+	check_has(rs.text,
+		  "\tchain postrouting {\n\t\ttype filter hook postrouting priority -10; "
+		  "policy accept;\n\t\tudp dport 4789 @th,96,24 @carried_vnis oifname != "
+		  "\"wgfab0\" counter name \"drop_leak\" drop comment \"fabricd 56cc42\"\n\t}\n");
+	check_has(rs.summary, "chain carry: route output -150 accept, rules: -(77fb12)\n");
+	check_has(rs.summary,
+		  "chain postrouting: filter postrouting -10 accept, rules: drop(56cc42)\n");
 	firewall_ruleset_free(&rs);
 	/* just switched to secure: clear text still taken */
 	sec->plain_receiving = true;
