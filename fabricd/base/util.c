@@ -2,6 +2,7 @@
 /* base/util.c - small helpers shared by several commands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,23 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 		ret = -errno;
 	if (ret)
 		unlink(tmp);
+	else
+		fsync_parent(path);
 	return ret;
+}
+
+void fsync_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
 }
 
 const char *host_node_name(char *buf, size_t len)

@@ -15,7 +15,7 @@ int write_all(int fd, const char *buf, size_t len);
  * Replaces path with data in one rename, so a reader sees the old file or the
  * new one, never part of one: a temporary file beside it (O_EXCL, mode set
  * before any byte is written, so a secret is never readable by others),
- * fsync, rename. With keep_owner the mode and owner of the file it replaces
+ * fsync, rename, fsync of the directory. With keep_owner the mode and owner of the file it replaces
  * are kept (mode is used when there is none). A symlink to a regular file
  * stays, its target is replaced; anything else that is not a regular file
  * (a device such as /dev/null, a FIFO, a dangling link) is never replaced:
@@ -23,6 +23,8 @@ int write_all(int fd, const char *buf, size_t len);
  * file never stays behind.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
+/* fsync of path's directory: a rename into it survives a crash (best effort). */
+void fsync_parent(const char *path);
 /*
  * An output the user names (-o FILE): a device, FIFO or socket (/dev/stdout,
  * /dev/null) is written as it is; a regular file or a new one as

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -428,7 +429,15 @@ static int run_command(int argc, char **argv)
  */
 int main(int argc, char **argv)
 {
-	int ret = run_command(argc, argv);
+	int ret;
+
+	/*
+	 * Private and preshared keys pass through every command's memory (the
+	 * daemon keeps them): no core file of it, and no other user's ptrace or
+	 * /proc/PID/mem, whatever the system's core settings.
+	 */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	ret = run_command(argc, argv);
 
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		log_error("stdout: %s: the output is incomplete", strerror(errno ? errno : EIO));

@@ -159,6 +159,7 @@ int member_key_commit(const struct options *o, struct member *m)
 		unlock_key_dir(m);
 		return -1;
 	}
+	fsync_parent(o->key_file); /* the definition names the new key: the rename must last */
 	unlock_key_dir(m);
 	m->key_pending = false;
 	if (m->key_created)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -470,30 +471,50 @@ static void read_probes(struct monitor *m)
 }
 
 /* Writes text to path atomically: the textfile collector never reads half a file. */
-static void write_file(struct monitor *m, const char *path, const char *text, size_t len)
+/*
+ * path replaced in one rename, no link followed: the textfile directory may
+ * belong to the exporter's user, who knows the daemon's PID and must not
+ * make it (root) write elsewhere through a link planted at the temporary
+ * name. 0644 whatever the umask: node_exporter reads it as another user.
+ * No fsync: a file rewritten every second needs none.
+ */
+static int replace_file(const char *path, const char *text, size_t len)
 {
 	char tmp[4096];
-	int fd;
+	int fd, ret = 0;
 
 	/* per process: two daemons given one path must not rename each other's file away */
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0 && write_all(fd, text, len) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-		if (m->file_failed++) { /* logged once until it works again */
-			unlink(tmp);
-			return;
-		}
-		log_warn("metrics: cannot write %s: %s; check that the directory exists and is "
-			 "writable",
-			 path, strerror(errno));
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlink(tmp); /* a link planted there, or what a killed daemon of this PID left */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) < 0)
+		ret = -errno;
+	if (!ret)
+		ret = write_all(fd, text, len);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
 		unlink(tmp);
+	return ret;
+}
+
+static void write_file(struct monitor *m, const char *path, const char *text, size_t len)
+{
+	int ret = replace_file(path, text, len);
+
+	if (!ret) {
+		m->file_failed = 0;
 		return;
 	}
-	m->file_failed = 0;
+	if (m->file_failed++) /* logged once until it works again */
+		return;
+	log_warn("metrics: cannot write %s: %s; check that the directory exists and is writable",
+		 path, strerror(-ret));
 }
 
 /* Read before the text is rendered, so only what outlives a pass counts. */

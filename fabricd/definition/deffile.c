@@ -211,8 +211,8 @@ static int write_temp(const struct deffile *f, const char *tmp, const char *text
 
 int deffile_replace(struct deffile *f, const char *text, size_t len, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX + 96], dir[PATH_MAX], host[64] = "";
-	int ret, dfd;
+	char tmp[PATH_MAX + 96], host[64] = "";
+	int ret;
 
 	/* the host name too: editors on other hosts of a shared directory may have our pid */
 	gethostname(host, sizeof(host) - 1);
@@ -243,12 +243,7 @@ int deffile_replace(struct deffile *f, const char *text, size_t len, char *err, 
 		unlink(tmp);
 		return ret;
 	}
-	snprintf(dir, sizeof(dir), "%s", f->path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd); /* the rename itself survives a crash */
-		close(dfd);
-	}
+	fsync_parent(f->path); /* the rename itself survives a crash */
 	return 0;
 }
 

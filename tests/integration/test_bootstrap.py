@@ -21,6 +21,7 @@
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 
@@ -345,6 +346,32 @@ def test_rotate_key_and_unchanged(fabricd_bin, two_node_files):
     # leave of a node that is not a member: nothing to do
     res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve7", check_rc=0)
     assert "not a member" in res.stdout
+
+
+@pytest.mark.skipif(shutil.which("strace") is None,
+                    reason="strace not installed (scripts/install-deps.sh)")
+def test_rotate_key_renames_are_made_durable(fabricd_bin, two_node_files):
+    """After the definition names the new public key, the key file's rename must survive a
+    power cut, or the node is left with a definition whose key it does not have: each rename
+    into the key directory is followed by an fsync of that directory (it had none)."""
+    tmp, path = two_node_files["tmp"], two_node_files["path"]
+    key_dir = f"{tmp}/pve2"
+    res = subprocess.run(["strace", "-f", "-e", "trace=rename,renameat,renameat2,openat,fsync",
+                          fabricd_bin, "join", "-c", path, "--rotate-key", "--underlay",
+                          "192.0.2.12", *key_args(tmp, "pve2")],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    renames = [i for i, line in enumerate(lines)
+               if line.lstrip("[pid 0123456789] ").startswith("rename") and f'"{key_dir}/' in line
+               and line.rstrip().endswith("= 0")]
+    assert len(renames) >= 2, "\n".join(lines)  # the new key written, then put in place
+    for i in renames:
+        opened = [line.rsplit("= ", 1)[1] for line in lines[i + 1:]
+                  if f'"{key_dir}"' in line and "O_DIRECTORY" in line and "= -" not in line]
+        assert opened, f"no open of {key_dir} after: {lines[i]}"
+        assert any(line.startswith(f"fsync({opened[0]})") for line in lines[i + 1:]), \
+            f"the key directory not synced after: {lines[i]}"
 
 
 def test_zone_and_vnet_commands(fabricd_bin, two_node_files):

@@ -125,3 +125,26 @@ def test_genkey_warns_of_a_file_fabricd_would_refuse(fabricd, tmp_path, mode, sa
         assert f"warning: writing a private key to a file the {says} can read (mode " \
             f"0{mode:o}), which fabricd refuses as a key file" in r.stderr, r.stderr
     assert len(path.read_text()) == 45
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv (util-linux) to run fabricd as another user")
+def test_a_key_in_memory_is_not_dumpable(fabricd):
+    """A fabricd process holds private keys: it makes itself non-dumpable (no core file,
+    no ptrace or /proc/PID/mem by its own user), which the kernel shows by giving its
+    /proc/PID to root. Run as nobody, `pubkey` waits on its stdin."""
+    proc = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                             fabricd, "pubkey"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        # setpriv execs fabricd in the same process; wait until it has
+        for _ in range(200):
+            exe = os.readlink(f"/proc/{proc.pid}/exe") if os.path.exists(f"/proc/{proc.pid}") else ""
+            if os.path.basename(exe) == os.path.basename(fabricd):
+                break
+            subprocess.run(["sleep", "0.02"])
+        assert os.path.basename(exe) == os.path.basename(fabricd), exe
+        st = os.stat(f"/proc/{proc.pid}/mem")
+        assert st.st_uid == 0, f"/proc/PID/mem of a fabricd run as nobody is uid {st.st_uid}"
+    finally:
+        proc.communicate(input=b"not a key\n", timeout=30)

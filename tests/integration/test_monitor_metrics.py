@@ -189,6 +189,39 @@ def test_metrics_file_is_the_same_text_written_atomically(fabric):
     assert oct(os.stat(path).st_mode & 0o777) == "0o644"
 
 
+def test_a_link_at_the_temporary_name_is_not_followed(fabric):
+    """The textfile directory may belong to the exporter's user, who knows the daemon's PID:
+    a link planted at the temporary name must not make the daemon (root) write through it
+    (it truncated and filled the link's target, then renamed the link into place). And the
+    file is 0644 whatever umask the daemon was started with: node_exporter reads it as
+    another user."""
+    path, d = fabric.metrics_file, fabric.daemons["pve1"]
+    victim = f"{fabric.cluster.tmpdir}/victim"
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    d.stop()
+    umask = os.umask(0o077)
+    try:
+        d.start()
+    finally:
+        os.umask(umask)
+    try:
+        wait_until(lambda: os.path.exists(path), timeout=5, what=path)
+        os.symlink(victim, f"{path}.{d.pid}.tmp")
+        written = os.stat(path).st_mtime_ns
+        wait_until(lambda: os.stat(path).st_mtime_ns != written, timeout=5,
+                   what="the file written again")
+        written = os.stat(path).st_mtime_ns
+        wait_until(lambda: os.stat(path).st_mtime_ns != written, timeout=5,
+                   what="and once more")
+        assert open(victim).read() == "precious\n", "the daemon wrote through the link"
+        assert not os.path.islink(path), "the link was renamed into place"
+        assert oct(os.stat(path).st_mode & 0o777) == "0o644"
+    finally:
+        d.stop()
+        d.start()
+
+
 def test_a_stopped_daemon_leaves_no_metrics_file(fabric):
     """node_exporter would serve a file nobody refreshes, fabric up and probes fine, for
     as long as it stayed: the daemon removes it when it stops, and writes it again."""
