@@ -95,7 +95,7 @@ static int load_definition(struct def_source *s, struct cluster **out, struct di
 int def_source_load(struct def_source *s, struct cluster **out, struct diag *diag)
 {
 	/* Proxmox's fabric has no keepalive by default and gives fabricd no MTU: as import-pve */
-	static const struct pve_import_opts opts = {0};
+	static const struct pve_import_opts opts = {.measured = true}; /* the node measures */
 
 	if (!s->pve) {
 		file_id_read(s->files[0], &s->ids[0]);

@@ -210,11 +210,15 @@ static void zone_mtu_diag(const struct cluster *c, size_t zi, const struct desir
 {
 	const struct zone *z = &c->zones[zi];
 	bool given = z->flags & ZONE_HAS_MTU;
-	char path[64];
+	char path[96];
 
 	if (c->fabric.flags & FABRIC_HAS_UNDERLAY_MTU)
 		return;
-	snprintf(path, sizeof(path), given ? "zones[%zu].mtu" : "zones[%zu]", zi);
+	if (z->flags & ZONE_PVE_SDN) /* no definition: Proxmox's zone and its key */
+		snprintf(path, sizeof(path), given ? "Proxmox zone %s, mtu" : "Proxmox zone %s",
+			 z->name);
+	else
+		snprintf(path, sizeof(path), given ? "zones[%zu].mtu" : "zones[%zu]", zi);
 	if (given && z->mtu > dz->computed_mtu)
 		diag_warn(diag, path,
 			  "%u is above what zone \"%s\" can carry here, %u (underlay MTU %u, "
@@ -228,6 +232,38 @@ static void zone_mtu_diag(const struct cluster *c, size_t zi, const struct desir
 			  "nodes) is below 1280, so guests in it cannot carry IPv6; raise the "
 			  "underlay's MTU if IPv6 is needed",
 			  dz->mtu, underlay);
+}
+
+/*
+ * A followed Proxmox Simple zone's guests take their MTU from Proxmox (the
+ * zone's "mtu", 1500 without one), not from the bridge fabricd's port
+ * lowers: larger frames between nodes are dropped at that port, silently
+ * (a bridge sends no ICMP). Proxmox's zone MTU is the operator's to set.
+ */
+static void pve_mtu_diag(const struct cluster *c, size_t zi, const struct desired_zone *dz,
+			 struct diag *diag)
+{
+	const struct zone *z = &c->zones[zi];
+	bool follows = z->flags & ZONE_PVE_FOLLOW;
+	unsigned int guests = z->pve_mtu ? z->pve_mtu : 1500;
+	const char *pve = follows ? z->pve_zone : z->name; /* --sdn-dir: the same name */
+	char path[96];
+
+	/* a zone "mtu" above what the zone carries is zone_mtu_diag's to say */
+	if (!(z->flags & (ZONE_PVE_FOLLOW | ZONE_PVE_SDN)) || (z->flags & ZONE_HAS_MTU) ||
+	    guests <= dz->mtu)
+		return;
+	if (follows)
+		snprintf(path, sizeof(path), "zones[%zu].pve_zone", zi);
+	else
+		snprintf(path, sizeof(path), "Proxmox zone %s", z->name);
+	diag_warn(diag, path,
+		  "Proxmox zone %s gives its guests MTU %u%s, above the %u zone \"%s\" carries "
+		  "between nodes here: their larger frames are dropped on the way, silently; set "
+		  "the zone's MTU to %u in Proxmox (Datacenter > SDN > Zones > %s), Apply, and "
+		  "restart the guests (they take the MTU when they start)",
+		  pve, guests, z->pve_mtu && follows ? "" : " (no MTU set)", dz->mtu, z->name,
+		  dz->mtu, pve);
 }
 
 /*
@@ -273,6 +309,7 @@ static int build_zones(const struct cluster *c, size_t self, struct node_state *
 			dz->mtu = mtu_zone(&s->mtu, z, &dz->computed_mtu);
 			dz->secure_mtu = mtu_zone_as(&s->mtu, z, TRANSPORT_SECURE, NULL);
 			zone_mtu_diag(c, zi, dz, s->mtu.underlay, diag);
+			pve_mtu_diag(c, zi, dz, diag);
 		}
 		n_vnets += z->n_vnets;
 		if (z->control_plane == CONTROL_PLANE_EVPN && z->n_vnets)

@@ -99,6 +99,8 @@ enum zone_flags {
 	ZONE_EXISTING_BRIDGES = 1U << 3,
 	/* "pve_zone": the vnets are a Proxmox Simple zone's (definition/pve_follow.h) */
 	ZONE_PVE_FOLLOW = 1U << 4,
+	/* made from Proxmox's files by --sdn-dir (no definition): messages name Proxmox's zone */
+	ZONE_PVE_SDN = 1U << 5,
 };
 
 #define PVE_ZONE_ID_MAX	    8	    /* Proxmox zone and vnet ids: 2..8 characters */
@@ -119,6 +121,8 @@ struct zone {
 	struct vnet *vnets; /* with ZONE_PVE_FOLLOW: the pins until pve_follow_load() */
 	/* with ZONE_PVE_FOLLOW: Proxmox's zone id and the VNIs vnet names hash into */
 	char pve_zone[PVE_ZONE_ID_MAX + 1];
+	/* that Proxmox zone's "mtu", its guests' MTU; 0 when unset (they keep 1500) */
+	unsigned int pve_mtu;
 	uint32_t vni_first, vni_last;
 };
 

@@ -21,6 +21,7 @@ struct followed {
 	bool *derived;			 /* VNI from the name, not a pin */
 	const struct pve_section **secs; /* Proxmox's section of each */
 	bool has_members;		 /* Proxmox's zone names its nodes */
+	unsigned int pve_mtu;		 /* its "mtu", 0 when unset */
 	size_t n_members;
 	size_t *members; /* indices into cluster.nodes, definition order */
 };
@@ -187,6 +188,15 @@ static int follow_members(const struct cluster *c, size_t i, const struct pve_se
 	return 0;
 }
 
+/* A boolean key of a vnet set true (1, or a bare key in the Perl files). */
+static bool vnet_flag(const struct pve_file *f, const struct pve_section *s, const char *key)
+{
+	const struct pve_kv *kv = pve_section_get(s, key, NULL);
+	bool on = false;
+
+	return kv && pve_parse_bool(f->dialect, kv->value, &on) == 0 && on;
+}
+
 /* Fills f with Proxmox's vnets of zone i; pins come from the definition. 0 or -errno. */
 static int collect(const struct cluster *c, size_t i, const struct pve_running *r,
 		   struct followed *f, struct diag *d)
@@ -217,10 +227,21 @@ static int collect(const struct cluster *c, size_t i, const struct pve_running *
 				 problem, z->name);
 			return -EINVAL;
 		}
-		if (pve_section_get(s, "vlanaware", NULL))
+		if (vnet_flag(&r->vnets, s, "vlanaware"))
 			diag_warn(d, where,
 				  "vlanaware: fabricd's VXLAN port is a plain port of the bridge "
 				  "(untagged frames, default PVID)");
+		if (vnet_flag(&r->vnets, s, "isolate-ports")) {
+			diag_add(
+			    d, pve_where(where, &r->vnets, s, "isolate-ports"),
+			    "fabricd cannot carry vnet %s: Proxmox isolates its guests' ports, "
+			    "and fabricd's VXLAN ports are isolated too (a vnet's plain and "
+			    "secure devices must never forward to each other), so its guests "
+			    "would reach no other node; clear isolate-ports on the vnet in "
+			    "Proxmox and Apply",
+			    s->id);
+			return -EINVAL;
+		}
 		snprintf(v->name, sizeof(v->name), "%s", s->id);
 		v->vni = pve_follow_vni(s->id, z->vni_first, z->vni_last);
 		f->derived[f->n] = true;
@@ -367,6 +388,19 @@ static unsigned int check_unique(const struct view *w, struct diag *d)
 	return errors;
 }
 
+/* The zone's "mtu" (its guests' MTU in Proxmox), 0 when unset or not a number. */
+static unsigned int zone_mtu(const struct pve_section *zs)
+{
+	const struct pve_kv *kv = pve_section_get(zs, "mtu", NULL);
+	unsigned long v;
+	char *end;
+
+	if (!kv || !kv->value)
+		return 0;
+	v = strtoul(kv->value, &end, 10);
+	return *end || v > 65535 ? 0 : (unsigned int)v;
+}
+
 static int build(const struct cluster *c, const struct pve_running *r, struct followed *f,
 		 struct diag *d)
 {
@@ -386,6 +420,8 @@ static int build(const struct cluster *c, const struct pve_running *r, struct fo
 		one = collect(c, i, r, &f[i], d);
 		if (one == 0)
 			one = follow_members(c, i, zs, r, &f[i], d);
+		if (one == 0)
+			f[i].pve_mtu = zone_mtu(zs);
 
 		if (one == -ENOMEM)
 			return one;
@@ -416,6 +452,8 @@ int pve_follow_apply(struct cluster *c, const struct pve_running *r, struct diag
 			z->n_vnets = f[i].n;
 			f[i].vnets = NULL;
 		}
+		if (ret == 0 && (z->flags & ZONE_PVE_FOLLOW))
+			z->pve_mtu = f[i].pve_mtu;
 		if (ret == 0 && f[i].has_members) {
 			free(z->members);
 			z->members = f[i].members;

@@ -247,10 +247,20 @@ static int finish_nodes(struct pve_import *imp)
 			n->port = DEFAULT_PORT;
 		if (!n->has_key && n->usable) {
 			if (!imp->opts->new_key) {
-				diag_add(
-				    imp->d, n->name,
-				    "Proxmox has no WireGuard key for this node: "
-				    "give --generate-keys DIR, or add it to a WireGuard fabric");
+				if (imp->opts->measured) /* --sdn-dir: nothing to give keys to */
+					diag_add(
+					    imp->d, n->name,
+					    "Proxmox has no WireGuard key for this node, so "
+					    "--sdn-dir has none to follow: add the nodes to a "
+					    "WireGuard fabric (PVE 9.2), or write a definition "
+					    "with `fabricd import-pve --generate-keys DIR -o "
+					    "FILE` and use -c FILE");
+				else
+					diag_add(
+					    imp->d, n->name,
+					    "Proxmox has no WireGuard key for this node: "
+					    "give --generate-keys DIR, or add it to a WireGuard "
+					    "fabric");
 				n->usable = false;
 				continue;
 			}
@@ -417,4 +427,13 @@ void pve_import_free(struct pve_import *imp)
 	}
 	free(imp->nodes);
 	free(imp);
+}
+
+unsigned int pve_import_guest_mtu(const struct pve_import *imp, const char *zone)
+{
+	for (size_t i = 0; i < imp->n_zones; i++) {
+		if (!strcmp(imp->zones[i].name, zone))
+			return imp->zones[i].guest_mtu;
+	}
+	return 0;
 }

@@ -38,6 +38,12 @@ struct pve_import_opts {
 	/* 0: not known; the MTU comparison then assumes 1500 and says so */
 	unsigned int underlay_mtu;
 	/*
+	 * The node measures its underlay when it applies (run/apply --sdn-dir):
+	 * a zone's "mtu" is kept as Proxmox has it, and compared there with what
+	 * the zone carries (definition/desired.c), not with an assumed 1500.
+	 */
+	bool measured;
+	/*
 	 * Called for each node Proxmox has no WireGuard key for; fills pub and
 	 * returns 0, or -errno. NULL: such a node is an error.
 	 */
@@ -63,6 +69,9 @@ struct pve_import;
  */
 int pve_import_run(const struct pve_input *in, const struct pve_import_opts *opts,
 		   struct pve_import **out, struct diag *d);
+
+/* The MTU Proxmox gives zone's guests (its "mtu", or Proxmox's default); 0 when unknown. */
+unsigned int pve_import_guest_mtu(const struct pve_import *imp, const char *zone);
 
 /* The definition as JSON text (2-space indent, newline); malloc'd or NULL. */
 char *pve_import_json(const struct pve_import *imp);

@@ -43,7 +43,8 @@ struct imp_node {
 struct imp_zone {
 	char name[FABRICD_NAME_MAX + 1];
 	enum transport transport;
-	unsigned int mtu; /* 0: none carried over */
+	unsigned int mtu;	/* 0: none carried over */
+	unsigned int guest_mtu; /* what Proxmox gives the guests: its "mtu" or its default */
 	bool all_nodes;
 	bool *member; /* per imp_node */
 	json_t *vnets;

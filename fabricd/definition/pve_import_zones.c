@@ -158,7 +158,11 @@ static int transport_from_fabric(struct pve_import *imp, const struct pve_sectio
 	return 1;
 }
 
-/* Proxmox's mtu carries over only where it does not exceed fabricd's. */
+/*
+ * Proxmox's mtu carries over only where it does not exceed fabricd's. A
+ * node that measures its underlay (opts->measured) keeps it as it is: the
+ * node's build compares it with what its underlay carries.
+ */
 static void zone_mtu(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z,
 		     unsigned int pve_default)
 {
@@ -172,6 +176,20 @@ static void zone_mtu(struct pve_import *imp, const struct pve_section *s, struct
 	int family = 0;
 	char *end;
 
+	pve_where(where, imp->in->zones, s, text ? "mtu" : NULL);
+	pve = text ? (unsigned int)strtoul(text, &end, 10) : pve_default;
+	if (text && (*end || pve < MTU_MIN || pve > MTU_MAX)) {
+		diag_warn(imp->d, where,
+			  "\"%s\" is not an MTU; dropped: the zone gets what the underlay carries",
+			  text);
+		return;
+	}
+	z->guest_mtu = pve;
+	if (imp->opts->measured) {
+		if (text)
+			z->mtu = pve;
+		return;
+	}
 	for (size_t i = 0; i < imp->n_nodes && !family; i++)
 		family = imp->nodes[i].usable ? imp->nodes[i].underlay.family : 0;
 	if (!family || mtu_plan_compute(underlay, family, family, imp->prefix.addr.family, &plan))
@@ -180,12 +198,7 @@ static void zone_mtu(struct pve_import *imp, const struct pve_section *s, struct
 	if (!imp->opts->underlay_mtu)
 		snprintf(assumed, sizeof(assumed), " (assuming a %u underlay; see --underlay-mtu)",
 			 ASSUMED_UNDERLAY);
-	pve_where(where, imp->in->zones, s, text ? "mtu" : NULL);
-	pve = text ? (unsigned int)strtoul(text, &end, 10) : pve_default;
-	if (text && (*end || pve < MTU_MIN || pve > MTU_MAX)) {
-		diag_warn(imp->d, where, "\"%s\" is not an MTU; dropped, fabricd gives %u%s", text,
-			  computed, assumed);
-	} else if (pve > computed) {
+	if (pve > computed) {
 		diag_warn(imp->d, where,
 			  "guests had MTU %u under Proxmox%s; fabricd gives the zone %u%s: lower "
 			  "the guests' MTU or raise the underlay's",
@@ -366,6 +379,16 @@ static int read_zones(struct pve_import *imp)
 static const char *const vnet_keys[] = {"zone",		 "tag",	   "alias", "vlanaware",
 					"isolate-ports", "digest", NULL};
 
+/* isolate-ports set true (its value is checked as vlanaware's is) */
+static bool isolated_ports(struct pve_import *imp, const struct pve_file *vf,
+			   const struct pve_section *s)
+{
+	const char *v = imp_get(imp, vf, s, "isolate-ports");
+	bool on = false;
+
+	return v && pve_parse_bool(vf->dialect, v, &on) == 0 && on;
+}
+
 /* 1 = the vnet does not map (reported) */
 static int vnet_checks(struct pve_import *imp, const struct pve_section *s, uint32_t *vni)
 {
@@ -385,6 +408,14 @@ static int vnet_checks(struct pve_import *imp, const struct pve_section *s, uint
 		diag_add(imp->d, pve_where(where, vf, s, "vlanaware"),
 			 "vlan-aware vnets are not imported: fabricd's bridges carry one "
 			 "untagged segment; make it a vnet per VLAN");
+		return 1;
+	}
+	if (isolated_ports(imp, vf, s)) {
+		diag_add(imp->d, pve_where(where, vf, s, "isolate-ports"),
+			 "not imported: Proxmox isolates the guests' ports, and fabricd's VXLAN "
+			 "ports are isolated too (a vnet's plain and secure devices must never "
+			 "forward to each other), so its guests would reach no other node; clear "
+			 "isolate-ports on the vnet in Proxmox first");
 		return 1;
 	}
 	v = tag ? strtoul(tag, &end, 10) : 0;
@@ -407,7 +438,7 @@ static int vnet_checks(struct pve_import *imp, const struct pve_section *s, uint
 		pve_where(where, vf, s, k);
 		if (!known(vnet_keys, k))
 			diag_warn(imp->d, where, "unknown key; dropped, as Proxmox does");
-		else if (!strcmp(k, "alias") || !strcmp(k, "isolate-ports"))
+		else if (!strcmp(k, "alias"))
 			diag_warn(imp->d, where, "not imported: fabricd has no counterpart");
 	}
 	*vni = (uint32_t)v;

@@ -232,6 +232,11 @@ int pve_load_cluster(const struct pve_paths *p, const struct pve_import_opts *op
 		ret = -ENOMEM;
 	if (ret == 0)
 		ret = config_load_buffer(json, strlen(json), out, d);
+	/* what Proxmox gives each zone's guests, for the node to compare with what it carries */
+	for (size_t i = 0; ret == 0 && i < (*out)->n_zones; i++) {
+		(*out)->zones[i].pve_mtu = pve_import_guest_mtu(imp, (*out)->zones[i].name);
+		(*out)->zones[i].flags |= ZONE_PVE_SDN;
+	}
 	free(json);
 	pve_import_free(imp);
 	pve_files_free(&x);

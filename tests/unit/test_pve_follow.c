@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "definition/config.h"
+#include "definition/desired.h"
 #include "definition/pve_follow.h"
 #include "unit.h"
 
@@ -187,6 +188,18 @@ static void test_apply(void)
 	CHECK(has(d.warnings, d.n_warnings, "zones[0].vnets[1]: vnet gone is pinned but"),
 	      "a stale pin is said");
 	CHECK(has(d.warnings, d.n_warnings, "[vnet: vnet1]: vlanaware"), "vlanaware said");
+	CHECK(c && c->zones[0].pve_mtu == 1390 && c->zones[1].pve_mtu == 0,
+	      "Proxmox's zone MTU kept (its guests'), for the following zone only");
+	cluster_free(c);
+	diag_free(&d);
+
+	/* set to 0 they are as good as absent: nothing said */
+	CHECK_INT(follow(DEF_HEAD ZONES "}",
+			 "\"vnet1\": {\"type\": \"vnet\", \"zone\": \"front\", \"vlanaware\": 0, "
+			 "\"isolate-ports\": 0}",
+			 &c, &d),
+		  0, "vlanaware 0, isolate-ports 0");
+	CHECK(!has(d.warnings, d.n_warnings, "vlanaware"), "vlanaware 0 is not vlan-aware");
 	cluster_free(c);
 	diag_free(&d);
 
@@ -195,6 +208,48 @@ static void test_apply(void)
 	CHECK(c && c->zones[0].n_vnets == 0, "no vnets");
 	cluster_free(c);
 	diag_free(&d);
+}
+
+/* The guests' MTU Proxmox gives against what the zone carries: said when above. */
+static void test_guest_mtu(void)
+{
+	static const struct {
+		unsigned int pve_mtu, underlay;
+		const char *warning; /* NULL: none */
+	} cases[] = {
+	    {1390, 1500, NULL},
+	    {0, 1500,
+	     "zones[0].pve_zone: Proxmox zone front gives its guests MTU 1500 (no MTU set), above "
+	     "the 1390 zone \"front\" carries between nodes here: their larger frames are "
+	     "dropped on the way, silently; set the zone's MTU to 1390 in Proxmox"},
+	    {1450, 1500, "gives its guests MTU 1450, above the 1390"},
+	    {0, 9000, NULL}, /* a jumbo underlay carries 1500 */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct node_state st;
+		struct cluster *c;
+		struct diag d, built;
+
+		CHECK_INT(follow(DEF_HEAD ZONES "}", "", &c, &d), 0, "follows");
+		diag_free(&d);
+		if (!c)
+			continue;
+		c->zones[0].pve_mtu = cases[i].pve_mtu;
+		diag_init(&built);
+		CHECK_INT(desired_build(c, 0, cases[i].underlay, &st, &built), 0, "built");
+		if (cases[i].warning)
+			CHECK(has(built.warnings, built.n_warnings, cases[i].warning),
+			      "%u on %u: %s", cases[i].pve_mtu, cases[i].underlay,
+			      built.n_warnings ? built.warnings[0] : "no warning");
+		else
+			CHECK(!has(built.warnings, built.n_warnings, "gives its guests"),
+			      "%u on %u: nothing to say: %s", cases[i].pve_mtu, cases[i].underlay,
+			      built.n_warnings ? built.warnings[0] : "");
+		desired_free(&st);
+		diag_free(&built);
+		cluster_free(c);
+	}
 }
 
 static void test_errors(void)
@@ -219,6 +274,10 @@ static void test_errors(void)
 	    {"\"vnet100\": {\"type\": \"vnet\", \"zone\": \"front\"}",
 	     "zones[1].vnets[0] (vnet100): bridge vnet100 is also .running-config (vnets) "
 	     "[vnet: vnet100] (zone front, VNI from its name); vnet names must be unique"},
+	    /* isolated guests and fabricd's isolated VXLAN port exchange nothing */
+	    {"\"web\": {\"type\": \"vnet\", \"zone\": \"front\", \"isolate-ports\": 1}",
+	     ".running-config (vnets) [vnet: web] isolate-ports: fabricd cannot carry vnet web: "
+	     "Proxmox isolates its guests' ports, and fabricd's VXLAN ports are isolated too"},
 	};
 	struct cluster *c;
 	struct diag d;
@@ -396,6 +455,7 @@ int main(void)
 	test_vni();
 	test_keys();
 	test_apply();
+	test_guest_mtu();
 	test_errors();
 	test_zones();
 	test_members();
