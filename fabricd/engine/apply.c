@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "engine/fdb_learned.h"
+#include "engine/linklocal.h"
 #include "engine/guard_io.h"
 #include "engine/observe.h"
 #include "netlink/ifindex.h"
@@ -348,6 +349,17 @@ static int phase_at(const struct plan *p, int i)
 	return i <= PHASE_WG_DESTROY ? i - 1 : i;
 }
 
+/* The ops of the phases after step (where a failure stopped the run): never tried. */
+static void mark_skipped(struct plan *p, int step)
+{
+	for (int later = step + 1; later < PHASE_COUNT; later++) {
+		int phase = phase_at(p, later);
+
+		for (size_t i = 0; i < p->n; i++)
+			p->ops[i].skipped = p->ops[i].skipped || (int)p->ops[i].phase == phase;
+	}
+}
+
 int plan_apply(struct reconcile *r, struct plan *p)
 {
 	int first_err = frr_check_plan(r->frr_pathspace, p);
@@ -356,7 +368,9 @@ int plan_apply(struct reconcile *r, struct plan *p)
 	if (first_err)
 		return first_err;
 
-	for (int step = 0; step < PHASE_COUNT; step++) {
+	int step;
+
+	for (step = 0; step < PHASE_COUNT; step++) {
 		int phase = phase_at(p, step);
 		struct name_cache names = {0}; /* per phase: names made in it resolve in the next */
 		bool *done = phase == PHASE_DELETE ? delete_group(r, p) : NULL;
@@ -407,6 +421,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			failed = true; /* each failed op was reported by batch_error */
 		if (phase == PHASE_NEIGH)
 			fdb_forget_learned(r->rtnl, p);
+		linklocal_forget(r->rtnl, p, phase);
 		apply_wg_config(r, p, phase);
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
@@ -418,6 +433,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 			break;
 		}
 	}
+	mark_skipped(p, step);
 	/* wireguard-go may have closed its device under a burst of link events */
 	if (!first_err && p->n && !p->down &&
 	    !wg_survived_link_burst(r->backend, FABRIC_IFNAME, seen_by_wg))

@@ -129,6 +129,7 @@ struct op {
 	uint8_t kind;	/* enum kind_id: the kind that planned it describes and encodes it */
 	uint16_t shows; /* the kind's SHOW_* bits (kinds/<kind>.c): what its detail says */
 	bool failed;
+	bool skipped; /* not tried: an earlier phase failed (plan_apply) */
 	/*
 	 * The guard's table restored as the definition in force renders it
 	 * (gone, or changed by hand): the daemon applies it even while something

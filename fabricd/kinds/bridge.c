@@ -27,8 +27,10 @@ void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu)
 
 /* What a bridge op's detail says (op.shows). */
 enum {
-	SHOW_MTU = 1, /* create: "mtu N"; change: "mtu OLD -> NEW" */
-	SHOW_UP = 2,  /* change: "down -> up" */
+	SHOW_MTU = 1,	  /* create: "mtu N"; change: "mtu OLD -> NEW" */
+	SHOW_UP = 2,	  /* change: "down -> up" */
+	SHOW_STP = 4,	  /* change: "stp on -> off" */
+	SHOW_ADDRGEN = 8, /* change: LINK_ADDRGEN_TEXT */
 };
 
 static int plan_create(const struct desired_vnet *v, struct plan *p)
@@ -62,7 +64,8 @@ static int bridge_plan(const struct kind_input *in, struct plan *p)
 		op_detail(op, "replaced by bridge %s", v->name);
 		return plan_create(v, p);
 	}
-	if (have->mtu == v->mtu && (have->flags & IFF_UP))
+	if (have->mtu == v->mtu && (have->flags & IFF_UP) && !have->bridge_stp &&
+	    !link_addrgen_again(have, v->mtu))
 		return 0;
 	op = plan_add(p, KIND_BRIDGE, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, v->name);
 	if (!op)
@@ -79,6 +82,15 @@ static int bridge_plan(const struct kind_input *in, struct plan *p)
 		op->u.link.mask |= LINK_SET_UP;
 		op->shows |= SHOW_UP;
 	}
+	/* STP would hold every port back on each change and send BPDUs into the tenant */
+	if (have->bridge_stp) {
+		op->u.link.mask |= LINK_SET_NO_STP;
+		op->shows |= SHOW_STP;
+	}
+	if (link_addrgen_again(have, v->mtu)) {
+		op->u.link.mask |= LINK_SET_NO_ADDRGEN;
+		op->shows |= SHOW_ADDRGEN;
+	}
 	return 0;
 }
 
@@ -92,6 +104,10 @@ static void bridge_describe(const struct op *op, char *buf, size_t len)
 		text_add(buf, len, "mtu %u -> %u", op->u.link.old_mtu, op->u.link.mtu);
 	if (op->shows & SHOW_UP)
 		text_add(buf, len, "down -> up");
+	if (op->shows & SHOW_STP)
+		text_add(buf, len, "stp on -> off");
+	if (op->shows & SHOW_ADDRGEN)
+		text_add(buf, len, LINK_ADDRGEN_TEXT);
 }
 
 /*

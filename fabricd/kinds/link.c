@@ -126,6 +126,38 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 	}
 }
 
+static void parse_bridge_data(const struct nlattr *nest, struct link_obs *l)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, nest)
+	{
+		if (mnl_attr_get_type(attr) == IFLA_BR_STP_STATE &&
+		    mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			l->bridge_stp = mnl_attr_get_u32(attr) != 0;
+	}
+}
+
+/* IFLA_AF_SPEC: the IPv6 address generation mode, when the link has IPv6 state. */
+static void parse_af_spec(const struct nlattr *nest, struct link_obs *l)
+{
+	const struct nlattr *af, *attr;
+
+	mnl_attr_for_each_nested(af, nest)
+	{
+		if (mnl_attr_get_type(af) != AF_INET6 || mnl_attr_validate(af, MNL_TYPE_NESTED) < 0)
+			continue;
+		mnl_attr_for_each_nested(attr, af)
+		{
+			if (mnl_attr_get_type(attr) == IFLA_INET6_ADDR_GEN_MODE &&
+			    mnl_attr_validate(attr, MNL_TYPE_U8) == 0) {
+				l->addr_gen_mode = mnl_attr_get_u8(attr);
+				l->addr_gen_known = true;
+			}
+		}
+	}
+}
+
 static void parse_linkinfo(const struct nlattr *nest, struct link_obs *l)
 {
 	const struct nlattr *attr, *data = NULL, *slave_data = NULL;
@@ -152,6 +184,8 @@ static void parse_linkinfo(const struct nlattr *nest, struct link_obs *l)
 	/* the kind decides how the data nest reads, and it may come after it */
 	if (data && !strcmp(l->kind, "vxlan"))
 		parse_vxlan_data(data, l);
+	if (data && !strcmp(l->kind, "bridge"))
+		parse_bridge_data(data, l);
 	if (slave_data && !strcmp(l->slave_kind, "bridge"))
 		parse_brport_data(slave_data, l);
 }
@@ -194,6 +228,10 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 		case IFLA_LINKINFO:
 			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
 				parse_linkinfo(attr, l);
+			break;
+		case IFLA_AF_SPEC:
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
+				parse_af_spec(attr, l);
 			break;
 		}
 	}
@@ -404,6 +442,16 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_put_strz(nlh, IFLA_IFALIAS, c->alias);
 	if (c->mask & LINK_SET_GROUP)
 		mnl_attr_put_u32(nlh, IFLA_GROUP, c->group);
+	if (c->mask & LINK_SET_NO_STP) {
+		struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+		struct nlattr *data;
+
+		mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");
+		data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+		mnl_attr_put_u32(nlh, IFLA_BR_STP_STATE, 0);
+		mnl_attr_nest_end(nlh, data);
+		mnl_attr_nest_end(nlh, info);
+	}
 	if (c->mask & LINK_SET_NO_ADDRGEN) {
 		struct nlattr *spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
 		struct nlattr *inet6 = mnl_attr_nest_start(nlh, AF_INET6);
@@ -433,37 +481,59 @@ void link_put_group_delete(struct nlmsghdr *nlh, uint32_t group)
 /* The smallest MTU that carries IPv6 (RFC 8200): below it the kernel has no IPv6 state. */
 #define IPV6_MIN_MTU 1280
 
+bool link_addrgen_again(const struct link_obs *l, unsigned int mtu)
+{
+	if (mtu < IPV6_MIN_MTU)
+		return false; /* no IPv6 state there: the kernel refuses the setting */
+	if (l->addr_gen_known)
+		return l->addr_gen_mode != IN6_ADDR_GEN_MODE_NONE;
+	return l->mtu < IPV6_MIN_MTU;
+}
+
+/* One RTM_NEWLINK of c's settings in mask. */
+static int send_change(struct kind_encoder *e, struct op *op, int ifindex,
+		       const struct link_change *c, unsigned int mask)
+{
+	struct link_change part = *c;
+	struct nlmsghdr *nlh = e->msg(e, RTM_NEWLINK, 0);
+
+	if (!nlh)
+		return -ENOBUFS;
+	part.mask = c->mask & mask;
+	link_put_change(nlh, ifindex, op->ifname, &part);
+	e->commit(e, nlh);
+	return 0;
+}
+
 /*
  * A link change as the kernel needs it: do_setlink applies the up flag before
  * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
- * address gets that setting in one message and goes up in the next.
+ * address gets that setting in one message and goes up in the next; and it
+ * checks IFLA_AF_SPEC before it sets the MTU, so a link whose MTU comes back
+ * to 1280 or more (its IPv6 state with it) gets that setting after the MTU.
  */
 static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, struct link_change *c)
 {
-	struct nlmsghdr *nlh;
+	const unsigned int af = LINK_SET_NO_ADDRGEN, up = LINK_SET_UP;
+	int ret = 0;
 
 	if (!e->ipv6)
-		c->mask &= ~LINK_SET_NO_ADDRGEN; /* the kernel refuses AF_INET6 settings */
+		c->mask &= ~af; /* the kernel refuses AF_INET6 settings */
 	/* so does it for a link this message takes under 1280 bytes (wgfab0 of a small underlay) */
 	if ((c->mask & LINK_SET_MTU) && c->mtu && c->mtu < IPV6_MIN_MTU)
-		c->mask &= ~LINK_SET_NO_ADDRGEN;
-	if ((c->mask & LINK_SET_NO_ADDRGEN) && (c->mask & LINK_SET_UP)) {
-		struct link_change first = *c;
-
-		first.mask &= ~LINK_SET_UP;
-		nlh = e->msg(e, RTM_NEWLINK, 0);
-		if (!nlh)
-			return -ENOBUFS;
-		link_put_change(nlh, ifindex, op->ifname, &first);
-		e->commit(e, nlh);
-		c->mask = LINK_SET_UP;
+		c->mask &= ~af;
+	if (!(c->mask & af))
+		return send_change(e, op, ifindex, c, ~0u);
+	if (c->mask & LINK_SET_MTU) {
+		ret = send_change(e, op, ifindex, c, ~(af | up));
+		if (!ret)
+			ret = send_change(e, op, ifindex, c, af);
+	} else {
+		ret = send_change(e, op, ifindex, c, ~up);
 	}
-	nlh = e->msg(e, RTM_NEWLINK, 0);
-	if (!nlh)
-		return -ENOBUFS;
-	link_put_change(nlh, ifindex, op->ifname, c);
-	e->commit(e, nlh);
-	return 0;
+	if (!ret && (c->mask & up))
+		ret = send_change(e, op, ifindex, c, up);
+	return ret;
 }
 
 int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh)

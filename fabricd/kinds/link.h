@@ -43,6 +43,15 @@ struct link_obs {
 	unsigned int port_flood;
 	/* a VXLAN device reported with learning off */
 	bool vxlan_nolearning;
+	/* a bridge running STP (IFLA_BR_STP_STATE): fabricd's never do */
+	bool bridge_stp;
+	/*
+	 * IFLA_INET6_ADDR_GEN_MODE, when the link has IPv6 state: the kernel
+	 * drops it under 1280 bytes and makes it anew, eui64 and a link-local
+	 * address, when the MTU comes back (addr_gen_known false in between).
+	 */
+	bool addr_gen_known;
+	uint8_t addr_gen_mode;
 	/*
 	 * How a VXLAN device receives, for the kernel's rules on sharing a UDP
 	 * port: an IPv6 device has a socket of its own family; an external
@@ -130,6 +139,17 @@ struct stage_note {
 bool link_stage_note(const struct link_obs *l, const char *owner, const char *key,
 		     struct stage_note *n);
 
+/*
+ * Whether fabricd's link l needs its IPv6 address generation set to none
+ * again with a change that leaves its MTU at mtu: the kernel dropped its IPv6
+ * state under 1280 bytes and made it anew, eui64 with a link-local address,
+ * when the MTU came back (or will, with this change). The link-local address
+ * the kernel made then is removed after the change (engine/linklocal.c).
+ */
+bool link_addrgen_again(const struct link_obs *l, unsigned int mtu);
+/* What such a change says (a kind's describe). */
+#define LINK_ADDRGEN_TEXT "addrgenmode none again, no IPv6 link-local address"
+
 /* Parses one RTM_NEWLINK message into l; 0 or -EINVAL. Exposed for the dump fuzzer. */
 int link_parse(const struct nlmsghdr *nlh, struct link_obs *l);
 
@@ -147,6 +167,7 @@ enum link_change_mask {
 	LINK_SET_GROUP = 1U << 9,	  /* the interface group (IFLA_GROUP) */
 	LINK_SET_FORWARDING = 1U << 10,	  /* the bridge port's state back to forwarding */
 	LINK_SET_MCAST_ROUTER = 1U << 11, /* the bridge port a permanent multicast router port */
+	LINK_SET_NO_STP = 1U << 12,	  /* a bridge's STP off */
 };
 
 /*

@@ -84,6 +84,7 @@ enum {
 	SHOW_ALIAS = 64,	 /* device: the new alias (op.text) */
 	SHOW_FORWARDING = 128,	 /* port: "bridge port forwarding again" */
 	SHOW_MCAST_ROUTER = 256, /* port: "multicast router port" */
+	SHOW_ADDRGEN = 512,	 /* device: LINK_ADDRGEN_TEXT */
 };
 
 static struct op *add_change(const struct vxlan_port *w, const struct link_obs *have,
@@ -214,6 +215,8 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 		text_add(buf, len, "down -> up");
 	if (op->shows & SHOW_ALIAS)
 		text_add(buf, len, "alias \"%s\"", op->text ? op->text : "");
+	if (op->shows & SHOW_ADDRGEN)
+		text_add(buf, len, LINK_ADDRGEN_TEXT);
 	if (op->shows & SHOW_ISOLATED)
 		text_add(buf, len, "bridge port isolated");
 	if (op->shows & SHOW_FORWARDING)
@@ -337,6 +340,10 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 	if (strcmp(link_alias(have), want->alias)) {
 		c.mask |= LINK_SET_ALIAS;
 		shows |= SHOW_ALIAS;
+	}
+	if (link_addrgen_again(have, want->mtu)) {
+		c.mask |= LINK_SET_NO_ADDRGEN;
+		shows |= SHOW_ADDRGEN;
 	}
 	if (c.mask) {
 		op = add_change(want, have, PHASE_VXLAN, p);

@@ -725,6 +725,48 @@ static void test_kernel_drift(void)
 }
 
 /*
+ * The kernel made vnet100's IPv6 state anew (its MTU was under 1280 and came
+ * back): eui64 and a link-local address; vx100's MTU is still under 1280,
+ * so it has none yet. STP turned on for vnet200. Each is put back.
+ */
+static void test_ipv6_state_and_stp(void)
+{
+	struct link_obs *br, *vx, *br200;
+	const struct op *op;
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
+	vx = (struct link_obs *)link_find(&f.have.links, "vx100");
+	br200 = (struct link_obs *)link_find(&f.have.links, "vnet200");
+	br->addr_gen_mode = IN6_ADDR_GEN_MODE_EUI64;
+	vx->mtu = 1200;
+	vx->addr_gen_known = false;
+	br200->bridge_stp = true;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
+	op = find_change(&p, "bridge vnet100", LINK_SET_NO_ADDRGEN);
+	CHECK(op && !(op->u.link.mask & LINK_SET_MTU), "vnet100: addrgenmode only");
+	CHECK(op && strstr(detail_of(op), "addrgenmode none again, no IPv6 link-local address"),
+	      "said: %s", op ? detail_of(op) : "");
+	op = find_change(&p, "vxlan vx100", LINK_SET_NO_ADDRGEN);
+	CHECK(op && (op->u.link.mask & LINK_SET_MTU) && op->u.link.mtu == 1390,
+	      "vx100: its MTU, and the mode its IPv6 state comes back with");
+	op = find_change(&p, "bridge vnet200", LINK_SET_NO_STP);
+	CHECK(op && strstr(detail_of(op), "stp on -> off"), "vnet200: STP off: %s",
+	      op ? detail_of(op) : "");
+	CHECK_INT(p.n, 3, "nothing else");
+	plan_free(&p);
+	/* a link under 1280 bytes that stays there has no IPv6 state to set */
+	vx->mtu = 1200;
+	CHECK(!link_addrgen_again(vx, 1200), "vx100 at 1200 stays without IPv6 state");
+	diag_free(&d);
+	fixture_free(&f);
+}
+
+/*
  * `bridge fdb append 00:00:00:00:00:00 dev vx100 dst 192.0.2.12 vni 101`, then
  * the plain remote deleted: vx100's frames go to pve2 tagged as VNI 101. The
  * wanted remote is added first, then the odd one removed by all it carries.
@@ -1209,6 +1251,7 @@ static void run_all(void)
 	test_remove_node();
 	test_kernel_drift();
 	test_remote_with_another_vni();
+	test_ipv6_state_and_stp();
 	test_prefix_route_deleted();
 	test_foreign_link();
 	test_fabric_changes();
