@@ -45,6 +45,7 @@
 
 #include "engine/ifupdown.h"
 #include "engine/converged.h"
+#include "engine/route_cache.h"
 #include "engine/session.h"
 #include "definition/config.h"
 #include "definition/keyfile.h"
@@ -342,10 +343,13 @@ static unsigned int adopt_candidate(struct daemon *d, struct cluster *cand, bool
 /* Applies the pass's plan, or records the converged state when it is empty. 0 or -1. */
 static int apply_or_record(struct daemon *d, struct session *s, unsigned int reasons)
 {
+	int ret;
+
 	if (s->plan.n) {
 		converged_forget(&d->converged); /* the next pass plans every vnet again */
-		report_plan(&s->plan, reasons);
-		if (plan_apply(&s->r, &s->plan) < 0)
+		ret = plan_apply(&s->r, &s->plan);
+		report_plan(&s->plan, reasons); /* what was done: a failed op was said already */
+		if (ret < 0)
 			return -1;
 		report_applied(&s->plan, d->node, reasons);
 		session_tune_fabric(s, 0); /* the settling pass checks again */
@@ -423,7 +427,8 @@ static int run_pass_locked(struct daemon *d)
 
 	d->reasons = 0;
 	/* what changed up to now: the view is brought up to date with it in this pass */
-	kernel_watch_read(d->mon, &d->view);
+	if (kernel_watch_read(d->mon, &d->view) & KERNEL_REMOTE_MOVED)
+		route_cache_flush();
 	if (d->nft)
 		nft_watch_read(d->nft, &d->view);
 	if (log_is_verbose()) {
@@ -661,7 +666,9 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		if (events & KERNEL_OVERFLOW)
 			log_info("kernel notifications overflowed (ENOBUFS): reading everything "
 				 "again");
-		if (events)
+		if (events & KERNEL_REMOTE_MOVED)
+			route_cache_flush(); /* once for what was read together */
+		if (events & (KERNEL_CHANGED | KERNEL_OVERFLOW))
 			schedule(d, REASON_KERNEL, (events & KERNEL_OVERFLOW) ? 0 : DEBOUNCE_MS);
 		break;
 	case EV_TIMER:

@@ -394,20 +394,27 @@ static const struct op *creator(const struct op_index *ix, const char *ifname)
 	return at < ix->n_made && !strcmp(ix->made[at]->ifname, ifname) ? ix->made[at] : NULL;
 }
 
-/* How many ops of the plan other than op have op's ifname. */
+static bool done(const struct op *op)
+{
+	return !op->failed && !op->skipped;
+}
+
+/* How many ops of the plan other than op have op's ifname and were done. */
 static size_t same_name(const struct op_index *ix, const struct op *op)
 {
 	const struct plan *p = ix->p;
-	size_t with = 0;
+	size_t with = 0, end;
 
 	if (!ix->by_name) {
 		for (size_t i = 0; i < p->n; i++)
-			with += &p->ops[i] != op && !strcmp(p->ops[i].ifname, op->ifname);
+			with += &p->ops[i] != op && !strcmp(p->ops[i].ifname, op->ifname) &&
+				done(&p->ops[i]);
 		return with;
 	}
-	/* op is one of them */
-	return op_bound(ix->by_name, p->n, op->ifname, true) -
-	       op_bound(ix->by_name, p->n, op->ifname, false) - 1;
+	end = op_bound(ix->by_name, p->n, op->ifname, true);
+	for (size_t i = op_bound(ix->by_name, p->n, op->ifname, false); i < end; i++)
+		with += ix->by_name[i] != op && done(ix->by_name[i]);
+	return with;
 }
 
 static void report_retire(const struct op *op)
@@ -484,6 +491,8 @@ void report_plan(const struct plan *p, unsigned int reasons)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
+		if (!done(op))
+			continue; /* only what was done is reported */
 		if (op->phase == PHASE_RETIRE || op->phase == PHASE_SEAL || stage)
 			report_retire(op);
 		else if (report_follows_underlay(op, reasons))

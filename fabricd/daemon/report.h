@@ -33,7 +33,11 @@ const char *report_reason_names(unsigned int reasons, char *buf, size_t len);
 /* Logs one line per difference between two definitions; returns how many. */
 size_t report_definition(const struct cluster *old, const struct cluster *new);
 
-/* Logs the changes of a plan that is about to be applied, as far as reasons call for it. */
+/*
+ * Logs the changes of a plan just applied, as far as reasons call for it:
+ * the ops that were done (a failed one was logged as it failed; one not
+ * tried after a failure is not said to be done).
+ */
 void report_plan(const struct plan *p, unsigned int reasons);
 /*
  * Whether op only follows the underlay's MTU (REASON_UNDERLAY and an MTU

@@ -251,8 +251,28 @@ static int next_batch(struct mnl_socket *mon, char *buf, size_t len, bool *lost)
 	}
 }
 
-/* One rtnetlink notification: marks the view; whether it is something fabricd depends on. */
-static bool kernel_notified(const struct nlmsghdr *nlh, struct obs_view *view)
+/* A MAC entry with a remote that FRR's zebra (or another agent) put on a VXLAN device. */
+static bool extern_remote(const struct nlmsghdr *nlh)
+{
+	const struct ndmsg *ndm;
+	const struct nlattr *attr;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
+		return false;
+	ndm = mnl_nlmsg_get_payload(nlh);
+	if (ndm->ndm_family != AF_BRIDGE || !(ndm->ndm_flags & NTF_EXT_LEARNED) ||
+	    !(ndm->ndm_flags & NTF_SELF))
+		return false;
+	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
+	{
+		if (mnl_attr_get_type(attr) == NDA_DST)
+			return true;
+	}
+	return false;
+}
+
+/* One rtnetlink notification: marks the view; KERNEL_* for what it means to fabricd. */
+static unsigned int kernel_notified(const struct nlmsghdr *nlh, struct obs_view *view)
 {
 	int ifindex;
 
@@ -261,8 +281,9 @@ static bool kernel_notified(const struct nlmsghdr *nlh, struct obs_view *view)
 	case RTM_NEWNEIGH:
 	case RTM_DELNEIGH:
 		if (!fdb_msg_is_remote(nlh, &ifindex))
-			return false; /* learned MACs and ARP: guest traffic */
-				      /* fall through */
+			/* learned MACs and ARP: guest traffic; zebra's: its remotes moved */
+			return extern_remote(nlh) ? KERNEL_REMOTE_MOVED : KERNEL_QUIET;
+		/* fall through */
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
 	case RTM_NEWADDR:
@@ -270,9 +291,9 @@ static bool kernel_notified(const struct nlmsghdr *nlh, struct obs_view *view)
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
 		describe(nlh);
-		return true;
+		return KERNEL_CHANGED;
 	}
-	return false;
+	return KERNEL_QUIET;
 }
 
 unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
@@ -285,8 +306,7 @@ unsigned int kernel_watch_read(struct mnl_socket *mon, struct obs_view *view)
 	while ((left = next_batch(mon, buf, sizeof(buf), &lost)) > 0) {
 		for (const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			if (kernel_notified(nlh, view))
-				events |= KERNEL_CHANGED;
+			events |= kernel_notified(nlh, view);
 		}
 	}
 	if (lost) {

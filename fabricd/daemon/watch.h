@@ -72,6 +72,12 @@ enum kernel_event {
 	KERNEL_QUIET = 0,
 	KERNEL_CHANGED = 1U << 0,  /* something fabricd owns or depends on may have changed */
 	KERNEL_OVERFLOW = 1U << 1, /* ENOBUFS: notifications were lost, read everything */
+	/*
+	 * A MAC entry another agent (FRR's zebra) installed or moved on a VXLAN
+	 * device: the route the device cached for its old remote may stay in
+	 * use (engine/route_cache.h); not a change of fabricd's.
+	 */
+	KERNEL_REMOTE_MOVED = 1U << 2,
 };
 
 /*

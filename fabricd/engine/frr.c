@@ -244,6 +244,25 @@ static int write_conf(const char *path, const char *text)
 	return write_file_atomic(path, text, strlen(text), 0640, true);
 }
 
+/* frr-reload.py colours its log ("\033[91m  ERROR\033[0m"): the journal gets the text only. */
+static void strip_colours(char *text)
+{
+	char *out = text;
+
+	for (const char *p = text; *p;) {
+		if (p[0] == '\033' && p[1] == '[') {
+			p += 2;
+			while (*p && !((*p >= '@' && *p <= '~')))
+				p++; /* parameters, up to the final byte */
+			if (*p)
+				p++;
+			continue;
+		}
+		*out++ = *p++;
+	}
+	*out = '\0';
+}
+
 static int reload(const char *pathspace, const char *path)
 {
 	char *argv[8], *err = NULL, *tail;
@@ -261,6 +280,8 @@ static int reload(const char *pathspace, const char *path)
 	argv[n] = NULL;
 	ret = run(argv, NULL, &err);
 	/* its log goes to stderr (--stdout); the end of it says what failed */
+	if (err)
+		strip_colours(err);
 	tail = err && strlen(err) > 800 ? err + strlen(err) - 800 : err;
 	if (ret == -ETIMEDOUT)
 		log_error("frr: " FRR_RELOAD " %s did not finish in %d s and was killed; is FRR "
@@ -326,7 +347,8 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	 * never took.
 	 */
 	if (ret < 0 && write_conf(path, *o.conf ? o.conf : "!\n") == 0)
-		log_error("frr: %s is back as it was; fix what failed, then apply again", path);
+		log_error("frr: %s is back as it was; fix what failed, then %s again", path,
+			  block ? "apply" : "run down");
 	/*
 	 * frr-reload.py (8.4) takes a file other than /etc/frr/frr.conf for a
 	 * copy to persist and runs vtysh `write`, which replaces a pathspace's

@@ -393,8 +393,7 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			return -ENOMEM;
 		op_delete_names(op, l->kind, l->name);
 		if (renamed)
-			op_detail(op,
-				  "drift: renamed from vnet %s's VXLAN device, which is made again",
+			op_detail(op, "renamed from vnet %s's VXLAN device, which is made again",
 				  v->name);
 		else if (v && v->evpn)
 			op_detail(op, "vnet %s: evpn has one device per VNI in both transports",

@@ -27,6 +27,7 @@
 #include "engine/session.h"
 #include "engine/switch.h"
 #include "engine/underlay.h"
+#include "engine/route_cache.h"
 #include "engine/view.h"
 #include "kinds/kind.h"
 #include "kmod/probe.h"
@@ -34,7 +35,7 @@
 /* --sdn-dir DIR: the definition Proxmox's deployed SDN configuration maps to. */
 static int load_pve(const struct options *o, struct cluster **out, struct diag *diag)
 {
-	static const struct pve_import_opts opts = {0};
+	static const struct pve_import_opts opts = {.measured = true}; /* the node measures */
 	char corosync[PATH_MAX];
 	struct pve_paths p;
 
@@ -414,7 +415,12 @@ int session_plan(struct session *s)
 	s->r.now = (long long)time(NULL);
 	ret = s->view ? view_observe(s->view, &s->r, &s->have) : observe(&s->r, &s->have);
 	if (ret < 0) {
-		log_error("cannot read the kernel's state: %s", strerror(-ret));
+		/* -EAGAIN: each try of a dump was cut short by changes (busy, nothing wrong) */
+		log_error("cannot read the kernel's state: %s%s",
+			  ret == -EAGAIN ? "it kept changing while it was read" : strerror(-ret),
+			  ret != -EAGAIN ? ""
+			  : s->view	 ? "; read again shortly"
+					 : "; run the command again");
 		return -1;
 	}
 	observed = clock_mono_ms();
@@ -741,6 +747,7 @@ int session_apply(struct session *s, const char *verb)
 	size_t created, changed, deleted;
 	int ret;
 
+	route_cache_refresh(&s->want); /* as the last pass may have left it, and below */
 	if (!s->plan.n) {
 		printf("%s %s: nothing to change\n", verb, node);
 		session_tune_fabric(s, 0);
@@ -772,6 +779,7 @@ int session_apply(struct session *s, const char *verb)
 			  verb, node);
 		return -1;
 	}
+	route_cache_refresh(&s->want);
 	printf("%s %s: %zu created, %zu changed, %zu removed\n", verb, node, created, changed,
 	       deleted);
 	session_tune_fabric(s, WG_TUNE_WAIT_MS);

@@ -139,10 +139,21 @@ static bool find_unmarked(const char *conf, const char **start, const char **end
 	return false;
 }
 
-/* The span [*start, *end) of owner's block; false when conf has none. */
+static bool is_exit(const char *p)
+{
+	return !strncmp(p, "exit\n", 5) || !strcmp(p, "exit");
+}
+
+/*
+ * The span [*start, *end) of owner's block; false when conf has none. A
+ * block whose end marker is gone (deleted by hand) ends with its router's
+ * "exit": the operator's lines after it are theirs (until 2026-12-06 it ran
+ * to the end of the file, and apply and down removed them); a file cut
+ * short inside the router runs to its end.
+ */
 static bool find_block(const char *conf, const char *owner, const char **start, const char **end)
 {
-	const char *p = conf;
+	const char *p = conf, *exit_end = NULL;
 
 	*start = NULL;
 	for (; *p; p = next_line(p)) {
@@ -151,10 +162,12 @@ static bool find_block(const char *conf, const char *owner, const char **start, 
 		} else if (*start && is_marker(p, owner, "end")) {
 			*end = next_line(p);
 			return true;
+		} else if (*start && !exit_end && is_exit(p)) {
+			exit_end = next_line(p);
 		}
 	}
 	if (*start) {
-		*end = p; /* an unterminated block (a file cut short) runs to the end */
+		*end = exit_end ? exit_end : p;
 		return true;
 	}
 	return find_unmarked(conf, start, end);

@@ -12,8 +12,6 @@
 
 #include "netlink/nl.h"
 
-#define NL_DUMP_RETRIES 5
-
 int nl_open(struct nl_sock *s, int bus)
 {
 	int one = 1;

@@ -61,6 +61,9 @@ struct nlmsghdr *nl_msg_start(struct nl_sock *s, void *buf, uint16_t type, uint1
  */
 int nl_request(struct nl_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 
+/* Tries of a dump the kernel interrupts (NLM_F_DUMP_INTR) before nl_dump gives -EAGAIN. */
+#define NL_DUMP_RETRIES 5
+
 /*
  * Runs a dump: sends req (NLM_F_DUMP is added), passes each message to cb.
  * When the kernel flags the dump as interrupted (NLM_F_DUMP_INTR), calls

@@ -70,6 +70,19 @@ def remotes_as_made(node, dev):
                   for e in node.fdb(dev) if e.get("mac") == "00:00:00:00:00:00" and "dst" in e)
 
 
+def link_detail(node, dev):
+    """`ip -d -j link show dev DEV`."""
+    return node.ip_json("-d", "link", "show", "dev", dev)[0]
+
+
+def ipv6_silent(node, dev):
+    """No IPv6 address generation and no IPv6 address at all on dev."""
+    if link_detail(node, dev).get("inet6_addr_gen_mode") != "none":
+        return False
+    return not [a for entry in node.ip_json("-6", "addr", "show", "dev", dev)
+                for a in entry.get("addr_info", [])]
+
+
 def port(node, dev):
     """(master, isolated) of a bridge port, from `bridge -d -j link`."""
     out = node.run(["bridge", "-d", "-j", "link", "show", "dev", dev], check=False).stdout
@@ -154,6 +167,18 @@ def cases(pve1, pve2):
             # the port stays up in its bridge, but carries nothing
             ["bridge", "link", "set", "dev", "vx100", "state", "0"],
             lambda: port_state(pve1, "vx100") == "forwarding"),
+        # under 1280 bytes the kernel drops the link's IPv6 state; with the MTU back it makes
+        # it anew, eui64 and a link-local address: the bridge would speak IPv6 in its vnet
+        "bridge-mtu-under-1280": (
+            ["ip", "link", "set", "vnet200", "mtu", "1200"],
+            lambda: pve1.link("vnet200")["mtu"] == ZONE_MTU and ipv6_silent(pve1, "vnet200")),
+        "vxlan-mtu-under-1280": (
+            ["ip", "link", "set", "vx100", "mtu", "1000"],
+            lambda: pve1.link("vx100")["mtu"] == ZONE_MTU and ipv6_silent(pve1, "vx100")),
+        # fabricd's bridges run no STP: it would hold every port back on each change
+        "bridge-stp-on": (
+            ["ip", "link", "set", "vnet100", "type", "bridge", "stp_state", "1"],
+            lambda: link_detail(pve1, "vnet100")["linkinfo"]["info_data"]["stp_state"] == 0),
         "bridge-mtu-changed": (
             ["ip", "link", "set", "vnet200", "mtu", "1300"],
             lambda: pve1.link("vnet200")["mtu"] == ZONE_MTU),
@@ -209,8 +234,8 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "fdb-remote-deleted", "fdb-remote-given-another-vni",
               "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
-              "port-disabled", "port-multicast-router-off",
-              "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
+              "port-disabled", "port-multicast-router-off", "bridge-mtu-under-1280",
+              "vxlan-mtu-under-1280", "bridge-stp-on", "bridge-mtu-changed", "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted",
               "firewall-table-dormant", "firewall-drop-replaced-by-accept",
               "firewall-accept-replaced-by-accept", "firewall-leak-rule-without-verdict"]

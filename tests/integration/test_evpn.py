@@ -207,12 +207,20 @@ def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
         assert res.rc == 0, f"{node.name}: zebra's entries are not a switch: {res}"
     definition["zones"][-1]["transport"] = "secure"
     cluster.write_definition(definition, path)
+    # with traffic: zebra moves each guest MAC's VTEP from the underlay to the fabric
+    # address as its node switches, and the device kept the route to the old one (out
+    # of eth0, where the guard drops it) for good; fabricd flushes the route cache
+    pingers = Pingers.between(cluster, all_pairs(guests), seconds=8).start()
     for node in cluster.nodes:
         res = fabricd(cluster, frrs, node, "apply", "-c", path, "--grace", "3")
         assert res.rc == 0, res
         assert "vx300" not in node.links() and "vs300" in node.links(), node.name
-    for a, b in ((0, 1), (1, 2), (2, 0)):
-        wait_until(lambda: guests[a].ping(guests[b]), timeout=25, what=f"secure {a} -> {b}")
+        time.sleep(1)
+    pingers.wait()
+    time.sleep(4)
+    apply(cluster, frrs, path)  # the later apply: what fell due, and the routes
+    for a, b in all_pairs(guests):
+        wait_until(lambda: a.ping(b), timeout=10, what=f"secure {a.name} -> {b.name}")
     apply(cluster, frrs, main)  # the static zone goes
     time.sleep(2)
     assert {n: f.pids() for n, f in frrs.items()} == pids, "zebra or bgpd died"
@@ -220,6 +228,46 @@ def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
         assert "vs300" not in node.links() and "vnet300" not in node.links(), node.name
         res = fabricd(cluster, frrs, node, "plan", "-c", main)
         assert res.rc == 0, res
+
+
+def test_static_zone_switch_under_daemons_keeps_unicast(evpn):
+    """The same switch of a static zone with traffic, under `fabricd run` on every node,
+    a second apart: the daemon flushes the route cache when zebra moves a MAC's VTEP
+    (its notification), so no device keeps sending to a peer's old underlay address.
+    Before 2026-12-06 unicast between the guests stayed cut for good, while status,
+    plan and the probes said all was well."""
+    cluster, frrs = evpn
+    main = f"{cluster.tmpdir}/cluster.json"
+    definition = evpn_definition(cluster)
+    legacy = zone("legacy", "plain", [("vnet301", 301)])
+    legacy["control_plane"] = "static"
+    definition["zones"].append(legacy)
+    daemons = {n.name: Daemon(cluster, n, grace=3,
+                              extra_args=["--frr-pathspace", frrs[n.name].pathspace])
+               for n in cluster.nodes}
+    try:
+        for d in daemons.values():
+            for sock in glob.glob(f"{d.dir}/notify*.sock"):  # an earlier test's daemons
+                os.unlink(sock)
+            d.write(definition)
+            d.start()
+        guests = [cluster.add_guest(n, "vnet301", f"10.31.0.{i}/24", name=f"m{i}")
+                  for i, n in enumerate(cluster.nodes, 1)]
+        for a, b in all_pairs(guests):
+            wait_until(lambda: a.ping(b), timeout=25, what=f"plain {a.name} -> {b.name}")
+        pingers = Pingers.between(cluster, all_pairs(guests), seconds=6).start()
+        for node in cluster.nodes:
+            daemons[node.name].set_transport("legacy", "secure")
+            time.sleep(1)
+        pingers.wait()
+        for a, b in all_pairs(guests):
+            wait_until(lambda: a.ping(b), timeout=10, what=f"secure {a.name} -> {b.name}")
+    finally:
+        for d in daemons.values():
+            if d.running():
+                d.stop()
+            d.check_log()
+    apply(cluster, frrs, main)  # the static zone goes
 
 
 def test_status_shows_peers_and_vnis(evpn):

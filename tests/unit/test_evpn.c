@@ -253,6 +253,25 @@ static void test_render_and_splice(void)
 		free(found);
 		free(fixed);
 	}
+	{
+		/* the end marker deleted by hand, the operator's lines after the block */
+		const char *after = "interface eth0\n description ops-after\nexit\n!\n";
+		size_t upto = strlen(golden_pve2) - strlen("! fabricd:lab end\n");
+		char *cut = NULL, *out = NULL, *gone = NULL;
+
+		if (asprintf(&cut, "%s%.*s%s", foreign, (int)upto, golden_pve2, after) > 0) {
+			frr_splice(cut, "fabricd:lab", block, &out);
+			CHECK(out && strstr(out, golden_pve2) && strstr(out, after),
+			      "the block ends at its router's exit; what follows is kept: %s", out);
+			frr_splice(cut, "fabricd:lab", NULL, &gone);
+			CHECK(gone && !strstr(gone, "router bgp 65000") && strstr(gone, after) &&
+				  !strncmp(gone, foreign, strlen(foreign)),
+			      "and down keeps it too: %s", gone);
+		}
+		free(cut);
+		free(out);
+		free(gone);
+	}
 	free(block);
 	CHECK_INT(frr_render(c, 2, "fabricd:lab", &block), 0, "pve3 renders");
 	CHECK(block && strstr(block, "neighbor 10.255.0.1 peer-group") &&

@@ -245,7 +245,7 @@ static struct op *add(struct plan *p, int kind, enum op_type type, enum op_phase
 	if (op && (type == OP_BRIDGE_CREATE || type == OP_VXLAN_CREATE))
 		op->u.create.mtu = 1390;
 	if (op && type == OP_FDB_ADD)
-		ip_addr_parse("192.0.2.12", &op->u.dst);
+		ip_addr_parse("192.0.2.12", &op->u.fdb.dst);
 	return op;
 }
 
@@ -296,6 +296,23 @@ static void test_plan_drift(void)
 	out = plan_log(&p, REASON_DEFINITION | REASON_KERNEL);
 	CHECK(!out || !out[0], "a new definition's plan is summed up, not listed: %s", out);
 	free(out);
+	/* what failed, or was not tried after a failure, is not said to be repaired */
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.ops[i].type == OP_VXLAN_CREATE && !strcmp(p.ops[i].ifname, "vx100"))
+			p.ops[i].failed = true;
+		if (p.ops[i].phase == PHASE_NEIGH || p.ops[i].phase == PHASE_FABRIC_LINK)
+			p.ops[i].skipped = true;
+	}
+	out = plan_log(&p, REASON_KERNEL);
+	CHECK_STR(out,
+		  "bridge vnet300: recreated (drift: missing)\n"
+		  "vxlan vs300: recreated with 1 setting (drift: missing)\n"
+		  "bridge vnet900: removed (drift: not in the definition)\n"
+		  "nftables table inet fabricd: restored (drift: changed out of band)\n",
+		  "only what was done");
+	free(out);
+	for (size_t i = 0; i < p.n; i++)
+		p.ops[i].failed = p.ops[i].skipped = false;
 	out = plan_log(&p, REASON_RETIRE);
 	CHECK(out && strstr(out, "vxlan vx100: isolated\n") &&
 		  strstr(out, "vxlan vs300: removed\n") &&

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine/route_cache.c - the routes VXLAN devices keep for their remotes,
+ * made stale (engine/route_cache.h says why).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "definition/evpn.h"
+#include "engine/route_cache.h"
+
+/* Writing anything bumps the family's route generation: every cached route is checked again. */
+static void flush_one(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "1\n", 2) != 2)
+		log_debug("%s: %s (no route cache flushed)", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+void route_cache_flush(void)
+{
+	flush_one("/proc/sys/net/ipv4/route/flush");
+	flush_one("/proc/sys/net/ipv6/route/flush");
+}
+
+void route_cache_refresh(const struct node_state *want)
+{
+	if (want && want->cluster && evpn_node_speaks(want->cluster, want->self))
+		route_cache_flush();
+}
