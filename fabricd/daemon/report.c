@@ -170,6 +170,12 @@ static size_t report_zones(const struct cluster *a, const struct cluster *b)
 				 (zb->flags & ZONE_HAS_MTU) ? mb : "computed");
 			n++;
 		}
+		if (za->control_plane != zb->control_plane) {
+			log_info("zone %s: control_plane %s -> %s " WHY_DEF, zb->name,
+				 za->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static",
+				 zb->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static");
+			n++;
+		}
 		member_changes(a, za, b, zb, members, sizeof(members));
 		if (members[0]) {
 			log_info("zone %s: nodes %s " WHY_DEF, zb->name, members);
@@ -309,9 +315,49 @@ static size_t report_fabric(const struct cluster *a, const struct cluster *b)
 	return n;
 }
 
+/* fabric.evpn's list as text: "pve1,pve2", "none" (a full mesh). */
+static void reflectors_text(const struct evpn *e, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	snprintf(buf, len, "none");
+	for (size_t i = 0; i < e->n_reflectors && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+					 e->reflectors[i]);
+}
+
+/* fabric.control_plane and fabric.evpn: FRR's part changes with them. */
+static size_t report_evpn(const struct cluster *a, const struct cluster *b)
+{
+	const struct fabric *fa = &a->fabric, *fb = &b->fabric;
+	bool ea = fa->flags & FABRIC_HAS_EVPN, eb = fb->flags & FABRIC_HAS_EVPN;
+	char ra[160], rb[160];
+	size_t n = 0;
+
+	if (fa->control_plane != fb->control_plane) {
+		log_info("fabric: control_plane %s -> %s " WHY_DEF,
+			 fa->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static",
+			 fb->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static");
+		n++;
+	}
+	if (ea != eb || (ea && fa->evpn.asn != fb->evpn.asn)) {
+		log_info("fabric: evpn asn %u -> %u " WHY_DEF, ea ? fa->evpn.asn : 0,
+			 eb ? fb->evpn.asn : 0);
+		n++;
+	}
+	reflectors_text(&fa->evpn, ra, sizeof(ra));
+	reflectors_text(&fb->evpn, rb, sizeof(rb));
+	if (strcmp(ra, rb)) {
+		log_info("fabric: evpn route_reflectors %s -> %s " WHY_DEF, ra, rb);
+		n++;
+	}
+	return n;
+}
+
 size_t report_definition(const struct cluster *a, const struct cluster *b)
 {
-	return report_fabric(a, b) + report_nodes(a, b) + report_zones(a, b) + report_vnets(a, b);
+	return report_fabric(a, b) + report_evpn(a, b) + report_nodes(a, b) + report_zones(a, b) +
+	       report_vnets(a, b);
 }
 
 static bool creates_link(const struct op *op)

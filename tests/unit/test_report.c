@@ -89,6 +89,41 @@ static void test_vnets(void)
 	cluster_free(b);
 }
 
+/*
+ * FRR's part changes with fabric.evpn and the control planes: a definition
+ * change of theirs alone is one (it was logged and counted as drift).
+ */
+static void test_evpn_changes(void)
+{
+	static const char *const zones[] = {"red"};
+	struct cluster *a = make_cluster(zones, 1, NULL, 0), *b = make_cluster(zones, 1, NULL, 0);
+	size_t n;
+	char *out;
+
+	for (struct cluster *c = a; c; c = c == a ? b : NULL) {
+		c->fabric.flags = FABRIC_HAS_EVPN;
+		c->fabric.control_plane = CONTROL_PLANE_EVPN;
+		c->fabric.evpn.asn = 65000;
+		c->zones[0].control_plane = CONTROL_PLANE_EVPN;
+	}
+	b->fabric.evpn.reflectors = calloc(2, sizeof(*b->fabric.evpn.reflectors));
+	snprintf(b->fabric.evpn.reflectors[0], sizeof(b->fabric.evpn.reflectors[0]), "pve1");
+	snprintf(b->fabric.evpn.reflectors[1], sizeof(b->fabric.evpn.reflectors[1]), "pve2");
+	b->fabric.evpn.n_reflectors = 2;
+	b->fabric.evpn.asn = 65001;
+	b->zones[0].control_plane = CONTROL_PLANE_STATIC;
+	out = definition_log(a, b, &n);
+	CHECK_STR(out,
+		  "fabric: evpn asn 65000 -> 65001 (definition changed)\n"
+		  "fabric: evpn route_reflectors none -> pve1,pve2 (definition changed)\n"
+		  "zone red: control_plane evpn -> static (definition changed)\n",
+		  "each said");
+	CHECK_INT(n, 3, "three changes");
+	free(out);
+	cluster_free(a);
+	cluster_free(b);
+}
+
 /* A name twice (no valid definition has that): the first, in definition order, is the one. */
 static void test_vnet_duplicates(void)
 {
@@ -491,6 +526,7 @@ static void test_plan_random(void)
 int main(void)
 {
 	test_vnets();
+	test_evpn_changes();
 	test_vnet_duplicates();
 	test_vnets_random();
 	test_plan_drift();
