@@ -8,12 +8,11 @@
 /*
  * Marks every route the namespace's sockets and tunnels cached as stale
  * (`ip route flush cache`, IPv4 and IPv6): each is looked up again at its next
- * packet. A VXLAN device keeps the route to each FDB entry's remote, and the
- * kernel (6.1) resets that only for some changes of the remote: FRR's zebra
- * replacing a MAC's VTEP while traffic flows (a peer's switch to secure
- * moves it from the underlay to the fabric address) or a MAC learned again
- * from another node can leave the old route in use, sending a secure zone's
- * frames out of the underlay link, where the guard drops them, for good.
+ * packet. A VXLAN device keeps the route to each FDB entry's remote, and
+ * FRR's zebra moving a MAC's VTEP while traffic flows (a peer's switch to
+ * secure moves it from the underlay to the fabric address) can leave the old
+ * route in use (seen on 6.1 and 6.18 kernels), sending a secure zone's frames
+ * out of the underlay link, where the guard drops them, for good.
  * Best effort.
  */
 void route_cache_flush(void);
