@@ -11,7 +11,7 @@
  * packet. A VXLAN device keeps the route to each FDB entry's remote, and
  * FRR's zebra moving a MAC's VTEP while traffic flows (a peer's switch to
  * secure moves it from the underlay to the fabric address) can leave the old
- * route in use (seen on 6.1 and 6.18 kernels), sending a secure zone's frames
+ * route in use (seen on a 6.18 kernel), sending a secure zone's frames
  * out of the underlay link, where the guard drops them, for good.
  * Best effort.
  */
