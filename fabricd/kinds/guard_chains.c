@@ -124,6 +124,29 @@ static void vmap_verdict(const struct firewall_chain_params *p, char *out, size_
 }
 
 /*
+ * A VXLAN port's chain: a member's VXLAN through WireGuard (and, on the plain
+ * port, a secure EVPN member's, carried there), then a VNI no vnet of this
+ * node has, which is another VXLAN's on the same port (a foreign device
+ * beside; Proxmox's vxlan-port 4790 on the secure one), then the counted drop.
+ */
+static void vxlan_chain(struct chain_out *o, const struct firewall_chain_params *p,
+			const char *name, bool carried, enum firewall_counter_id drop)
+{
+	const char *ip = p->underlay_family == AF_INET6 ? "ip6" : "ip";
+	const char *fab_ip = p->fabric_family == AF_INET6 ? "ip6" : "ip";
+
+	chain_begin(o, name, NULL, NULL, NULL, 0);
+	if (carried)
+		rule(o, "accept", "iifname \"%s\" %s saddr . @th,96,24 @carried_members accept",
+		     p->fabric_if, ip);
+	rule(o, "accept", "iifname \"%s\" %s saddr . @th,96,24 @fabric_members accept",
+	     p->fabric_if, fab_ip);
+	rule(o, "accept", "@th,96,24 != @node_vnis accept");
+	rule(o, "drop", "counter name \"%s\" drop", firewall_counter_names[drop]);
+	chain_end(o);
+}
+
+/*
  * Input: plain VXLAN from a member is fabricd's bulk traffic, so it is
  * accepted by the chain's first rule (a port compare and one set lookup);
  * then one lookup of the UDP port sends the rest of fabricd's traffic to its
@@ -135,8 +158,6 @@ static void vmap_verdict(const struct firewall_chain_params *p, char *out, size_
 static void input_chains(struct chain_out *o, const struct firewall_chain_params *p)
 {
 	const char *ip = p->underlay_family == AF_INET6 ? "ip6" : "ip";
-	const char *fab_ip = p->fabric_family == AF_INET6 ? "ip6" : "ip";
-	const char *fab = p->fabric_if;
 	char vmap[160];
 
 	chain_begin(o, "input", "filter", "input", "-10", -10);
@@ -150,22 +171,8 @@ static void input_chains(struct chain_out *o, const struct firewall_chain_params
 	     PLAIN_VXLAN_PORT, p->secure_port, p->listen_port);
 	chain_end(o);
 
-	chain_begin(o, CHAIN_PLAIN_IN, NULL, NULL, NULL, 0);
-	rule(o, "accept", "iifname \"%s\" %s saddr . @th,96,24 @carried_members accept", fab, ip);
-	rule(o, "accept", "iifname \"%s\" %s saddr . @th,96,24 @fabric_members accept", fab,
-	     fab_ip);
-	/* a VNI no vnet of this node has is another VXLAN's (a foreign device beside) */
-	rule(o, "accept", "@th,96,24 != @node_vnis accept");
-	rule(o, "drop", "counter name \"%s\" drop", firewall_counter_names[FW_DROP_PLAIN]);
-	chain_end(o);
-
-	chain_begin(o, CHAIN_SECURE_IN, NULL, NULL, NULL, 0);
-	rule(o, "accept", "iifname \"%s\" %s saddr . @th,96,24 @fabric_members accept", fab,
-	     fab_ip);
-	/* the secure port may be another VXLAN's too (Proxmox's vxlan-port 4790): its VNIs pass */
-	rule(o, "accept", "@th,96,24 != @node_vnis accept");
-	rule(o, "drop", "counter name \"%s\" drop", firewall_counter_names[FW_DROP_SECURE]);
-	chain_end(o);
+	vxlan_chain(o, p, CHAIN_PLAIN_IN, true, FW_DROP_PLAIN);
+	vxlan_chain(o, p, CHAIN_SECURE_IN, false, FW_DROP_SECURE);
 
 	chain_begin(o, CHAIN_WIREGUARD_IN, NULL, NULL, NULL, 0);
 	rule(o, "accept", "ip saddr @wireguard_peers_ip accept");

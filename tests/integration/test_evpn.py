@@ -177,6 +177,15 @@ def test_second_apply_and_plan_change_nothing(evpn):
     assert {n: frrs[n].running_config() for n in frrs} == before
 
 
+def with_static_zone(cluster, vnet, vni):
+    """The EVPN definition and a static plain zone "legacy" of one vnet."""
+    definition = evpn_definition(cluster)
+    legacy = zone("legacy", "plain", [(vnet, vni)])
+    legacy["control_plane"] = "static"
+    definition["zones"].append(legacy)
+    return definition
+
+
 def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
     """A static zone on nodes that run EVPN: one device per VNI, so zebra lives.
 
@@ -189,10 +198,7 @@ def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
     """
     cluster, frrs = evpn
     main = f"{cluster.tmpdir}/cluster.json"
-    definition = evpn_definition(cluster)
-    legacy = zone("legacy", "plain", [("vnet300", 300)])
-    legacy["control_plane"] = "static"
-    definition["zones"].append(legacy)
+    definition = with_static_zone(cluster, "vnet300", 300)
     path = cluster.write_definition(definition, f"{cluster.tmpdir}/legacy.json")
     pids = {n: f.pids() for n, f in frrs.items()}
     apply(cluster, frrs, path)
@@ -238,10 +244,7 @@ def test_static_zone_switch_under_daemons_keeps_unicast(evpn):
     plan and the probes said all was well."""
     cluster, frrs = evpn
     main = f"{cluster.tmpdir}/cluster.json"
-    definition = evpn_definition(cluster)
-    legacy = zone("legacy", "plain", [("vnet301", 301)])
-    legacy["control_plane"] = "static"
-    definition["zones"].append(legacy)
+    definition = with_static_zone(cluster, "vnet301", 301)
     daemons = {n.name: Daemon(cluster, n, grace=3,
                               extra_args=["--frr-pathspace", frrs[n.name].pathspace])
                for n in cluster.nodes}
