@@ -358,6 +358,17 @@ static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_o
 	return false;
 }
 
+/* Whether the plan renames link ifindex (then it is wanted under its new name). */
+static bool renamed_in_plan(const struct plan *p, int ifindex)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ops[i].type == OP_LINK_CHANGE && p->ops[i].ifindex == ifindex &&
+		    (p->ops[i].u.link.mask & LINK_SET_NAME))
+			return true;
+	}
+	return false;
+}
+
 /* Owned links the definition no longer wants. */
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
 			 const struct observed *have, const struct vnet_index *ix, struct plan *p)
@@ -377,6 +388,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		if (!v && deleted_by_its_vnet(ix, l, p))
 			continue;
+		if (!strcmp(l->kind, "bridge") && renamed_in_plan(p, l->ifindex))
+			continue; /* a vnet's bridge renamed by hand: it gets its name back */
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
 		moved = v && switch_port_of_vnet(v, l, have);
@@ -419,6 +432,57 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 	return 0;
 }
 
+static bool vnet_named(const struct node_state *want, const char *name)
+{
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		if (!strcmp(want->vnets[i].name, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A vnet's bridge renamed by hand (`ip link set vnet100 name foo`): the owned
+ * bridge one of its VXLAN devices is still a port of, under a name no vnet
+ * has. It gets its name back (down for the rename, up again): deleting it and
+ * making another left its other ports, the guests', on no bridge.
+ */
+static const struct link_obs *renamed_bridge(const struct kind_input *node,
+					     const struct desired_vnet *v)
+{
+	const char *owner = node->want->owner;
+	const char *devs[2] = {v->vxlan, v->other_vxlan};
+
+	for (int i = 0; i < 2; i++) {
+		const struct link_obs *dev =
+		    devs[i][0] ? owned_link(node->have, devs[i], owner) : NULL;
+		const struct link_obs *br =
+		    dev && dev->master ? link_by_index(&node->have->links, dev->master) : NULL;
+
+		if (br && link_is_owned(br, owner) && !strcmp(br->kind, "bridge") &&
+		    !vnet_named(node->want, br->name))
+			return br;
+	}
+	return NULL;
+}
+
+/* The rename back of such a bridge; *as gets its observation under the wanted name. */
+static int plan_rename(const struct link_obs *old, const struct desired_vnet *v,
+		       struct link_obs *as, struct plan *p)
+{
+	struct op *op = plan_add(p, KIND_BRIDGE, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, v->name);
+
+	if (!op)
+		return -ENOMEM;
+	op->ifindex = old->ifindex;
+	op->u.link.mask = LINK_SET_NAME | LINK_SET_UP;
+	op_detail(op, "renamed back from %s, its ports kept", old->name);
+	*as = *old;
+	snprintf(as->name, sizeof(as->name), "%s", v->name);
+	as->flags |= IFF_UP; /* up with the rename */
+	return 0;
+}
+
 /* A vnet's bridge (its kind, or a takeover of an existing one) and its VXLAN devices. */
 static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v, struct plan *p)
 {
@@ -426,8 +490,16 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 	const struct link_obs *br = v->existing_bridge
 					? link_find(&have->links, v->name)
 					: owned_link(have, v->name, node->want->owner);
+	const struct link_obs *old = NULL;
 	struct kind_input in = *node;
+	struct link_obs renamed;
 	int ret;
+
+	if (!v->existing_bridge && !br && (old = renamed_bridge(node, v))) {
+		if ((ret = plan_rename(old, v, &renamed, p)) < 0)
+			return ret;
+		br = &renamed;
+	}
 
 	if (v->existing_bridge) {
 		/* never created, changed or deleted here: wait until its manager makes it */
