@@ -428,7 +428,7 @@ static int run_pass_locked(struct daemon *d)
 	d->reasons = 0;
 	/* what changed up to now: the view is brought up to date with it in this pass */
 	if (kernel_watch_read(d->mon, &d->view) & KERNEL_REMOTE_MOVED)
-		route_cache_flush();
+		route_cache_refresh_node(d->cluster, d->node);
 	if (d->nft)
 		nft_watch_read(d->nft, &d->view);
 	if (log_is_verbose()) {
@@ -667,7 +667,8 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 			log_info("kernel notifications overflowed (ENOBUFS): reading everything "
 				 "again");
 		if (events & KERNEL_REMOTE_MOVED)
-			route_cache_flush(); /* once for what was read together */
+			route_cache_refresh_node(d->cluster,
+						 d->node); /* once for what was read together */
 		if (events & (KERNEL_CHANGED | KERNEL_OVERFLOW))
 			schedule(d, REASON_KERNEL, (events & KERNEL_OVERFLOW) ? 0 : DEBOUNCE_MS);
 		break;

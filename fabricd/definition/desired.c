@@ -257,13 +257,15 @@ static void pve_mtu_diag(const struct cluster *c, size_t zi, const struct desire
 		snprintf(path, sizeof(path), "zones[%zu].pve_zone", zi);
 	else
 		snprintf(path, sizeof(path), "Proxmox zone %s", z->name);
-	diag_warn(diag, path,
-		  "Proxmox zone %s gives its guests MTU %u%s, above the %u zone \"%s\" carries "
-		  "between nodes here: their larger frames are dropped on the way, silently; set "
-		  "the zone's MTU to %u in Proxmox (Datacenter > SDN > Zones > %s), Apply, and "
-		  "restart the guests (they take the MTU when they start)",
-		  pve, guests, z->pve_mtu && follows ? "" : " (no MTU set)", dz->mtu, z->name,
-		  dz->mtu, pve);
+	/* the path names Proxmox's zone already where there is no definition (--sdn-dir) */
+	diag_warn(
+	    diag, path,
+	    "%s%s gives its guests MTU %u%s, above the %u zone \"%s\" carries between nodes "
+	    "here: their larger frames are dropped on the way, silently; set the zone's MTU to "
+	    "%u in Proxmox (Datacenter > SDN > Zones > %s), Apply, and restart the guests "
+	    "(they take the MTU when they start)",
+	    follows ? "Proxmox zone " : "it", follows ? pve : "", guests,
+	    z->pve_mtu && follows ? "" : " (no MTU set)", dz->mtu, z->name, dz->mtu, pve);
 }
 
 /*

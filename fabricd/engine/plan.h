@@ -235,5 +235,7 @@ void op_describe(const struct op *op, struct op_text *t);
  */
 void plan_print(const struct plan *p, FILE *f);
 void plan_count(const struct plan *p, size_t *created, size_t *changed, size_t *deleted);
+/* Warns of the vnet bridges whose MTU the plan lowers: their guests must follow (apply). */
+void plan_warn_lowered_mtus(const struct plan *p, const char *node);
 
 #endif

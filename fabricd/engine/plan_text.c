@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "definition/wgkey.h"
+#include "base/log.h"
 #include "engine/plan.h"
 #include "kinds/carry.h"
 #include "kinds/kind.h"
@@ -108,4 +109,31 @@ void plan_print(const struct plan *p, FILE *f)
 		fprintf(f, "later, in %lld s: ", p->later[i].due_in);
 		print_op(&p->later[i], f);
 	}
+}
+
+/*
+ * Guests learn no MTU by themselves: a bridge whose MTU goes down (an
+ * mtu_policy "max" zone switched to secure, a smaller underlay) leaves them
+ * sending frames it now drops. Said once for the apply, as the daemon says
+ * it per zone (daemon/report.c).
+ */
+void plan_warn_lowered_mtus(const struct plan *p, const char *node)
+{
+	const struct op *first = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if (op->kind == KIND_BRIDGE && op->type == OP_LINK_CHANGE &&
+		    (op->u.link.mask & LINK_SET_MTU) && op->u.link.old_mtu > op->u.link.mtu) {
+			first = first ? first : op;
+			n++;
+		}
+	}
+	if (first)
+		log_warn("%s: the MTU of %zu vnet bridge%s goes down (%s%s: %u -> %u): their "
+			 "guests must lower theirs to match, or lose larger frames",
+			 node, n, n == 1 ? "" : "s", first->ifname, n > 1 ? " and others" : "",
+			 first->u.link.old_mtu, first->u.link.mtu);
 }

@@ -34,3 +34,11 @@ void route_cache_refresh(const struct node_state *want)
 	if (want && want->cluster && evpn_node_speaks(want->cluster, want->self))
 		route_cache_flush();
 }
+
+void route_cache_refresh_node(const struct cluster *c, const char *node)
+{
+	int self = c && node ? cluster_find_node(c, node) : -1;
+
+	if (self >= 0 && evpn_node_speaks(c, (size_t)self))
+		route_cache_flush();
+}

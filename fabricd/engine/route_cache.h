@@ -18,5 +18,7 @@
 void route_cache_flush(void);
 /* route_cache_flush() on a node that runs EVPN (zebra changes remotes under it). */
 void route_cache_refresh(const struct node_state *want);
+/* The same for node (by name) of c: the daemon, on zebra's notifications. */
+void route_cache_refresh_node(const struct cluster *c, const char *node);
 
 #endif

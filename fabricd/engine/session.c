@@ -356,6 +356,8 @@ static void print_diag(const struct session *s, const struct diag *d, bool kept)
 
 	if (s->report_only && kept)
 		warnings.n = 0;
+	if (s->view && !view_warnings_new(s->view, d))
+		warnings.n_warnings = 0; /* the daemon said them at an earlier pass */
 	diag_print(&warnings, log_stream());
 }
 
@@ -714,33 +716,6 @@ int session_repair_guard(struct session *s)
 /* Passes apply makes when wireguard-go dies under a burst of link events. */
 #define APPLY_RETRIES 2
 
-/*
- * Guests learn no MTU by themselves: a bridge whose MTU goes down (an
- * mtu_policy "max" zone switched to secure, a smaller underlay) leaves them
- * sending frames it now drops. Said once for the apply, as the daemon says
- * it per zone (daemon/report.c).
- */
-static void warn_lowered_mtus(const struct plan *p, const char *node)
-{
-	const struct op *first = NULL;
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->n; i++) {
-		const struct op *op = &p->ops[i];
-
-		if (op->kind == KIND_BRIDGE && op->type == OP_LINK_CHANGE &&
-		    (op->u.link.mask & LINK_SET_MTU) && op->u.link.old_mtu > op->u.link.mtu) {
-			first = first ? first : op;
-			n++;
-		}
-	}
-	if (first)
-		log_warn("%s: the MTU of %zu vnet bridge%s goes down (%s%s: %u -> %u): their "
-			 "guests must lower theirs to match, or lose larger frames",
-			 node, n, n == 1 ? "" : "s", first->ifname, n > 1 ? " and others" : "",
-			 first->u.link.old_mtu, first->u.link.mtu);
-}
-
 int session_apply(struct session *s, const char *verb)
 {
 	const char *node = s->node;
@@ -754,7 +729,7 @@ int session_apply(struct session *s, const char *verb)
 		return 0;
 	}
 	ifupdown_sync(&s->want, s->ifupdown_file); /* before a port joins a bridge it keeps */
-	warn_lowered_mtus(&s->plan, node);
+	plan_warn_lowered_mtus(&s->plan, node);
 	ret = plan_apply(&s->r, &s->plan);
 	plan_count(&s->plan, &created, &changed, &deleted);
 	/* (down stops wireguard-go first; planned again it would build, not remove) */

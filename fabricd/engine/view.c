@@ -393,3 +393,15 @@ bool view_guard_stale(struct obs_view *v, const struct plan *p)
 	}
 	return false;
 }
+
+bool view_warnings_new(struct obs_view *v, const struct diag *d)
+{
+	uint64_t h = FNV1A_INIT;
+
+	for (size_t i = 0; i < d->n_warnings; i++)
+		h = fnv1a(h, d->warnings[i], strlen(d->warnings[i]) + 1);
+	if (h == v->warned)
+		return false;
+	v->warned = h;
+	return true;
+}

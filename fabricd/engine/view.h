@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/diag.h"
 #include "engine/observe.h"
 
 struct reconcile;
@@ -56,8 +57,12 @@ struct obs_view {
 	int pass_changed[2 * VIEW_DIRTY_MAX];
 	/* for tests and --verbose */
 	unsigned long full_reads, link_gets, fdb_gets;
+	/* the planning warnings last printed: each said once until they change */
+	uint64_t warned;
 };
 
+/* Whether d's warnings differ from those last said (then they are the ones said now). */
+bool view_warnings_new(struct obs_view *v, const struct diag *d);
 void view_init(struct obs_view *v);
 void view_free(struct obs_view *v);
 /* Everything is read again at the next pass (ENOBUFS, a failed pass). */

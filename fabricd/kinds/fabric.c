@@ -242,6 +242,8 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 	if (!l) {
 		/* no IPv6 link-local address: nothing may route through the tunnel by itself */
 		c.mask |= LINK_SET_ALIAS | LINK_SET_NO_ADDRGEN;
+	} else if (link_addrgen_again(l, want->fabric.mtu)) {
+		c.mask |= LINK_SET_NO_ADDRGEN; /* its IPv6 state made anew (kinds/link.h) */
 	}
 	if (!c.mask)
 		return 0;
@@ -261,6 +263,8 @@ static int plan_link(const struct node_state *want, const struct link_obs *l, bo
 		op_detail(op, "adopted: started by fabricd, not yet marked");
 	if (l && (c.mask & LINK_SET_UP))
 		op_detail(op, "down -> up");
+	if (l && (c.mask & LINK_SET_NO_ADDRGEN))
+		op_detail(op, LINK_ADDRGEN_TEXT);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -119,6 +120,8 @@ static void __attribute__((noreturn)) exec_wireguard_go(const char *ifname, int 
 	fd = open("/dev/null", O_RDWR);
 	if (chdir("/") < 0 || fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		_exit(127);
+	/* it holds the private key too, and exec makes it dumpable again: no core file of it */
+	setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
 	/* fabricd's sockets must not leak into it; st stays open until exec */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
 		for (int i = 3; i < 4096; i++)

@@ -175,6 +175,9 @@ def cases(pve1, pve2):
         "vxlan-mtu-under-1280": (
             ["ip", "link", "set", "vx100", "mtu", "1000"],
             lambda: pve1.link("vx100")["mtu"] == ZONE_MTU and ipv6_silent(pve1, "vx100")),
+        "fabric-mtu-under-1280": (
+            ["ip", "link", "set", "wgfab0", "mtu", "1200"],
+            lambda: pve1.link("wgfab0")["mtu"] == FABRIC_MTU and ipv6_silent(pve1, "wgfab0")),
         # fabricd's bridges run no STP: it would hold every port back on each change
         "bridge-stp-on": (
             ["ip", "link", "set", "vnet100", "type", "bridge", "stp_state", "1"],
@@ -241,7 +244,8 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
               "port-disabled", "port-multicast-router-off", "bridge-mtu-under-1280",
-              "vxlan-mtu-under-1280", "bridge-stp-on", "bridge-renamed", "bridge-mtu-changed",
+              "vxlan-mtu-under-1280", "fabric-mtu-under-1280", "bridge-stp-on",
+              "bridge-renamed", "bridge-mtu-changed",
               "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted",
               "firewall-table-dormant", "firewall-drop-replaced-by-accept",

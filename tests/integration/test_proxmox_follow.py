@@ -252,9 +252,49 @@ def test_zone_mtus_are_judged_on_the_measured_underlay(make_cluster):
     pve1.run(["ip", "link", "set", "eth0", "mtu", "1500"])
     res = pve1.fabricd("plan", "--sdn-dir", pve.sdn)
     assert res.rc == 2, res
-    assert ("Proxmox zone dflt: Proxmox zone dflt gives its guests MTU 1450 (no MTU set), "
+    assert ("Proxmox zone dflt: it gives its guests MTU 1450 (no MTU set), "
             "above the 1390 zone \"dflt\" carries between nodes here") in res.stderr, res.stderr
     # stable: 1390 in either transport; a zone's own "mtu" above it is named by Proxmox's zone
     assert ("Proxmox zone low, mtu: 1400 is above what zone \"low\" can carry here, 1390 "
             "(underlay MTU 1500") in res.stderr, res.stderr
     assert "Proxmox zone big, mtu: 8000 is above" in res.stderr, res.stderr
+
+
+def test_a_planning_warning_is_said_once_until_it_changes(make_cluster):
+    """The daemon plans again at every change it sees: a warning of the definition's (here
+    a zone whose guests' MTU is above what it carries) is said once, not at every pass
+    (it came 11 times in 8 s of drift repairs), and again when it changes."""
+    cluster = make_cluster(2)
+    pve = FakePve(cluster)
+    peers = ",".join(n.underlay for n in cluster.nodes)
+    pve.version += 1
+    running = {"version": pve.version, "zones": {"ids": {"dflt": {"type": "vxlan", "fabric": "wgf"}}},
+               "vnets": {"ids": {"vdflt": {"type": "vnet", "zone": "dflt", "tag": 11}}},
+               "subnets": {"ids": {}}, "controllers": {"ids": {}},
+               "fabrics": {"ids": pve.fabrics()}}
+    pve._replace(os.path.join(pve.sdn, ".running-config"), json.dumps(running))
+    pve1 = cluster.nodes[0]
+    d = Daemon(cluster, pve1, grace=GRACE, extra_args=["--sdn-dir", pve.sdn]).start()
+    try:
+        said = "gives its guests MTU 1450 (no MTU set), above the 1390"
+        for mtu in (1300, 1200, 1350):  # three repairs, three passes
+            pve1.run(["ip", "link", "set", "vdflt", "mtu", str(mtu)])
+            wait_until(lambda: pve1.link("vdflt")["mtu"] == 1390, timeout=5, what="repaired")
+        time.sleep(0.5)
+        assert d.log().count(said) == 1, d.log()
+        # the zone made plain: the same warning (stable: 1390 either way), not said again
+        running["zones"]["ids"]["dflt"]["peers"] = peers
+        del running["zones"]["ids"]["dflt"]["fabric"]
+        pve.version += 1
+        running["version"] = pve.version
+        pve._replace(os.path.join(pve.sdn, ".running-config"), json.dumps(running))
+        wait_until(lambda: pve1.link("vx11") is not None, timeout=10, what="plain now")
+        assert d.log().count(said) == 1, d.log()
+        # another one: said
+        running["zones"]["ids"]["dflt"]["mtu"] = 1400
+        pve.version += 1
+        running["version"] = pve.version
+        pve._replace(os.path.join(pve.sdn, ".running-config"), json.dumps(running))
+        d.wait_log("Proxmox zone dflt, mtu: 1400 is above what zone", timeout=10)
+    finally:
+        d.stop()

@@ -112,7 +112,8 @@ def test_wireguard_go_udp_buffers_widened_and_kept(make_cluster):
 
 def test_wireguard_go_environment(make_cluster):
     """wireguard-go gets fabricd's environment (made before fork: the daemon has threads),
-    without what would make it adopt descriptors it does not have, with its settings."""
+    without what would make it adopt descriptors it does not have, with its settings, and
+    no core file size."""
     cluster = userspace_cluster(make_cluster)
     pve1, pve2 = cluster.nodes
     path = cluster.write_definition(cluster.definition(zones=[zone("a", "secure", [("vnet1", 1)])]))
@@ -124,6 +125,10 @@ def test_wireguard_go_environment(make_cluster):
     assert got.get(b"LOG_LEVEL") == b"error" and got.get(b"WG_PROCESS_FOREGROUND") == b"1", got
     assert not {b"WG_UAPI_FD", b"WG_TUN_FD", b"WG_TUN_NAME_FILE"} & set(got), got
     assert got.get(b"FABTEST_KEPT") == b"yes", got
+    # it holds the private key: no core file of it (exec made it dumpable again)
+    with open(f"/proc/{wireguard_go(pve1)}/limits") as f:
+        core = [line.split()[4:6] for line in f if line.startswith("Max core file size")]
+    assert core == [["0", "0"]], core
     assert pve2.fabricd("apply", "-c", path).rc == 0
     ping = pve1.run(["ping", "-c", "2", "-i", "0.2", "-W", "1", pve2.fabric_address], check=False)
     assert ping.returncode == 0, ping.stdout
