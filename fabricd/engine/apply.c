@@ -71,9 +71,12 @@ static void report_failure(struct op *op, int err, const char *extack)
 
 static void batch_error(void *cookie, int err, const char *extack, void *data)
 {
+	struct op *op = cookie;
+
 	(void)data;
-	if (cookie)
-		report_failure(cookie, err, extack);
+	/* an op of several messages: the later ones fail because the first did (ENODEV) */
+	if (op && !op->failed)
+		report_failure(op, err, extack);
 }
 
 /* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings (a boot setting: asked once). */
