@@ -521,8 +521,9 @@ static void report_drift(const struct op_index *ix, const struct op *op)
 
 bool report_follows_underlay(const struct op *op, unsigned int reasons)
 {
+	/* with its IPv6 state, which an MTU back over 1280 brings anew (kinds/link.h) */
 	return (reasons & REASON_UNDERLAY) && op->type == OP_LINK_CHANGE &&
-	       op->u.link.mask == LINK_SET_MTU;
+	       (op->u.link.mask & ~(unsigned int)LINK_SET_NO_ADDRGEN) == LINK_SET_MTU;
 }
 
 void report_plan(const struct plan *p, unsigned int reasons)

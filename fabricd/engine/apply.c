@@ -63,10 +63,11 @@ static void report_failure(struct op *op, int err, const char *extack)
 
 	op->failed = true;
 	op_describe(op, &t);
-	if (extack && extack[0])
-		log_error("%s: %s failed: %s (kernel: %s)", t.object, verb, strerror(-err), extack);
-	else
-		log_error("%s: %s failed: %s", t.object, verb, strerror(-err));
+	/* what it was to do, as plan said it: "change (renamed back from x, ...) failed" */
+	log_error("%s: %s%s%s%s failed: %s%s%s%s", t.object, verb, t.detail[0] ? " (" : "",
+		  t.detail, t.detail[0] ? ")" : "", strerror(-err),
+		  extack && extack[0] ? " (kernel: " : "", extack && extack[0] ? extack : "",
+		  extack && extack[0] ? ")" : "");
 }
 
 static void batch_error(void *cookie, int err, const char *extack, void *data)

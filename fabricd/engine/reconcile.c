@@ -388,8 +388,9 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		if (!v && deleted_by_its_vnet(ix, l, p))
 			continue;
-		if (!strcmp(l->kind, "bridge") && renamed_in_plan(p, l->ifindex))
-			continue; /* a vnet's bridge renamed by hand: it gets its name back */
+		/* a vnet's bridge renamed by hand gets its name back, its ports stay in it */
+		if (renamed_in_plan(p, !strcmp(l->kind, "bridge") ? l->ifindex : l->master))
+			continue;
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
 		moved = v && switch_port_of_vnet(v, l, have);
@@ -466,9 +467,8 @@ static const struct link_obs *renamed_bridge(const struct kind_input *node,
 	return NULL;
 }
 
-/* The rename back of such a bridge; *as gets its observation under the wanted name. */
-static int plan_rename(const struct link_obs *old, const struct desired_vnet *v,
-		       struct link_obs *as, struct plan *p)
+/* The rename back of such a bridge (up again with it). */
+static int plan_rename(const struct link_obs *old, const struct desired_vnet *v, struct plan *p)
 {
 	struct op *op = plan_add(p, KIND_BRIDGE, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, v->name);
 
@@ -477,9 +477,6 @@ static int plan_rename(const struct link_obs *old, const struct desired_vnet *v,
 	op->ifindex = old->ifindex;
 	op->u.link.mask = LINK_SET_NAME | LINK_SET_UP;
 	op_detail(op, "renamed back from %s, its ports kept", old->name);
-	*as = *old;
-	snprintf(as->name, sizeof(as->name), "%s", v->name);
-	as->flags |= IFF_UP; /* up with the rename */
 	return 0;
 }
 
@@ -492,14 +489,15 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 					: owned_link(have, v->name, node->want->owner);
 	const struct link_obs *old = NULL;
 	struct kind_input in = *node;
-	struct link_obs renamed;
 	int ret;
 
-	if (!v->existing_bridge && !br && (old = renamed_bridge(node, v))) {
-		if ((ret = plan_rename(old, v, &renamed, p)) < 0)
-			return ret;
-		br = &renamed;
-	}
+	/*
+	 * Renamed back alone: the switch's stages and the ports go by the bridge's
+	 * name, which the kernel gives it only when this plan runs; the next pass
+	 * plans the rest (a daemon's at once, with the rename's notification).
+	 */
+	if (!v->existing_bridge && !br && (old = renamed_bridge(node, v)))
+		return plan_rename(old, v, p);
 
 	if (v->existing_bridge) {
 		/* never created, changed or deleted here: wait until its manager makes it */
@@ -620,6 +618,8 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 		if (g < 0 && g != -EEXIST)
 			return g;
 	}
+	if (!ret && diag->n == errors)
+		plan_keep_renames(p); /* the rest goes by the names they bring back */
 	return ret ? ret : diag->n > errors ? -EEXIST : 0;
 }
 
