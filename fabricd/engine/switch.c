@@ -148,14 +148,11 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	long long due;
 
 	memset(st, 0, sizeof(*st));
-	if (!old || v->one_device)
+	if (!old || !r->grace || v->one_device)
 		return;
 	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, &st->grace);
 	if (due && r->boot_now >= due)
 		return; /* its stage is over */
-	/* --grace 0 starts no stage; one recorded runs to its end, whatever this --grace is */
-	if (!due && !r->grace)
-		return;
 	/*
 	 * No note: a secure vnet's plain device sent until now. A plain vnet's
 	 * secure device did only if it has flood remotes: a standby that a killed
@@ -179,13 +176,11 @@ static void evpn_stage_of(const struct reconcile *r, const struct desired_vnet *
 
 	memset(st, 0, sizeof(*st));
 	if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") || l->vni != v->vni ||
-	    l->port != v->port)
+	    l->port != v->port || !r->grace)
 		return; /* a new device has sent nothing yet */
 	due = note_due(r, l, secure ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE, &st->grace);
 	if (due && r->boot_now >= due)
 		return; /* its stage is over */
-	if (!due && !r->grace)
-		return; /* --grace 0 starts no stage; a recorded one runs to its end */
 	if (!due && firewall_obs_carries(have->firewall, v->vni) == secure)
 		return; /* in its transport already */
 	st->stage = secure ? STAGE_CLEAR : STAGE_CARRYING;

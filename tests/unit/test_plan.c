@@ -555,11 +555,6 @@ static void test_retire_stage(void)
 	check_retire_at(&f, 100, false, 110);
 	check_retire_at(&f, 109, false, 110);
 	check_retire_at(&f, 110, true, 0);
-	/* a later command's --grace 0 ends no recorded grace period (it cut it short) */
-	f.r.grace = 0;
-	check_retire_at(&f, 105, false, 110);
-	check_retire_at(&f, 110, true, 0);
-	f.r.grace = 60;
 	/* a note from before grace= and at=: its epoch deadline (boottime 110 here) */
 	set_alias(vx, "%s retire-after=1030", f.r.owner);
 	f.r.grace = 30;
