@@ -63,7 +63,7 @@ static void report_failure(struct op *op, int err, const char *extack)
 
 	op->failed = true;
 	op_describe(op, &t);
-	/* what it was to do, as plan said it: "change (renamed back from x, ...) failed" */
+	/* what it was to do, as plan said it: "change (mtu 1200 -> 1390) failed" */
 	log_error("%s: %s%s%s%s failed: %s%s%s%s", t.object, verb, t.detail[0] ? " (" : "",
 		  t.detail, t.detail[0] ? ")" : "", strerror(-err),
 		  extack && extack[0] ? " (kernel: " : "", extack && extack[0] ? extack : "",

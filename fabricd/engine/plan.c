@@ -203,28 +203,3 @@ void plan_count(const struct plan *p, size_t *created, size_t *changed, size_t *
 	}
 	free(made);
 }
-
-static bool renames(const struct op *op)
-{
-	return op->type == OP_LINK_CHANGE && (op->u.link.mask & LINK_SET_NAME);
-}
-
-void plan_keep_renames(struct plan *p)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < p->n && !p->renames_only; i++)
-		p->renames_only = renames(&p->ops[i]);
-	if (!p->renames_only)
-		return;
-	for (size_t i = 0; i < p->n; i++) {
-		if (renames(&p->ops[i])) {
-			p->ops[kept++] = p->ops[i];
-			continue;
-		}
-		free(p->ops[i].note);
-		free(p->ops[i].text);
-	}
-	p->n = kept;
-	ops_free(&p->later, &p->n_later, &p->cap_later);
-}

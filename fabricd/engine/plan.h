@@ -191,11 +191,6 @@ struct plan {
 	char owner[80]; /* alias marking owned links */
 	bool down;	/* removes the node's fabric: no fabric device is expected after it */
 	/*
-	 * Bridges renamed back alone (plan_keep_renames): what else the node
-	 * needs goes by their names, so it is planned again once they are done.
-	 */
-	bool renames_only;
-	/*
 	 * Ops that fall due later (the retire stage of a transport switch): shown
 	 * by `plan`, left alone by apply, and the daemon's next wake-up; a pass
 	 * after their due time plans them as ordinary ops.
@@ -240,8 +235,6 @@ void op_describe(const struct op *op, struct op_text *t);
  */
 void plan_print(const struct plan *p, FILE *f);
 void plan_count(const struct plan *p, size_t *created, size_t *changed, size_t *deleted);
-/* When the plan renames a link (LINK_SET_NAME), drops every other op and sets renames_only. */
-void plan_keep_renames(struct plan *p);
 /* Warns of the vnet bridges whose MTU the plan lowers: their guests must follow (apply). */
 void plan_warn_lowered_mtus(const struct plan *p, const char *node);
 

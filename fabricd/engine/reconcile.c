@@ -358,17 +358,6 @@ static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_o
 	return false;
 }
 
-/* Whether the plan renames link ifindex (then it is wanted under its new name). */
-static bool renamed_in_plan(const struct plan *p, int ifindex)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->ops[i].type == OP_LINK_CHANGE && p->ops[i].ifindex == ifindex &&
-		    (p->ops[i].u.link.mask & LINK_SET_NAME))
-			return true;
-	}
-	return false;
-}
-
 /* Owned links the definition no longer wants. */
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
 			 const struct observed *have, const struct vnet_index *ix, struct plan *p)
@@ -387,9 +376,6 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		if (v && switch_wants_device(r, v, l, have))
 			continue;
 		if (!v && deleted_by_its_vnet(ix, l, p))
-			continue;
-		/* a vnet's bridge renamed by hand gets its name back, its ports stay in it */
-		if (renamed_in_plan(p, !strcmp(l->kind, "bridge") ? l->ifindex : l->master))
 			continue;
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
@@ -433,53 +419,6 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 	return 0;
 }
 
-static bool vnet_named(const struct node_state *want, const char *name)
-{
-	for (size_t i = 0; i < want->n_vnets; i++) {
-		if (!strcmp(want->vnets[i].name, name))
-			return true;
-	}
-	return false;
-}
-
-/*
- * A vnet's bridge renamed by hand (`ip link set vnet100 name foo`): the owned
- * bridge one of its VXLAN devices is still a port of, under a name no vnet
- * has. It gets its name back (down for the rename, up again): deleting it and
- * making another left its other ports, the guests', on no bridge.
- */
-static const struct link_obs *renamed_bridge(const struct kind_input *node,
-					     const struct desired_vnet *v)
-{
-	const char *owner = node->want->owner;
-	const char *devs[2] = {v->vxlan, v->other_vxlan};
-
-	for (int i = 0; i < 2; i++) {
-		const struct link_obs *dev =
-		    devs[i][0] ? owned_link(node->have, devs[i], owner) : NULL;
-		const struct link_obs *br =
-		    dev && dev->master ? link_by_index(&node->have->links, dev->master) : NULL;
-
-		if (br && link_is_owned(br, owner) && !strcmp(br->kind, "bridge") &&
-		    !vnet_named(node->want, br->name))
-			return br;
-	}
-	return NULL;
-}
-
-/* The rename back of such a bridge (up again with it). */
-static int plan_rename(const struct link_obs *old, const struct desired_vnet *v, struct plan *p)
-{
-	struct op *op = plan_add(p, KIND_BRIDGE, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, v->name);
-
-	if (!op)
-		return -ENOMEM;
-	op->ifindex = old->ifindex;
-	op->u.link.mask = LINK_SET_NAME | LINK_SET_UP;
-	op_detail(op, "renamed back from %s, its ports kept", old->name);
-	return 0;
-}
-
 /* A vnet's bridge (its kind, or a takeover of an existing one) and its VXLAN devices. */
 static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v, struct plan *p)
 {
@@ -487,17 +426,8 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 	const struct link_obs *br = v->existing_bridge
 					? link_find(&have->links, v->name)
 					: owned_link(have, v->name, node->want->owner);
-	const struct link_obs *old = NULL;
 	struct kind_input in = *node;
 	int ret;
-
-	/*
-	 * Renamed back alone: the switch's stages and the ports go by the bridge's
-	 * name, which the kernel gives it only when this plan runs; the next pass
-	 * plans the rest (a daemon's at once, with the rename's notification).
-	 */
-	if (!v->existing_bridge && !br && (old = renamed_bridge(node, v)))
-		return plan_rename(old, v, p);
 
 	if (v->existing_bridge) {
 		/* never created, changed or deleted here: wait until its manager makes it */
@@ -618,8 +548,6 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 		if (g < 0 && g != -EEXIST)
 			return g;
 	}
-	if (!ret && diag->n == errors)
-		plan_keep_renames(p); /* the rest goes by the names they bring back */
 	return ret ? ret : diag->n > errors ? -EEXIST : 0;
 }
 

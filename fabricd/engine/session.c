@@ -716,24 +716,6 @@ int session_repair_guard(struct session *s)
 /* Passes apply makes when wireguard-go dies under a burst of link events. */
 #define APPLY_RETRIES 2
 
-static void replan(struct session *s)
-{
-	plan_free(&s->plan);
-	observed_free(&s->have);
-	desired_free(&s->want);
-	plan_init(&s->plan, s->r.owner);
-}
-
-static void add_counts(const struct plan *p, size_t *created, size_t *changed, size_t *deleted)
-{
-	size_t c, ch, d;
-
-	plan_count(p, &c, &ch, &d);
-	*created += c;
-	*changed += ch;
-	*deleted += d;
-}
-
 int session_apply(struct session *s, const char *verb)
 {
 	const char *node = s->node;
@@ -751,23 +733,18 @@ int session_apply(struct session *s, const char *verb)
 	ret = plan_apply(&s->r, &s->plan);
 	plan_count(&s->plan, &created, &changed, &deleted);
 	/* (down stops wireguard-go first; planned again it would build, not remove) */
-	for (int retry = 0; retry < APPLY_RETRIES &&
-			    ((ret == -ECHILD && !s->plan.down) || (!ret && s->plan.renames_only));
-	     retry++) {
-		/* bridges got their names back: now what goes by them, counted as well */
-		bool renamed = !ret;
-
-		/* or wireguard-go closed its device under the burst: build it again */
-		if (!renamed)
-			log_warn("fabric %s: wireguard-go exited while links changed (its netlink "
-				 "socket overflowed); starting it again",
-				 FABRIC_IFNAME);
-		replan(s);
+	for (int retry = 0; ret == -ECHILD && !s->plan.down && retry < APPLY_RETRIES; retry++) {
+		/* wireguard-go closed its device under the burst: build it again */
+		log_warn("fabric %s: wireguard-go exited while links changed (its netlink socket "
+			 "overflowed); starting it again",
+			 FABRIC_IFNAME);
+		plan_free(&s->plan);
+		observed_free(&s->have);
+		desired_free(&s->want);
+		plan_init(&s->plan, s->r.owner);
 		if (session_plan(s) < 0)
 			return -1;
 		ret = plan_apply(&s->r, &s->plan);
-		if (renamed && !ret)
-			add_counts(&s->plan, &created, &changed, &deleted);
 	}
 	if (ret == -ENOTCONN)
 		return -1; /* refused before any change: frr_check_plan said so */

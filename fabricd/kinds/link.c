@@ -430,8 +430,6 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 
 	put_link_header(nlh, ifindex, name);
 	ifi = mnl_nlmsg_get_payload(nlh);
-	if ((c->mask & LINK_SET_NAME) && ifindex)
-		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	if (c->mask & LINK_SET_UP) {
 		ifi->ifi_flags = IFF_UP;
 		ifi->ifi_change = IFF_UP;
@@ -519,21 +517,6 @@ static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, str
 	const unsigned int af = LINK_SET_NO_ADDRGEN, up = LINK_SET_UP;
 	int ret = 0;
 
-	if (c->mask & LINK_SET_NAME) {
-		struct nlmsghdr *nlh = e->msg(e, RTM_NEWLINK, 0);
-		struct ifinfomsg *ifi;
-
-		if (!nlh)
-			return -ENOBUFS;
-		put_link_header(nlh, ifindex, NULL); /* down: the kernel renames no running link */
-		ifi = mnl_nlmsg_get_payload(nlh);
-		ifi->ifi_change = IFF_UP;
-		e->commit(e, nlh);
-		ret = send_change(e, op, ifindex, c, LINK_SET_NAME);
-		if (ret)
-			return ret;
-		c->mask = (c->mask & ~LINK_SET_NAME) | up;
-	}
 	if (!e->ipv6)
 		c->mask &= ~af; /* the kernel refuses AF_INET6 settings */
 	/* so does it for a link this message takes under 1280 bytes (wgfab0 of a small underlay) */

@@ -168,8 +168,6 @@ enum link_change_mask {
 	LINK_SET_FORWARDING = 1U << 10,	  /* the bridge port's state back to forwarding */
 	LINK_SET_MCAST_ROUTER = 1U << 11, /* the bridge port a permanent multicast router port */
 	LINK_SET_NO_STP = 1U << 12,	  /* a bridge's STP off */
-	/* renamed to op.ifname: down while it is (the kernel renames no running link), then up */
-	LINK_SET_NAME = 1U << 13,
 };
 
 /*

@@ -182,12 +182,6 @@ def cases(pve1, pve2):
         "bridge-stp-on": (
             ["ip", "link", "set", "vnet100", "type", "bridge", "stp_state", "1"],
             lambda: link_detail(pve1, "vnet100")["linkinfo"]["info_data"]["stp_state"] == 0),
-        # the bridge gets its name back, its ports (the guests') with it; it used to be
-        # deleted and another made, the guests left on no bridge
-        "bridge-renamed": (
-            ["sh", "-c", "printf 'link set vnet200 down\\nlink set vnet200 name hand200\\n"
-             "link set hand200 up\\n' | ip -batch -"],
-            lambda: pve1.link("hand200") is None and pve1.link("vnet200") is not None),
         "bridge-mtu-changed": (
             ["ip", "link", "set", "vnet200", "mtu", "1300"],
             lambda: pve1.link("vnet200")["mtu"] == ZONE_MTU),
@@ -245,7 +239,7 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
               "port-disabled", "port-multicast-router-off", "bridge-mtu-under-1280",
               "vxlan-mtu-under-1280", "fabric-mtu-under-1280", "bridge-stp-on",
-              "bridge-renamed", "bridge-mtu-changed",
+              "bridge-mtu-changed",
               "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted",
               "firewall-table-dormant", "firewall-drop-replaced-by-accept",

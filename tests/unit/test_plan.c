@@ -724,34 +724,6 @@ static void test_kernel_drift(void)
 	fixture_free(&f);
 }
 
-/* `ip link set vnet100 name foo` (down and up around it): renamed back, nothing else. */
-static void test_bridge_renamed(void)
-{
-	struct link_obs *br;
-	const struct op *op;
-	struct fixture f;
-	struct plan p;
-	struct diag d;
-
-	fixture_load(&f);
-	diag_init(&d);
-	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
-	snprintf(br->name, sizeof(br->name), "foo");
-	link_table_index(&f.have.links);
-	CHECK_INT(plan_for(&f, &p, &d), 0, "plan");
-	op = find_change(&p, "bridge vnet100", LINK_SET_NAME);
-	CHECK(op && op->ifindex == br->ifindex && (op->u.link.mask & LINK_SET_UP),
-	      "the same bridge gets its name back, and is up");
-	CHECK(op && strstr(detail_of(op), "renamed back from foo, its ports kept"), "said: %s",
-	      op ? detail_of(op) : "");
-	CHECK_INT(count_ops(&p, OP_LINK_DELETE), 0, "foo is not deleted");
-	CHECK_INT(count_ops(&p, OP_BRIDGE_CREATE), 0, "no other bridge made");
-	CHECK_INT(p.n, 1, "nothing else: its ports stay where they are");
-	plan_free(&p);
-	diag_free(&d);
-	fixture_free(&f);
-}
-
 /*
  * The kernel made vnet100's IPv6 state anew (its MTU was under 1280 and came
  * back): eui64 and a link-local address; vx100's MTU is still under 1280,
@@ -1280,7 +1252,6 @@ static void run_all(void)
 	test_kernel_drift();
 	test_remote_with_another_vni();
 	test_ipv6_state_and_stp();
-	test_bridge_renamed();
 	test_prefix_route_deleted();
 	test_foreign_link();
 	test_fabric_changes();
