@@ -149,12 +149,10 @@ static void set_status(struct daemon *d, const char *fmt, ...)
  */
 static bool warnings_are_new(struct daemon *d, const struct diag *diag)
 {
-	uint64_t h = DIGEST_INIT;
+	uint64_t h = diag_warnings_digest(diag);
 
 	if (!d->src.pve)
 		return true;
-	for (size_t i = 0; i < diag->n_warnings; i++)
-		h = digest(h, diag->warnings[i], strlen(diag->warnings[i]) + 1);
 	if (h == d->warned)
 		return false;
 	d->warned = h;

@@ -396,10 +396,8 @@ bool view_guard_stale(struct obs_view *v, const struct plan *p)
 
 bool view_warnings_new(struct obs_view *v, const struct diag *d)
 {
-	uint64_t h = FNV1A_INIT;
+	uint64_t h = diag_warnings_digest(d);
 
-	for (size_t i = 0; i < d->n_warnings; i++)
-		h = fnv1a(h, d->warnings[i], strlen(d->warnings[i]) + 1);
 	if (h == v->warned)
 		return false;
 	v->warned = h;
