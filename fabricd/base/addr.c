@@ -93,9 +93,14 @@ const char *ip_addr_unusable(const struct ip_addr *a)
 		return "loopback";
 	if (b[0] == 0xff)
 		return "multicast";
-	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
+	if (ip_addr_is_link_local(a))
 		return "link-local";
 	return NULL;
+}
+
+bool ip_addr_is_link_local(const struct ip_addr *a)
+{
+	return a->family == AF_INET6 && a->bytes[0] == 0xfe && (a->bytes[1] & 0xc0) == 0x80;
 }
 
 struct ip_prefix ip_prefix_network(const struct ip_prefix *p)

@@ -37,6 +37,8 @@ bool ip_prefix_contains(const struct ip_prefix *p, const struct ip_addr *a);
  * IPv6 link-local needs an interface scope, which a definition cannot give.
  */
 const char *ip_addr_unusable(const struct ip_addr *a);
+/* An IPv6 link-local address (fe80::/10). */
+bool ip_addr_is_link_local(const struct ip_addr *a);
 /* p with the host bits of its address cleared: "10.255.0.1/24" is "10.255.0.0/24". */
 struct ip_prefix ip_prefix_network(const struct ip_prefix *p);
 /* Host route length: 32 or 128. */

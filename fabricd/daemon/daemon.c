@@ -665,8 +665,7 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 			log_info("kernel notifications overflowed (ENOBUFS): reading everything "
 				 "again");
 		if (events & KERNEL_REMOTE_MOVED)
-			route_cache_refresh_node(d->cluster,
-						 d->node); /* once for what was read together */
+			route_cache_refresh_node(d->cluster, d->node); /* once per read */
 		if (events & (KERNEL_CHANGED | KERNEL_OVERFLOW))
 			schedule(d, REASON_KERNEL, (events & KERNEL_OVERFLOW) ? 0 : DEBOUNCE_MS);
 		break;

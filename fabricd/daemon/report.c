@@ -172,8 +172,8 @@ static size_t report_zones(const struct cluster *a, const struct cluster *b)
 		}
 		if (za->control_plane != zb->control_plane) {
 			log_info("zone %s: control_plane %s -> %s " WHY_DEF, zb->name,
-				 za->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static",
-				 zb->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static");
+				 control_plane_name(za->control_plane),
+				 control_plane_name(zb->control_plane));
 			n++;
 		}
 		member_changes(a, za, b, zb, members, sizeof(members));
@@ -336,8 +336,8 @@ static size_t report_evpn(const struct cluster *a, const struct cluster *b)
 
 	if (fa->control_plane != fb->control_plane) {
 		log_info("fabric: control_plane %s -> %s " WHY_DEF,
-			 fa->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static",
-			 fb->control_plane == CONTROL_PLANE_EVPN ? "evpn" : "static");
+			 control_plane_name(fa->control_plane),
+			 control_plane_name(fb->control_plane));
 		n++;
 	}
 	if (ea != eb || (ea && fa->evpn.asn != fb->evpn.asn)) {

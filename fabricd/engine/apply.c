@@ -60,14 +60,16 @@ static void report_failure(struct op *op, int err, const char *extack)
 {
 	const char *verb = op_verb_word((enum op_verb)op->verb);
 	struct op_text t;
+	char what[sizeof(t.detail) + 4] = "", kernel[NL_EXTACK_MAX + 16] = "";
 
 	op->failed = true;
 	op_describe(op, &t);
 	/* what it was to do, as plan said it: "change (mtu 1200 -> 1390) failed" */
-	log_error("%s: %s%s%s%s failed: %s%s%s%s", t.object, verb, t.detail[0] ? " (" : "",
-		  t.detail, t.detail[0] ? ")" : "", strerror(-err),
-		  extack && extack[0] ? " (kernel: " : "", extack && extack[0] ? extack : "",
-		  extack && extack[0] ? ")" : "");
+	if (t.detail[0])
+		snprintf(what, sizeof(what), " (%s)", t.detail);
+	if (extack && extack[0])
+		snprintf(kernel, sizeof(kernel), " (kernel: %s)", extack);
+	log_error("%s: %s%s failed: %s%s", t.object, verb, what, strerror(-err), kernel);
 }
 
 static void batch_error(void *cookie, int err, const char *extack, void *data)

@@ -29,11 +29,6 @@ struct found {
 	struct ip_prefix addr[MAX_FOUND];
 };
 
-static bool is_link_local(const struct ip_addr *a)
-{
-	return a->family == AF_INET6 && a->bytes[0] == 0xfe && (a->bytes[1] & 0xc0) == 0x80;
-}
-
 static int addr_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct found *f = data;
@@ -41,7 +36,7 @@ static int addr_cb(const struct nlmsghdr *nlh, void *data)
 
 	/* that link's only: a kernel that ignores the dump's filter sends every link's */
 	if (ifaddr_parse(nlh, &e) == 0 && e.ifindex == f->ifindex &&
-	    is_link_local(&e.prefix.addr) && f->n < MAX_FOUND)
+	    ip_addr_is_link_local(&e.prefix.addr) && f->n < MAX_FOUND)
 		f->addr[f->n++] = e.prefix;
 	return MNL_CB_OK;
 }

@@ -416,13 +416,14 @@ int session_plan(struct session *s)
 	s->r.boot_now = (long long)boot.tv_sec;
 	s->r.now = (long long)time(NULL);
 	ret = s->view ? view_observe(s->view, &s->r, &s->have) : observe(&s->r, &s->have);
+	if (ret == -EAGAIN) {
+		/* each try of a dump was cut short by changes: busy, nothing wrong */
+		log_error("cannot read the kernel's state: it kept changing while it was read; %s",
+			  s->view ? "read again shortly" : "run the command again");
+		return -1;
+	}
 	if (ret < 0) {
-		/* -EAGAIN: each try of a dump was cut short by changes (busy, nothing wrong) */
-		log_error("cannot read the kernel's state: %s%s",
-			  ret == -EAGAIN ? "it kept changing while it was read" : strerror(-ret),
-			  ret != -EAGAIN ? ""
-			  : s->view	 ? "; read again shortly"
-					 : "; run the command again");
+		log_error("cannot read the kernel's state: %s", strerror(-ret));
 		return -1;
 	}
 	observed = clock_mono_ms();

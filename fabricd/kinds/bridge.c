@@ -51,6 +51,7 @@ static int bridge_plan(const struct kind_input *in, struct plan *p)
 	const struct desired_vnet *v = in->vnet;
 	const struct link_obs *have = in->link;
 	struct op *op;
+	bool addrgen;
 
 	if (!have)
 		return plan_create(v, p);
@@ -64,8 +65,8 @@ static int bridge_plan(const struct kind_input *in, struct plan *p)
 		op_detail(op, "replaced by bridge %s", v->name);
 		return plan_create(v, p);
 	}
-	if (have->mtu == v->mtu && (have->flags & IFF_UP) && !have->bridge_stp &&
-	    !link_addrgen_again(have, v->mtu))
+	addrgen = link_addrgen_again(have, v->mtu);
+	if (have->mtu == v->mtu && (have->flags & IFF_UP) && !have->bridge_stp && !addrgen)
 		return 0;
 	op = plan_add(p, KIND_BRIDGE, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, v->name);
 	if (!op)
@@ -87,7 +88,7 @@ static int bridge_plan(const struct kind_input *in, struct plan *p)
 		op->u.link.mask |= LINK_SET_NO_STP;
 		op->shows |= SHOW_STP;
 	}
-	if (link_addrgen_again(have, v->mtu)) {
+	if (addrgen) {
 		op->u.link.mask |= LINK_SET_NO_ADDRGEN;
 		op->shows |= SHOW_ADDRGEN;
 	}

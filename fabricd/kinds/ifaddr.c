@@ -81,13 +81,6 @@ static bool prefix_route_present(const struct ifaddr_table *t, const struct ip_p
 	return false;
 }
 
-/* The kernel's own IPv6 link-local address, not ours to remove. */
-static bool is_link_local(const struct ip_prefix *h)
-{
-	return h->addr.family == AF_INET6 && h->addr.bytes[0] == 0xfe &&
-	       (h->addr.bytes[1] & 0xc0) == 0x80;
-}
-
 /* A delete of every address of the fabric device other than pfx. */
 static int plan_removals(const struct ifaddr_table *addrs, const struct link_obs *l,
 			 const struct ip_prefix *pfx, struct plan *p)
@@ -96,7 +89,9 @@ static int plan_removals(const struct ifaddr_table *addrs, const struct link_obs
 		const struct ip_prefix *h = &addrs->entries[i].prefix;
 		struct op *op;
 
-		if (is_link_local(h) || (ip_addr_equal(&h->addr, &pfx->addr) && h->len == pfx->len))
+		/* the kernel's own IPv6 link-local address is not ours to remove */
+		if (ip_addr_is_link_local(&h->addr) ||
+		    (ip_addr_equal(&h->addr, &pfx->addr) && h->len == pfx->len))
 			continue;
 		op = plan_add(p, KIND_IFADDR, OP_ADDR_DEL, PHASE_NEIGH, VERB_DELETE, FABRIC_IFNAME);
 		if (!op)
