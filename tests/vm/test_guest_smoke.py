@@ -78,6 +78,11 @@ def pair(tmp_path):
         for n in "ab":
             sh("ip", "netns", "add", ns[n])
             sh("ip", "-n", ns[n], "link", "set", "lo", "up")
+            # No IPv6 on the pair: the devices' own router solicitations and MLD reports
+            # made both sides start a WireGuard handshake at once; a collision costs a 5 s
+            # retry each, and under TCG a run of them outlasted the first ping's wait.
+            sh("ip", "netns", "exec", ns[n], "sysctl", "-q", "-w",
+               "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
         sh("ip", "-n", ns["a"], "link", "add", "ul0", "type", "veth",
            "peer", "name", "ul0", "netns", ns["b"])
         for n, o in (("a", "b"), ("b", "a")):
@@ -110,7 +115,7 @@ def ping(ns, dst, *extra):
               *extra, dst, check=False)
 
 
-def wait_reachable(ns, dst, seconds=30):
+def wait_reachable(ns, dst, seconds=60):
     """Pings until dst answers: the first handshake may be lost while the peer's device
     is not yet up (WireGuard retries after 5 s) and everything is slow under TCG."""
     deadline = time.monotonic() + seconds
