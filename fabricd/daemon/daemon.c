@@ -281,7 +281,7 @@ static int run_pass_locked(struct daemon *d);
 /* One pass. 0 when converged (or changes applied), -1 when it failed (retry scheduled). */
 static int run_pass(struct daemon *d)
 {
-	bool startup = d->reasons & REASON_STARTUP;
+	bool startup = d->reasons & REASON_STARTUP, waiting;
 	struct node_lock lock;
 	int ret;
 
@@ -306,12 +306,14 @@ static int run_pass(struct daemon *d)
 	}
 	ret = run_pass_locked(d);
 	node_lock_release(&lock);
-	if (def_retry_delay(&d->pending, now_ms()) >= 0) {
+	waiting = def_retry_delay(&d->pending, now_ms()) >= 0;
+	if (waiting) {
 		schedule(d, REASON_RETRY, def_retry_delay(&d->pending, now_ms()));
 		set_status(
 		    d, "%s: new definition not applied yet, retrying: %s; last good one in force",
 		    d->node, d->pending.first_error);
 	}
+	monitor_definition(d->monitor, !d->def_invalid && !waiting);
 	return ret;
 }
 

@@ -237,6 +237,10 @@ static void render_process(FILE *f, const struct metrics_data *d)
 
 static void render_reconcile(FILE *f, const struct metrics_data *d)
 {
+	family(f, "fabricd_definition_in_force", "gauge",
+	       "1 when the definition file as it is now is the one in force; 0 when it was "
+	       "refused (not valid) or waits to be applied, and the last good one stays.");
+	fprintf(f, "fabricd_definition_in_force %d\n", d->definition_in_force);
 	family(f, "fabricd_reconcile_passes_total", "counter",
 	       "Reconcile passes (observe, diff, plan, apply) since the daemon started.");
 	fprintf(f, "fabricd_reconcile_passes_total %llu\n", (unsigned long long)d->passes);
@@ -275,7 +279,7 @@ int metrics_render(const struct metrics_data *d, char **out, size_t *len)
 	fputs(",node=", f);
 	put_label(f, d->node);
 	fputs("} 1\n", f);
-	family(f, "fabricd_fabric_up", "gauge", "1 when the WireGuard fabric device exists.");
+	family(f, "fabricd_fabric_up", "gauge", "1 when the WireGuard fabric device exists and answers (wireguard-go: its socket).");
 	fprintf(f, "fabricd_fabric_up %d\n", d->fabric_present);
 	family(f, "fabricd_fabric_mtu_bytes", "gauge", "MTU of the WireGuard fabric device.");
 	fprintf(f, "fabricd_fabric_mtu_bytes %u\n", d->fabric_mtu);

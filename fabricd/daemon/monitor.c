@@ -197,6 +197,12 @@ void monitor_pass_end(struct monitor *m, bool ok)
 		m->d.duration_buckets[i] += seconds <= metrics_duration_buckets[i];
 }
 
+void monitor_definition(struct monitor *m, bool in_force)
+{
+	if (m)
+		m->d.definition_in_force = in_force;
+}
+
 /* Whether op only comes with the re-creation of its link by another op of the plan. */
 static bool comes_with_link(const struct plan *p, const struct op *op)
 {
@@ -214,11 +220,11 @@ static bool comes_with_link(const struct plan *p, const struct op *op)
 void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reasons)
 {
 	/*
-	 * As report_plan() logs them: changes not asked for by a definition, a
-	 * start or a retry are drift, and a re-created link is one repair with
-	 * its settings.
+	 * As report_plan() logs them: changes not asked for by a definition or a
+	 * start (a retry carries the failed pass's reasons) are drift, and a
+	 * re-created link is one repair with its settings.
 	 */
-	if (!m || (reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY)) ||
+	if (!m || (reasons & (REASON_STARTUP | REASON_DEFINITION)) ||
 	    ((reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS))))
 		return;
 	for (size_t i = 0; i < p->n; i++) {

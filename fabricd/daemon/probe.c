@@ -589,8 +589,11 @@ static void *probe_thread(void *arg)
 		}
 		if (!next) /* the first round soon, but not on every node at once */
 			next = now_us() + 200000 + (p->interval_ms ? jittered(p) / 4 : 0);
-		else if (soon)
+		else if (soon) {
+			/* a changed path's old result goes now, not when the round ends */
+			write_snapshot(p);
 			next = now_us();
+		}
 		if (p->interval_ms && now_us() >= next) {
 			run_round(p);
 			next = now_us() + jittered(p);

@@ -528,7 +528,12 @@ bool report_follows_underlay(const struct op *op, unsigned int reasons)
 
 void report_plan(const struct plan *p, unsigned int reasons)
 {
-	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION | REASON_RETRY));
+	/*
+	 * A retry carries the failed pass's reasons: what it does is drift unless
+	 * those were a start or a definition (a change made by hand while the
+	 * underlay was down is repaired by a retry, and is drift all the same).
+	 */
+	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION));
 	/* a switch stage that fell due: its changes are the stage's, not repairs */
 	bool stage = (reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS));
 	struct op_index ix = {.p = p};

@@ -49,7 +49,8 @@ static const char *definition_name(const struct options *o)
 	return o->sdn_dir ? o->sdn_dir : o->config;
 }
 
-int session_load_cluster(const struct options *o, struct cluster **out)
+/* The definition; for_change: the command would change the node (its error says it did not). */
+static int load_cluster(const struct options *o, struct cluster **out, bool for_change)
 {
 	struct diag diag;
 	int ret;
@@ -59,11 +60,16 @@ int session_load_cluster(const struct options *o, struct cluster **out)
 	diag_print(&diag, stderr);
 	diag_free(&diag);
 	if (ret < 0) {
-		log_error("%s: definition not valid, nothing was changed; fix the errors above",
-			  definition_name(o));
+		log_error("%s: definition not valid%s; fix the errors above", definition_name(o),
+			  for_change ? ", nothing was changed" : "");
 		return -1;
 	}
 	return 0;
+}
+
+int session_load_cluster(const struct options *o, struct cluster **out)
+{
+	return load_cluster(o, out, false);
 }
 
 const char *session_node_name(const struct options *o, char *host, size_t len)
@@ -154,7 +160,7 @@ static int load_for_down(const struct options *o, struct cluster **out)
 	if (o->cluster_name)
 		return cluster_by_name(o->cluster_name, out);
 	if (o->sdn_dir)
-		return session_load_cluster(o, out);
+		return load_cluster(o, out, true);
 	diag_init(&diag);
 	ret = config_load_file(o->config, out, &diag);
 	if (ret == 0 && pve_follow_load(*out, &diag) < 0) {
@@ -188,10 +194,11 @@ static int open_cluster(struct session *s, const struct options *o, struct clust
 
 static int open_with(struct session *s, const struct options *o, enum open_mode mode)
 {
+	bool for_change = mode == OPEN_CHANGE;
 	struct cluster *c = NULL;
 
 	memset(s, 0, sizeof(*s));
-	if ((mode == OPEN_DOWN ? load_for_down(o, &c) : session_load_cluster(o, &c)) < 0)
+	if ((mode == OPEN_DOWN ? load_for_down(o, &c) : load_cluster(o, &c, for_change)) < 0)
 		return -1;
 	if (open_cluster(s, o, c, mode) < 0) {
 		s->cluster = c;

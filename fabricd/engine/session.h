@@ -17,6 +17,7 @@
 /*
  * Loads and validates o->config (with --sdn-dir: Proxmox's deployed SDN
  * configuration, definition/pve_load.h), printing every problem; 0 or -1.
+ * For a report (render): its error does not say "nothing was changed".
  */
 int session_load_cluster(const struct options *o, struct cluster **out);
 

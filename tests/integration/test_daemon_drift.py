@@ -394,6 +394,41 @@ def nft_members(node):
     return []
 
 
+def test_a_change_made_while_passes_fail_is_repaired_as_drift(fabric):
+    """pve1's underlay down: its passes fail (no route) and are retried. vnet100 set down
+    by hand meanwhile is put back by a retry once the underlay is up: that repair is drift,
+    logged by object and counted, as on a healthy node (a retry's changes were neither)."""
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    prom = f"{daemon.dir}/drift-metrics.prom"
+    if "--metrics-file" not in daemon.extra_args:
+        daemon.stop()
+        daemon.extra_args += ["--metrics-file", prom]
+        daemon.start()
+    counted = re.compile(r'^fabricd_drift_repairs_total\{kind="bridge"\} (\d+)$', re.M)
+
+    def bridge_repairs():
+        m = counted.search(open(prom).read()) if os.path.exists(prom) else None
+        return int(m.group(1)) if m else 0
+
+    before = bridge_repairs()
+    mark = daemon.mark()
+    pve1.run(["ip", "link", "set", "eth0", "down"])
+    try:
+        daemon.wait_log("not converged; trying again", since=mark, timeout=20)
+        pve1.run(["ip", "link", "set", "vnet100", "down"])
+        time.sleep(0.5)
+        assert "DOWN" in pve1.run(["ip", "-br", "link", "show", "vnet100"]).stdout, \
+            "vnet100 was put back with the underlay down: the case needs failing passes"
+    finally:
+        pve1.run(["ip", "link", "set", "eth0", "up"])
+    log = daemon.wait_log("bridge vnet100: down -> up (drift: changed out of band)",
+                          "converged again after", since=mark, timeout=40)
+    wait_until(lambda: bridge_repairs() == before + 1, timeout=5, interval=0.1,
+               what=f"fabricd_drift_repairs_total{{kind=\"bridge\"}} {before} + 1\n{log}")
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
 def test_a_conflict_does_not_leave_the_node_without_its_guard(fabric):
     """vx100 taken by another owner (its alias changed by hand) blocks every pass with
     a conflict; the guard, deleted meanwhile, must come back all the same (it only

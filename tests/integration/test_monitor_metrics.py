@@ -279,6 +279,35 @@ def test_drift_repair_counted_by_kind(fabric):
     wait_until(counted, timeout=5, interval=0.2, what="drift repair in the metrics")
 
 
+def test_a_refused_definition_is_shown_until_fixed(fabric):
+    """A definition every node refuses is silent otherwise (the old one stays in force):
+    fabricd_definition_in_force goes to 0 and back to 1 when the file is right again.
+    status on the refused file exits 1 and does not claim to have changed nothing."""
+    pve1 = fabric.cluster.node("pve1")
+    d = fabric.daemons["pve1"]
+
+    def in_force():
+        return value(parse(scrape_text(pve1))[0], "fabricd_definition_in_force")
+
+    assert in_force() == 1
+    mark = d.mark()
+    broken = json.loads(json.dumps(fabric.definition))
+    broken["zones"][0]["vnets"][0]["vni"] = 0
+    d.write(broken)
+    try:
+        d.wait_log("the last good definition stays in force", since=mark, timeout=10)
+        wait_until(lambda: in_force() == 0, timeout=5, interval=0.2,
+                   what="fabricd_definition_in_force 0 for a refused definition")
+        res = pve1.fabricd("status", "-c", d.path)
+        assert res.rc == 1 and "definition not valid; fix the errors above" in res.stderr, res
+        assert "nothing was changed" not in res.stderr, res
+    finally:
+        d.write(fabric.definition)
+    d.wait_log("valid again", since=mark, timeout=10)
+    wait_until(lambda: in_force() == 1, timeout=5, interval=0.2,
+               what="fabricd_definition_in_force 1 once the file is right again")
+
+
 def test_a_stalled_client_blocks_nothing(fabric):
     """A client that sends half a request and waits: scrapes and repairs go on."""
     pve1 = fabric.cluster.node("pve1")
