@@ -279,7 +279,8 @@ int metrics_render(const struct metrics_data *d, char **out, size_t *len)
 	fputs(",node=", f);
 	put_label(f, d->node);
 	fputs("} 1\n", f);
-	family(f, "fabricd_fabric_up", "gauge", "1 when the WireGuard fabric device exists and answers (wireguard-go: its socket).");
+	family(f, "fabricd_fabric_up", "gauge",
+	       "1 when the WireGuard fabric device exists and answers (wireguard-go: its socket).");
 	fprintf(f, "fabricd_fabric_up %d\n", d->fabric_present);
 	family(f, "fabricd_fabric_mtu_bytes", "gauge", "MTU of the WireGuard fabric device.");
 	fprintf(f, "fabricd_fabric_mtu_bytes %u\n", d->fabric_mtu);
