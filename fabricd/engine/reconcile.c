@@ -562,13 +562,16 @@ int plan_build_down(struct reconcile *r, const struct observed *have, struct pla
 		bool fabric = !strcmp(l->name, FABRIC_IFNAME);
 		struct op *op;
 
-		if (!link_is_owned(l, r->owner))
+		/* an apply killed between starting wireguard-go and marking the device */
+		if (!link_is_owned(l, r->owner) && !(fabric && have->wg_adopt))
 			continue;
 		if (fabric) {
 			op = plan_add(p, KIND_FABRIC, OP_WG_DESTROY, PHASE_WG_DESTROY, VERB_DELETE,
 				      l->name);
 			if (op)
 				op->u.backend = r->backend;
+			if (op && have->wg_adopt)
+				op_detail(op, "started by fabricd, not yet marked");
 		} else {
 			op = plan_add(p, KIND_LINK, OP_LINK_DELETE, PHASE_DELETE, VERB_DELETE,
 				      l->name);

@@ -329,3 +329,25 @@ def test_sigkill_apply_and_down_at_50_points(make_cluster, record_property):
     res = pve1.fabricd("down", "-c", config, timeout=RUN_TIMEOUT)
     assert res.rc == 0, str(res)
     assert check_clean(pve1, hand) == []
+
+
+def test_down_removes_a_wgfab0_started_by_fabricd_but_not_yet_marked(make_cluster):
+    """An apply killed after it started wireguard-go, before it marked wgfab0: the device
+    has no alias, its wireguard-go is the one fabricd's PID file names. apply adopts it;
+    down (without an apply first) removes it and ends that wireguard-go."""
+    cluster = make_cluster(2)
+    if cluster.wg_backend != "userspace":
+        pytest.skip("the PID file that proves it fabricd's is wireguard-go's")
+    pve1 = cluster.node("pve1")
+    definition = cluster.definition(zones=[zone("za", "secure", [("vnet100", 100)])])
+    config = cluster.write_definition(definition)
+    assert pve1.fabricd("apply", "-c", config).rc == 0
+    pids = wireguard_go(pve1)
+    assert pids, "no wireguard-go after apply"
+    pve1.run(["ip", "link", "set", "dev", "wgfab0", "alias", ""])  # as before the marking
+    assert not pve1.link("wgfab0").get("ifalias"), pve1.link("wgfab0")
+    res = pve1.fabricd("down", "-c", config)
+    assert res.rc == 0, res
+    wait_until(lambda: "wgfab0" not in pve1.links() and not wireguard_go(pve1), timeout=10,
+               what=f"wgfab0 and wireguard-go {pids} gone after down: {res.stdout}")
+    assert pve1.fabricd("down", "-c", config).rc == 0
