@@ -43,41 +43,59 @@ static void plan_print_json(const struct session *s, FILE *f)
 	json_decref(j);
 }
 
+/* The cluster name of a link fabricd made for another cluster than owner's, in name. */
+static bool other_cluster(const struct link_obs *l, const char *owner, char *name, size_t size)
+{
+	const size_t prefix = strlen(OWNER_PREFIX);
+	const char *alias = link_alias(l);
+	size_t len;
+
+	if (strncmp(alias, OWNER_PREFIX, prefix) || link_is_owned(l, owner))
+		return false;
+	len = strcspn(alias + prefix, " "); /* as link_is_owned: only a space ends it */
+	if (!len || len >= size)
+		return false;
+	snprintf(name, size, "%.*s", (int)len, alias + prefix);
+	return name_valid(name);
+}
+
 /*
- * Links fabricd made for another cluster name: the definition's name changed
- * since (down removes only what its cluster owns). Says which name takes them.
+ * Links fabricd made for other cluster names: the definition's name changed
+ * since (down removes only what its cluster owns). Says, for each name, how
+ * many links and which command takes them.
  */
 static void warn_other_clusters(const struct session *s, bool down)
 {
-	const size_t prefix = strlen(OWNER_PREFIX);
-	char other[FABRICD_NAME_MAX + 1] = "";
-	size_t n = 0;
+	const struct link_obs *links = s->have.links.links;
+	char name[FABRICD_NAME_MAX + 1], seen[FABRICD_NAME_MAX + 1];
 
 	for (size_t i = 0; i < s->have.links.n; i++) {
-		const char *alias = link_alias(&s->have.links.links[i]);
-		size_t len;
+		bool earlier = false;
+		size_t n = 0;
 
-		if (strncmp(alias, OWNER_PREFIX, prefix) ||
-		    link_is_owned(&s->have.links.links[i], s->r.owner))
+		if (!other_cluster(&links[i], s->r.owner, name, sizeof(name)))
 			continue;
-		len = strcspn(alias + prefix, " ");
-		if (!len || len > FABRICD_NAME_MAX)
+		for (size_t j = 0; j < s->have.links.n && !earlier; j++) {
+			if (!other_cluster(&links[j], s->r.owner, seen, sizeof(seen)) ||
+			    strcmp(seen, name))
+				continue;
+			earlier = j < i; /* that name was said at its first link */
+			n++;
+		}
+		if (earlier)
 			continue;
-		if (!n++)
-			snprintf(other, sizeof(other), "%.*s", (int)len, alias + prefix);
+		if (down)
+			log_warn("down %s: %zu link%s here belong%s to cluster \"%s\", which this "
+				 "down leaves (another definition's, or this one's before its name "
+				 "changed): fabricd down --cluster %s removes them",
+				 s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", name, name);
+		else /* the conflicts above: names held by what fabricd made under that name */
+			log_error(
+			    "%s: %zu link%s here belong%s to cluster \"%s\": if that was this "
+			    "cluster's name before, run `fabricd down --cluster %s` (it removes "
+			    "them), then apply",
+			    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", name, name);
 	}
-	if (n && down)
-		log_warn(
-		    "down %s: %zu link%s here belong%s to cluster \"%s\", which this down leaves "
-		    "(another definition's, or this one's before its name changed): fabricd down "
-		    "--cluster %s removes them",
-		    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", other, other);
-	else if (n) /* the conflicts above: names held by what fabricd made under that name */
-		log_error(
-		    "%s: %zu link%s here belong%s to cluster \"%s\": if that was this "
-		    "cluster's name before, run `fabricd down --cluster %s` (it removes them), "
-		    "then apply",
-		    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", other, other);
 }
 
 int cmd_plan(const struct options *o)

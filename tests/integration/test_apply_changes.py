@@ -407,7 +407,9 @@ def test_an_owned_device_with_another_vni_is_made_again_once(make_cluster):
 
 def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
     """The definition's cluster name changed after the node was built: down with it
-    removes nothing of the old name's (ownership), and says which command does."""
+    removes nothing of the old name's (ownership), and says which command does, for each
+    name with its own count (here also a link of a still older name; one whose alias has a
+    tab after that name is no cluster's, as ownership reads it: neither counted nor named)."""
     cluster = make_cluster(2)
     definition, path = applied(cluster)
     pve1 = cluster.nodes[0]
@@ -419,14 +421,25 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
         res = pve1.fabricd(command, "-c", renamed)
         assert res.rc == 1 and f"belong to cluster \"{old}\": if that was this cluster's " \
             f"name before, run `fabricd down --cluster {old}`" in res.stderr, res
+    n_old = len(pve1.owned_links(old))
+    for name, alias in (("oldbr1", "fabricd:older"), ("oldbr2", "fabricd:older\tnote")):
+        pve1.run(["ip", "link", "add", name, "type", "bridge"])
+        pve1.run(["ip", "link", "set", name, "alias", alias])
     res = pve1.fabricd("down", "-c", renamed)
     assert res.rc == 0, res
-    assert f"belong to cluster \"{old}\", which this down leaves" in res.stderr and \
-        f"fabricd down --cluster {old} removes them" in res.stderr, res
+    assert f"{n_old} links here belong to cluster \"{old}\", which this down leaves" in \
+        res.stderr and f"fabricd down --cluster {old} removes them" in res.stderr, res
+    assert "1 link here belongs to cluster \"older\"" in res.stderr and \
+        "fabricd down --cluster older removes them" in res.stderr, res
     assert pve1.owned_links() != []
     res = pve1.fabricd("down", "--cluster", old, "-n", pve1.name, "--wg-backend",
                        cluster.wg_backend, node_options=False)
-    assert res.rc == 0 and pve1.owned_links() == [], res
+    assert res.rc == 0 and pve1.owned_links(old) == [], res
+    assert "note" not in res.stderr, res
+    res = pve1.fabricd("down", "--cluster", "older", "-n", pve1.name, "--wg-backend",
+                       cluster.wg_backend, node_options=False)
+    assert res.rc == 0 and pve1.owned_links() == ["oldbr2"], res
+    pve1.run(["ip", "link", "del", "oldbr2"])
 
 
 @pytest.mark.parametrize("name", ["vnet100", "vx100", "vs200", "wgfab0"])
