@@ -359,8 +359,36 @@ static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_o
 }
 
 /* Owned links the definition no longer wants. */
+/*
+ * A bridge that goes with guest ports on it (a vnet removed or renamed): its
+ * guests are left on no bridge, which the kernel does without a word. Says so.
+ */
+static void warn_guest_ports(const struct link_table *links, const struct link_obs *bridge,
+			     const char *owner, struct diag *diag)
+{
+	char names[160] = "";
+	size_t n = 0, len = 0;
+
+	for (size_t i = 0; i < links->n; i++) {
+		const struct link_obs *port = &links->links[i];
+
+		if (port->master != bridge->ifindex || link_is_owned(port, owner))
+			continue;
+		if (n++ < 4 && len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						len ? ", " : "", port->name);
+	}
+	if (n)
+		diag_warn(diag, bridge->name,
+			  "goes (its vnet is not in the definition) with %zu port%s of guests or "
+			  "others on it (%s%s): they are left on no bridge, without network; "
+			  "move them to another vnet's bridge first if they need one",
+			  n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "");
+}
+
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
-			 const struct observed *have, const struct vnet_index *ix, struct plan *p)
+			 const struct observed *have, const struct vnet_index *ix, struct plan *p,
+			 struct diag *diag)
 {
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
@@ -414,6 +442,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 				      : "");
 		else
 			op_detail(op, "not in the definition");
+		if (!strcmp(l->kind, "bridge"))
+			warn_guest_ports(&have->links, l, want->owner, diag);
 		op->ifindex = l->ifindex;
 	}
 	return 0;
@@ -501,7 +531,7 @@ static int step_removals(const struct kind_input *in, struct plan *p)
 
 	if (ret < 0)
 		return ret;
-	ret = plan_removals(in->r, in->want, in->have, &ix, p);
+	ret = plan_removals(in->r, in->want, in->have, &ix, p, in->diag);
 	vnet_index_free(&ix);
 	return ret;
 }

@@ -16,7 +16,7 @@ Each must survive every apply, a vnet removal, a transport switch (with
 --grace 0 and with the default grace) and down, except where the object it
 lives on is removed by design:
   - a removed vnet's bridge goes, so its guest port is detached: the port
-    itself stays;
+    itself stays (plan and apply warn, naming the port);
   - a switched vnet's old VXLAN device goes (at once with --grace 0, after
     the grace otherwise), and entries made on that device go with it;
   - down removes every owned device: guest ports are detached, entries on
@@ -110,6 +110,13 @@ def test_foreign_objects_survive_reapply_vnet_removal_and_down(setup):
     assert res.rc == 0, str(res)
     setup.assert_state("after a second apply", ALL_BRIDGES)
 
+    tap = setup.guests["vnet101"].tap
+    warning = (f"warning: vnet101: goes (its vnet is not in the definition) with 1 port of "
+               f"guests or others on it ({tap}): they are left on no bridge")
+    planned = setup.pve1.fabricd("plan", "-c", setup.cluster.write_definition(
+        setup.cluster.definition(zones=foreign_zones(drop=("vnet101",)))))
+    assert planned.rc == 2 and warning in planned.stderr, planned
+    assert "vnet100" not in planned.stderr and "vnet200" not in planned.stderr, planned
     setup.apply(foreign_zones(drop=("vnet101",)))
     view = setup.assert_state("after removing vnet101", ("vnet100", "vnet200"))
     assert "vnet101" not in view.links and "vx101" not in view.links
