@@ -187,10 +187,14 @@ static bool udp_port_held(uint16_t port, bool skip_ipv4, bool skip_ipv6)
 static void check_listen_port(const struct node_state *want, const struct observed *have,
 			      struct diag *diag)
 {
+	const struct link_obs *wg = link_find(&have->links, FABRIC_IFNAME);
 	uint16_t port = want->fabric.listen_port;
 	bool own_ipv4 = false, own_ipv6 = false;
 
 	if (!port || have->wg_error || (have->wg && have->wg->listen_port == port))
+		return;
+	/* another's wgfab0 (its name's conflict says so) likely holds it: not "another socket" */
+	if (wg && !link_is_owned(wg, want->owner) && !have->wg_adopt)
 		return;
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];

@@ -499,10 +499,23 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 	int ret;
 
 	if (have && !owned_by(have, want->owner)) {
-		log_error("%s: exists but is not owned by %s (comment \"%s\"); fabricd never "
-			  "replaces a table it did not make: remove it (nft delete table %s) "
-			  "or rename it",
-			  OBJECT, want->owner, have->comment, TABLE_NAME);
+		const char *sp = strrchr(have->comment, ' ');
+		size_t prefix = strlen(OWNER_PREFIX);
+
+		/* fabricd's own, under another cluster name: the way out is down --cluster */
+		if (sp && !strncmp(have->comment, OWNER_PREFIX, prefix) &&
+		    sp > have->comment + prefix)
+			log_error("%s: made by fabricd for cluster \"%.*s\", not %s; if that was "
+				  "this cluster's name before, `fabricd down --cluster %.*s` "
+				  "removes it",
+				  OBJECT, (int)(sp - have->comment - prefix),
+				  have->comment + prefix, want->owner,
+				  (int)(sp - have->comment - prefix), have->comment + prefix);
+		else
+			log_error("%s: exists but is not owned by %s (comment \"%s\"); fabricd "
+				  "never replaces a table it did not make: remove it (nft delete "
+				  "table %s) or rename it",
+				  OBJECT, want->owner, have->comment, TABLE_NAME);
 		return -EEXIST;
 	}
 	if (have)

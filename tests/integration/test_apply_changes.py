@@ -421,6 +421,12 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
         res = pve1.fabricd(command, "-c", renamed)
         assert res.rc == 1 and f"belong to cluster \"{old}\": if that was this cluster's " \
             f"name before, run `fabricd down --cluster {old}`" in res.stderr, res
+        # the old name's wgfab0 holds the listen port: not a stranger's socket; the guard
+        # table is the old name's too, which down --cluster removes (no nft by hand)
+        assert "another socket" not in res.stderr, res
+        assert f"nftables table inet fabricd: made by fabricd for cluster \"{old}\", not " \
+            f"fabricd:renamed; if that was this cluster's name before, `fabricd down " \
+            f"--cluster {old}` removes it" in res.stderr, res
     n_old = len(pve1.owned_links(old))
     for name, alias in (("oldbr1", "fabricd:older"), ("oldbr2", "fabricd:older\tnote")):
         pve1.run(["ip", "link", "add", name, "type", "bridge"])
