@@ -24,11 +24,9 @@
  * repaired within a second. The same tick stats the definition file, for file
  * systems that do not support inotify (FUSE, such as Proxmox's /etc/pve).
  *
- * A pass observes from the view it keeps (engine/view.h: the objects the
- * notifications named are read again, everything on ENOBUFS, after a failure
- * and every VIEW_FULL_S), diffs, plans, applies. The notifications caused by
- * its own changes lead to one more pass, which plans nothing and logs
- * nothing; then the loop sleeps.
+ * A pass observes from the view it keeps (engine/view.h), diffs, plans and
+ * applies; the notifications its own changes cause lead to one more pass,
+ * which plans and logs nothing; then the loop sleeps.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -60,7 +58,7 @@
 #include "engine/resolve.h"
 #include "engine/lock.h"
 #include "daemon/monitor.h"
-#include "engine/session.h"
+#include "daemon/wg_hung.h"
 
 #define DEBOUNCE_MS  30
 #define CHECK_MS     500
@@ -100,6 +98,7 @@ struct daemon {
 	struct obs_view view;	    /* the observed state between passes (engine/view.h) */
 	struct converged converged; /* the vnets the last pass found converged */
 	struct node_lock lifetime;  /* one daemon per node (engine/lock.h) */
+	struct wg_hung hung;	    /* since when wgfab0's wireguard-go has not answered */
 };
 
 static long long clock_ms(clockid_t id)
@@ -452,6 +451,7 @@ static int run_pass_locked(struct daemon *d)
 			      cand ? cand : d->cluster) < 0 ||
 	      session_plan(&s) < 0;
 	log_text = captured ? log_capture_end() : NULL;
+	wg_hung_seen(&d->hung, s.r.backend, ret && s.have.wg_error, now_ms());
 	if (ret)
 		return pass_unplanned(d, &s, cand, log_text, reasons);
 	if (log_text)

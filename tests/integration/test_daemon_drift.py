@@ -429,6 +429,33 @@ def test_a_change_made_while_passes_fail_is_repaired_as_drift(fabric):
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
 
 
+def test_a_hung_wireguard_go_is_ended_and_started_again(fabric):
+    """pve1's wireguard-go stopped (SIGSTOP): it does not answer on its socket, and every
+    pass stops at that, a plain zone's repair included. After 15 s without an answer the
+    daemon, which started it, ends it and starts another; all is repaired, guests ping."""
+    if fabric.cluster.wg_backend != "userspace":
+        pytest.skip("wireguard-go only")
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    pid = int(pve1.run(["cat", "/run/wireguard/wgfab0.pid"]).stdout)
+    mark = daemon.mark()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        daemon.wait_log("does not answer", since=mark, timeout=20)
+        pve1.run(["ip", "link", "set", "vnet100", "down"])
+        log = daemon.wait_log(f"its wireguard-go (PID {pid}, started by fabricd) has not "
+                              "answered on its socket for 15 s", since=mark, timeout=40)
+    finally:
+        os.kill(pid, signal.SIGCONT)  # ended by then, or let go when the test failed
+    wait_until(lambda: pve1.run(["cat", "/run/wireguard/wgfab0.pid"], check=False).stdout
+               .strip() not in ("", str(pid)), timeout=20, what="another wireguard-go")
+    wait_until(lambda: "UP" in pve1.run(["ip", "-br", "link", "show", "vnet100"]).stdout,
+               timeout=20, what="vnet100 repaired")
+    for a, b in fabric.guests.values():
+        wait_until(lambda: a.ping(b), timeout=20, what=f"{a.name} -> {b.name}\n{log}")
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
 def test_a_conflict_does_not_leave_the_node_without_its_guard(fabric):
     """vx100 taken by another owner (its alias changed by hand) blocks every pass with
     a conflict; the guard, deleted meanwhile, must come back all the same (it only
