@@ -224,8 +224,7 @@ void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reaso
 	 * start (a retry carries the failed pass's reasons) are drift, and a
 	 * re-created link is one repair with its settings.
 	 */
-	if (!m || (reasons & (REASON_STARTUP | REASON_DEFINITION)) ||
-	    ((reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS))))
+	if (!m || (reasons & (REASON_STARTUP | REASON_DEFINITION)) || report_is_stage(reasons))
 		return;
 	for (size_t i = 0; i < p->n; i++) {
 		struct op_text t;

@@ -3,14 +3,13 @@
  * daemon/probe.c - the data-path probes (see probe.h) and the answers to the
  * peers' probes.
  *
- * Why a thread and not the daemon's epoll loop: a round waits for replies
- * (up to a second per lost probe, and a binary search after a loss), and
+ * Why a thread and not the daemon's epoll loop: a round waits for replies (up
+ * to a second per lost probe, and a binary search after a loss), and
  * answering a peer must not wait for a pass either. One AF_PACKET socket,
- * bound to no device, receives the probe ethertype on every vnet bridge;
- * its ifindex tells which. The loop hands over targets and reads results
- * under a mutex; the thread owns the socket. A round asks a batch of zones
- * at once (measure_batch), so peers that do not answer cost their timeouts
- * once a batch; the state file is daemon/probe_state.c's.
+ * bound to no device, receives the probe ethertype on every vnet bridge; its
+ * ifindex tells which. The loop hands over targets and reads results under a
+ * mutex; the thread owns the socket. A round asks a batch of zones at once
+ * (measure_batch): peers that do not answer cost their timeouts once a batch.
  *
  * Why a frame from the bridge itself and not an ICMP ping: the bridges carry
  * no address (the host stays out of its tenants' networks), and a frame sent
@@ -218,6 +217,29 @@ static bool all_answered(const struct round *rounds, size_t n)
 }
 
 /* Answers and collects until deadline, every round is complete, or the daemon stops. */
+/* The results, written to the state file for `fabricd status`. */
+static void write_snapshot(struct probe *p)
+{
+	struct probe_result *rs;
+	size_t n = probe_results(p, &rs);
+
+	if (rs && p->state_file)
+		probe_state_write(p->state_file, p->t_cluster, p->t_node, p->interval_ms, rs, n,
+				  &p->written);
+	free(rs);
+}
+
+/* A configure changed a path since the thread last looked (it is measured afresh). */
+static bool path_changed(struct probe *p)
+{
+	bool soon;
+
+	pthread_mutex_lock(&p->lock);
+	soon = p->soon;
+	pthread_mutex_unlock(&p->lock);
+	return soon;
+}
+
 static void pump(struct probe *p, struct round *rounds, size_t n, long long deadline)
 {
 	struct pollfd fds[2] = {{.fd = p->sock, .events = POLLIN},
@@ -240,6 +262,10 @@ static void pump(struct probe *p, struct round *rounds, size_t n, long long dead
 				log_debug("probe: eventfd: %s", strerror(errno));
 			if (!n) /* idle: the caller looks at what woke it */
 				return;
+			/* mid-round: a changed path's old result goes now, not at the round's end
+			 */
+			if (path_changed(p))
+				write_snapshot(p);
 		}
 	}
 }
@@ -507,23 +533,10 @@ static size_t batch_len(const struct entry *es, size_t n)
 	return len;
 }
 
-/* The results, written to the state file for `fabricd status`. */
-static void write_snapshot(struct probe *p)
-{
-	struct probe_result *rs;
-	size_t n = probe_results(p, &rs);
-
-	if (rs && p->state_file)
-		probe_state_write(p->state_file, p->t_cluster, p->t_node, p->interval_ms, rs, n,
-				  &p->written);
-	free(rs);
-}
-
 /*
- * The state file is written at the end of a round and, during a long one,
- * at most this often: a round over many zones with peers that do not answer
- * (2 s a zone and peer) would otherwise leave status reading results older
- * than its staleness limit from a daemon that runs.
+ * The state file is written at the end of a round, when a path changes, and
+ * during a long round (2 s a zone and peer that does not answer) this often:
+ * results older than status's staleness limit say a running daemon is gone.
  */
 #define STATE_EVERY_US 5000000LL
 

@@ -526,6 +526,12 @@ bool report_follows_underlay(const struct op *op, unsigned int reasons)
 	       (op->u.link.mask & ~(unsigned int)LINK_SET_NO_ADDRGEN) == LINK_SET_MTU;
 }
 
+bool report_is_stage(unsigned int reasons)
+{
+	return (reasons & REASON_RETIRE) &&
+	       (!(reasons & (REASON_KERNEL | REASON_PEERS)) || (reasons & REASON_RETRY));
+}
+
 void report_plan(const struct plan *p, unsigned int reasons)
 {
 	/*
@@ -534,8 +540,7 @@ void report_plan(const struct plan *p, unsigned int reasons)
 	 * underlay was down is repaired by a retry, and is drift all the same).
 	 */
 	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION));
-	/* a switch stage that fell due: its changes are the stage's, not repairs */
-	bool stage = (reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS));
+	bool stage = report_is_stage(reasons);
 	struct op_index ix = {.p = p};
 
 	if (drift && !stage)

@@ -44,6 +44,12 @@ void report_plan(const struct plan *p, unsigned int reasons);
  * change alone): the node adapting, not drift to repair or count.
  */
 bool report_follows_underlay(const struct op *op, unsigned int reasons);
+/*
+ * A pass for a switch stage that fell due: its changes are the stage's, not
+ * repairs. With kernel changes beside it they may be either, except when a
+ * failed stage pass is retried (its reasons carry what happened meanwhile).
+ */
+bool report_is_stage(unsigned int reasons);
 
 /*
  * The one-line summary after a successful apply, for a new definition, the

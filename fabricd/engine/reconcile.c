@@ -384,7 +384,7 @@ static void warn_guest_ports(const struct link_table *links, const struct link_o
 	}
 	if (n)
 		diag_warn(diag, bridge->name,
-			  "goes (its vnet is not in the definition) with %zu port%s of guests or "
+			  "goes (its vnet is no longer on this node) with %zu port%s of guests or "
 			  "others on it (%s%s): they are left on no bridge, without network; "
 			  "move them to another vnet's bridge first if they need one",
 			  n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "");

@@ -206,6 +206,31 @@ static bool owned_by(const struct firewall_obs *fw, const char *owner)
 	return sp && (size_t)(sp - fw->comment) == n && !strncmp(fw->comment, owner, n);
 }
 
+/*
+ * A table fabricd made under another cluster name ("fabricd:OTHER HASH"): says
+ * so (an error, or a warning), with the command that removes it. False for
+ * any other comment.
+ */
+static bool other_cluster_said(const struct firewall_obs *fw, const char *owner, bool error)
+{
+	const size_t prefix = strlen(OWNER_PREFIX);
+	const char *name = fw->comment + prefix, *sp = strrchr(fw->comment, ' ');
+	int len = sp ? (int)(sp - name) : 0;
+	char text[512];
+
+	if (strncmp(fw->comment, OWNER_PREFIX, prefix) || len <= 0)
+		return false;
+	snprintf(text, sizeof(text),
+		 "%s: made by fabricd for cluster \"%.*s\", not \"%s\"; if that was this "
+		 "cluster's name before, `fabricd down --cluster %.*s` removes it",
+		 OBJECT, len, name, owner + prefix, len, name);
+	if (error)
+		log_error("%s", text);
+	else
+		log_warn("%s", text);
+	return true;
+}
+
 /* What the kernel holds, or will once the ops before have run. */
 struct view {
 	const char *comment, *summary;
@@ -499,19 +524,7 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 	int ret;
 
 	if (have && !owned_by(have, want->owner)) {
-		const char *sp = strrchr(have->comment, ' ');
-		size_t prefix = strlen(OWNER_PREFIX);
-
-		/* fabricd's own, under another cluster name: the way out is down --cluster */
-		if (sp && !strncmp(have->comment, OWNER_PREFIX, prefix) &&
-		    sp > have->comment + prefix)
-			log_error("%s: made by fabricd for cluster \"%.*s\", not %s; if that was "
-				  "this cluster's name before, `fabricd down --cluster %.*s` "
-				  "removes it",
-				  OBJECT, (int)(sp - have->comment - prefix),
-				  have->comment + prefix, want->owner,
-				  (int)(sp - have->comment - prefix), have->comment + prefix);
-		else
+		if (!other_cluster_said(have, want->owner, true))
 			log_error("%s: exists but is not owned by %s (comment \"%s\"); fabricd "
 				  "never replaces a table it did not make: remove it (nft delete "
 				  "table %s) or rename it",
@@ -556,8 +569,9 @@ int firewall_plan_down(const struct firewall_obs *have, struct plan *p)
 		return 0;
 	/* the plan's owner is this cluster's mark, as for links */
 	if (!owned_by(have, p->owner)) {
-		log_warn("%s: not owned by %s (comment \"%s\"): left alone", OBJECT, p->owner,
-			 have->comment);
+		if (!other_cluster_said(have, p->owner, false))
+			log_warn("%s: not owned by %s (comment \"%s\"): left alone", OBJECT,
+				 p->owner, have->comment);
 		return 0;
 	}
 	op = plan_add(p, KIND_GUARD, OP_FIREWALL_DELETE, PHASE_UNGUARD, VERB_DELETE, NULL);

@@ -425,7 +425,7 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
         # table is the old name's too, which down --cluster removes (no nft by hand)
         assert "another socket" not in res.stderr, res
         assert f"nftables table inet fabricd: made by fabricd for cluster \"{old}\", not " \
-            f"fabricd:renamed; if that was this cluster's name before, `fabricd down " \
+            f"\"renamed\"; if that was this cluster's name before, `fabricd down " \
             f"--cluster {old}` removes it" in res.stderr, res
     n_old = len(pve1.owned_links(old))
     for name, alias in (("oldbr1", "fabricd:older"), ("oldbr2", "fabricd:older\tnote")):
@@ -435,6 +435,8 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
     assert res.rc == 0, res
     assert f"{n_old} links here belong to cluster \"{old}\", which this down leaves" in \
         res.stderr and f"fabricd down --cluster {old} removes them" in res.stderr, res
+    assert f"warning: nftables table inet fabricd: made by fabricd for cluster \"{old}\"" \
+        in res.stderr, res
     assert "1 link here belongs to cluster \"older\"" in res.stderr and \
         "fabricd down --cluster older removes them" in res.stderr, res
     assert pve1.owned_links() != []

@@ -26,6 +26,8 @@ a capture on the underlay shows red's traffic as VXLAN on UDP 4789 (plain)
 or only as WireGuard (secure).
 """
 
+import os
+import re
 import time
 from types import SimpleNamespace
 
@@ -204,3 +206,48 @@ def test_max_policy_switch_warns_guests_to_lower_their_mtu(make_cluster):
     wait_until(lambda: guests[0].ping(guests[1], count=3, size=1450 - 28, df=True),
                timeout=10, what="1450 once plain sends")
     stop_daemons(daemons)
+
+
+def drift_repairs(path):
+    """{kind: count} of fabricd_drift_repairs_total in a metrics file ({} before it exists)."""
+    if not os.path.exists(path):
+        return {}
+    return {m.group(1): int(m.group(2)) for m in re.finditer(
+        r'^fabricd_drift_repairs_total\{kind="([^"]+)"\} (\d+)$', open(path).read(), re.M)}
+
+
+def test_a_stage_applied_by_a_retry_is_not_drift(make_cluster):
+    """pve1 switches red to secure (grace 3 s); its underlay goes down before the grace
+    ends, so the stage's pass fails and is retried once the underlay is back. What that
+    retry does is the stage's (the plain device and its guard entry go), never drift:
+    nothing logged as "(drift", nothing counted."""
+    cluster = make_cluster(2)
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)]),
+                                           zone("blue", "secure", [("vnet200", 200)])])
+    pve1 = cluster.node("pve1")
+    prom = f"{cluster.tmpdir}/pve1-drift.prom"
+    daemons = start_daemons(cluster, definition, grace=3, nodes=["pve2"])
+    daemons.update(start_daemons(cluster, definition, grace=3, nodes=["pve1"],
+                                 extra_args=["--metrics-file", prom]))
+    d = daemons["pve1"]
+    try:
+        wait_until(lambda: drift_repairs(prom), timeout=10, what="pve1's metrics file")
+        before = drift_repairs(prom)
+        mark = d.mark()
+        d.set_transport("red", "secure")
+        switched = time.monotonic()
+        wait_until(lambda: pve1.link("vs100"), timeout=10, what="vs100 made")
+        pve1.run(["ip", "link", "set", "eth0", "down"])
+        try:
+            d.wait_log("not converged; trying again", since=mark, timeout=20)
+            time.sleep(max(0.0, switched + 5 - time.monotonic()))  # the stage falls due
+            assert pve1.link("vx100"), "the stage went through with the underlay down"
+        finally:
+            pve1.run(["ip", "link", "set", "eth0", "up"])
+        wait_until(lambda: not pve1.link("vx100"), timeout=40, what="vx100 gone after the grace")
+        d.wait_log("converged again after", since=mark, timeout=20)
+        log = d.log_since(mark)
+        assert "(drift" not in log, log
+        assert drift_repairs(prom) == before, f"{log}\n{drift_repairs(prom)} != {before}"
+    finally:
+        stop_daemons(daemons)

@@ -111,7 +111,7 @@ def test_foreign_objects_survive_reapply_vnet_removal_and_down(setup):
     setup.assert_state("after a second apply", ALL_BRIDGES)
 
     tap = setup.guests["vnet101"].tap
-    warning = (f"warning: vnet101: goes (its vnet is not in the definition) with 1 port of "
+    warning = (f"warning: vnet101: goes (its vnet is no longer on this node) with 1 port of "
                f"guests or others on it ({tap}): they are left on no bridge")
     planned = setup.pve1.fabricd("plan", "-c", setup.cluster.write_definition(
         setup.cluster.definition(zones=foreign_zones(drop=("vnet101",)))))

@@ -508,3 +508,37 @@ def test_the_end_of_a_grace_period_is_measured_at_once(make_cluster):
         assert not shown_as_ok, f"status showed the path as ok after the grace ended: {shown_as_ok}"
     finally:
         stop_daemons(daemons)
+
+
+def test_a_changed_path_leaves_the_file_while_a_round_runs(make_cluster):
+    """pve3's daemon stopped: it answers no probe, so each round of pve1's waits seconds for
+    it. Zone red's MTU changes meanwhile: its old results (at the old MTU) leave the state
+    file at once, not when the round under way ends (until 2026-12-06: up to 5 s)."""
+    cluster = make_cluster(3)
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)]),
+                                           zone("blue", "plain", [("vnet200", 200)])])
+    daemons = {}
+    try:
+        daemons = probing_daemons(cluster, definition, grace=3, interval=1)
+        d = daemons["pve1"]
+        wait_until(lambda: zone_probe(cluster, d, "red"), timeout=20, what="red measured")
+        daemons["pve3"].stop()
+        time.sleep(3)  # rounds that wait for pve3 now
+        lowered = json.loads(json.dumps(definition))
+        lowered["zones"][0]["mtu"] = 1300
+        mark = d.mark()
+        d.write(lowered)
+        d.wait_log("zone red: MTU 1390 -> 1300", since=mark, timeout=10)
+        changed = time.monotonic()
+        path = f"{cluster.tmpdir}/pve1.probe"
+        old = []
+        while time.monotonic() - changed < 5:
+            with open(path) as f:
+                results = json.load(f)["probes"]
+            if time.monotonic() - changed > 0.5:
+                old += [r for r in results if r["zone"] == "red" and r["mtu"] == 1390]
+            time.sleep(0.1)
+        assert not old, f"red's results at the old MTU still in the file: {old[:2]}"
+        assert [r for r in results if r["zone"] == "blue"], f"blue's results went: {results}"
+    finally:
+        stop_daemons(daemons)

@@ -450,7 +450,8 @@ static void ref_report_drift(const struct plan *p, const struct op *op)
 static void ref_report_plan(const struct plan *p, unsigned int reasons)
 {
 	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION));
-	bool stage = (reasons & REASON_RETIRE) && !(reasons & (REASON_KERNEL | REASON_PEERS));
+	bool stage = (reasons & REASON_RETIRE) &&
+		     (!(reasons & (REASON_KERNEL | REASON_PEERS)) || (reasons & REASON_RETRY));
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
