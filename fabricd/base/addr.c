@@ -103,6 +103,13 @@ bool ip_addr_is_link_local(const struct ip_addr *a)
 	return a->family == AF_INET6 && a->bytes[0] == 0xfe && (a->bytes[1] & 0xc0) == 0x80;
 }
 
+bool ip_addr_is_v4mapped(const struct ip_addr *a)
+{
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	return a->family == AF_INET6 && !memcmp(a->bytes, v4mapped, sizeof(v4mapped));
+}
+
 struct ip_prefix ip_prefix_network(const struct ip_prefix *p)
 {
 	struct ip_prefix n = *p;

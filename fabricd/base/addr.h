@@ -39,6 +39,8 @@ bool ip_prefix_contains(const struct ip_prefix *p, const struct ip_addr *a);
 const char *ip_addr_unusable(const struct ip_addr *a);
 /* An IPv6 link-local address (fe80::/10). */
 bool ip_addr_is_link_local(const struct ip_addr *a);
+/* An IPv4-mapped IPv6 address (::ffff:a.b.c.d): the kernel's sockets take it as IPv4. */
+bool ip_addr_is_v4mapped(const struct ip_addr *a);
 /* p with the host bits of its address cleared: "10.255.0.1/24" is "10.255.0.0/24". */
 struct ip_prefix ip_prefix_network(const struct ip_prefix *p);
 /* Host route length: 32 or 128. */

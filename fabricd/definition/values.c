@@ -118,10 +118,7 @@ void config_parse_addr(struct config_report *r, const char *path, const char *s,
 	char q[CONFIG_VALUE_LEN], bare[CONFIG_VALUE_LEN], qb[CONFIG_VALUE_LEN];
 	const char *slash = strchr(s, '/');
 
-	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
-	if (ip_addr_parse(s, out) == 0 &&
-	    !(out->family == AF_INET6 && !memcmp(out->bytes, v4mapped, sizeof(v4mapped))))
+	if (ip_addr_parse(s, out) == 0 && !ip_addr_is_v4mapped(out))
 		return;
 	config_quote(s, q, sizeof(q));
 	if (out->family == AF_INET6) {
@@ -276,6 +273,14 @@ void config_parse_endpoint(struct config_report *r, const char *path, const char
 				     "%s: only an IPv6 address goes in brackets; write an IPv4 "
 				     "address or host name without them",
 				     q);
+			return;
+		}
+		if (ip_addr_is_v4mapped(&a)) {
+			/* as for underlay: WireGuard and the guard take it as the IPv4 one */
+			config_error(r, path,
+				     "%s is an IPv4-mapped IPv6 address; write the IPv4 address: "
+				     "\"%u.%u.%u.%u:%u\"",
+				     q, a.bytes[12], a.bytes[13], a.bytes[14], a.bytes[15], port);
 			return;
 		}
 	} else if (ip_addr_parse(host, &a) < 0 && !hostname_valid(host)) {
