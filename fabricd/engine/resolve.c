@@ -14,6 +14,7 @@
 struct name_entry {
 	char host[FABRICD_HOST_MAX + 1];
 	char port[8];
+	int family;		      /* asked for: AF_INET, or AF_UNSPEC (either) */
 	struct sockaddr_storage addr; /* family 0: no answer (yet) */
 	long long refresh_ms;	      /* CLOCK_MONOTONIC: ask again from then */
 	bool pending, answered, warned;
@@ -35,14 +36,15 @@ static long long mono_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static struct name_entry *entry_get(const char *host, uint16_t port)
+static struct name_entry *entry_get(const char *host, uint16_t port, int family)
 {
 	struct name_entry *e, **grown;
 	char p[8];
 
 	snprintf(p, sizeof(p), "%u", port);
 	for (size_t i = 0; i < cache.n; i++) {
-		if (!strcmp(cache.v[i]->host, host) && !strcmp(cache.v[i]->port, p))
+		if (!strcmp(cache.v[i]->host, host) && !strcmp(cache.v[i]->port, p) &&
+		    cache.v[i]->family == family)
 			return cache.v[i];
 	}
 	e = calloc(1, sizeof(*e));
@@ -55,6 +57,7 @@ static struct name_entry *entry_get(const char *host, uint16_t port)
 	cache.v[cache.n++] = e;
 	snprintf(e->host, sizeof(e->host), "%s", host);
 	snprintf(e->port, sizeof(e->port), "%s", p);
+	e->family = family;
 	return e;
 }
 
@@ -65,6 +68,7 @@ static int entry_start(struct name_entry *e)
 	int ret;
 
 	memset(&e->hints, 0, sizeof(e->hints));
+	e->hints.ai_family = e->family;
 	e->hints.ai_socktype = SOCK_DGRAM;
 	e->hints.ai_flags = AI_NUMERICSERV;
 	memset(&e->req, 0, sizeof(e->req));
@@ -102,9 +106,15 @@ static bool entry_finish(struct name_entry *e)
 		/* an earlier answer stays in use until a lookup gives another */
 		if (!e->warned)
 			log_warn(
-			    "peer endpoint %s: does not resolve (%s); the peer is added without "
+			    "peer endpoint %s: does not resolve%s (%s); the peer is added without "
 			    "an endpoint and is reached once it contacts this node",
-			    e->host, err ? gai_strerror(err) : "no address");
+			    e->host,
+			    e->family == AF_INET
+				? " to an IPv4 address (the fabric's MTU is WireGuard over IPv4's, "
+				  "as the underlay addresses are; an IPv6 endpoint needs 20 bytes "
+				  "more: give it as a literal, \"[v6]:port\")"
+				: "",
+			    err ? gai_strerror(err) : "no address");
 		e->warned = true;
 		e->refresh_ms = mono_ms() + RESOLVE_RETRY_S * 1000LL;
 	}
@@ -137,6 +147,8 @@ static void wait_for(struct name_entry **list, size_t n, long long deadline_ms)
 
 void resolve_endpoints(struct node_state *want, int wait_ms)
 {
+	/* an MTU computed for WireGuard over IPv4 has no room for IPv6's 20 bytes more */
+	int family = want->wg_family == AF_INET ? AF_INET : AF_UNSPEC;
 	struct name_entry *fresh[64];
 	size_t n_fresh = 0;
 	long long now = mono_ms();
@@ -147,7 +159,7 @@ void resolve_endpoints(struct node_state *want, int wait_ms)
 
 		if (dp->endpoint_addr.family || !dp->endpoint_host[0])
 			continue;
-		e = entry_get(dp->endpoint_host, dp->endpoint_port);
+		e = entry_get(dp->endpoint_host, dp->endpoint_port, family);
 		if (!e)
 			continue;
 		if (e->pending)
@@ -168,7 +180,8 @@ void resolve_endpoints(struct node_state *want, int wait_ms)
 			ip_addr_to_sockaddr(&dp->endpoint_addr, dp->endpoint_port, &dp->endpoint);
 			continue;
 		}
-		if (!dp->endpoint_host[0] || !(e = entry_get(dp->endpoint_host, dp->endpoint_port)))
+		if (!dp->endpoint_host[0] ||
+		    !(e = entry_get(dp->endpoint_host, dp->endpoint_port, family)))
 			continue;
 		if (e->pending && !e->answered && !e->warned) {
 			log_warn(

@@ -86,3 +86,30 @@ def test_dead_resolver_does_not_stall_the_daemon(make_cluster):
         assert daemon.log().count(f"peer endpoint {NAME}") == 1, "said once, not per pass"
     finally:
         daemon.stop()
+
+
+def test_a_name_resolves_to_the_family_the_mtu_is_for(make_cluster):
+    """An IPv4 cluster's MTU is WireGuard over IPv4's: an endpoint name is resolved to an
+    IPv4 address only (an IPv6 one needs 20 bytes more: every guest frame near the zone
+    MTU, and with two such names all traffic, was lost). A name with only an IPv6
+    address leaves the peer without an endpoint, and says why."""
+    cluster = make_cluster(2)
+    pve1 = cluster["pve1"]
+    hosts = f"{cluster.tmpdir}/pve1-hosts"
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 localhost\n2001:db8:99::12 pve2.both.test\n"
+                "192.0.2.12 pve2.both.test\n2001:db8:99::12 pve2.v6only.test\n")
+    pve1.run(["mount", "--bind", hosts, "/etc/hosts"])
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
+    for name, endpoint in (("pve2.both.test", "192.0.2.12:51820"), ("pve2.v6only.test", None)):
+        definition["nodes"][1]["endpoint"] = f"{name}:51820"
+        path = cluster.write_definition(definition)
+        res = pve1.fabricd("apply", "-c", path)
+        assert res.rc == 0, res
+        peers = pve1.run(["wg", "show", "wgfab0", "endpoints"]).stdout
+        assert pve1.link("wgfab0")["mtu"] == 1440, pve1.link("wgfab0")
+        if endpoint:
+            assert "192.0.2.12:51820" in peers and "2001:db8" not in peers, peers
+        else:
+            assert "2001:db8" not in peers, peers
+            assert f"peer endpoint {name}: does not resolve to an IPv4 address" in res.stderr, res
