@@ -117,14 +117,20 @@ static const struct value_option {
 };
 #define N_VALUE_OPTIONS (sizeof(value_options) / sizeof(value_options[0]))
 
-static void set_value_option(struct options *o, const struct value_option *v, char *arg)
+static int set_value_option(struct options *o, const struct value_option *v, char *arg)
 {
 	char *field = (char *)o + v->offset;
 
-	if (v->has_arg == no_argument)
+	if (v->has_arg == no_argument) {
 		*(bool *)field = true;
-	else
+	} else if (!arg[0]) {
+		/* an unset shell variable: "--key-file $KEY" would name no file */
+		log_error("--%s \"\": give a value", v->name);
+		return -1;
+	} else {
 		*(const char **)field = arg;
+	}
+	return 0;
 }
 
 /* Seconds, fractions allowed (tests probe faster); 0 turns the probe rounds off. */
@@ -208,6 +214,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->config = optarg;
+			o->config_given = true;
 			break;
 		case 'n':
 			o->node = optarg;
@@ -215,6 +222,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_WG_BACKEND:
 			if (parse_wg_backend(optarg, &o->wg_backend) < 0)
 				return -1;
+			o->wg_backend_given = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -247,7 +255,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			exit(0);
 		default:
 			if (c >= OPT_VALUE_BASE && c < OPT_VALUE_BASE + (int)N_VALUE_OPTIONS) {
-				set_value_option(o, &value_options[c - OPT_VALUE_BASE], optarg);
+				if (set_value_option(o, &value_options[c - OPT_VALUE_BASE],
+						     optarg) < 0)
+					return -1;
 				o->key_file_given |= value_options[c - OPT_VALUE_BASE].offset ==
 						     offsetof(struct options, key_file);
 				break;
@@ -270,6 +280,12 @@ static bool reads_definition_only(const char *name)
 	return false;
 }
 
+/* genkey and pubkey: a key in, a key out; no definition, node or backend. */
+static bool key_command(const char *name)
+{
+	return !strcmp(name, "genkey") || !strcmp(name, "pubkey");
+}
+
 /*
  * A command given an argument or --json it does not read fails rather than
  * ignoring it: "check FILE" would otherwise check the default file.
@@ -277,9 +293,13 @@ static bool reads_definition_only(const char *name)
 static bool reads_what_was_given(const char *name, unsigned int reads, const struct options *o)
 {
 	if (o->argc > 0 && !(reads & TAKES_ARGS)) {
-		log_error("%s: unexpected argument \"%s\": %s takes options only (the definition "
-			  "with -c FILE, the node with -n NODE); see fabricd --help",
-			  name, o->argv[0], name);
+		log_error("%s: unexpected argument \"%s\": %s takes options only (%s); see "
+			  "fabricd --help",
+			  name, o->argv[0], name,
+			  !strcmp(name, "genkey") ? "it prints a new private key"
+			  : !strcmp(name, "pubkey")
+			      ? "the private key from stdin or --key-file"
+			      : "the definition with -c FILE, the node with -n NODE");
 		return false;
 	}
 	if (o->json && !(reads & WRITES_JSON)) {
@@ -330,6 +350,13 @@ static bool options_fit(const char *name, const struct options *o)
 		    "genkey: --key-file is not read by genkey; it prints the key: write the "
 		    "file with (umask 077; fabricd genkey > FILE), or let `fabricd join` make "
 		    "it");
+		return false;
+	}
+	if (key_command(name) &&
+	    (o->config_given || o->node || o->wg_backend_given || o->cluster_name)) {
+		log_error("%s: -c, -n, --wg-backend and --cluster are not read by %s: it reads "
+			  "%s and prints a key",
+			  name, name, strcmp(name, "genkey") ? "a private key" : "nothing");
 		return false;
 	}
 	if (o->cluster_name && strcmp(name, "init") && strcmp(name, "down")) {

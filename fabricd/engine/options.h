@@ -27,7 +27,7 @@ struct options {
 	bool verbose;
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
 	/* given on the command line, not the default (a command that ignores them refuses) */
-	bool grace_given, probe_interval_given, key_file_given;
+	bool grace_given, probe_interval_given, key_file_given, config_given, wg_backend_given;
 	unsigned int lock_wait; /* --lock-wait: seconds a writer waits for the node lock */
 	/* init / join */
 	const char *cluster_name;  /* --cluster */

@@ -303,7 +303,8 @@ def test_unexpected_argument_is_an_error(fabricd, repo, args):
 
 @pytest.mark.parametrize("command", ["apply", "down", "run", "set-transport", "genkey"])
 def test_json_where_there_is_none_is_an_error(fabricd, repo, command):
-    r = run(fabricd, command, "-c", repo / "examples" / "minimal-2node.json", "--json")
+    definition = [] if command == "genkey" else ["-c", repo / "examples" / "minimal-2node.json"]
+    r = run(fabricd, command, *definition, "--json")
     assert r.returncode == 1, r
     assert f"{command}: --json is not an output of {command}" in r.stderr, r.stderr
 
@@ -386,6 +387,26 @@ def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, me
     """README: a command refuses an argument it does not read rather than ignoring it."""
     r = run(fabricd, args[0], "-c", repo / "examples" / "minimal-2node.json", *args[1:])
     assert r.returncode == 1 and message in r.stderr, r
+
+
+@pytest.mark.parametrize("args,message", [
+    (["genkey", "-c", "x"], "genkey: -c, -n, --wg-backend and --cluster are not read by genkey: "
+     "it reads nothing and prints a key"),
+    (["pubkey", "-n", "pve1"], "pubkey: -c, -n, --wg-backend and --cluster are not read by "
+     "pubkey: it reads a private key and prints a key"),
+    (["pubkey", "--wg-backend", "kernel"], "pubkey: -c, -n, --wg-backend and --cluster"),
+    (["genkey", "--cluster", "lab"], "genkey: -c, -n, --wg-backend and --cluster"),
+    (["pubkey", "--key-file", ""], "--key-file \"\": give a value"),
+    (["plan", "--psk-dir", ""], "--psk-dir \"\": give a value"),
+    (["genkey", "extra"], "genkey takes options only (it prints a new private key)"),
+    (["pubkey", "extra"], "pubkey takes options only (the private key from stdin or --key-file)"),
+], ids=["genkey-c", "pubkey-n", "pubkey-backend", "genkey-cluster", "empty-key-file",
+        "empty-psk-dir", "genkey-arg", "pubkey-arg"])
+def test_key_commands_refuse_what_they_do_not_read(fabricd, args, message):
+    """genkey and pubkey read no definition, node or backend: given one, they refuse it
+    (they ignored it); an empty option value is refused, not taken for a file."""
+    r = run(fabricd, *args)
+    assert r.returncode == 1 and message in r.stderr and r.stdout == "", r
 
 
 def test_messages_for_odd_input(fabricd, minimal, tmp_path):
