@@ -262,8 +262,7 @@ static void pump(struct probe *p, struct round *rounds, size_t n, long long dead
 				log_debug("probe: eventfd: %s", strerror(errno));
 			if (!n) /* idle: the caller looks at what woke it */
 				return;
-			/* mid-round: a changed path's old result goes now, not at the round's end
-			 */
+			/* mid-round: a changed path's old result goes now */
 			if (path_changed(p))
 				write_snapshot(p);
 		}

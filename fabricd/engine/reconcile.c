@@ -362,7 +362,6 @@ static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_o
 	return false;
 }
 
-/* Owned links the definition no longer wants. */
 /*
  * A bridge that goes with guest ports on it (a vnet removed or renamed): its
  * guests are left on no bridge, which the kernel does without a word. Says so.
@@ -390,6 +389,7 @@ static void warn_guest_ports(const struct link_table *links, const struct link_o
 			  n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "");
 }
 
+/* Owned links the definition no longer wants. */
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
 			 const struct observed *have, const struct vnet_index *ix, struct plan *p,
 			 struct diag *diag)
