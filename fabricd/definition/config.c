@@ -58,9 +58,8 @@ static void path_put(char *out, size_t *at, const char *s)
 }
 
 /*
- * "parent.key"; a key that would make the path ambiguous is quoted:
- * parent["a.b"]. Without printf: every field of every vnet gets a path,
- * and the daemon reads a thousand vnets again on every change.
+ * "parent.key", or parent["a.b"] where a key would be ambiguous. Without printf:
+ * every field of every vnet gets a path, read again on every change.
  */
 static void path_key(char *out, const char *parent, const char *key)
 {
@@ -204,9 +203,8 @@ static const char *key_guess(const char *key, const char *const *allowed)
 }
 
 /*
- * Every key of obj must be one of allowed. Only an unknown key costs more
- * than a compare: a definition of a thousand vnets is a thousand objects,
- * read again on every change the daemon sees.
+ * Every key of obj must be one of allowed. Only an unknown key costs more than
+ * a compare: a thousand vnets are a thousand objects, read on every change.
  */
 static void check_keys(struct config_loader *l, json_t *obj, const char *path,
 		       const char *const *allowed)
@@ -681,6 +679,13 @@ static void load_root(struct config_loader *l, json_t *root)
 	config_load_sdn_dir(l, root);
 }
 
+static bool only_whitespace(const char *buf, size_t len)
+{
+	while (len && memchr(" \t\r\n", *buf, 4))
+		buf++, len--;
+	return !len;
+}
+
 /* source names the input in syntax errors: the file, or "<input>". */
 static int load(const char *buf, size_t len, const char *source, struct cluster **out,
 		struct diag *diag)
@@ -699,7 +704,13 @@ static int load(const char *buf, size_t len, const char *source, struct cluster 
 			     "the file without one (UTF-8 without BOM)");
 		return -EINVAL;
 	}
-	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (only_whitespace(buf, len)) {
+		config_error(&l.r, source,
+			     "is empty; a definition is one JSON object {\"version\": 1, ...}");
+		return -EINVAL;
+	}
+	/* any value: "null" is valid JSON, just not a definition (load_root says so) */
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!root) {
 		config_path(where, "%s:%d:%d", source, jerr.line, jerr.column);
 		config_error(&l.r, where,

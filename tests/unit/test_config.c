@@ -159,6 +159,9 @@ static const struct tcase cases[] = {
     BAD("vnet name missing", "zones[0].vnets[0].name", "missing", VNET0, "{"),
     BAD("vnet vni missing", "zones[1].vnets[0].vni", "missing", ", \"vni\": 200", ""),
     TEXT("top level array", "[1, 2]", "(top level)", "is an array"),
+    TEXT("empty", " \n", "<input>", "is empty; a definition is one JSON object"),
+    TEXT("top level null", "null", "(top level)", "is null; a definition is one JSON object"),
+    TEXT("top level string", "\"x\"", "(top level)", "is a string; a definition is one JSON"),
     /* names */
     BAD("node name upper", "nodes[0].name", "\"PVE1\" is not a valid node name", "\"pve1\",",
 	"\"PVE1\","),
@@ -403,7 +406,7 @@ static const struct tcase cases[] = {
 	"\"cluster\": \"lab\",,"),
     BAD("duplicate key", "<input>:1:", "duplicate object key", "\"version\": 1,",
 	"\"version\": 1, \"version\": 1,"),
-    TEXT("empty text", "", "<input>:", "invalid JSON"),
+    TEXT("empty text", "", "<input>", "is empty; a definition is one JSON object"),
     BAD("nul escape", "<input>:1:", "invalid JSON", "\"lab\"", "\"l\\u0000b\""),
 };
 
