@@ -133,6 +133,18 @@ static int set_value_option(struct options *o, const struct value_option *v, cha
 	return 0;
 }
 
+/* -c FILE. 0, or -1 (said) for an empty one. */
+static int take_config(struct options *o, const char *arg)
+{
+	if (!arg[0]) {
+		log_error("-c \"\": give the definition file's path");
+		return -1;
+	}
+	o->config = arg;
+	o->config_given = true;
+	return 0;
+}
+
 /* Seconds, fractions allowed (tests probe faster); 0 turns the probe rounds off. */
 static int parse_probe_interval(const char *text, unsigned int *ms)
 {
@@ -209,12 +221,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, "c:n:vh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (!optarg[0]) {
-				log_error("-c \"\": give the definition file's path");
+			if (take_config(o, optarg) < 0)
 				return -1;
-			}
-			o->config = optarg;
-			o->config_given = true;
 			break;
 		case 'n':
 			o->node = optarg;

@@ -700,13 +700,11 @@ static int load(const char *buf, size_t len, const char *source, struct cluster 
 	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
 		/* jansson's text for it quotes an invisible character */
 		config_error(&l.r, source,
-			     "starts with a UTF-8 byte order mark, which JSON does not allow; save "
-			     "the file without one (UTF-8 without BOM)");
+			     "starts with a UTF-8 byte order mark; save it as UTF-8 without BOM");
 		return -EINVAL;
 	}
 	if (only_whitespace(buf, len)) {
-		config_error(&l.r, source,
-			     "is empty; a definition is one JSON object {\"version\": 1, ...}");
+		config_error(&l.r, source, "is empty; a definition is one JSON object");
 		return -EINVAL;
 	}
 	/* any value: "null" is valid JSON, just not a definition (load_root says so) */
