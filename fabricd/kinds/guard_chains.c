@@ -177,6 +177,9 @@ static void input_chains(struct chain_out *o, const struct firewall_chain_params
 	chain_begin(o, CHAIN_WIREGUARD_IN, NULL, NULL, NULL, 0);
 	rule(o, "accept", "ip saddr @wireguard_peers_ip accept");
 	rule(o, "accept", "ip6 saddr @wireguard_peers_ip6 accept");
+	if (p->wg_any_family)
+		rule(o, "accept", "meta nfproto %s accept",
+		     p->wg_any_family == AF_INET6 ? "ipv6" : "ipv4");
 	rule(o, "drop", "counter name \"%s\" drop", firewall_counter_names[FW_DROP_WIREGUARD]);
 	chain_end(o);
 }

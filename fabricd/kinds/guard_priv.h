@@ -83,6 +83,9 @@ struct firewall_chain_params {
 	int underlay_family, fabric_family;
 	unsigned secure_port, listen_port;
 	bool carry; /* an EVPN vnet is here: the chains that carry its VXLAN */
+	/* this family's WireGuard from any address: the node's endpoint is of it, the
+	 * underlay not, so its peers come from addresses no definition has (0: none) */
+	int wg_any_family;
 };
 
 /* Every rule's comment: this, then 6 hex digits of its text's hash. */

@@ -39,6 +39,7 @@ struct spec {
 	struct firewall_elems fabric_members;  /* "addr . vni", the fabric prefix's family */
 	struct firewall_elems node_vnis;       /* "vni": every vnet of this node */
 	int fabric_family;
+	int wg_any_family; /* WireGuard of this family from anywhere (firewall_chain_params) */
 };
 
 static void spec_free(struct spec *s)
@@ -277,6 +278,21 @@ static int add_member_pairs(struct spec *s, const struct node_state *want, const
 }
 
 /* sealed: false for the table a switching pass loads before its links change */
+/*
+ * The family of this node's endpoint literal where it is not its underlay's
+ * (an IPv6 endpoint in an IPv4 cluster): its peers reach it from their own
+ * addresses of that family, which no definition has. 0 otherwise.
+ */
+static int own_endpoint_family(const struct cluster *c, size_t self)
+{
+	const struct node *n = &c->nodes[self];
+	struct ip_addr a;
+
+	if (!(n->flags & NODE_HAS_ENDPOINT) || ip_addr_parse(n->endpoint_host, &a) < 0)
+		return 0;
+	return a.family != n->underlay.family ? a.family : 0;
+}
+
 static int spec_build(const struct node_state *want, bool sealed, struct spec *s)
 {
 	const struct cluster *c = want->cluster;
@@ -290,6 +306,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	s->listen_port = want->fabric.listen_port;
 	s->carry = want->carry;
 	s->fabric_family = c->fabric.prefix.addr.family;
+	s->wg_any_family = own_endpoint_family(c, want->self);
 	for (size_t i = 0; !ret && i < want->n_vnets; i++) {
 		pairs[i] = (uint8_t)vnet_pairs(&want->vnets[i], sealed);
 		ret = add_vnet_vnis(s, &want->vnets[i], sealed);
@@ -352,7 +369,8 @@ static struct firewall_chain_params chain_params(const struct spec *s)
 					      .fabric_family = s->fabric_family,
 					      .secure_port = s->secure_port,
 					      .listen_port = s->listen_port,
-					      .carry = s->carry};
+					      .carry = s->carry,
+					      .wg_any_family = s->wg_any_family};
 }
 
 /* The table body; counter values from carry when given, comment when given. */

@@ -605,3 +605,39 @@ def test_a_table_fabricd_did_not_make_is_never_replaced(make_cluster):
     res = pve1.fabricd("down", "-c", path)
     assert res.rc == 0, res
     assert "fabricd" in nft(pve1, "list", "tables").stdout, "down removed a foreign table"
+
+
+def test_a_node_reached_at_an_ipv6_endpoint_in_an_ipv4_cluster(make_cluster):
+    """README, MTU: where pve3's endpoint is an IPv6 literal in an IPv4 cluster, its peers
+    reach it over IPv6, from their own IPv6 addresses, which no definition has: pve3's
+    guard takes WireGuard over IPv6 from anywhere (it dropped all of it, and pve3 was cut
+    off where IPv4 did not reach it; WireGuard authenticates what it takes)."""
+    cluster = make_cluster(3)
+    if cluster.family != 4:
+        pytest.skip("an IPv4 cluster")
+    pve1, pve2, pve3 = cluster.nodes
+    for n in cluster.nodes:
+        n.run(["ip", "addr", "add", f"2001:db8:6::{10 + n.index}/64", "dev", "eth0", "nodad"])
+    # the underlay carries no IPv4 between pve1 and pve3: only pve3's endpoint reaches it
+    cluster.switch.run(["nft", "-f", "-"], input=(
+        "table bridge fabtest_cutv4 { chain forward { type filter hook forward priority 0;\n"
+        f"ip saddr {pve1.underlay} ip daddr {pve3.underlay} drop\n"
+        f"ip saddr {pve3.underlay} ip daddr {pve1.underlay} drop\n}}\n}}\n"))
+    definition = cluster.definition(zones=[zone("blue", "secure", [("vnet200", 200)])])
+    definition["nodes"][2]["endpoint"] = "[2001:db8:6::13]:51820"
+    path = cluster.write_definition(definition)
+    cluster.apply_all(path)
+    wireguard_in = nft(pve3, "list", "chain", "inet", "fabricd", "wireguard_in").stdout
+    assert "meta nfproto ipv6 accept" in wireguard_in, wireguard_in
+    assert "meta nfproto" not in nft(pve1, "list", "chain", "inet", "fabricd",
+                                     "wireguard_in").stdout
+    b1 = cluster.add_guest(pve1, "vnet200", "10.2.0.1/24")
+    b3 = cluster.add_guest(pve3, "vnet200", "10.2.0.3/24")
+    wait_until(lambda: b1.ping(b3), timeout=25, what="pve1's guest -> pve3's, over IPv6")
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 0, res
+    # pve3 learned pve1's IPv6 address from its packets (roaming): what a one-shot plan
+    # shows as a change of the endpoint, and only that (the guard is in sync)
+    res = pve3.fabricd("plan", "-c", path)
+    assert res.rc in (0, 2) and all(line.startswith("~ peer pve1: change (endpoint [2001:db8:6")
+                                    for line in res.stdout.splitlines()), res
