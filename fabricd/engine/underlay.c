@@ -131,13 +131,20 @@ void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t 
 	char a[IP_ADDR_STRLEN];
 	int ret;
 
+	ret = route_get(rtnl, own, &hop);
+	if (ret == 0 && hop.local) {
+		/* the warning's last word: an IPv6 address is local only after DAD */
+		if (ip_addr_equal(own, &warned))
+			log_info("nodes[%zu].underlay: %s is an address of this host now", self,
+				 ip_addr_str(own, a, sizeof(a)));
+		memset(&warned, 0, sizeof(warned));
+		return;
+	}
 	if (ip_addr_equal(own, &warned))
 		return;
-	ret = route_get(rtnl, own, &hop);
-	if (ret == 0 && hop.local)
-		return;
 	warned = *own;
-	log_warn("nodes[%zu].underlay: %s is not an address of this host, yet node %s's plain "
+	log_warn("nodes[%zu].underlay: %s is not an address of this host (or not yet: an IPv6 "
+		 "address is while duplicate address detection runs), yet node %s's plain "
 		 "VXLAN devices send from it and the other nodes accept its traffic only from "
 		 "it: correct the address in the definition, give this host that address, or "
 		 "name this host's node with -n",
