@@ -268,6 +268,13 @@ void config_parse_endpoint(struct config_report *r, const char *path, const char
 		return;
 	}
 	if (s[0] == '[') {
+		if (strchr(host, '%')) {
+			config_error(r, path,
+				     "%s: a scoped IPv6 address (%%interface) is link-local, which "
+				     "cannot reach another node's WireGuard; give a global address",
+				     q);
+			return;
+		}
 		if (ip_addr_parse(host, &a) < 0 || a.family != AF_INET6) {
 			config_error(r, path,
 				     "%s: only an IPv6 address goes in brackets; write an IPv4 "

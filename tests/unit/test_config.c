@@ -358,6 +358,8 @@ static const struct tcase cases[] = {
 	"{\"endpoint\": \"192.0.2.256:1\", \"name\": \"pve2\","),
     BAD("endpoint name in brackets", "nodes[1].endpoint", "only an IPv6 address goes in brackets",
 	NODE1, "{\"endpoint\": \"[pve2]:1\", \"name\": \"pve2\","),
+    BAD("endpoint scoped", "nodes[1].endpoint", "a scoped IPv6 address (%interface) is link-local",
+	NODE1, "{\"endpoint\": \"[fe80::1%eth0]:51820\", \"name\": \"pve2\","),
     BAD("endpoint v4-mapped", "nodes[1].endpoint",
 	"\"[::ffff:192.0.2.112]:51820\" is an IPv4-mapped IPv6 address; write the IPv4 address: "
 	"\"192.0.2.112:51820\"",
