@@ -42,6 +42,8 @@ echo "VM: kernel $(uname -r) ($(uname -v))"
 # (nft expressions, ...) the kernel loads on demand through /sbin/modprobe.
 modprobe -a wireguard vxlan bridge veth tun nf_tables || echo "VM: modprobe failed for some module"
 ip link set lo up
+# a host name, as every real host has: FRR refuses its "(none)", and with it every EVPN apply
+hostname fabricd-guest
 mods=$(cut -d' ' -f1 /proc/modules | grep -E '^(wireguard|vxlan|bridge|veth|nf_tables)$' | sort)
 echo "VM: T_MODS uptime=$(up) modules: ${mods//$'\n'/ }"
 
