@@ -197,14 +197,20 @@ static void receive(struct probe *p, struct round *rounds, size_t n)
 	}
 }
 
-static bool stopping(struct probe *p)
+/* A flag the loop sets under the lock (stop, soon), read by the thread. */
+static bool flag_set(struct probe *p, const bool *flag)
 {
-	bool stop;
+	bool set;
 
 	pthread_mutex_lock(&p->lock);
-	stop = p->stop;
+	set = *flag;
 	pthread_mutex_unlock(&p->lock);
-	return stop;
+	return set;
+}
+
+static bool stopping(struct probe *p)
+{
+	return flag_set(p, &p->stop);
 }
 
 static bool all_answered(const struct round *rounds, size_t n)
@@ -216,7 +222,6 @@ static bool all_answered(const struct round *rounds, size_t n)
 	return true;
 }
 
-/* Answers and collects until deadline, every round is complete, or the daemon stops. */
 /* The results, written to the state file for `fabricd status`. */
 static void write_snapshot(struct probe *p)
 {
@@ -229,17 +234,7 @@ static void write_snapshot(struct probe *p)
 	free(rs);
 }
 
-/* A configure changed a path since the thread last looked (it is measured afresh). */
-static bool path_changed(struct probe *p)
-{
-	bool soon;
-
-	pthread_mutex_lock(&p->lock);
-	soon = p->soon;
-	pthread_mutex_unlock(&p->lock);
-	return soon;
-}
-
+/* Answers and collects until deadline, every round is complete, or the daemon stops. */
 static void pump(struct probe *p, struct round *rounds, size_t n, long long deadline)
 {
 	struct pollfd fds[2] = {{.fd = p->sock, .events = POLLIN},
@@ -262,8 +257,8 @@ static void pump(struct probe *p, struct round *rounds, size_t n, long long dead
 				log_debug("probe: eventfd: %s", strerror(errno));
 			if (!n) /* idle: the caller looks at what woke it */
 				return;
-			/* mid-round: a changed path's old result goes now */
-			if (path_changed(p))
+			/* mid-round, a configure changed a path: its old result goes now */
+			if (flag_set(p, &p->soon))
 				write_snapshot(p);
 		}
 	}
