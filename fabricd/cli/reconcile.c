@@ -43,21 +43,8 @@ static void plan_print_json(const struct session *s, FILE *f)
 	json_decref(j);
 }
 
-/* The cluster name of a link fabricd made for another cluster than owner's, in name. */
-static bool other_cluster(const struct link_obs *l, const char *owner, char *name, size_t size)
-{
-	const size_t prefix = strlen(OWNER_PREFIX);
-	const char *alias = link_alias(l);
-	size_t len;
-
-	if (strncmp(alias, OWNER_PREFIX, prefix) || link_is_owned(l, owner))
-		return false;
-	len = strcspn(alias + prefix, " "); /* as link_is_owned: only a space ends it */
-	if (!len || len >= size)
-		return false;
-	snprintf(name, size, "%.*s", (int)len, alias + prefix);
-	return name_valid(name);
-}
+/* Distinct other cluster names said at most: more would be a lab's leftovers. */
+#define OTHER_CLUSTERS_MAX 8
 
 /*
  * Links fabricd made for other cluster names: the definition's name changed
@@ -66,35 +53,44 @@ static bool other_cluster(const struct link_obs *l, const char *owner, char *nam
  */
 static void warn_other_clusters(const struct session *s, bool down)
 {
-	const struct link_obs *links = s->have.links.links;
-	char name[FABRICD_NAME_MAX + 1], seen[FABRICD_NAME_MAX + 1];
+	struct {
+		char name[FABRICD_NAME_MAX + 1];
+		size_t n;
+	} other[OTHER_CLUSTERS_MAX];
+	size_t n_other = 0, k;
+	char name[FABRICD_NAME_MAX + 1];
 
 	for (size_t i = 0; i < s->have.links.n; i++) {
-		bool earlier = false;
-		size_t n = 0;
+		const struct link_obs *l = &s->have.links.links[i];
 
-		if (!other_cluster(&links[i], s->r.owner, name, sizeof(name)))
+		if (link_is_owned(l, s->r.owner) ||
+		    !owner_mark_cluster(link_alias(l), name, sizeof(name)))
 			continue;
-		for (size_t j = 0; j < s->have.links.n && !earlier; j++) {
-			if (!other_cluster(&links[j], s->r.owner, seen, sizeof(seen)) ||
-			    strcmp(seen, name))
-				continue;
-			earlier = j < i; /* that name was said at its first link */
-			n++;
+		for (k = 0; k < n_other && strcmp(other[k].name, name); k++)
+			;
+		if (k == n_other && n_other == OTHER_CLUSTERS_MAX)
+			continue;
+		if (k == n_other) {
+			snprintf(other[k].name, sizeof(other[k].name), "%s", name);
+			other[n_other++].n = 0;
 		}
-		if (earlier)
-			continue;
+		other[k].n++;
+	}
+	for (k = 0; k < n_other; k++) {
+		size_t n = other[k].n;
+		const char *o = other[k].name;
+
 		if (down)
 			log_warn("down %s: %zu link%s here belong%s to cluster \"%s\", which this "
 				 "down leaves (another definition's, or this one's before its name "
 				 "changed): fabricd down --cluster %s removes them",
-				 s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", name, name);
+				 s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", o, o);
 		else /* the conflicts above: names held by what fabricd made under that name */
 			log_error(
 			    "%s: %zu link%s here belong%s to cluster \"%s\": if that was this "
 			    "cluster's name before, run `fabricd down --cluster %s` (it removes "
 			    "them), then apply",
-			    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", name, name);
+			    s->node, n, n == 1 ? "" : "s", n == 1 ? "s" : "", o, o);
 	}
 }
 

@@ -388,3 +388,17 @@ fail:
 	desired_free(out);
 	return ret < 0 ? ret : -EINVAL;
 }
+
+bool owner_mark_cluster(const char *mark, char *name, size_t size)
+{
+	const size_t prefix = strlen(OWNER_PREFIX);
+	size_t len;
+
+	if (strncmp(mark, OWNER_PREFIX, prefix))
+		return false;
+	len = strcspn(mark + prefix, " ");
+	if (!len || len >= size)
+		return false;
+	snprintf(name, size, "%.*s", (int)len, mark + prefix);
+	return name_valid(name);
+}

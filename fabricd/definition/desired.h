@@ -155,6 +155,12 @@ struct node_state {
 int desired_build(const struct cluster *c, size_t self, unsigned int underlay_mtu,
 		  struct node_state *out, struct diag *diag);
 void desired_free(struct node_state *s);
+/*
+ * The cluster a fabricd mark names ("fabricd:NAME", a link's alias, or
+ * "fabricd:NAME HASH", the guard's comment: a space ends it, as ownership
+ * reads it) into name; false when mark is none or NAME no valid name.
+ */
+bool owner_mark_cluster(const char *mark, char *name, size_t size);
 
 /* The VXLAN device name of a VNI in a transport: vx<VNI> or vs<VNI>. */
 void desired_vxlan_name(char out[FABRICD_IFNAME_MAX + 1], uint32_t vni, enum transport t);

@@ -213,17 +213,14 @@ static bool owned_by(const struct firewall_obs *fw, const char *owner)
  */
 static bool other_cluster_said(const struct firewall_obs *fw, const char *owner, bool error)
 {
-	const size_t prefix = strlen(OWNER_PREFIX);
-	const char *name = fw->comment + prefix, *sp = strrchr(fw->comment, ' ');
-	int len = sp ? (int)(sp - name) : 0;
-	char text[512];
+	char name[FABRICD_NAME_MAX + 1], text[512];
 
-	if (strncmp(fw->comment, OWNER_PREFIX, prefix) || len <= 0)
+	if (!owner_mark_cluster(fw->comment, name, sizeof(name)))
 		return false;
 	snprintf(text, sizeof(text),
-		 "%s: made by fabricd for cluster \"%.*s\", not \"%s\"; if that was this "
-		 "cluster's name before, `fabricd down --cluster %.*s` removes it",
-		 OBJECT, len, name, owner + prefix, len, name);
+		 "%s: made by fabricd for cluster \"%s\", not \"%s\"; if that was this "
+		 "cluster's name before, `fabricd down --cluster %s` removes it",
+		 OBJECT, name, owner + strlen(OWNER_PREFIX), name);
 	if (error)
 		log_error("%s", text);
 	else

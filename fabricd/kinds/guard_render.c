@@ -277,7 +277,6 @@ static int add_member_pairs(struct spec *s, const struct node_state *want, const
 	return ret;
 }
 
-/* sealed: false for the table a switching pass loads before its links change */
 /*
  * The family of this node's endpoint literal where it is not its underlay's
  * (an IPv6 endpoint in an IPv4 cluster): its peers reach it from their own
@@ -293,6 +292,7 @@ static int own_endpoint_family(const struct cluster *c, size_t self)
 	return a.family != n->underlay.family ? a.family : 0;
 }
 
+/* sealed: false for the table a switching pass loads before its links change */
 static int spec_build(const struct node_state *want, bool sealed, struct spec *s)
 {
 	const struct cluster *c = want->cluster;
