@@ -373,6 +373,11 @@ static bool options_fit(const char *name, const struct options *o)
 			  name, name);
 		return false;
 	}
+	/* down --cluster is the way out when the definition is lost or broken: never read */
+	if (o->cluster_name && !strcmp(name, "down") && (o->config_given || o->sdn_dir))
+		log_warn("down: --cluster %s names the cluster, so %s is not read: down removes "
+			 "what fabricd owns for cluster %s on this node",
+			 o->cluster_name, o->sdn_dir ? "--sdn-dir" : o->config, o->cluster_name);
 	if ((o->sdn_dir || o->corosync) && !reads_definition_only(name)) {
 		log_error("%s: --sdn-dir and --corosync are for run, plan, apply, down, status and "
 			  "render (the definition from Proxmox's SDN configuration); %s works on a "

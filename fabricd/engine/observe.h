@@ -19,6 +19,14 @@
 
 struct reconcile;
 
+/* A link the kernel renamed: its index and the name it had. */
+struct link_rename {
+	int ifindex;
+	char from[16];
+};
+
+#define OBS_RENAMED_MAX 8
+
 struct observed {
 	struct link_table links;
 	struct fdb_table fdb;
@@ -32,6 +40,13 @@ struct observed {
 	struct frr_obs frr;
 	/* the carry's rules, route and the fabric device's rp_filter */
 	struct carry_obs carry;
+
+	/*
+	 * Links renamed since the daemon's last pass, as its notifications told
+	 * (a one-shot command cannot tell a rename from a link made anew).
+	 */
+	size_t n_renamed;
+	struct link_rename renamed[OBS_RENAMED_MAX];
 };
 /* Dumps every link of this network namespace into t (replacing its contents). */
 int link_dump(struct nl_sock *s, struct link_table *t);

@@ -363,6 +363,41 @@ static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_o
 }
 
 /*
+ * The vnet's bridge renamed by hand, which gets its name back: a new bridge
+ * would leave the guests' ports on the renamed one. Only a rename the
+ * daemon saw happen counts: in the kernel's state alone it looks like a vnet
+ * removed and its VNI given to a new one, where naming the old bridge after
+ * the new vnet would put the old tenant's guests into the new tenant.
+ */
+static const struct link_obs *renamed_bridge(const struct node_state *want,
+					     const struct desired_vnet *v,
+					     const struct observed *have)
+{
+	for (size_t i = 0; i < have->n_renamed; i++) {
+		const struct link_obs *br = link_by_index(&have->links, have->renamed[i].ifindex);
+
+		if (strcmp(have->renamed[i].from, v->name) || !br || strcmp(br->kind, "bridge") ||
+		    !link_is_owned(br, want->owner))
+			continue;
+		for (size_t j = 0; j < want->n_vnets; j++)
+			if (!strcmp(want->vnets[j].name, br->name))
+				return NULL; /* renamed to another vnet's name: that vnet's now */
+		return br;
+	}
+	return NULL;
+}
+
+/* Whether the plan gives a link its name back (bridge_plan): it stays. */
+static bool renamed_back(const struct plan *p, const struct link_obs *l)
+{
+	for (size_t i = 0; i < p->n; i++) /* rare: only an unwanted owned bridge comes here */
+		if (p->ops[i].type == OP_LINK_CHANGE && p->ops[i].ifindex == l->ifindex &&
+		    (p->ops[i].u.link.mask & LINK_SET_NAME))
+			return true;
+	return false;
+}
+
+/*
  * A bridge that goes with guest ports on it (a vnet removed or renamed): its
  * guests are left on no bridge, which the kernel does without a word. Says so.
  */
@@ -408,6 +443,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		if (v && switch_wants_device(r, v, l, have))
 			continue;
 		if (!v && deleted_by_its_vnet(ix, l, p))
+			continue;
+		if (!v && !strcmp(l->kind, "bridge") && renamed_back(p, l))
 			continue;
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
@@ -470,6 +507,8 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 		if ((ret = takeover_plan(v, have, p)) < 0)
 			return ret;
 	} else {
+		if (!br)
+			br = renamed_bridge(node->want, v, have);
 		in.vnet = v;
 		in.link = br;
 		ret = bridge_kind.plan(&in, p);

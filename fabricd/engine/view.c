@@ -197,7 +197,20 @@ static int link_get_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* Reads link ifindex again into t (dropped when it is gone). 0 or -errno. */
-static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex)
+/* A link of the table read again under another name: noted for this pass's plan. */
+static void note_rename(struct observed *o, const struct link_table *t, const struct link_obs *l)
+{
+	size_t i = link_pos(t, l->ifindex);
+
+	if (i == t->n || t->links[i].ifindex != l->ifindex || !strcmp(t->links[i].name, l->name) ||
+	    o->n_renamed == OBS_RENAMED_MAX)
+		return;
+	o->renamed[o->n_renamed].ifindex = l->ifindex;
+	snprintf(o->renamed[o->n_renamed].from, sizeof(o->renamed[0].from), "%s", t->links[i].name);
+	o->n_renamed++;
+}
+
+static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex, struct observed *o)
 {
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
@@ -210,6 +223,7 @@ static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex)
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	ret = nl_request(s, nlh, link_get_cb, &g);
 	if (ret == 0 && g.found) {
+		note_rename(o, t, &g.l);
 		ret = link_put(t, &g.l); /* the table owns its alias now */
 		if (ret < 0)
 			link_release(&g.l);
@@ -267,7 +281,7 @@ static int fdb_refresh(struct nl_sock *s, struct fdb_table *t, int ifindex)
 	return ret;
 }
 
-static int refresh_links(struct obs_view *v, struct nl_sock *s)
+static int refresh_links(struct obs_view *v, struct nl_sock *s, struct observed *o)
 {
 	int ret = 0;
 
@@ -276,7 +290,7 @@ static int refresh_links(struct obs_view *v, struct nl_sock *s)
 		links_order(&v->links);
 	}
 	for (size_t i = 0; v->links_ok && ret == 0 && i < v->n_dirty_links; i++, v->link_gets++)
-		ret = link_refresh(s, &v->links, v->dirty_links[i]);
+		ret = link_refresh(s, &v->links, v->dirty_links[i], o);
 	v->n_dirty_links = 0;
 	v->links_ok = ret == 0;
 	return ret;
@@ -331,7 +345,7 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 		view_invalidate(v);
 	full = !v->links_ok && !v->fdb_ok && !v->guard_ok;
 	note_changes(v);
-	ret = refresh_links(v, r->rtnl);
+	ret = refresh_links(v, r->rtnl, o);
 	if (ret == 0)
 		ret = refresh_fdb(v, r->rtnl);
 	if (ret == 0)

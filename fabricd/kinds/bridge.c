@@ -45,13 +45,17 @@ static int plan_create(const struct desired_vnet *v, struct plan *p)
 	return 0;
 }
 
-/* in: vnet, link (the owned link of its name, NULL: absent). */
+/*
+ * in: vnet, link (the owned link of its name, or the vnet's bridge renamed by
+ * hand, which gets its name back: a new bridge would leave the guests' ports
+ * on the renamed one; NULL: absent).
+ */
 static int bridge_plan(const struct kind_input *in, struct plan *p)
 {
 	const struct desired_vnet *v = in->vnet;
 	const struct link_obs *have = in->link;
 	struct op *op;
-	bool addrgen;
+	bool addrgen, renamed;
 
 	if (!have)
 		return plan_create(v, p);
@@ -66,20 +70,26 @@ static int bridge_plan(const struct kind_input *in, struct plan *p)
 		return plan_create(v, p);
 	}
 	addrgen = link_addrgen_again(have, v->mtu);
-	if (have->mtu == v->mtu && (have->flags & IFF_UP) && !have->bridge_stp && !addrgen)
+	renamed = strcmp(have->name, v->name) != 0;
+	if (have->mtu == v->mtu && (have->flags & IFF_UP) && !have->bridge_stp && !addrgen &&
+	    !renamed)
 		return 0;
 	op = plan_add(p, KIND_BRIDGE, OP_LINK_CHANGE, PHASE_LINKS, VERB_CHANGE, v->name);
 	if (!op)
 		return -ENOMEM;
 	op->ifindex = have->ifindex;
-	snprintf(op->ifname, sizeof(op->ifname), "%s", have->name);
+	if (renamed) {
+		/* the kernel renames a link that is down: it comes up again */
+		op->u.link.mask |= LINK_SET_NAME | LINK_SET_UP;
+		op_detail(op, "renamed %s by hand: its name back, its ports kept", have->name);
+	}
 	if (have->mtu != v->mtu) {
 		op->u.link.mask |= LINK_SET_MTU;
 		op->u.link.mtu = v->mtu;
 		op->u.link.old_mtu = have->mtu;
 		op->shows |= SHOW_MTU;
 	}
-	if (!(have->flags & IFF_UP)) {
+	if (!(have->flags & IFF_UP) && !renamed) {
 		op->u.link.mask |= LINK_SET_UP;
 		op->shows |= SHOW_UP;
 	}

@@ -436,6 +436,9 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 	}
 	if (c->mask & LINK_SET_MTU)
 		mnl_attr_put_u32(nlh, IFLA_MTU, c->mtu);
+	/* with an index, a name is a new name: do_setlink renames before it sets the flags */
+	if ((c->mask & LINK_SET_NAME) && ifindex)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, c->name);
 	if (c->mask & LINK_SET_MASTER)
 		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)c->master);
 	if (c->mask & LINK_SET_ALIAS)
@@ -505,6 +508,20 @@ static int send_change(struct kind_encoder *e, struct op *op, int ifindex,
 	return 0;
 }
 
+static int send_down(struct kind_encoder *e, int ifindex)
+{
+	struct nlmsghdr *nlh = e->msg(e, RTM_NEWLINK, 0);
+	struct ifinfomsg *ifi;
+
+	if (!nlh)
+		return -ENOBUFS;
+	put_link_header(nlh, ifindex, NULL);
+	ifi = mnl_nlmsg_get_payload(nlh);
+	ifi->ifi_change = IFF_UP;
+	e->commit(e, nlh);
+	return 0;
+}
+
 /*
  * A link change as the kernel needs it: do_setlink applies the up flag before
  * IFLA_AF_SPEC, so a link that should come up without an IPv6 link-local
@@ -517,6 +534,9 @@ static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, str
 	const unsigned int af = LINK_SET_NO_ADDRGEN, up = LINK_SET_UP;
 	int ret = 0;
 
+	/* the kernel renames only a link that is down: down first, up again after */
+	if ((c->mask & LINK_SET_NAME) && (ret = send_down(e, ifindex)) < 0)
+		return ret;
 	if (!e->ipv6)
 		c->mask &= ~af; /* the kernel refuses AF_INET6 settings */
 	/* so does it for a link this message takes under 1280 bytes (wgfab0 of a small underlay) */
@@ -571,6 +591,8 @@ void link_change_of(const struct op *op, struct link_change *c)
 	c->group = l->group;
 	if ((c->mask & LINK_SET_ALIAS) && op->text)
 		snprintf(c->alias, sizeof(c->alias), "%s", op->text);
+	if (c->mask & LINK_SET_NAME)
+		snprintf(c->name, sizeof(c->name), "%s", op->ifname);
 }
 
 int link_encode(struct kind_encoder *e, struct op *op)
@@ -587,7 +609,9 @@ int link_encode(struct kind_encoder *e, struct op *op)
 				return -ENODEV;
 			}
 		}
-		e->reserve(e, 2, 2 * KIND_LINK_MSG_MAX);
+		/* a rename's down, rename and up go to the kernel in one send */
+		e->reserve(e, c.mask & LINK_SET_NAME ? 4 : 2,
+			   (c.mask & LINK_SET_NAME ? 4 : 2) * KIND_LINK_MSG_MAX);
 		return encode_change(e, op, op->ifindex, &c);
 	}
 	if (op->type != OP_LINK_DELETE)

@@ -168,6 +168,7 @@ enum link_change_mask {
 	LINK_SET_FORWARDING = 1U << 10,	  /* the bridge port's state back to forwarding */
 	LINK_SET_MCAST_ROUTER = 1U << 11, /* the bridge port a permanent multicast router port */
 	LINK_SET_NO_STP = 1U << 12,	  /* a bridge's STP off */
+	LINK_SET_NAME = 1U << 13, /* renamed to op.ifname (down first, as the kernel needs) */
 };
 
 /*
@@ -187,6 +188,7 @@ struct link_change {
 	bool learning;
 	bool flood;
 	uint32_t group;
+	char name[16]; /* LINK_SET_NAME: the new name */
 	char alias[LINK_ALIAS_MAX];
 };
 

@@ -445,9 +445,12 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
                        cluster.wg_backend, node_options=False)
     assert res.rc == 0 and pve1.owned_links(old) == [], res
     assert "note" not in res.stderr, res
-    res = pve1.fabricd("down", "--cluster", "older", "-n", pve1.name, "--wg-backend",
-                       cluster.wg_backend, node_options=False)
+    # with -c FILE as well (by habit): --cluster decides, and says the file is not read
+    res = pve1.fabricd("down", "-c", renamed, "--cluster", "older", "-n", pve1.name,
+                       "--wg-backend", cluster.wg_backend, node_options=False)
     assert res.rc == 0 and pve1.owned_links() == ["oldbr2"], res
+    assert f"warning: down: --cluster older names the cluster, so {renamed} is not read: " \
+        "down removes what fabricd owns for cluster older on this node" in res.stderr, res
     pve1.run(["ip", "link", "del", "oldbr2"])
 
 

@@ -90,6 +90,18 @@ def port(node, dev):
     return (links[0].get("master"), links[0].get("isolated")) if links else (None, None)
 
 
+def bridge_ports(node, bridge):
+    """The names of the bridge's ports."""
+    out = node.run(["bridge", "-j", "link", "show", "master", bridge], check=False).stdout
+    return [p["ifname"] for p in json.loads(out)] if out.strip() else []
+
+
+def guest_port_on(node, bridge):
+    """Whether the bridge has a port fabricd did not make (a guest's)."""
+    return any(not node.link(p).get("ifalias", "").startswith("fabricd:")
+               for p in bridge_ports(node, bridge))
+
+
 def port_detail(node, dev):
     """`bridge -d -j link` of one port ({} when it is none)."""
     out = node.run(["bridge", "-d", "-j", "link", "show", "dev", dev], check=False).stdout
@@ -133,6 +145,12 @@ def cases(pve1, pve2):
              "ip -batch -"],
             lambda: link_ok(pve1, "vs200") and fdb_has(pve1, "vs200", pve2.fabric_address)
             and pve1.link("renamed200") is None),
+        "bridge-renamed": (
+            # its guests' ports are on it: it gets its name back, not a new bridge beside it
+            ["sh", "-c", "printf 'link set vnet100 down\\nlink set vnet100 name renamed100\\n"
+             "link set renamed100 up\\n' | ip -batch -"],
+            lambda: link_ok(pve1, "vnet100") and pve1.link("renamed100") is None
+            and guest_port_on(pve1, "vnet100")),
         "fdb-remote-deleted": (
             ["bridge", "fdb", "del", "00:00:00:00:00:00", "dev", "vx100", "dst", pve2.underlay],
             lambda: fdb_has(pve1, "vx100", pve2.underlay)),
@@ -237,6 +255,7 @@ def drop_rules(node, chain):
 
 
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
+              "bridge-renamed",
               "fdb-remote-deleted", "fdb-remote-given-another-vni",
               "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",

@@ -133,6 +133,23 @@ def test_foreign_objects_survive_reapply_vnet_removal_and_down(setup):
     assert all(view.master(g.tap) is None for g in setup.guests.values())
 
 
+def test_a_bridge_renamed_by_hand_is_not_named_back_by_a_one_shot_apply(setup):
+    """In the kernel's state alone a bridge renamed by hand looks like a vnet removed and
+    its VNI given to a new vnet: naming it back would put the old tenant's guests into the
+    new one (test_vni_reuse.py). A one-shot plan makes the vnet's bridge anew and says
+    whose ports the renamed one takes with it (the daemon, which saw the rename, names it
+    back: test_daemon_drift.py)."""
+    # one ip, three requests: Debian 12's kernel renames only a link that is down
+    setup.pve1.run(["sh", "-c", "printf 'link set vnet100 down\\nlink set vnet100 name "
+                    "hand100\\nlink set hand100 up\\n' | ip -batch -"])
+    planned = setup.pve1.fabricd("plan", "-c", setup.path)
+    assert planned.rc == 2, planned
+    assert "+ bridge vnet100: create (mtu 1390)" in planned.stdout, planned
+    assert "- bridge hand100: remove (not in the definition)" in planned.stdout, planned
+    assert f"warning: hand100: goes (its vnet is no longer on this node) with 1 port of " \
+        f"guests or others on it ({setup.guests['vnet100'].tap})" in planned.stderr, planned
+
+
 @pytest.mark.parametrize("grace", ["0", "default"])
 def test_foreign_objects_survive_a_transport_switch(setup, grace):
     args = ("--grace", "0") if grace == "0" else ()
