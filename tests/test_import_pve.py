@@ -229,3 +229,23 @@ def test_key_out_never_replaces_another_key(clean92, tmp_path):
     r = run(*args[:-4], "--key-out", fifo, "-n", "hv3")
     assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_output_where_the_file_system_decides_the_mode(tmp_path):
+    """Proxmox's pmxcfs (/etc/pve, where the README puts the definition) answers any chmod
+    but to 0640 with EPERM: the definition and the keys keep the mode it gives (here every
+    fchmod fails, by strace's fault injection; the keys were made 0600 by open)."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    out, keys = tmp_path / "fabricd.json", tmp_path / "keys"
+    keys.mkdir(mode=0o700)
+    r = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", "trace=fchmod",
+                        "-e", "inject=fchmod:error=EPERM", str(FABRICD), "import-pve",
+                        *map(str, pve_args("pve8")), "--partial", "--generate-keys",
+                        str(keys), "-o", str(out)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert run("check", "-c", out).returncode == 0
+    made = list(keys.iterdir())
+    assert made and all(stat.S_IMODE(k.stat().st_mode) == 0o600 for k in made), made
+

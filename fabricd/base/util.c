@@ -91,9 +91,14 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 0600);
 	if (fd < 0)
 		return -errno;
-	if (have && fchown(fd, st.st_uid, st.st_gid) < 0)
+	/*
+	 * A file system that decides modes itself refuses others with EPERM:
+	 * Proxmox's pmxcfs (/etc/pve) allows only 0640 (0600 under priv/). The
+	 * file keeps the mode it gives (made with at most 0600 by open above).
+	 */
+	if (have && fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
 		ret = -errno;
-	if (!ret && fchmod(fd, mode) < 0) /* whatever the umask was */
+	if (!ret && fchmod(fd, mode) < 0 && errno != EPERM) /* whatever the umask was */
 		ret = -errno;
 	if (!ret)
 		ret = write_all(fd, data, len);

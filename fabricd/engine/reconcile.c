@@ -398,11 +398,13 @@ static bool renamed_back(const struct plan *p, const struct link_obs *l)
 }
 
 /*
- * A bridge that goes with guest ports on it (a vnet removed or renamed): its
- * guests are left on no bridge, which the kernel does without a word. Says so.
+ * A bridge that goes with guest ports on it (a vnet removed or renamed, or
+ * down): its guests are left on no bridge, which the kernel does without a
+ * word, and a bridge made again later is made empty. Says so: as a planning
+ * warning (diag), or at once (NULL).
  */
 static void warn_guest_ports(const struct link_table *links, const struct link_obs *bridge,
-			     const char *owner, struct diag *diag)
+			     const char *owner, const char *why, struct diag *diag)
 {
 	char names[160] = "";
 	size_t n = 0, len = 0;
@@ -416,12 +418,19 @@ static void warn_guest_ports(const struct link_table *links, const struct link_o
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
 						len ? ", " : "", port->name);
 	}
-	if (n)
+	if (!n)
+		return;
+	if (diag)
 		diag_warn(diag, bridge->name,
-			  "goes (its vnet is no longer on this node) with %zu port%s of guests or "
-			  "others on it (%s%s): they are left on no bridge, without network; "
-			  "move them to another vnet's bridge first if they need one",
-			  n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "");
+			  "goes (%s) with %zu port%s of guests or others on it (%s%s): they are "
+			  "left on no bridge, without network; move them to another vnet's bridge "
+			  "first if they need one",
+			  why, n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "");
+	else
+		log_warn("%s: goes (%s) with %zu port%s of guests or others on it (%s%s): they "
+			 "are left on no bridge, without network, also once an apply makes the "
+			 "bridge again (it makes it empty): put them back then",
+			 bridge->name, why, n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "");
 }
 
 /* Owned links the definition no longer wants. */
@@ -484,7 +493,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		else
 			op_detail(op, "not in the definition");
 		if (!strcmp(l->kind, "bridge"))
-			warn_guest_ports(&have->links, l, want->owner, diag);
+			warn_guest_ports(&have->links, l, want->owner,
+					 "its vnet is no longer on this node", diag);
 		op->ifindex = l->ifindex;
 	}
 	return 0;
@@ -650,6 +660,8 @@ int plan_build_down(struct reconcile *r, const struct observed *have, struct pla
 				      l->name);
 			if (op)
 				op_delete_names(op, l->kind, l->name);
+			if (!strcmp(l->kind, "bridge"))
+				warn_guest_ports(&have->links, l, r->owner, "down", NULL);
 		}
 		if (!op)
 			return -ENOMEM;

@@ -399,12 +399,16 @@ static bool backend_mismatch(const struct session *s, char *why, size_t len)
 	if (!s->backend_explicit || s->r.backend == s->chosen_backend || !wg ||
 	    !link_is_owned(wg, s->r.owner))
 		return false;
+	/* not down: it would take the vnets' bridges, and the guests' ports off them */
 	snprintf(why, len,
 		 "runs on %s, not on the %s that --wg-backend asks for: fabricd does not replace "
-		 "a running fabric device (every WireGuard session would drop); to move it, run "
-		 "fabricd down and apply again with --wg-backend %s, or keep it with "
-		 "--wg-backend auto",
+		 "a running fabric device (every WireGuard session would drop); to move it, %s "
+		 "and apply again with --wg-backend %s (the vnets and their guests stay), or keep "
+		 "it with --wg-backend auto",
 		 backend_words(s->r.backend), backend_words(s->chosen_backend),
+		 s->r.backend == WG_BACKEND_USERSPACE
+		     ? "end its wireguard-go (the device goes with it)"
+		     : "delete the device (ip link delete " FABRIC_IFNAME ")",
 		 wg_backend_name(s->chosen_backend));
 	return true;
 }
@@ -736,7 +740,14 @@ int session_apply(struct session *s, const char *verb)
 		session_tune_fabric(s, 0);
 		return 0;
 	}
-	ifupdown_sync(&s->want, s->ifupdown_file); /* before a port joins a bridge it keeps */
+	/* before a port joins a bridge it keeps: ifreload would take one it does not keep */
+	if (ifupdown_sync(&s->want, s->ifupdown_file) < 0 && !s->plan.down) {
+		log_error(
+		    "%s %s: nothing was changed (the file ifupdown2 reads could not say which "
+		    "ports fabricd keeps in existing bridges, above)",
+		    verb, node);
+		return -1;
+	}
 	plan_warn_lowered_mtus(&s->plan, node);
 	ret = plan_apply(&s->r, &s->plan);
 	plan_count(&s->plan, &created, &changed, &deleted);

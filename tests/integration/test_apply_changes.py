@@ -278,10 +278,24 @@ def test_an_explicit_backend_other_than_the_devices_is_refused(make_cluster):
         res = pve1.fabricd(command, *options, "--wg-backend", "userspace", node_options=False)
         assert res.rc == 1, res
         assert "fabric wgfab0 runs on kernel WireGuard, not on the wireguard-go that " \
-            "--wg-backend asks for" in res.stderr and "run fabricd down" in res.stderr, res
+            "--wg-backend asks for" in res.stderr and "to move it, delete the device (ip " \
+            "link delete wgfab0) and apply again with --wg-backend userspace (the vnets " \
+            "and their guests stay)" in res.stderr, res
     assert pve1.ifindexes() == before
     res = pve1.fabricd("plan", *options, "--wg-backend", "kernel", node_options=False)
     assert res.rc == 0, res
+    # the way it names: the fabric moves, every other link stays (down took the bridges)
+    pve1.run(["ip", "link", "delete", "wgfab0"])
+    res = pve1.fabricd("apply", *options, "--wg-backend", "userspace", node_options=False)
+    assert res.rc == 0, res
+    assert pve1.link("wgfab0")["linkinfo"]["info_kind"] == "tun"
+    assert {k: v for k, v in pve1.ifindexes().items() if k != "wgfab0"} == \
+        {k: v for k, v in before.items() if k != "wgfab0"}
+    res = pve1.fabricd("plan", *options, "--wg-backend", "userspace", node_options=False)
+    assert res.rc == 0, res
+    wait_until(lambda: cluster.nodes[1].run(["ping", "-c", "1", "-W", "2", pve1.fabric_address],
+                                            check=False).returncode == 0,
+               timeout=30, what="pve2 -> pve1's fabric address over the moved device")
 
 
 def test_status_reports_a_device_of_the_other_backend(make_cluster):
@@ -663,6 +677,31 @@ def test_a_proxmox_bridge_keeps_its_address_through_switches(make_cluster):
     doc = json.loads(pve1.fabricd("status", "-c", path, "--json").stdout)
     bridge = doc["zones"][0]["vnets"][0]["bridge"]
     assert bridge["existing"] is True and bridge["owned"] is False, bridge
+
+
+def test_an_ifupdown_file_fabricd_cannot_write_stops_apply_before_any_change(make_cluster):
+    """The file that keeps fabricd's ports in Proxmox's bridges across `ifreload -a` is
+    someone else's: apply says so and changes nothing (a port added anyway is taken by the
+    next ifreload, and the guests lose the other nodes); exit 1, as for any failure."""
+    cluster = make_cluster(2)
+    pve1 = cluster.nodes[0]
+    pve1.run(["ip", "link", "add", "vnet100", "type", "bridge"])
+    pve1.run(["ip", "link", "set", "vnet100", "up"])
+    keep = f"{cluster.tmpdir}/interfaces.d-fabricd"
+    with open(keep, "w") as f:
+        f.write("# the admin's own notes\n")
+    path = cluster.write_definition(cluster.definition(
+        zones=[dict(zone("red", "plain", [("vnet100", 100)]), bridges="existing")]))
+    res = pve1.fabricd("apply", "-c", path, "--ifupdown-file", keep)
+    assert res.rc == 1, res
+    assert f"error: {keep} exists and was not written by fabricd: move it away" in res.stderr
+    assert "apply pve1: nothing was changed" in res.stderr, res
+    assert pve1.owned_links() == [] and pve1.link("vx100") is None
+    os.unlink(keep)
+    res = pve1.fabricd("apply", "-c", path, "--ifupdown-file", keep)
+    assert res.rc == 0 and pve1.link("vx100")["master"] == "vnet100", res
+    with open(keep) as f:
+        assert "vnet100" in f.read()
 
 
 def test_the_summary_counts_no_change_to_what_it_made(make_cluster):

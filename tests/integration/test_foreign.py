@@ -123,6 +123,10 @@ def test_foreign_objects_survive_reapply_vnet_removal_and_down(setup):
 
     res = setup.pve1.fabricd("down", "-c", setup.path)
     assert res.rc == 0, str(res)
+    for bridge in ("vnet100", "vnet200"):
+        assert f"warning: {bridge}: goes (down) with 1 port of guests or others on it " \
+            f"({setup.guests[bridge].tap}): they are left on no bridge, without network, " \
+            "also once an apply makes the bridge again" in res.stderr, res
     view = KernelView(setup.pve1)
     assert view.marked() == set(), f"owned links left after down: {sorted(view.marked())}"
     # entries and the address lived on fabricd's devices, which are gone now
@@ -192,6 +196,10 @@ def test_foreign_objects_survive_a_transport_switch(setup, grace):
 
     res = setup.pve1.fabricd("down", "-c", setup.path)
     assert res.rc == 0, str(res)
+    for bridge in ("vnet100", "vnet200"):
+        assert f"warning: {bridge}: goes (down) with 1 port of guests or others on it " \
+            f"({setup.guests[bridge].tap}): they are left on no bridge, without network, " \
+            "also once an apply makes the bridge again" in res.stderr, res
     view = KernelView(setup.pve1)
     assert view.marked() == set(), f"owned links left after down: {sorted(view.marked())}"
     for dev in ("vnet100", "vx100", "vs200", setup.guests["vnet200"].tap):
