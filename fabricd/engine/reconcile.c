@@ -514,7 +514,7 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 		/* never created, changed or deleted here: wait until its manager makes it */
 		if (!br || strcmp(br->kind, "bridge"))
 			return 0;
-		if ((ret = takeover_plan(v, have, p)) < 0)
+		if ((ret = takeover_plan(v, have, p, node->diag)) < 0)
 			return ret;
 	} else {
 		if (!br)

@@ -19,7 +19,8 @@ bool takeover_applies(const struct desired_vnet *v, const struct link_obs *l,
 	return br && !strcmp(br->kind, "bridge") && l->master == br->ifindex;
 }
 
-int takeover_plan(const struct desired_vnet *v, const struct observed *have, struct plan *p)
+int takeover_plan(const struct desired_vnet *v, const struct observed *have, struct plan *p,
+		  struct diag *diag)
 {
 	const struct link_obs *old = v->replaces ? link_find(&have->links, v->replaces) : NULL;
 	struct op *op;
@@ -33,5 +34,13 @@ int takeover_plan(const struct desired_vnet *v, const struct observed *have, str
 	op_delete_names(op, "vxlan", old->name);
 	op->ifindex = old->ifindex;
 	op_detail(op, "taken over: %s replaces it in bridge %s (\"replaces\")", v->vxlan, v->name);
+	/* the nodes not yet taken over still send to the old port, and listen on it */
+	if (old->port && old->port != v->port)
+		diag_warn(diag, old->name,
+			  "uses UDP port %u, and %s will use %u: until every node of vnet %s is "
+			  "taken over, this node and the others cannot reach each other in it; "
+			  "take them over together, or give the zone port %u in Proxmox "
+			  "(vxlan-port) and apply that first",
+			  old->port, v->vxlan, v->port, v->name, v->port);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "definition/desired.h"
+#include "base/diag.h"
 #include "engine/plan.h"
 #include "engine/reconcile.h"
 
@@ -21,7 +22,11 @@
 bool takeover_applies(const struct desired_vnet *v, const struct link_obs *l,
 		      const struct observed *have);
 
-/* Plans the deletion of the port v takes over, when it is there. 0 or -ENOMEM. */
-int takeover_plan(const struct desired_vnet *v, const struct observed *have, struct plan *p);
+/*
+ * Plans the deletion of the port v takes over, when it is there, and warns
+ * (diag) when its UDP port is not the one v's device uses. 0 or -ENOMEM.
+ */
+int takeover_plan(const struct desired_vnet *v, const struct observed *have, struct plan *p,
+		  struct diag *diag);
 
 #endif

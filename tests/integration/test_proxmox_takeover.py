@@ -75,3 +75,34 @@ def test_takeover_of_a_running_vxlan_zone(make_cluster):
         assert n.link("vxlan_blue") is None, "ifreload must not bring Proxmox's device back"
         assert n.fabricd("plan", "-c", config).rc == 0, "a second apply changes nothing"
     assert guests[0].ping(guests[2], count=3)
+
+
+def test_a_proxmox_zone_on_another_udp_port_is_warned_of(make_cluster):
+    """Proxmox's zone has `vxlan-port` set: a node taken over speaks 4789, the nodes not
+    yet still the zone's port, so they cannot reach each other until all are taken over.
+    plan and apply say so (they said only "taken over"); the default port says nothing."""
+    cluster = make_cluster(2)
+    pve1 = cluster.nodes[0]
+    takeover = dict(zone("blue", "plain", [("blue", 100)], mtu_policy="max"), bridges="existing")
+    takeover["vnets"][0]["replaces"] = "vxlan_blue"
+    config = cluster.write_definition(cluster.definition(zones=[takeover]))
+    warning = ("warning: vxlan_blue: uses UDP port 4800, and vx100 will use 4789: until every "
+               "node of vnet blue is taken over, this node and the others cannot reach each "
+               "other in it; take them over together, or give the zone port 4789 in Proxmox "
+               "(vxlan-port) and apply that first")
+    for port, warned in ((4789, False), (4800, True)):
+        for command in (["link", "add", "blue", "type", "bridge"],
+                        ["link", "add", "vxlan_blue", "type", "vxlan", "id", "100", "dstport",
+                         str(port), "local", pve1.underlay],
+                        ["link", "set", "vxlan_blue", "master", "blue", "up"],
+                        ["link", "set", "blue", "up"]):
+            pve1.run(["ip", *command])
+        plan = pve1.fabricd("plan", "-c", config)
+        assert plan.rc == 2 and "- vxlan vxlan_blue: remove (taken over" in plan.stdout, plan
+        assert (warning in plan.stderr) == warned and ("port 4789 in Proxmox" in plan.stderr) \
+            == warned, plan
+        res = pve1.fabricd("apply", "-c", config)
+        assert res.rc == 0 and (warning in res.stderr) == warned, res
+        assert pve1.link("vxlan_blue") is None and "vx100" in ports(pve1, "blue")
+        assert pve1.fabricd("down", "-c", config).rc == 0
+        pve1.run(["ip", "link", "delete", "blue"])
