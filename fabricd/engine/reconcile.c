@@ -507,6 +507,7 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 	const struct link_obs *br = v->existing_bridge
 					? link_find(&have->links, v->name)
 					: owned_link(have, v->name, node->want->owner);
+	const struct link_obs *port;
 	struct kind_input in = *node;
 	int ret;
 
@@ -514,6 +515,17 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 		/* never created, changed or deleted here: wait until its manager makes it */
 		if (!br || strcmp(br->kind, "bridge"))
 			return 0;
+		/*
+		 * A bridge MTU its manager set stays: fabricd's smaller port does not
+		 * lower it (a bridge over the port it already has was set so).
+		 */
+		port = owned_link(have, v->vxlan, node->want->owner);
+		if (br->mtu > v->mtu && port && port->master == br->ifindex && port->mtu <= v->mtu)
+			diag_warn(node->diag, v->name,
+				  "this existing bridge has MTU %u, over the %u its zone carries: "
+				  "its guests' frames over %u are lost between nodes; give the "
+				  "bridge (in Proxmox, its zone) MTU %u",
+				  br->mtu, v->mtu, v->mtu, v->mtu);
 		if ((ret = takeover_plan(v, have, p, node->diag)) < 0)
 			return ret;
 	} else {

@@ -679,6 +679,31 @@ def test_a_proxmox_bridge_keeps_its_address_through_switches(make_cluster):
     assert bridge["existing"] is True and bridge["owned"] is False, bridge
 
 
+def test_an_existing_bridge_over_its_zones_mtu_is_warned_of(make_cluster):
+    """A bridge whose MTU its manager set (ifupdown2 does, from Proxmox's zone) keeps it
+    when fabricd's smaller port joins: the guests' larger frames are lost between nodes.
+    Once the port is in, plan and apply say so; a bridge that followed its port does not
+    (before the port joins, a bridge MTU says nothing: it may still follow)."""
+    cluster = make_cluster(2)
+    pve1 = cluster.nodes[0]
+    path = cluster.write_definition(cluster.definition(
+        zones=[dict(zone("red", "secure", [("vnet100", 100), ("vnet101", 101)]),
+                    bridges="existing")]))
+    for name, set_mtu in (("vnet100", True), ("vnet101", False)):
+        pve1.run(["ip", "link", "add", name, "type", "bridge"])
+        if set_mtu:  # as ifupdown2 does: the kernel then keeps it
+            pve1.run(["ip", "link", "set", name, "mtu", "1450"])
+        pve1.run(["ip", "link", "set", name, "up"])
+    warning = ("warning: vnet100: this existing bridge has MTU 1450, over the 1390 its zone "
+               "carries: its guests' frames over 1390 are lost between nodes; give the bridge "
+               "(in Proxmox, its zone) MTU 1390")
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0 and "existing bridge has MTU" not in res.stderr, res
+    assert pve1.link("vnet100")["mtu"] == 1450 and pve1.link("vnet101")["mtu"] == 1390
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 0 and warning in res.stderr and "vnet101" not in res.stderr, res
+
+
 def test_an_ifupdown_file_fabricd_cannot_write_stops_apply_before_any_change(make_cluster):
     """The file that keeps fabricd's ports in Proxmox's bridges across `ifreload -a` is
     someone else's: apply says so and changes nothing (a port added anyway is taken by the
