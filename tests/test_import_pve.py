@@ -249,3 +249,31 @@ def test_output_where_the_file_system_decides_the_mode(tmp_path):
     made = list(keys.iterdir())
     assert made and all(stat.S_IMODE(k.stat().st_mode) == 0o600 for k in made), made
 
+
+
+def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean92, tmp_path):
+    """`pvecm add` puts a node into corosync.conf before anyone adds it to the WireGuard
+    fabric: following (--sdn-dir) warns and leaves it out, where it refused the whole
+    configuration (a running daemon kept the last good one). An import for a file still
+    refuses it (the definition would lack a node), unless --partial."""
+    running = clean92 / "sdn" / ".running-config"
+    doc = json.loads(running.read_text())  # as clean92 did to the pending files
+    del doc["fabrics"]["ids"]["wgf_backup"]
+    hv1 = doc["fabrics"]["ids"]["wgf_hv1"]
+    hv1["peers"] = [p for p in hv1["peers"] if "external" not in p]
+    running.write_text(json.dumps(doc))
+    key = tmp_path / "hv1.key"
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "-n", "hv1", "--key-out", key)
+    assert r.returncode == 0, r.stderr
+    corosync = clean92 / "corosync.conf"
+    corosync.write_text(corosync.read_text().replace(
+        "nodelist {\n", "nodelist {\n  node {\n    name: hv4\n    nodeid: 4\n"
+        "    quorum_votes: 1\n    ring0_addr: 203.0.113.14\n  }\n", 1))
+    r = run("render", "--sdn-dir", clean92 / "sdn", "-n", "hv1", "--key-file", key)
+    assert r.returncode == 0, r.stderr
+    assert "warning: hv4: is in corosync.conf but not in WireGuard fabric \"wgf\": left out " \
+        "of fabricd's fabric until it is; add it there in Proxmox" in r.stderr, r.stderr
+    assert "hv4" not in r.stdout and "203.0.113.14" not in r.stdout, r.stdout
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "-o", tmp_path / "out.json")
+    assert r.returncode == 1 and "error: hv4: is in corosync.conf but not in WireGuard " \
+        "fabric \"wgf\"; add it" in r.stderr, r.stderr

@@ -230,10 +230,15 @@ static int finish_nodes(struct pve_import *imp)
 			n->usable = false;
 		}
 		if (imp->fabric && !n->in_fabric && n->usable) {
-			diag_add(imp->d, n->name,
-				 "is in corosync.conf but not in WireGuard fabric \"%s\"; add it "
-				 "there in Proxmox (Datacenter > SDN > Fabrics)",
-				 imp->fabric->id);
+			/* following (--sdn-dir): a node joined with pvecm add comes before the
+			 * fabric has it; the others go on without it meanwhile */
+			(imp->opts->measured ? diag_warn : diag_add)(
+			    imp->d, n->name,
+			    "is in corosync.conf but not in WireGuard fabric \"%s\"%s; add it "
+			    "there in Proxmox (Datacenter > SDN > Fabrics)",
+			    imp->fabric->id,
+			    imp->opts->measured ? ": left out of fabricd's fabric until it is"
+						: "");
 			n->usable = false;
 		}
 		if (!n->fabric_address.family && n->usable) {
