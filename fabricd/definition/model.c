@@ -29,6 +29,15 @@ int cluster_find_node(const struct cluster *c, const char *name)
 	return -1;
 }
 
+bool name_reserved(const char *s)
+{
+	if (!strcmp(s, "wgfab0"))
+		return true;
+	if (s[0] != 'v' || (s[1] != 'x' && s[1] != 's') || !s[2])
+		return false;
+	return strspn(s + 2, "0123456789") == strlen(s + 2);
+}
+
 bool name_valid(const char *s)
 {
 	size_t n = strlen(s);

@@ -145,6 +145,8 @@ void cluster_free(struct cluster *c);
 int cluster_find_node(const struct cluster *c, const char *name);
 /* A node, zone or cluster name: [a-z0-9][a-z0-9-]*, at most FABRICD_NAME_MAX bytes. */
 bool name_valid(const char *s);
+/* A name fabricd gives a device of its own (wgfab0, vx<VNI>, vs<VNI>): no vnet may have it. */
+bool name_reserved(const char *s);
 
 /* Port the node listens on: its own override or the fabric's. */
 uint16_t node_listen_port(const struct cluster *c, const struct node *n);

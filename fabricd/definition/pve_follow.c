@@ -85,11 +85,8 @@ static const char *vnet_name_problem(const char *id)
 			return "has characters other than a-z and 0-9 (fabricd's vnet names are "
 			       "lower case)";
 	}
-	if (!strcmp(id, "wgfab0"))
-		return "is the name of fabricd's WireGuard device";
-	if (id[0] == 'v' && (id[1] == 'x' || id[1] == 's') && id[2] &&
-	    strspn(id + 2, "0123456789") == strlen(id + 2))
-		return "is the name of a VXLAN device fabricd creates (vx<VNI>, vs<VNI>)";
+	if (name_reserved(id))
+		return "is the name of a device fabricd creates itself (wgfab0, vx<VNI>, vs<VNI>)";
 	return NULL;
 }
 

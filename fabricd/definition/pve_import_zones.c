@@ -530,6 +530,12 @@ static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 			 "rename the vnet");
 		return 0;
 	}
+	if (name_reserved(name)) {
+		diag_add(imp->d, where,
+			 "vnet id is the name of a device fabricd creates itself (wgfab0, "
+			 "vx<VNI>, vs<VNI>): rename the vnet in Proxmox");
+		return 0;
+	}
 	if (vnet_checks(imp, s, &vni))
 		return 0;
 	if (remember_vnet(imp, name, vni) < 0 ||

@@ -302,20 +302,6 @@ static void verify_ports(const struct cluster *c, struct config_report *r)
 	}
 }
 
-/* fabricd's own devices are wgfab0, vx<VNI> and vs<VNI>; a bridge must not take those names. */
-static bool reserved_ifname(const char *name)
-{
-	if (!strcmp(name, "wgfab0"))
-		return true;
-	if (name[0] != 'v' || (name[1] != 'x' && name[1] != 's') || !name[2])
-		return false;
-	for (const char *p = name + 2; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-	}
-	return true;
-}
-
 /*
  * Names no bridge can take: the kernel refuses "all" and "default" (they name
  * the per-protocol settings in /proc/sys/net/ipv4/conf/ and ipv6), and every
@@ -450,7 +436,7 @@ static void verify_vnet(const struct vnet_ref *x, const struct vnet_ref *same_na
 	char path[CONFIG_PATH_LEN], q[CONFIG_VALUE_LEN];
 
 	config_quote(v->name, q, sizeof(q));
-	if (reserved_ifname(v->name)) {
+	if (name_reserved(v->name)) {
 		config_path(path, "zones[%zu].vnets[%zu].name", x->zone, x->at);
 		config_error(r, path,
 			     "%s is the name of a device fabricd creates itself (wgfab0, vx<VNI>, "

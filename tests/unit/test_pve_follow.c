@@ -260,7 +260,7 @@ static void test_errors(void)
 	    {"\"Blue\": {\"type\": \"vnet\", \"zone\": \"front\"}",
 	     ".running-config (vnets) [vnet: Blue]: the vnet id has characters other than a-z"},
 	    {"\"vx12\": {\"type\": \"vnet\", \"zone\": \"front\"}",
-	     "[vnet: vx12]: the vnet id is the name of a VXLAN device fabricd creates"},
+	     "[vnet: vx12]: the vnet id is the name of a device fabricd creates itself"},
 	    {"\"wgfab0\": {\"type\": \"vnet\", \"zone\": \"front\"}",
 	     "[vnet: wgfab0]: the vnet id"},
 	    /* FNV-1a: v33 and vnet1 both hash to 1895 in [1000, 1999] */
