@@ -24,6 +24,12 @@
  *   output (hook output, priority -10)
  *     plain VXLAN carrying a secure zone's VNI, and secure VXLAN on any
  *       device but the fabric one: dropped, counted (drop_leak).
+ *   forward (hook forward, priority -10), with an IPv6 fabric only
+ *     anything forwarded into the fabric device: dropped, counted
+ *       (drop_forwarded). The fabric carries the nodes' own traffic; a host
+ *       that forwards IPv6 passed a guest's packet forged with the node's
+ *       fabric address into WireGuard, as the node's (IPv4 drops a forwarded
+ *       packet from a local address itself).
  *   EVPN vnets (one device on 4789 in both transports, engine/switch.c):
  *     input also takes their VXLAN through the fabric device from the
  *     members' fabric addresses (fabric_members) and, for secure ones,
@@ -72,6 +78,7 @@ enum firewall_counter_id {
 	FW_DROP_SECURE,	   /* secure VXLAN that did not come through the fabric device */
 	FW_DROP_WIREGUARD, /* the WireGuard port, from an address no node has */
 	FW_DROP_LEAK,	   /* a secure zone's VXLAN stopped on its way out in clear text */
+	FW_DROP_FORWARDED, /* a packet forwarded into the fabric device (only a node's own go) */
 	FW_N_COUNTERS,
 };
 

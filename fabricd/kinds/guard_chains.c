@@ -201,6 +201,21 @@ static void output_chains(struct chain_out *o, const struct firewall_chain_param
 	chain_end(o);
 }
 
+/*
+ * Forward: nothing goes into the fabric device but the node's own traffic.
+ * Only an IPv6 fabric needs it: IPv4 drops a forwarded packet from a local
+ * address itself, and only one from the node's fabric address gets through
+ * WireGuard. Forwarded packets meet it (and with br_netfilter, bridged ones:
+ * an IPv4 fabric's guests pay nothing).
+ */
+static void forward_chain(struct chain_out *o, const struct firewall_chain_params *p)
+{
+	chain_begin(o, "forward", "filter", "forward", "-10", -10);
+	rule(o, "drop", "oifname \"%s\" counter name \"%s\" drop", p->fabric_if,
+	     firewall_counter_names[FW_DROP_FORWARDED]);
+	chain_end(o);
+}
+
 int firewall_render_chains(struct sbuf *b, const struct firewall_chain_params *p,
 			   struct strlist *summary)
 {
@@ -208,6 +223,8 @@ int firewall_render_chains(struct sbuf *b, const struct firewall_chain_params *p
 
 	input_chains(&o, p);
 	output_chains(&o, p);
+	if (p->fabric_family == AF_INET6)
+		forward_chain(&o, p);
 	if (p->carry)
 		carry_chains(&o, p);
 	free(sbuf_take(&o.line));

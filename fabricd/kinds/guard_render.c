@@ -15,10 +15,9 @@
 #include "kinds/guard_priv.h"
 
 const char *const firewall_counter_names[FW_N_COUNTERS] = {
-    [FW_DROP_PLAIN] = "drop_plain",
-    [FW_DROP_SECURE] = "drop_secure",
-    [FW_DROP_WIREGUARD] = "drop_wireguard",
-    [FW_DROP_LEAK] = "drop_leak",
+    [FW_DROP_PLAIN] = "drop_plain",	    [FW_DROP_SECURE] = "drop_secure",
+    [FW_DROP_WIREGUARD] = "drop_wireguard", [FW_DROP_LEAK] = "drop_leak",
+    [FW_DROP_FORWARDED] = "drop_forwarded",
 };
 
 /* --- what the table holds ----------------------------------------------------------- */

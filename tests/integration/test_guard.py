@@ -284,6 +284,46 @@ def test_only_members_of_a_zone_reach_it_through_wireguard(make_cluster):
     assert member == COUNT, f"a member's secure VXLAN: {member} of {COUNT} delivered"
 
 
+def test_nothing_forwarded_goes_into_the_fabric(make_cluster):
+    """An IPv6 fabric on a node that forwards IPv6 (as hosts that route their guests do):
+    a guest of the plain zone on pve1 sends, to its bridge's MAC, secure VXLAN forged with
+    pve1's fabric address, to pve2's, with the secure zone's VNI. pve1 forwarded it into
+    wgfab0 and WireGuard carried it as pve1's: pve2's guard took it (a member's fabric
+    address, through wgfab0) into a zone the guest is not in. The forward chain drops it,
+    counted; the nodes' own secure traffic is untouched."""
+    cluster = make_cluster(2, fabric_family=6)
+    zones = [zone("plain-a", "plain", [("vnet100", 100)]),
+             zone("secure-b", "secure", [("vnet200", 200)])]
+    path = cluster.write_definition(cluster.definition(zones=zones))
+    cluster.apply_all(path)
+    pve1, pve2 = cluster.nodes
+    fabric = SimpleNamespace(cluster=cluster, injector=write_injector(cluster))
+    attacker = cluster.add_guest(pve1, "vnet100", "10.0.1.1/24", name="a1")
+    victim = cluster.add_guest(pve2, "vnet200", "10.0.2.2/24", name="v2")
+    peer = cluster.add_guest(pve1, "vnet200", "10.0.2.1/24", name="v1")
+    wait_until(lambda: peer.ping(victim), timeout=15, what="v1 -> v2 over secure")
+    pve1.run(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"])
+    # the guest takes pve1's fabric address and sends to pve2's through its bridge's MAC
+    bridge_mac = pve1.link("vnet100")["address"]
+    for command in (["sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0",
+                     "net.ipv6.conf.eth0.disable_ipv6=0"],
+                    ["ip", "-6", "addr", "add", f"{pve1.fabric_address}/128", "dev", "eth0",
+                     "nodad"],
+                    ["ip", "-6", "route", "add", f"{pve2.fabric_address}/128", "dev", "eth0"],
+                    ["ip", "-6", "neigh", "replace", pve2.fabric_address, "lladdr", bridge_mac,
+                     "dev", "eth0"]):
+        attacker.run(command)
+    before = counters(pve1, path)
+    got = delivered(fabric, victim, lambda: attacker.run(
+        ["/usr/bin/python3", fabric.injector, "udp", "-", pve2.fabric_address, "4790", "200",
+         guest_mac(victim), victim.address, str(COUNT)]))
+    after = counters(pve1, path)
+    assert got == 0, f"a plain zone's guest reached the secure zone through wgfab0: {got}"
+    assert after["drop_forwarded"] - before["drop_forwarded"] == COUNT, \
+        (before, after)
+    assert peer.ping(victim, count=3)
+
+
 def test_wireguard_port_from_a_stranger_is_dropped(guarded):
     cluster = guarded.cluster
     pve1 = cluster.node("pve1")
@@ -316,7 +356,8 @@ def test_status_shows_the_counters(guarded):
     assert doc["in_sync"] is True, doc["drift"]
     guard = doc["guard"]
     assert guard["table"] == "inet fabricd"
-    assert set(guard["counters"]) == {"drop_plain", "drop_secure", "drop_wireguard", "drop_leak"}
+    assert set(guard["counters"]) == {"drop_plain", "drop_secure", "drop_wireguard", "drop_leak",
+                                      "drop_forwarded"}
     assert guard["counters"]["drop_plain"]["packets"] > 0
     text = pve1.fabricd("status", "-c", guarded.path)
     assert text.rc == 0 and "guard inet fabricd: dropped plain " in text.stdout, text

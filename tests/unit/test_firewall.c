@@ -192,6 +192,9 @@ static void test_three_node_pve1(void)
 	check_has(a.summary, "chain plain_vxlan_in:, rules: " PLAIN_IN_AS_RENDERED "\n");
 	check_has(a.summary, "chain secure_vxlan_in:, rules: " SECURE_IN_AS_RENDERED "\n");
 	check_has(a.summary, "chain wireguard_in:, rules: " WG_IN_AS_RENDERED "\n");
+	/* an IPv4 fabric: IPv4 drops a forwarded packet from the node's address itself */
+	check_lacks(a.text, "chain forward");
+	check_has(a.summary, "counter drop_forwarded\n");
 	/* each rule's comment is the mark the summary shows */
 	check_has(a.text, "\t\tcounter name \"drop_plain\" drop comment \"fabricd 67bd31\"\n");
 	/* no EVPN vnet: no chain that would cost every packet leaving the node */
@@ -286,6 +289,33 @@ static void test_three_node_pve1(void)
 	check_has(a.text, "udp dport 4790 oifname != ");
 	firewall_ruleset_free(&a);
 	cluster_free(c);
+}
+
+/* An IPv6 fabric: nothing forwarded goes into it (a node's own traffic only). */
+static void test_forward_chain(void)
+{
+	struct firewall_chain_params p = {.fabric_if = "wgfab0",
+					  .underlay_family = AF_INET,
+					  .fabric_family = AF_INET6,
+					  .secure_port = 4790,
+					  .listen_port = 51820};
+	struct strlist summary = {0};
+	struct sbuf b = {0};
+	char *text;
+
+	CHECK_INT(firewall_render_chains(&b, &p, &summary), 0, "render the chains");
+	text = sbuf_take(&b);
+	CHECK(text != NULL, "text");
+	if (text)
+		check_has(text, "\tchain forward {\n\t\ttype filter hook forward priority -10; "
+				"policy accept;\n\t\toifname \"wgfab0\" counter name "
+				"\"drop_forwarded\" drop comment \"fabricd cf2c5f\"\n\t}\n");
+	free(text);
+	text = summary_join(&summary);
+	if (text)
+		check_has(text, "chain forward: filter forward -10 accept, rules: drop(cf2c5f)\n");
+	free(text);
+	strlist_free(&summary);
 }
 
 /* IPv6 underlay: ip6 saddr, ipv6 WireGuard set */
@@ -825,6 +855,7 @@ int main(void)
 	test_load_steps();
 	test_three_node_pve1();
 	test_ipv6_underlay();
+	test_forward_chain();
 	test_observed_summary();
 	test_delta();
 	test_evpn_carry();
