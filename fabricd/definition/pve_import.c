@@ -195,6 +195,22 @@ static void choose_underlay(struct pve_import *imp, struct imp_node *n, int fami
 		  family == AF_INET ? 4 : 6, ip_addr_str(&n->underlay, ul, sizeof(ul)));
 }
 
+/*
+ * A corosync node the WireGuard fabric lacks. Following (--sdn-dir), it is
+ * one `pvecm add` put there before the fabric has it: the others go on
+ * without it meanwhile. A file written without it would be incomplete.
+ */
+static void leave_out_of_fabric(struct pve_import *imp, struct imp_node *n)
+{
+	(imp->opts->measured ? diag_warn : diag_add)(
+	    imp->d, n->name,
+	    "is in corosync.conf but not in WireGuard fabric \"%s\"%s; add it there in "
+	    "Proxmox (Datacenter > SDN > Fabrics)",
+	    imp->fabric->id,
+	    imp->opts->measured ? ": left out of fabricd's fabric until it is" : "");
+	n->usable = false;
+}
+
 static int finish_nodes(struct pve_import *imp)
 {
 	int family = underlay_family(imp);
@@ -229,18 +245,8 @@ static int finish_nodes(struct pve_import *imp)
 				 family == AF_INET ? 4 : 6);
 			n->usable = false;
 		}
-		if (imp->fabric && !n->in_fabric && n->usable) {
-			/* following (--sdn-dir): a node joined with pvecm add comes before the
-			 * fabric has it; the others go on without it meanwhile */
-			(imp->opts->measured ? diag_warn : diag_add)(
-			    imp->d, n->name,
-			    "is in corosync.conf but not in WireGuard fabric \"%s\"%s; add it "
-			    "there in Proxmox (Datacenter > SDN > Fabrics)",
-			    imp->fabric->id,
-			    imp->opts->measured ? ": left out of fabricd's fabric until it is"
-						: "");
-			n->usable = false;
-		}
+		if (imp->fabric && !n->in_fabric && n->usable)
+			leave_out_of_fabric(imp, n);
 		if (!n->fabric_address.family && n->usable) {
 			diag_add(imp->d, n->name,
 				 "has no fabric address: give the node an \"%s\" in "

@@ -372,7 +372,7 @@ static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
  * it gone. NULL after ENOMEM.
  */
 static char *delta_text(const struct firewall_elems *want, const struct firewall_elems *have,
-			size_t *added, size_t *removed)
+			size_t *added, size_t *removed, struct sbuf *named)
 {
 	struct sbuf b = {0};
 	bool failed = false;
@@ -388,6 +388,11 @@ static char *delta_text(const struct firewall_elems *want, const struct firewall
 		char *out = sbuf_take(&list);
 
 		failed = !in || !out;
+		/* for people: which ones, when there are few (drift by hand, say) */
+		if (!failed && n_in)
+			sbuf_printf(named, "%s%s to %s", named->len ? "; " : "", in, set);
+		if (!failed && n_out)
+			sbuf_printf(named, "%s%s from %s", named->len ? "; " : "", out, set);
 		if (!failed && n_in)
 			sbuf_printf(&b, "add element " TABLE_NAME " %s { %s }\n", set, in);
 		if (!failed && n_out)
@@ -412,13 +417,18 @@ static int plan_delta(const struct view *have, enum op_phase phase,
 		      const struct firewall_ruleset *rs, struct plan *p)
 {
 	struct op *op = plan_add(p, KIND_GUARD, OP_FIREWALL_SET, phase, VERB_CHANGE, NULL);
+	struct sbuf named = {0};
 	size_t added, removed;
+	char *names;
 
 	if (!op)
 		return -ENOMEM;
-	op->text = delta_text(rs->sets, have->sets, &added, &removed);
-	if (!op->text)
+	op->text = delta_text(rs->sets, have->sets, &added, &removed, &named);
+	names = sbuf_take(&named);
+	if (!op->text || !names) {
+		free(names);
 		return -ENOMEM;
+	}
 	if (phase == PHASE_SEAL)
 		op_detail(op,
 			  "sealed: switched vnets' plain VXLAN no longer leaves this node (%zu "
@@ -429,6 +439,9 @@ static int plan_delta(const struct view *have, enum op_phase phase,
 			  "set elements: %zu added, %zu removed, in one transaction (rules and "
 			  "counters kept)",
 			  added, removed);
+	if (added + removed <= 4)
+		op_detail(op, "%s", names);
+	free(names);
 	return 0;
 }
 
