@@ -417,3 +417,35 @@ def test_sdn_dir_without_wireguard_keys_has_nothing_to_follow():
             PVE / "pve8" / "corosync.conf", "-n", "hv1")
     assert_error(r, "hv1: Proxmox has no WireGuard key for this node, so --sdn-dir has none "
                     "to follow", "`fabricd import-pve --generate-keys DIR -o FILE`")
+
+
+# --- files a command could not replace (cli/member.c, engine/lock.c) ------------------------
+
+def test_rotate_key_that_cannot_replace_the_key_file(tmp_path):
+    """join --rotate-key writes the definition, then renames KEY.new over KEY: when that
+    fails (the key file a mount point here) it says the definition already has the new
+    key and which file to rename."""
+    path, key = tmp_path / "cluster.json", tmp_path / "pve1.key"
+    r = run("init", "-c", path, "--cluster", "lab", "--prefix", "10.255.0.0/24", "-n", "pve1",
+            "--underlay", "192.0.2.11", "--key-file", key)
+    assert r.returncode == 0, r
+    old_key = key.read_text()
+    r = in_mount_namespace(f"mount --bind {key} {key}; "
+                           f"exec {FABRICD} join -c {path} -n pve1 --underlay 192.0.2.11 "
+                           f"--key-file {key} --rotate-key")
+    assert_error(r, f"{key}: cannot replace it with the new key in {key}.new: Device or "
+                    f"resource busy; the definition has the new public key: rename {key}.new "
+                    f"to {key} by hand")
+    assert key.read_text() == old_key
+    new_public = run("pubkey", "--key-file", f"{key}.new").stdout.strip()
+    assert json.loads(path.read_text())["nodes"][0]["public_key"] == new_public
+
+
+def test_node_lock_on_a_read_only_run_directory(tmp_path):
+    path = write(tmp_path, MINIMAL.read_text())
+    r = in_mount_namespace("mkdir -p /run/fabricd; mount --bind /run/fabricd /run/fabricd; "
+                           "mount -o remount,bind,ro /run/fabricd; "
+                           f"exec {FABRICD} set-transport -c {path} lan secure -n pve1")
+    assert_error(r, "node pve1: cannot open the lock /run/fabricd/net",
+                 ".lock: Read-only file system")
+    assert path.read_text() == MINIMAL.read_text()

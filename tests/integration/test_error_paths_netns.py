@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Error paths that need a node (scripts/error-coverage.py found no test reaching them):
-the daemon given a definition of another cluster name. Each checks the message (what it
-names, what to do), that the daemon keeps running, and that nothing was changed."""
+the daemon given a definition of another cluster name, status --svg with a failing dot.
+Each checks the message (what it names, what to do), the exit status or that the daemon
+keeps running, and that nothing was changed."""
 
 import json
+import os
 
 import pytest
 
@@ -42,3 +44,48 @@ def test_daemon_refuses_a_cluster_rename(make_cluster):
         d1.stop()
         d1.check_log()
 
+
+
+def test_status_svg_when_dot_fails(make_cluster, tmp_path):
+    """Graphviz's dot installed but failing: status --svg exits 1 and points at dot's own
+    message, which it lets through."""
+    cluster = make_cluster(2)
+    pve1 = cluster["pve1"]
+    config = cluster.write_definition(cluster.definition())
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    # reads its input, as dot does before it finds a syntax error (see the next test)
+    (fake / "dot").write_text("#!/bin/sh\ncat >/dev/null\n"
+                              "echo 'dot: syntax error in line 1' >&2\nexit 3\n")
+    (fake / "dot").chmod(0o755)
+    res = pve1.fabricd("status", "-c", config, "--svg",
+                       env={"PATH": f"{fake}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
+    assert res.rc == 1, res
+    assert "dot: syntax error in line 1" in res.stderr, res
+    assert "error: status --svg: dot -Tsvg failed (" in res.stderr, res
+    assert "see its message above" in res.stderr, res
+    assert "<svg" not in res.stdout, res
+
+
+@pytest.mark.xfail(reason="DEFECT: cli/status_dot.c render_svg writes to dot's stdin with "
+                   "SIGPIPE at its default: a dot that exits before reading (no svg plugin: "
+                   "'Format: \"svg\" not recognized') kills fabricd (exit 141, no message) in "
+                   "a few percent of runs; the message also says 'Protocol error' for dot's "
+                   "exit status")
+def test_status_svg_when_dot_exits_without_reading(make_cluster, tmp_path):
+    cluster = make_cluster(2)
+    pve1 = cluster["pve1"]
+    config = cluster.write_definition(cluster.definition())
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "dot").write_text("#!/bin/sh\necho 'Format: \"svg\" not recognized' >&2\n"
+                              "exit 1\n")
+    (fake / "dot").chmod(0o755)
+    argv = " ".join([cluster.fabricd_bin, "status", "-c", config, "-n", pve1.name,
+                     "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend, "--svg"])
+    # the race is lost in a few percent of runs: 300 of them find it almost always
+    loop = (f"export PATH={fake}:$PATH; n=0; i=0; while [ $i -lt 300 ]; do i=$((i+1)); "
+            f"{argv} >/dev/null 2>&1 && rc=0 || rc=$?; echo $rc; done")
+    res = pve1.run(["sh", "-c", loop], timeout=120)
+    codes = sorted(set(res.stdout.split()))
+    assert codes == ["1"], f"exit statuses of 300 runs: {codes} (141: killed by SIGPIPE)"
