@@ -16,7 +16,6 @@ above zero. gcov data (.gcda) are written when a process exits normally.
 """
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
