@@ -207,16 +207,9 @@ def test_set_transport_where_the_key_is_spelled_with_escapes(tmp_path, host_lock
     assert path.read_text() == text
 
 
-def test_set_transport_on_a_directory(tmp_path, host_lock):
-    r = run("set-transport", "-c", tmp_path, "lan", "secure", "-n", "pve1", "--lock-wait", "0")
-    assert_error(r, f"{tmp_path}: cannot read it:")
-
-
-@pytest.mark.xfail(strict=True, reason="DEFECT: a directory given as -c reads as EINVAL "
-                   "(\"Invalid argument\") and the message says nothing to do")
 def test_set_transport_on_a_directory_says_what_to_do(tmp_path, host_lock):
     r = run("set-transport", "-c", tmp_path, "lan", "secure", "-n", "pve1", "--lock-wait", "0")
-    assert_error(r, f"{tmp_path}: cannot read it:", "give the definition")
+    assert_error(r, f"{tmp_path}: cannot read it: Is a directory;", "give the definition")
 
 
 # --- keys (cli/keys.c) ---------------------------------------------------------------------
@@ -352,6 +345,15 @@ def test_import_nodeid_beyond_the_default_prefix(clean92):
     assert not out.exists()
 
 
+def test_import_key_out_with_a_keys_file_of_another_kind(clean92, tmp_path):
+    key, other = tmp_path / "k", tmp_path / "keys.json"
+    other.write_text('{"not": "section config"}\n')
+    r, out = import_pve(clean92, "--key-out", key, "-n", "hv3", "--wg-keys", other)
+    assert_error(r, f"--key-out: {other}: not a section-config file",
+                 "give that file with --wg-keys FILE")
+    assert not key.exists() and not out.exists()
+
+
 def test_import_key_out_without_keys_file(clean92, tmp_path):
     key = tmp_path / "k"
     r, out = import_pve(clean92, "--key-out", key, "-n", "hv3", "--wg-keys", tmp_path / "none.cfg")
@@ -381,7 +383,7 @@ def test_import_output_that_cannot_be_written(clean92, tmp_path):
     out = tmp_path / "nodir" / "cluster.json"
     r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
             "--pending", "-o", out)
-    assert_error(r, f"{out}: cannot write: No such file or directory")
+    assert_error(r, f"{out}: cannot write: No such file or directory; create its directory first")
     assert not out.parent.exists()
 
 
@@ -397,8 +399,8 @@ def test_import_generate_keys_into_a_file(tmp_path):
     r = run("import-pve", "--sdn-dir", PVE / "pve8" / "sdn", "--corosync",
             PVE / "pve8" / "corosync.conf", "--partial", "--generate-keys", not_a_dir)
     assert r.returncode == 1, r
-    assert f"error: cannot read private key file {not_a_dir}/hv1.key: Not a directory" \
-        in r.stderr, r.stderr
+    assert f"error: --generate-keys {not_a_dir}: not a directory; give the directory that " \
+        "holds" in r.stderr, r.stderr
     assert not_a_dir.read_text() == ""
 
 
@@ -407,7 +409,7 @@ def test_import_section_file_that_cannot_be_read(clean92):
     zones.unlink()
     zones.mkdir()
     r, out = import_pve(clean92)
-    assert_error(r, f"{zones}: cannot read:")
+    assert_error(r, f"{zones}: cannot read: Is a directory; it is Proxmox's SDN file zones.cfg")
     assert not out.exists()
 
 
@@ -447,5 +449,6 @@ def test_node_lock_on_a_read_only_run_directory(tmp_path):
                            "mount -o remount,bind,ro /run/fabricd; "
                            f"exec {FABRICD} set-transport -c {path} lan secure -n pve1")
     assert_error(r, "node pve1: cannot open the lock /run/fabricd/net",
-                 ".lock: Read-only file system")
+                 ".lock: Read-only file system; commands that change the node need "
+                 "/run/fabricd writable (a tmpfs, as /run is)")
     assert path.read_text() == MINIMAL.read_text()

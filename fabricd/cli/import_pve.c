@@ -94,6 +94,10 @@ static int new_key(void *ctx, const char *node, uint8_t pub[32])
 	}
 	if (ret == 0)
 		wgkey_public(pub, priv);
+	else if (ret == -ENOTDIR)
+		log_error("--generate-keys %s: not a directory; give the directory that holds (or "
+			  "is to hold) the nodes' NODE.key files",
+			  a->gen_dir);
 	else
 		log_error("%s", err);
 	sodium_memzero(priv, sizeof(priv));
@@ -162,7 +166,10 @@ static int key_out(const struct import_args *a, const struct pve_import *imp, st
 	if (ret == 0)
 		ret = pve_wgkeys_find(&keys, pve_name, iface, priv, err, sizeof(err));
 	else
-		snprintf(err, sizeof(err), "%s: not a section-config file", path);
+		snprintf(err, sizeof(err),
+			 "%s: not a section-config file (Proxmox keeps the WireGuard keys in "
+			 "/etc/pve/priv/wg-keys.cfg; give that file with --wg-keys FILE)",
+			 path);
 	pve_file_wipe(&keys);
 	pve_file_free(&keys);
 	if (ret < 0) {
@@ -361,7 +368,9 @@ static int write_definition(const struct import_args *a, const char *json)
 	else
 		ret = write_output(a->output, json, strlen(json), 0644);
 	if (ret < 0)
-		log_error("%s: cannot write: %s", a->output ? a->output : "stdout", strerror(-ret));
+		log_error(
+		    "%s: cannot write: %s%s", a->output ? a->output : "stdout", strerror(-ret),
+		    ret == -ENOENT ? "; create its directory first, or give another -o FILE" : "");
 	return ret;
 }
 

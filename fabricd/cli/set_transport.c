@@ -235,7 +235,7 @@ static int read_file(const char *path, char **buf, size_t *len, struct stat *st)
 		goto out;
 	}
 	if (!S_ISREG(st->st_mode) || st->st_size > DEF_MAX) {
-		ret = S_ISREG(st->st_mode) ? -EFBIG : -EINVAL;
+		ret = S_ISREG(st->st_mode) ? -EFBIG : S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
 		goto out;
 	}
 	*buf = malloc((size_t)st->st_size + 1);
@@ -421,7 +421,8 @@ int cmd_set_transport(const struct options *o)
 	if (lock_this_node(&lock, o) < 0)
 		return 1;
 	if ((errno = -read_file(path, &text, &len, &st)) != 0) {
-		log_error("%s: cannot read it: %s", path, strerror(errno));
+		log_error("%s: cannot read it: %s; give the definition file with -c FILE", path,
+			  strerror(errno));
 		node_lock_release(&lock);
 		return 1;
 	}

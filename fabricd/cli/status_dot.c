@@ -5,6 +5,7 @@
  * other nodes are drawn dashed and grey ("not seen from here").
  */
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -210,12 +211,16 @@ void status_dot_write(json_t *status, const struct cluster *c, FILE *f)
 	fputs("}\n", f);
 }
 
-/* `dot -Tsvg` with the DOT text on its stdin and our stdout as its own. */
+/*
+ * `dot -Tsvg` with the DOT text on its stdin and our stdout as its own: 0, dot's
+ * exit status, 128 + the signal that ended it, or -errno (not started, not fed).
+ */
 static int render_svg(const char *text, size_t len)
 {
 	char *argv[] = {"dot", "-Tsvg", NULL};
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], status = 0, ret;
+	void (*old_pipe)(int);
 	pid_t pid;
 
 	if (pipe(pipefd) < 0)
@@ -231,13 +236,18 @@ static int render_svg(const char *text, size_t len)
 		close(pipefd[1]);
 		return -ret;
 	}
+	/* a dot that exits before reading all (no svg plugin, say) must not kill fabricd */
+	old_pipe = signal(SIGPIPE, SIG_IGN);
 	ret = write_all(pipefd[1], text, len);
 	close(pipefd[1]);
+	signal(SIGPIPE, old_pipe);
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
-	if (ret < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		return -EPROTO;
-	return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		return WEXITSTATUS(status); /* dot's own message says why */
+	if (!WIFEXITED(status))
+		return 128 + WTERMSIG(status);
+	return ret < 0 ? ret : 0;
 }
 
 int status_dot(json_t *status, const struct cluster *c, bool svg)
@@ -263,9 +273,23 @@ int status_dot(json_t *status, const struct cluster *c, bool svg)
 			  "use --dot and render it elsewhere");
 		return 1;
 	}
+	if (ret > 128) {
+		log_error("status --svg: dot -Tsvg was killed by signal %d; run fabricd status "
+			  "--dot | dot -Tsvg to see why",
+			  ret - 128);
+		return 1;
+	}
+	if (ret > 0) {
+		log_error("status --svg: dot -Tsvg exited with status %d; see its message above "
+			  "(fabricd status --dot gives the graph it was given)",
+			  ret);
+		return 1;
+	}
 	if (ret < 0) {
-		log_error("status --svg: dot -Tsvg failed (%s); see its message above",
-			  strerror(-ret));
+		log_error(
+		    "status --svg: cannot give dot -Tsvg the graph (%s); fabricd status --dot "
+		    "gives it",
+		    strerror(-ret));
 		return 1;
 	}
 	return 0;

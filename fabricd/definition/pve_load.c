@@ -71,7 +71,7 @@ int pve_read_file(const char *path, char **buf, size_t *len)
 	/* pmxcfs reports sizes, but do not trust st_size for a FUSE file */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return -EINVAL;
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	}
 	ret = read_fd(fd, buf, len);
 	close(fd);
@@ -121,7 +121,10 @@ static int read_cfg(const struct pve_paths *p, const char *name, enum pve_dialec
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0) {
-		diag_add(d, path, "cannot read: %s", strerror(-ret));
+		diag_add(d, path,
+			 "cannot read: %s; it is Proxmox's SDN file %s (--sdn-dir names the "
+			 "directory that holds it)",
+			 strerror(-ret), name);
 		return ret;
 	}
 	ret = pve_file_parse(f, text, len, d);
@@ -187,7 +190,9 @@ static int read_corosync(const struct pve_paths *p, struct pve_files *x, struct 
 		return 0;
 	}
 	if (ret < 0) {
-		diag_add(d, p->corosync, "cannot read: %s", strerror(-ret));
+		diag_add(d, p->corosync,
+			 "cannot read: %s; give Proxmox's corosync.conf with --corosync FILE",
+			 strerror(-ret));
 		return ret;
 	}
 	ret = corosync_parse(text, len, p->corosync, &x->corosync, d);

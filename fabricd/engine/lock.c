@@ -101,7 +101,9 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 	l->fd = -1;
 	ret = open_lock_file(l, "");
 	if (ret < 0) {
-		log_error("node %s: cannot open the lock %s: %s", node, l->path, strerror(-ret));
+		log_error("node %s: cannot open the lock %s: %s; commands that change the node "
+			  "need " NODE_LOCK_DIR " writable (a tmpfs, as /run is)",
+			  node, l->path, strerror(-ret));
 		return ret;
 	}
 	while (flock(l->fd, LOCK_EX | LOCK_NB) < 0) {
