@@ -208,7 +208,7 @@ static void render_frr(FILE *f, const struct metrics_data *d)
 static void render_guard(FILE *f, const struct metrics_data *d)
 {
 	family(f, "fabricd_guard_present", "gauge",
-	       "1 when the nftables table inet fabricd is in the kernel.");
+	       "1 when this cluster's nftables guard (table inet fabricd) is in the kernel.");
 	fprintf(f, "fabricd_guard_present %d\n", d->guard_present);
 	family(f, "fabricd_guard_dropped_packets_total", "counter",
 	       "Packets the nftables guard dropped, per counter.");

@@ -441,8 +441,12 @@ static void read_vnets(struct monitor *m)
 static void read_guard(struct monitor *m)
 {
 	struct firewall_obs *fw = NULL;
+	char owner[sizeof(m->d.cluster) + 16];
 
-	m->d.guard_present = firewall_observe_counters(&fw) == 0 && fw;
+	/* a table of that name that is not this cluster's guards nothing of it */
+	snprintf(owner, sizeof(owner), OWNER_PREFIX "%s", m->d.cluster);
+	m->d.guard_present = firewall_observe_counters(&fw) == 0 && fw &&
+			     (!m->d.cluster[0] || firewall_obs_owned(fw, owner));
 	for (int i = 0; i < FW_N_COUNTERS; i++)
 		m->d.guard_counter_present[i] =
 		    fw && firewall_obs_counter(fw, (enum firewall_counter_id)i, &m->d.guard[i]);

@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "engine/guard_io.h"
+#include "engine/guard_prints.h"
 #include "kinds/guard_priv.h"
 
 /*
@@ -137,6 +138,24 @@ static int load_new_table(const struct op *op, const char *mark, char *err, size
 	return ret;
 }
 
+/* What the rules are now that fabricd wrote them (engine/guard_prints.h); none after a delete. */
+static void remember_rules(const struct op *op, bool delta)
+{
+	int ret;
+
+	if (op->type == OP_FIREWALL_DELETE) {
+		guard_prints_forget();
+		return;
+	}
+	if (delta)
+		return; /* the rules stayed */
+	ret = firewall_learn_prints();
+	if (ret < 0)
+		log_warn("%s: cannot record its rules' prints: %s; a rule rewritten by hand with "
+			 "fabricd's comment copied goes unnoticed until they are",
+			 OBJECT, strerror(-ret));
+}
+
 int firewall_apply(struct op *op)
 {
 	/* the empty declaration makes the delete succeed when there is no table yet */
@@ -189,8 +208,10 @@ int firewall_apply(struct op *op)
 		ret = nft_run(0, cmd, NULL, err, sizeof(err));
 		free(cmd);
 	}
-	if (ret == 0)
+	if (ret == 0) {
+		remember_rules(op, delta);
 		return 0;
+	}
 	ret = nft_errno(err);
 	if (op->type == OP_FIREWALL_DELETE)
 		log_error("%s: cannot be removed: %s", OBJECT, err);

@@ -15,6 +15,11 @@ int firewall_observe(struct firewall_obs **out);
  */
 int firewall_observe_counters(struct firewall_obs **out);
 
+/*
+ * Records the rules of the table as the kernel has them now (just written
+ * by fabricd) as their prints (engine/guard_prints.h). 0 or -errno.
+ */
+int firewall_learn_prints(void);
 /* Runs an OP_FIREWALL_* op. 0 or -errno (logged here with nft's own words). */
 int firewall_apply(struct op *op);
 

@@ -18,7 +18,10 @@
 #include <sys/socket.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "engine/guard_io.h"
+#include "engine/guard_prints.h"
+#include "engine/lock.h"
 #include "kinds/guard_priv.h"
 #include "netlink/nl.h"
 
@@ -48,6 +51,8 @@ struct reader {
 		char verdicts[512];
 	} chains[16];
 	struct map_elems map; /* the verdict map whose elements are dumped */
+	/* the rules' prints as fabricd wrote them (known), and as read now (seen) */
+	struct guard_prints known, seen;
 	bool table_found;
 	int err; /* a callback's failure (ENOMEM) */
 };
@@ -349,6 +354,28 @@ static void rule_mark(const struct nlattr *userdata, char *out, size_t len)
 		snprintf(out, len, "by hand");
 }
 
+/*
+ * A rule with fabricd's mark whose expressions are not those fabricd wrote
+ * under that mark (guard_prints.h): rewritten by hand with fabricd's
+ * comment copied. Its mark becomes "altered". Every marked rule's print is
+ * kept in rd->seen, for the file.
+ */
+static void check_print(struct reader *rd, const struct nlattr *exprs, char *mark, size_t len)
+{
+	const struct guard_print *known;
+	uint64_t print;
+
+	if (!strcmp(mark, "by hand"))
+		return;
+	print =
+	    exprs ? fnv1a(FNV1A_INIT, mnl_attr_get_payload(exprs), mnl_attr_get_payload_len(exprs))
+		  : 0;
+	guard_prints_add(&rd->seen, mark, print);
+	known = guard_prints_find(&rd->known, mark);
+	if (known && known->print != print)
+		snprintf(mark, len, "altered");
+}
+
 /* Each chain's rules' verdicts and marks, the chains added as they come. */
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -376,6 +403,7 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	rule_verdict(tb[NFTA_RULE_EXPRESSIONS], verdict, sizeof(verdict));
 	rule_mark(tb[NFTA_RULE_USERDATA], mark, sizeof(mark));
+	check_print(rd, tb[NFTA_RULE_EXPRESSIONS], mark, sizeof(mark));
 	/* a chain of more rules than fits differs from every rendered one anyway */
 	used = strlen(rd->chains[i].verdicts);
 	snprintf(rd->chains[i].verdicts + used, sizeof(rd->chains[0].verdicts) - used, "%s%s(%s)",
@@ -385,7 +413,10 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 
 static void rules_reset(void *data)
 {
-	((struct reader *)data)->n_chains = 0;
+	struct reader *rd = data;
+
+	rd->n_chains = 0;
+	memset(&rd->seen, 0, sizeof(rd->seen));
 }
 
 /* One element: its key (big-endian, as a port is) and its verdict. */
@@ -601,28 +632,38 @@ static int read_table(struct reader *rd, bool counters_only)
 	return firewall_obs_finish(rd->fw);
 }
 
+/*
+ * Its own socket, opened with mnl_socket_open2 (libnftables opens its
+ * sockets with mnl_socket_open): tests/integration/test_guard_ownership.py
+ * makes exactly this read fail. 0 or -errno.
+ */
+static int reader_open(struct reader *rd)
+{
+	rd->s.mnl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	if (!rd->s.mnl || mnl_socket_bind(rd->s.mnl, 0, MNL_SOCKET_AUTOPID) < 0)
+		return -errno;
+	rd->s.bus = NETLINK_NETFILTER;
+	rd->s.portid = mnl_socket_get_portid(rd->s.mnl);
+	rd->s.seq = 1;
+	rd->fw = firewall_obs_new();
+	return rd->fw ? 0 : -ENOMEM;
+}
+
 static int observe(struct firewall_obs **out, bool counters_only)
 {
 	struct reader rd = {0};
 	int ret;
 
 	*out = NULL;
-	/*
-	 * Its own socket, opened with mnl_socket_open2 (libnftables opens its
-	 * sockets with mnl_socket_open): tests/integration/test_guard_ownership.py
-	 * makes exactly this read fail.
-	 */
-	rd.s.mnl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	if (!rd.s.mnl || mnl_socket_bind(rd.s.mnl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	rd.s.bus = NETLINK_NETFILTER;
-	rd.s.portid = mnl_socket_get_portid(rd.s.mnl);
-	rd.s.seq = 1;
-	rd.fw = firewall_obs_new();
-	ret = rd.fw ? read_table(&rd, counters_only) : -ENOMEM;
-out:
+	if (!counters_only)
+		guard_prints_load(&rd.known);
+	ret = reader_open(&rd);
+	if (ret == 0)
+		ret = read_table(&rd, counters_only);
+	/* a table fabricd finds without prints (made by a fabricd before them): trusted once */
+	if (ret == 0 && !counters_only && rd.table_found && rd.seen.n && !rd.seen.full &&
+	    node_lock_held() && !guard_prints_kept())
+		(void)guard_prints_save(&rd.seen);
 	if (rd.s.mnl)
 		mnl_socket_close(rd.s.mnl);
 	/* none (yet), or no nf_tables in this kernel: no table either; apply says why */
@@ -648,4 +689,19 @@ int firewall_observe(struct firewall_obs **out)
 int firewall_observe_counters(struct firewall_obs **out)
 {
 	return observe(out, true);
+}
+
+int firewall_learn_prints(void)
+{
+	struct reader rd = {0};
+	int ret = reader_open(&rd);
+
+	if (ret == 0)
+		ret = dump(&rd, NFT_MSG_GETRULE, NFTA_RULE_TABLE, rule_cb, rules_reset);
+	if (ret == 0 && !rd.seen.full)
+		ret = guard_prints_save(&rd.seen);
+	if (rd.s.mnl)
+		mnl_socket_close(rd.s.mnl);
+	firewall_obs_free(rd.fw);
+	return ret;
 }

@@ -18,6 +18,9 @@
 
 #define LOCK_POLL_MS 20
 
+/* The node locks (not the daemon's) this process holds. */
+static int nodes_held;
+
 static long long monotonic_ms(void)
 {
 	struct timespec ts;
@@ -76,6 +79,7 @@ static int write_holder(int fd, const char *command)
 /* kind: "" for the node lock, "daemon." for the daemon's; one per network namespace */
 static void lock_path(struct node_lock *l, const char *kind)
 {
+	l->node = false;
 	snprintf(l->path, sizeof(l->path), "%s/%snet%llu.lock", NODE_LOCK_DIR, kind, netns_inode());
 }
 
@@ -143,6 +147,8 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 	if (ret < 0)
 		log_warn("node %s: cannot record the lock's holder in %s: %s", node, l->path,
 			 strerror(-ret));
+	l->node = true;
+	nodes_held++;
 	return 0;
 }
 
@@ -190,10 +196,18 @@ bool node_daemon_running(char *holder, size_t len)
 	return held;
 }
 
+bool node_lock_held(void)
+{
+	return nodes_held > 0;
+}
+
 void node_lock_release(struct node_lock *l)
 {
 	if (l->fd < 0)
 		return;
+	if (l->node)
+		nodes_held--;
+	l->node = false;
 	/* closing the last descriptor releases the flock */
 	close(l->fd);
 	l->fd = -1;

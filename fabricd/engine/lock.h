@@ -22,7 +22,8 @@
 #define NODE_LOCK_WAIT_S 30
 
 struct node_lock {
-	int fd; /* -1: not held */
+	int fd;	   /* -1: not held */
+	bool node; /* the node lock (node_lock_take), not the daemon's */
 	char path[256];
 };
 
@@ -47,5 +48,7 @@ int node_daemon_lock_take(struct node_lock *l, const char *node);
 bool node_daemon_running(char *holder, size_t len);
 /* Releases either (a no-op when not held). */
 void node_lock_release(struct node_lock *l);
+/* Whether this process holds its node's lock now (node_lock_take): it may change the node. */
+bool node_lock_held(void);
 
 #endif

@@ -254,6 +254,7 @@ static int check_conflicts(const struct node_state *want, const struct observed 
 		check_port(want, foreign[j], diag);
 	free(foreign);
 	check_listen_port(want, have, diag);
+	firewall_conflict(have->firewall, want->owner, diag);
 	return 0;
 }
 

@@ -206,6 +206,11 @@ static bool owned_by(const struct firewall_obs *fw, const char *owner)
 	return sp && (size_t)(sp - fw->comment) == n && !strncmp(fw->comment, owner, n);
 }
 
+bool firewall_obs_owned(const struct firewall_obs *fw, const char *owner)
+{
+	return fw && owned_by(fw, owner);
+}
+
 /*
  * A table fabricd made under another cluster name ("fabricd:OTHER HASH"): says
  * so (an error, or a warning), with the command that removes it. False for
@@ -225,6 +230,26 @@ static bool other_cluster_said(const struct firewall_obs *fw, const char *owner,
 		log_error("%s", text);
 	else
 		log_warn("%s", text);
+	return true;
+}
+
+bool firewall_conflict(const struct firewall_obs *fw, const char *owner, struct diag *diag)
+{
+	char name[FABRICD_NAME_MAX + 1];
+
+	if (!fw || owned_by(fw, owner))
+		return false;
+	if (owner_mark_cluster(fw->comment, name, sizeof(name)))
+		diag_add(diag, OBJECT,
+			 "made by fabricd for cluster \"%s\", not \"%s\"; if that was this "
+			 "cluster's name before, `fabricd down --cluster %s` removes it",
+			 name, owner + strlen(OWNER_PREFIX), name);
+	else
+		diag_add(diag, OBJECT,
+			 "exists but is not owned by %s (comment \"%s\"); fabricd never replaces "
+			 "a table it did not make: move what it holds to a table of another name "
+			 "and remove it (nft delete table %s)",
+			 owner, fw->comment, TABLE_NAME);
 	return true;
 }
 
@@ -533,14 +558,9 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 	struct view kernel, before_seal;
 	int ret;
 
-	if (have && !owned_by(have, want->owner)) {
-		if (!other_cluster_said(have, want->owner, true))
-			log_error("%s: exists but is not owned by %s (comment \"%s\"); fabricd "
-				  "never replaces a table it did not make: remove it (nft delete "
-				  "table %s) or rename it",
-				  OBJECT, want->owner, have->comment, TABLE_NAME);
+	/* another's table: a conflict (firewall_conflict), which stops planning before this */
+	if (have && !owned_by(have, want->owner))
 		return -EEXIST;
-	}
 	if (have)
 		kernel = view_of_obs(have);
 	for (int i = 0; i < FW_N_COUNTERS; i++)

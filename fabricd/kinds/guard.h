@@ -184,11 +184,19 @@ int firewall_obs_add_other(struct firewall_obs *fw, const char *what);
 int firewall_obs_finish(struct firewall_obs *fw);
 /* Whether the kernel's table carries VNI vni's VXLAN into WireGuard (set carried_vnis). */
 bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni);
+/* Whether the table's comment names owner ("fabricd:CLUSTER", the table's mark). */
+bool firewall_obs_owned(const struct firewall_obs *fw, const char *owner);
 /* A counter's values; false when the kernel's table has no such counter. */
 bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_id id,
 			  struct firewall_counter *out);
 
-/* Plans OP_FIREWALL_SET when the table differs from what want needs. */
+/*
+ * A table of that name that is not owner's (another's, or fabricd's under
+ * another cluster name): a conflict in diag, naming the way out; false when
+ * there is none or it is owner's.
+ */
+bool firewall_conflict(const struct firewall_obs *fw, const char *owner, struct diag *diag);
+/* Plans OP_FIREWALL_SET when the table differs from what want needs (-EEXIST: another's). */
 int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p);
 /* Plans OP_FIREWALL_DELETE when the table exists and is p->owner's (down). */
 int firewall_plan_down(const struct firewall_obs *have, struct plan *p);

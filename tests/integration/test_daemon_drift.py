@@ -235,6 +235,12 @@ def cases(pve1, pve2):
             ["sh", "-c", replace_rule("plain_vxlan_in", "node_vnis", "@th,96,24 != 999 accept")],
             lambda: "@node_vnis" in pve1.run(["nft", "list", "chain", "inet", "fabricd",
                                               "plain_vxlan_in"]).stdout),
+        # the same, fabricd's comment copied onto it: its expressions tell (the rule prints)
+        "firewall-accept-replaced-keeping-its-comment": (
+            ["sh", "-c", replace_rule("plain_vxlan_in", "node_vnis",
+                                      '@th,96,24 != 999 accept comment "fabricd a213c1"')],
+            lambda: "@node_vnis" in pve1.run(["nft", "list", "chain", "inet", "fabricd",
+                                              "plain_vxlan_in"]).stdout),
         "firewall-leak-rule-without-verdict": (
             ["sh", "-c", replace_rule("output", "4790", 'udp dport 4790 counter name "drop_leak"')],
             lambda: drop_rules(pve1, "output") == 2),
@@ -265,7 +271,8 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "fabric-address-deleted", "fabric-route-deleted",
               "wireguard-peer-removed", "wireguard-keepalive-changed", "firewall-table-deleted",
               "firewall-table-dormant", "firewall-drop-replaced-by-accept",
-              "firewall-accept-replaced-by-accept", "firewall-leak-rule-without-verdict"]
+              "firewall-accept-replaced-by-accept", "firewall-accept-replaced-keeping-its-comment",
+              "firewall-leak-rule-without-verdict"]
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)

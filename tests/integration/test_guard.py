@@ -400,6 +400,12 @@ IN_PLACE = {
         "plain_vxlan_in", "node_vnis", "@th,96,24 != 999 accept",
         "chain plain_vxlan_in, rules: accept(61f959) accept(22c8c2) accept(by hand) drop(67bd31), "
         f"where the definition makes chain plain_vxlan_in, rules: {PLAIN_IN}"),
+    # the same, with fabricd's comment copied onto the new rule (as `nft list` gives it
+    # to someone who edits the listing and loads it again): its expressions tell
+    "accept-made-another-accept-with-the-comment": (
+        "plain_vxlan_in", "node_vnis", '@th,96,24 != 999 accept comment "fabricd a213c1"',
+        "chain plain_vxlan_in, rules: accept(61f959) accept(22c8c2) accept(altered) "
+        f"drop(67bd31), where the definition makes chain plain_vxlan_in, rules: {PLAIN_IN}"),
     # every plain VXLAN let in, the port chain never reached
     "vmap-target-made-accept": (
         "input", "vmap", "udp dport vmap { 4789 : accept, 4790 : jump secure_vxlan_in, "

@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from fabtest import zone
+from fabtest import wait_until, zone
 
 pytestmark = [pytest.mark.netns]
 
@@ -96,3 +96,58 @@ def test_own_table_with_unreadable_listing_is_untouched(make_cluster, unreadable
     assert pve1.link("vnet101") is None
     assert pve1.fabricd("apply", "-c", path).rc == 0
     assert pve1.link("vnet101") is not None
+
+
+def test_another_table_of_the_guards_name_is_a_conflict_status_shows(make_cluster):
+    """A table `inet fabricd` that is not fabricd's (put there after fabricd's went): apply
+    refuses and changes nothing, as before; status showed nothing at all (exit 1), where
+    it shows every other conflict with the node's state; the way out it named ("rename
+    it") does not exist in nftables."""
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    path = cluster.write_definition(cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+    assert pve1.fabricd("apply", "-c", path).rc == 0
+    pve1.run(["nft", "delete table inet fabricd; add table inet fabricd "
+              "{ comment \"someone-else\"; }"])
+    before = nft_table(pve1)
+    said = ("nftables table inet fabricd: exists but is not owned by fabricd:fabtest (comment "
+            "\"someone-else\"); fabricd never replaces a table it did not make: move what it "
+            "holds to a table of another name and remove it (nft delete table inet fabricd)")
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 1 and f"error: {said}" in res.stderr and "rename" not in res.stderr, res
+    assert nft_table(pve1) == before
+    res = pve1.fabricd("status", "-c", path)
+    assert res.rc == 0 and "CONFLICTS that stop every change" in res.stdout, res
+    assert f"conflict: {said}" in res.stdout and "vnet vnet100" in res.stdout, res
+    doc = json.loads(pve1.fabricd("status", "-c", path, "--json").stdout)
+    assert doc["guard"]["present"] is True and doc["guard"]["owned"] is False, doc["guard"]
+    assert doc["in_sync"] is False and any(said in c for c in doc["conflicts"]), doc
+
+
+def test_the_daemon_reports_no_guard_when_another_takes_its_name(make_cluster):
+    """The same under `fabricd run --metrics-file`: the daemon leaves that table alone
+    and says the guard is gone (fabricd_guard_present 0; it stayed 1, a table of that
+    name being there), until the table is fabricd's again."""
+    from fabtest.daemon import Daemon
+
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    metrics = f"{cluster.tmpdir}/pve1.prom"
+    daemon = Daemon(cluster, pve1, extra_args=["--metrics-file", metrics,
+                                               "--probe-interval", "0"])
+    daemon.write(cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+    daemon.start()
+    try:
+        def present():
+            with open(metrics) as f:
+                lines = [line for line in f if line.startswith("fabricd_guard_present ")]
+            return lines[0].split()[1] if lines else None
+        wait_until(lambda: present() == "1", timeout=10, what="guard present")
+        pve1.run(["nft", "delete table inet fabricd; add table inet fabricd "
+                  "{ comment \"someone-else\"; }"])
+        wait_until(lambda: present() == "0", timeout=10, what="no guard of this cluster")
+        assert "someone-else" in pve1.run(["nft", "list", "table", "inet", "fabricd"]).stdout
+        pve1.run(["nft", "delete", "table", "inet", "fabricd"])
+        wait_until(lambda: present() == "1", timeout=10, what="the guard made again")
+    finally:
+        daemon.stop()
