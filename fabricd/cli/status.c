@@ -342,7 +342,11 @@ static const char *link_words(json_t *link)
 	static char words[64];
 
 	if (!json_is_true(json_object_get(link, "present")))
-		return "absent";
+		return json_is_true(json_object_get(link, "existing"))
+			   /* fabricd waits for it: the vnet is not carried until then */
+			   ? "absent (its manager has not made it: fabricd's port joins once "
+			     "Proxmox's SDN Apply or ifreload -a does)"
+			   : "absent";
 	snprintf(words, sizeof(words), "%s%s",
 		 json_is_true(json_object_get(link, "up")) ? "up" : "DOWN", foreign_words(link));
 	return words;

@@ -687,8 +687,8 @@ def test_an_existing_bridge_over_its_zones_mtu_is_warned_of(make_cluster):
     cluster = make_cluster(2)
     pve1 = cluster.nodes[0]
     path = cluster.write_definition(cluster.definition(
-        zones=[dict(zone("red", "secure", [("vnet100", 100), ("vnet101", 101)]),
-                    bridges="existing")]))
+        zones=[dict(zone("red", "secure", [("vnet100", 100), ("vnet101", 101),
+                                           ("vnet102", 102)]), bridges="existing")]))
     for name, set_mtu in (("vnet100", True), ("vnet101", False)):
         pve1.run(["ip", "link", "add", name, "type", "bridge"])
         if set_mtu:  # as ifupdown2 does: the kernel then keeps it
@@ -702,6 +702,10 @@ def test_an_existing_bridge_over_its_zones_mtu_is_warned_of(make_cluster):
     assert pve1.link("vnet100")["mtu"] == 1450 and pve1.link("vnet101")["mtu"] == 1390
     res = pve1.fabricd("plan", "-c", path)
     assert res.rc == 0 and warning in res.stderr and "vnet101" not in res.stderr, res
+    # vnet102's bridge was never made: fabricd waits for it, and status says for what
+    res = pve1.fabricd("status", "-c", path)
+    assert res.rc == 0 and "vnet vnet102 vni 102: bridge absent (its manager has not made " \
+        "it: fabricd's port joins once Proxmox's SDN Apply or ifreload -a does)" in res.stdout, res
 
 
 def test_an_ifupdown_file_fabricd_cannot_write_stops_apply_before_any_change(make_cluster):
