@@ -277,3 +277,8 @@ def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean9
     r = run("import-pve", "--sdn-dir", clean92 / "sdn", "-o", tmp_path / "out.json")
     assert r.returncode == 1 and "error: hv4: is in corosync.conf but not in WireGuard " \
         "fabric \"wgf\"; add it" in r.stderr, r.stderr
+    # on hv4 itself: the fabric is Proxmox's to change, not a file to join
+    r = run("render", "--sdn-dir", clean92 / "sdn", "-n", "hv4", "--key-file", key)
+    assert r.returncode == 1 and "error: node \"hv4\" is not in" in r.stderr and \
+        "add this node to Proxmox's WireGuard fabric" in r.stderr and "join" not in r.stderr, \
+        r.stderr

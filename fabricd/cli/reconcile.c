@@ -182,8 +182,8 @@ int cmd_down(const struct options *o)
 	if (session_apply(&s, "down") == 0) {
 		struct node_state none = {0};
 
-		ret = 0;
-		ifupdown_sync(&none, o->ifupdown_file); /* nothing left to keep */
+		/* nothing left to keep: a file left would name ports that are gone */
+		ret = ifupdown_sync(&none, o->ifupdown_file) < 0 ? 1 : 0;
 		status_probes_forget(o, s.cluster ? s.cluster->name : o->cluster_name);
 	}
 out:

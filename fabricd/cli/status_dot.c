@@ -212,10 +212,11 @@ void status_dot_write(json_t *status, const struct cluster *c, FILE *f)
 }
 
 /*
- * `dot -Tsvg` with the DOT text on its stdin and our stdout as its own: 0, dot's
- * exit status, 128 + the signal that ended it, or -errno (not started, not fed).
+ * `dot -Tsvg` with the DOT text on its stdin and our stdout as its own: 0
+ * with how it ended in *wait_status (waitpid's), or -errno (not started, not
+ * fed).
  */
-static int render_svg(const char *text, size_t len)
+static int render_svg(const char *text, size_t len, int *wait_status)
 {
 	char *argv[] = {"dot", "-Tsvg", NULL};
 	posix_spawn_file_actions_t fa;
@@ -243,11 +244,8 @@ static int render_svg(const char *text, size_t len)
 	signal(SIGPIPE, old_pipe);
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
-	if (WIFEXITED(status) && WEXITSTATUS(status))
-		return WEXITSTATUS(status); /* dot's own message says why */
-	if (!WIFEXITED(status))
-		return 128 + WTERMSIG(status);
-	return ret < 0 ? ret : 0;
+	*wait_status = status; /* how dot ended (its own message says why it failed) */
+	return WIFEXITED(status) && !WEXITSTATUS(status) && ret < 0 ? ret : 0;
 }
 
 int status_dot(json_t *status, const struct cluster *c, bool svg)
@@ -255,7 +253,7 @@ int status_dot(json_t *status, const struct cluster *c, bool svg)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	int ret;
+	int ret, ended = 0;
 
 	if (!f)
 		return 1;
@@ -266,23 +264,23 @@ int status_dot(json_t *status, const struct cluster *c, bool svg)
 		free(text);
 		return 0;
 	}
-	ret = render_svg(text, len);
+	ret = render_svg(text, len, &ended);
 	free(text);
 	if (ret == -ENOENT) {
 		log_error("status --svg: Graphviz's dot is not installed: install graphviz, or "
 			  "use --dot and render it elsewhere");
 		return 1;
 	}
-	if (ret > 128) {
+	if (ret == 0 && WIFSIGNALED(ended)) {
 		log_error("status --svg: dot -Tsvg was killed by signal %d; run fabricd status "
 			  "--dot | dot -Tsvg to see why",
-			  ret - 128);
+			  WTERMSIG(ended));
 		return 1;
 	}
-	if (ret > 0) {
+	if (ret == 0 && WIFEXITED(ended) && WEXITSTATUS(ended)) {
 		log_error("status --svg: dot -Tsvg exited with status %d; see its message above "
 			  "(fabricd status --dot gives the graph it was given)",
-			  ret);
+			  WEXITSTATUS(ended));
 		return 1;
 	}
 	if (ret < 0) {

@@ -460,9 +460,9 @@ static int run_pass_locked(struct daemon *d)
 	if (cand)
 		reasons |= adopt_candidate(d, cand, forced);
 	reasons |= report_mtus(&d->mtus, &s.want, s.cluster, reasons);
-	ifupdown_sync(&s.want, s.ifupdown_file); /* before a port joins a bridge it keeps */
 	planned = clock_mono_ms();
-	ret = apply_or_record(d, &s, reasons);
+	/* before a port joins a bridge it keeps; without that file, as apply: no change */
+	ret = ifupdown_sync(&s.want, s.ifupdown_file) < 0 ? -1 : apply_or_record(d, &s, reasons);
 	if (s.plan.n)
 		report_pass_times(&s, started, loaded, planned, faults);
 	if (ret < 0) {

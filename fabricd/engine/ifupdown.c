@@ -103,7 +103,11 @@ int ifupdown_sync(const struct node_state *s, const char *path)
 			log_info("%s: ifupdown2 now keeps fabricd's ports in %s bridges", path,
 				 "existing");
 	}
-	if (ret < 0 && ret != -EEXIST)
+	if (ret < 0 && ret != -EEXIST && !*want)
+		log_error("%s: cannot remove it: %s; remove it by hand (it names ports fabricd no "
+			  "longer has)",
+			  path, strerror(-ret));
+	else if (ret < 0 && ret != -EEXIST)
 		log_error(
 		    "%s: %s; ifreload may remove fabricd's VXLAN ports from Proxmox's bridges",
 		    path, strerror(-ret));

@@ -19,13 +19,11 @@
 
 struct reconcile;
 
-/* A link the kernel renamed: its index and the name it had. */
+/* A link of fabricd's the kernel renamed: its index and the name it had first. */
 struct link_rename {
 	int ifindex;
 	char from[16];
 };
-
-#define OBS_RENAMED_MAX 8
 
 struct observed {
 	struct link_table links;
@@ -42,11 +40,13 @@ struct observed {
 	struct carry_obs carry;
 
 	/*
-	 * Links renamed since the daemon's last pass, as its notifications told
-	 * (a one-shot command cannot tell a rename from a link made anew).
+	 * fabricd's links renamed by hand while the daemon watched, as its
+	 * notifications told, until they have their names back (borrowed from
+	 * the daemon's view; a one-shot command cannot tell a rename from a link
+	 * made anew, and has none).
 	 */
 	size_t n_renamed;
-	struct link_rename renamed[OBS_RENAMED_MAX];
+	const struct link_rename *renamed;
 };
 /* Dumps every link of this network namespace into t (replacing its contents). */
 int link_dump(struct nl_sock *s, struct link_table *t);

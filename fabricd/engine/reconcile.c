@@ -226,6 +226,67 @@ static bool foreign_vxlan(const struct link_obs *l, const char *owner)
 }
 
 /*
+ * The vnet's bridge renamed by hand, which gets its name back: a new bridge
+ * would leave the guests' ports on the renamed one. Only a rename the
+ * daemon saw happen counts: in the kernel's state alone it looks like a vnet
+ * removed and its VNI given to a new one, where naming the old bridge after
+ * the new vnet would put the old tenant's guests into the new tenant. One
+ * renamed to a name the definition wants is a conflict (check_renames).
+ */
+static const struct link_obs *renamed_bridge(const struct node_state *want,
+					     const struct desired_vnet *v,
+					     const struct observed *have)
+{
+	for (size_t i = 0; i < have->n_renamed; i++) {
+		const struct link_obs *br = link_by_index(&have->links, have->renamed[i].ifindex);
+
+		if (!strcmp(have->renamed[i].from, v->name) && br && !strcmp(br->kind, "bridge") &&
+		    link_is_owned(br, want->owner))
+			return br;
+	}
+	return NULL;
+}
+
+/* Whether name is one the definition gives a link of this node. */
+static bool wanted_name(const struct node_state *want, const char *name)
+{
+	if (!strcmp(name, FABRIC_IFNAME))
+		return true;
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		const struct desired_vnet *v = &want->vnets[i];
+
+		if (!strcmp(v->name, name) || !strcmp(v->vxlan, name) ||
+		    !strcmp(v->other_vxlan, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A link of fabricd's renamed by hand to a name the definition wants (two
+ * bridges' names swapped, say): taken for that name's, it would join one
+ * tenant's guests to another's vnet. A conflict until it is renamed back.
+ */
+static void check_renames(const struct node_state *want, const struct observed *have,
+			  struct diag *diag)
+{
+	for (size_t i = 0; i < have->n_renamed; i++) {
+		const struct link_rename *r = &have->renamed[i];
+		const struct link_obs *l = link_by_index(&have->links, r->ifindex);
+
+		if (!l || !link_is_owned(l, want->owner) || !wanted_name(want, l->name))
+			continue;
+		diag_add(diag, l->name,
+			 "this %s was %s until it was renamed by hand; fabricd does not take it "
+			 "for %s (whose guests are on it is not known): rename it back (ip link "
+			 "set dev %s down; ip link set dev %s name %s; ip link set dev %s up; "
+			 "through another name first where that one is taken)",
+			 l->kind[0] ? l->kind : "link", r->from, l->name, l->name, l->name, r->from,
+			 r->from);
+	}
+}
+
+/*
  * Wanted names held by links fabricd does not own, and VNIs held by foreign
  * devices. The foreign VXLAN devices are found once (usually there are
  * none), not among all links for every vnet.
@@ -254,6 +315,7 @@ static int check_conflicts(const struct node_state *want, const struct observed 
 		check_port(want, foreign[j], diag);
 	free(foreign);
 	check_listen_port(want, have, diag);
+	check_renames(want, have, diag);
 	firewall_conflict(have->firewall, want->owner, diag);
 	return 0;
 }
@@ -363,31 +425,6 @@ static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_o
 	return false;
 }
 
-/*
- * The vnet's bridge renamed by hand, which gets its name back: a new bridge
- * would leave the guests' ports on the renamed one. Only a rename the
- * daemon saw happen counts: in the kernel's state alone it looks like a vnet
- * removed and its VNI given to a new one, where naming the old bridge after
- * the new vnet would put the old tenant's guests into the new tenant.
- */
-static const struct link_obs *renamed_bridge(const struct node_state *want,
-					     const struct desired_vnet *v,
-					     const struct observed *have)
-{
-	for (size_t i = 0; i < have->n_renamed; i++) {
-		const struct link_obs *br = link_by_index(&have->links, have->renamed[i].ifindex);
-
-		if (strcmp(have->renamed[i].from, v->name) || !br || strcmp(br->kind, "bridge") ||
-		    !link_is_owned(br, want->owner))
-			continue;
-		for (size_t j = 0; j < want->n_vnets; j++)
-			if (!strcmp(want->vnets[j].name, br->name))
-				return NULL; /* renamed to another vnet's name: that vnet's now */
-		return br;
-	}
-	return NULL;
-}
-
 /* Whether the plan gives a link its name back (bridge_plan): it stays. */
 static bool renamed_back(const struct plan *p, const struct link_obs *l)
 {
@@ -432,6 +469,25 @@ static void warn_guest_ports(const struct link_table *links, const struct link_o
 			 "are left on no bridge, without network, also once an apply makes the "
 			 "bridge again (it makes it empty): put them back then",
 			 bridge->name, why, n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "");
+}
+
+/*
+ * Why an owned bridge the definition does not name goes: its vnet left, or
+ * (a wanted vnet's VXLAN device is its port) it was renamed by hand where
+ * no daemon saw it.
+ */
+static const char *removal_reason(const struct vnet_index *ix, const struct observed *have,
+				  const struct link_obs *bridge)
+{
+	for (size_t i = 0; i < have->links.n; i++) {
+		const struct link_obs *port = &have->links.links[i];
+
+		if (port->master == bridge->ifindex && !strcmp(port->kind, "vxlan") &&
+		    vnet_by_vni(ix, port->vni))
+			return "no vnet has its name; if it was renamed by hand, name it back: "
+			       "only a daemon that saw the rename does";
+	}
+	return "its vnet is no longer on this node";
 }
 
 /* Owned links the definition no longer wants. */
@@ -494,8 +550,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		else
 			op_detail(op, "not in the definition");
 		if (!strcmp(l->kind, "bridge"))
-			warn_guest_ports(&have->links, l, want->owner,
-					 "its vnet is no longer on this node", diag);
+			warn_guest_ports(&have->links, l, want->owner, removal_reason(ix, have, l),
+					 diag);
 		op->ifindex = l->ifindex;
 	}
 	return 0;

@@ -94,9 +94,11 @@ static int node_index(const struct options *o, const struct cluster *c, const ch
 	int idx = cluster_find_node(c, name);
 
 	if (idx < 0)
-		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE, or "
-			  "add this node to it with `fabricd join -c FILE`",
-			  name, definition_name(o));
+		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE, or add "
+			  "this node to %s",
+			  name, definition_name(o),
+			  o->sdn_dir ? "Proxmox's WireGuard fabric (Datacenter > SDN > Fabrics)"
+				     : "it with `fabricd join -c FILE`");
 	return idx;
 }
 
@@ -735,18 +737,22 @@ int session_apply(struct session *s, const char *verb)
 	int ret;
 
 	route_cache_refresh(&s->want); /* as the last pass may have left it, and below */
-	if (!s->plan.n) {
-		printf("%s %s: nothing to change\n", verb, node);
-		session_tune_fabric(s, 0);
-		return 0;
-	}
-	/* before a port joins a bridge it keeps: ifreload would take one it does not keep */
-	if (ifupdown_sync(&s->want, s->ifupdown_file) < 0 && !s->plan.down) {
+	/*
+	 * Before a port joins a bridge it keeps (ifreload would take one it does
+	 * not keep), and with nothing else to change too (the file may be gone);
+	 * down removes it once the ports are gone.
+	 */
+	if (!s->plan.down && ifupdown_sync(&s->want, s->ifupdown_file) < 0) {
 		log_error(
 		    "%s %s: nothing was changed (the file ifupdown2 reads could not say which "
 		    "ports fabricd keeps in existing bridges, above)",
 		    verb, node);
 		return -1;
+	}
+	if (!s->plan.n) {
+		printf("%s %s: nothing to change\n", verb, node);
+		session_tune_fabric(s, 0);
+		return 0;
 	}
 	plan_warn_lowered_mtus(&s->plan, node);
 	ret = plan_apply(&s->r, &s->plan);

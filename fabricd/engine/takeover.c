@@ -35,7 +35,14 @@ int takeover_plan(const struct desired_vnet *v, const struct observed *have, str
 	op->ifindex = old->ifindex;
 	op_detail(op, "taken over: %s replaces it in bridge %s (\"replaces\")", v->vxlan, v->name);
 	/* the nodes not yet taken over still send to the old port, and listen on it */
-	if (old->port && old->port != v->port)
+	if (v->transport == TRANSPORT_SECURE)
+		diag_warn(diag, old->name,
+			  "is Proxmox's plain VXLAN, and %s is secure (inside WireGuard): until "
+			  "every node of vnet %s is taken over, this node and the others cannot "
+			  "reach each other in it; take the zone over plain first and switch it "
+			  "to secure after (README, Taking over)",
+			  v->vxlan, v->name);
+	else if (old->port && old->port != v->port)
 		diag_warn(diag, old->name,
 			  "uses UDP port %u, and %s will use %u: until every node of vnet %s is "
 			  "taken over, this node and the others cannot reach each other in it; "

@@ -196,22 +196,69 @@ static int link_get_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* Reads link ifindex again into t (dropped when it is gone). 0 or -errno. */
-/* A link of the table read again under another name: noted for this pass's plan. */
-static void note_rename(struct observed *o, const struct link_table *t, const struct link_obs *l)
+static struct link_rename *rename_of(struct obs_view *v, int ifindex)
 {
-	size_t i = link_pos(t, l->ifindex);
-
-	if (i == t->n || t->links[i].ifindex != l->ifindex || !strcmp(t->links[i].name, l->name) ||
-	    o->n_renamed == OBS_RENAMED_MAX)
-		return;
-	o->renamed[o->n_renamed].ifindex = l->ifindex;
-	snprintf(o->renamed[o->n_renamed].from, sizeof(o->renamed[0].from), "%s", t->links[i].name);
-	o->n_renamed++;
+	for (size_t i = 0; i < v->n_renamed; i++) {
+		if (v->renamed[i].ifindex == ifindex)
+			return &v->renamed[i];
+	}
+	return NULL;
 }
 
-static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex, struct observed *o)
+static void rename_drop(struct obs_view *v, struct link_rename *r)
 {
+	*r = v->renamed[--v->n_renamed];
+}
+
+/*
+ * A link of fabricd's (an owner mark) read again under another name: its
+ * first name is kept until it has it back. 0 or -ENOMEM.
+ */
+static int note_rename(struct obs_view *v, const struct link_obs *l)
+{
+	const struct link_table *t = &v->links;
+	size_t i = link_pos(t, l->ifindex);
+	struct link_rename *r = rename_of(v, l->ifindex);
+
+	if (r && !strcmp(r->from, l->name)) {
+		rename_drop(v, r); /* its name back */
+		return 0;
+	}
+	if (r || i == t->n || t->links[i].ifindex != l->ifindex ||
+	    !strcmp(t->links[i].name, l->name) ||
+	    strncmp(link_alias(&t->links[i]), OWNER_PREFIX, strlen(OWNER_PREFIX)))
+		return 0;
+	if (v->n_renamed == v->cap_renamed) {
+		size_t cap = v->cap_renamed ? 2 * v->cap_renamed : 8;
+		struct link_rename *grown = realloc(v->renamed, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		v->renamed = grown;
+		v->cap_renamed = cap;
+	}
+	v->renamed[v->n_renamed].ifindex = l->ifindex;
+	snprintf(v->renamed[v->n_renamed].from, sizeof(v->renamed[0].from), "%s", t->links[i].name);
+	v->n_renamed++;
+	return 0;
+}
+
+/* Renames of links that are gone, or have their first name again (after a full read). */
+static void renames_prune(struct obs_view *v)
+{
+	for (size_t i = v->n_renamed; i-- > 0;) {
+		size_t at = link_pos(&v->links, v->renamed[i].ifindex);
+
+		if (at == v->links.n || v->links.links[at].ifindex != v->renamed[i].ifindex ||
+		    !strcmp(v->links.links[at].name, v->renamed[i].from))
+			rename_drop(v, &v->renamed[i]);
+	}
+}
+
+/* Reads link ifindex again into the view (dropped when it is gone). 0 or -errno. */
+static int link_refresh(struct nl_sock *s, struct obs_view *v, int ifindex)
+{
+	struct link_table *t = &v->links;
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
@@ -223,8 +270,9 @@ static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex, st
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	ret = nl_request(s, nlh, link_get_cb, &g);
 	if (ret == 0 && g.found) {
-		note_rename(o, t, &g.l);
-		ret = link_put(t, &g.l); /* the table owns its alias now */
+		ret = note_rename(v, &g.l);
+		if (ret == 0)
+			ret = link_put(t, &g.l); /* the table owns its alias now */
 		if (ret < 0)
 			link_release(&g.l);
 		return ret;
@@ -234,6 +282,8 @@ static int link_refresh(struct nl_sock *s, struct link_table *t, int ifindex, st
 	if (ret < 0 && ret != -ENODEV)
 		return ret;
 	link_drop(t, ifindex);
+	if (rename_of(v, ifindex))
+		rename_drop(v, rename_of(v, ifindex));
 	return 0;
 }
 
@@ -281,16 +331,17 @@ static int fdb_refresh(struct nl_sock *s, struct fdb_table *t, int ifindex)
 	return ret;
 }
 
-static int refresh_links(struct obs_view *v, struct nl_sock *s, struct observed *o)
+static int refresh_links(struct obs_view *v, struct nl_sock *s)
 {
 	int ret = 0;
 
 	if (!v->links_ok) {
 		ret = link_dump(s, &v->links);
 		links_order(&v->links);
+		renames_prune(v);
 	}
 	for (size_t i = 0; v->links_ok && ret == 0 && i < v->n_dirty_links; i++, v->link_gets++)
-		ret = link_refresh(s, &v->links, v->dirty_links[i], o);
+		ret = link_refresh(s, v, v->dirty_links[i]);
 	v->n_dirty_links = 0;
 	v->links_ok = ret == 0;
 	return ret;
@@ -345,7 +396,7 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 		view_invalidate(v);
 	full = !v->links_ok && !v->fdb_ok && !v->guard_ok;
 	note_changes(v);
-	ret = refresh_links(v, r->rtnl, o);
+	ret = refresh_links(v, r->rtnl);
 	if (ret == 0)
 		ret = refresh_fdb(v, r->rtnl);
 	if (ret == 0)
@@ -364,6 +415,8 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 	o->links = v->links;
 	o->fdb = v->fdb;
 	o->firewall = v->firewall;
+	o->renamed = v->renamed;
+	o->n_renamed = v->n_renamed;
 	memset(&v->links, 0, sizeof(v->links));
 	memset(&v->fdb, 0, sizeof(v->fdb));
 	v->firewall = NULL;

@@ -59,6 +59,9 @@ struct obs_view {
 	unsigned long full_reads, link_gets, fdb_gets;
 	/* the planning warnings last printed: each said once until they change */
 	uint64_t warned;
+	/* fabricd's links renamed by hand, until they have their first name back (observe.h) */
+	size_t n_renamed, cap_renamed;
+	struct link_rename *renamed;
 };
 
 /* Whether d's warnings differ from those last said (then they are the ones said now). */

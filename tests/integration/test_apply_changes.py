@@ -18,6 +18,7 @@ grow; re-adding a peer would zero them).
 import json
 import os
 import shutil
+import time
 import signal
 
 import pytest
@@ -731,6 +732,56 @@ def test_an_ifupdown_file_fabricd_cannot_write_stops_apply_before_any_change(mak
     assert res.rc == 0 and pve1.link("vx100")["master"] == "vnet100", res
     with open(keep) as f:
         assert "vnet100" in f.read()
+    # gone while nothing else changed: an apply with nothing to do writes it again
+    os.unlink(keep)
+    res = pve1.fabricd("apply", "-c", path, "--ifupdown-file", keep)
+    assert res.rc == 0 and "nothing to change" in res.stdout and os.path.exists(keep), res
+    # down removes it; where it cannot, down says so and fails (it said "ifreload may
+    # remove fabricd's ports", which down had just removed, and exited 0)
+    keep_dir = os.path.dirname(keep)
+    pve1.run(["sh", "-c", f"mount --bind {keep_dir} {keep_dir} && "
+              f"mount -o remount,bind,ro {keep_dir}"])
+    try:
+        res = pve1.fabricd("down", "-c", path, "--ifupdown-file", keep)
+    finally:
+        pve1.run(["umount", keep_dir])
+    assert res.rc == 1 and f"error: {keep}: cannot remove it: Read-only file system; remove " \
+        "it by hand (it names ports fabricd no longer has)" in res.stderr, res
+    assert pve1.owned_links() == [] and res.stderr.count(keep) == 1, res
+
+
+def test_the_daemon_changes_nothing_while_the_ifupdown_file_cannot_be_written(make_cluster):
+    """The same under `fabricd run`: it joined vx100 into the bridge all the same and said
+    converged, the port left to the next ifreload. As apply, it changes nothing while the
+    file is someone else's (a pass that fails, retried), and converges once it is moved."""
+    from fabtest.daemon import Daemon
+
+    cluster = make_cluster(2)
+    pve1 = cluster.nodes[0]
+    pve1.run(["ip", "link", "add", "vnet100", "type", "bridge"])
+    pve1.run(["ip", "link", "set", "vnet100", "up"])
+    keep = f"{cluster.tmpdir}/interfaces.d-fabricd"
+    daemon = Daemon(cluster, pve1, extra_args=["--ifupdown-file", keep])
+    daemon.write(cluster.definition(
+        zones=[dict(zone("red", "plain", [("vnet100", 100)]), bridges="existing")]))
+    daemon.start()
+    try:
+        assert pve1.link("vx100")["master"] == "vnet100"
+        with open(keep, "w") as f:  # the admin's own file now
+            f.write("# the admin's own notes\n")
+        mark = daemon.mark()
+        pve1.run(["ip", "link", "delete", "vx100"])  # drift: the port to make again
+        daemon.wait_log(f"{keep} exists and was not written by fabricd: move it away",
+                        "not converged; trying again", since=mark)
+        time.sleep(1)
+        assert pve1.link("vx100") is None
+        os.unlink(keep)
+        wait_until(lambda: (pve1.link("vx100") or {}).get("master") == "vnet100",
+                   timeout=40, what="vx100 in vnet100 once the file is fabricd's to write")
+        with open(keep) as f:
+            assert "vnet100" in f.read()
+    finally:
+        daemon.stop()
 
 
 def test_the_summary_counts_no_change_to_what_it_made(make_cluster):

@@ -510,6 +510,41 @@ def test_a_conflict_does_not_leave_the_node_without_its_guard(fabric):
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
 
 
+SWAP = ("link set vnet100 down\nlink set vnet100 name swaptmp\nlink set vnet200 down\n"
+        "link set vnet200 name vnet100\nlink set swaptmp name vnet200\n"
+        "link set vnet100 up\nlink set vnet200 up\n")
+
+
+def test_two_bridges_whose_names_were_swapped_are_a_conflict_not_two_joined_tenants(fabric):
+    """vnet100 and vnet200 swapped by hand: each bridge now has the other vnet's name.
+    Taken by name, vx100 went into the bridge of vnet200's guests and vs200 into
+    vnet100's: the two tenants were one network. The daemon saw both renames: a conflict,
+    nothing moved, until they are swapped back; then all converges and pings again."""
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    red, blue = fabric.guests["vnet100"][0], fabric.guests["vnet200"][0]  # on pve1
+    index = {name: pve1.link(name)["ifindex"] for name in ("vnet100", "vnet200")}
+    mark = daemon.mark()
+    pve1.run(["ip", "-batch", "-"], input=SWAP)
+    try:
+        daemon.wait_log("vnet100: this bridge was vnet200 until it was renamed by hand",
+                        "vnet200: this bridge was vnet100 until it was renamed by hand",
+                        since=mark)
+        time.sleep(1)  # passes that would have moved the ports
+        assert pve1.link("vx100")["master"] == "vnet200", "vx100 moved to the other tenant"
+        assert pve1.link("vs200")["master"] == "vnet100", "vs200 moved to the other tenant"
+        assert pve1.link("vnet200")["ifindex"] == index["vnet100"]
+    finally:
+        pve1.run(["ip", "-batch", "-"], input=SWAP)
+    wait_until(lambda: pve1.fabricd("plan", "-c", daemon.path).rc == 0, timeout=40,
+               what="converged again")
+    assert {name: pve1.link(name)["ifindex"] for name in ("vnet100", "vnet200")} == index
+    for a, b in fabric.guests.values():
+        wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
+    assert pve1.link(red.tap)["master"] == "vnet100" and \
+        pve1.link(blue.tap)["master"] == "vnet200"
+
+
 @pytest.mark.parametrize("spoil", ["removed", "mode-0644"])
 def test_a_spoiled_key_file_stops_no_repair(fabric, spoil):
     """The key file removed or made readable by others while the daemon runs: apply and a

@@ -66,6 +66,11 @@ def test_status_svg_when_dot_fails(make_cluster, tmp_path):
         in res.stderr, res
     assert "see its message above" in res.stderr, res
     assert "<svg" not in res.stdout, res
+    # an exit status over 128 is one, not a signal (it said "killed by signal 72")
+    (fake / "dot").write_text("#!/bin/sh\ncat >/dev/null\nexit 200\n")
+    res = pve1.fabricd("status", "-c", config, "--svg",
+                       env={"PATH": f"{fake}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
+    assert res.rc == 1 and "dot -Tsvg exited with status 200" in res.stderr, res
 
 
 def test_status_svg_when_dot_exits_without_reading(make_cluster, tmp_path):

@@ -150,8 +150,9 @@ def test_a_bridge_renamed_by_hand_is_not_named_back_by_a_one_shot_apply(setup):
     assert planned.rc == 2, planned
     assert "+ bridge vnet100: create (mtu 1390)" in planned.stdout, planned
     assert "- bridge hand100: remove (not in the definition)" in planned.stdout, planned
-    assert f"warning: hand100: goes (its vnet is no longer on this node) with 1 port of " \
-        f"guests or others on it ({setup.guests['vnet100'].tap})" in planned.stderr, planned
+    assert f"warning: hand100: goes (no vnet has its name; if it was renamed by hand, name " \
+        f"it back: only a daemon that saw the rename does) with 1 port of guests or others " \
+        f"on it ({setup.guests['vnet100'].tap})" in planned.stderr, planned
 
 
 @pytest.mark.parametrize("grace", ["0", "default"])

@@ -90,6 +90,22 @@ def test_a_proxmox_zone_on_another_udp_port_is_warned_of(make_cluster):
                "node of vnet blue is taken over, this node and the others cannot reach each "
                "other in it; take them over together, or give the zone port 4789 in Proxmox "
                "(vxlan-port) and apply that first")
+    # straight into secure: no port of Proxmox's would join the two (it said "give the
+    # zone port 4790 in Proxmox", secure VXLAN being inside WireGuard)
+    secure = dict(takeover, transport="secure")
+    secure_config = cluster.write_definition(cluster.definition(zones=[secure]),
+                                             f"{cluster.tmpdir}/secure.json")
+    for command in (["link", "add", "blue", "type", "bridge"],
+                    ["link", "add", "vxlan_blue", "type", "vxlan", "id", "100", "dstport",
+                     "4789", "local", pve1.underlay],
+                    ["link", "set", "vxlan_blue", "master", "blue", "up"]):
+        pve1.run(["ip", *command])
+    plan = pve1.fabricd("plan", "-c", secure_config)
+    assert plan.rc == 2 and "warning: vxlan_blue: is Proxmox's plain VXLAN, and vs100 is " \
+        "secure (inside WireGuard)" in plan.stderr and "take the zone over plain first" in \
+        plan.stderr and "vxlan-port" not in plan.stderr, plan
+    pve1.run(["ip", "link", "delete", "vxlan_blue"])
+    pve1.run(["ip", "link", "delete", "blue"])
     for port, warned in ((4789, False), (4800, True)):
         for command in (["link", "add", "blue", "type", "bridge"],
                         ["link", "add", "vxlan_blue", "type", "vxlan", "id", "100", "dstport",
