@@ -220,8 +220,11 @@ static int note_rename(struct obs_view *v, const struct link_obs *l)
 	size_t i = link_pos(t, l->ifindex);
 	struct link_rename *r = rename_of(v, l->ifindex);
 
-	if (r && !strcmp(r->from, l->name)) {
-		rename_drop(v, r); /* its name back */
+	/* its name back; or another link under a reused index (a rename keeps the kind) */
+	if (r && (!strcmp(r->from, l->name) ||
+		  (i < t->n && t->links[i].ifindex == l->ifindex &&
+		   strcmp(t->links[i].kind, l->kind)))) {
+		rename_drop(v, r);
 		return 0;
 	}
 	if (r || i == t->n || t->links[i].ifindex != l->ifindex ||
