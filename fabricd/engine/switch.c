@@ -247,7 +247,13 @@ void switch_mark_stages(const struct reconcile *r, struct node_state *want,
 			continue;
 		stage_of(r, v, have, &st);
 		v->plain_receiving = st.stage == STAGE_RETIRING;
-		v->plain_sending = may_send(old, &have->fdb);
+		/*
+		 * Sending before the switch's first pass mutes it. Once the kernel's
+		 * guard seals the VNI the node has switched: a device sending again
+		 * (by hand) is muted under the seal, never unsealed first.
+		 */
+		v->plain_sending =
+		    may_send(old, &have->fdb) && !firewall_obs_seals(have->firewall, v->vni);
 	}
 }
 

@@ -221,9 +221,8 @@ static int note_rename(struct obs_view *v, const struct link_obs *l)
 	struct link_rename *r = rename_of(v, l->ifindex);
 
 	/* its name back; or another link under a reused index (a rename keeps the kind) */
-	if (r && (!strcmp(r->from, l->name) ||
-		  (i < t->n && t->links[i].ifindex == l->ifindex &&
-		   strcmp(t->links[i].kind, l->kind)))) {
+	if (r && (!strcmp(r->from, l->name) || (i < t->n && t->links[i].ifindex == l->ifindex &&
+						strcmp(t->links[i].kind, l->kind)))) {
 		rename_drop(v, r);
 		return 0;
 	}

@@ -151,14 +151,14 @@ int firewall_obs_finish(struct firewall_obs *fw)
 	return fw->summary ? 0 : -ENOMEM;
 }
 
-bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni)
+/* Whether the kernel's set id holds VNI vni (sorted by firewall_obs_finish()). */
+static bool obs_has_vni(const struct firewall_obs *fw, enum firewall_set_id id, uint32_t vni)
 {
-	const struct firewall_elems *set = fw ? &fw->sets[FW_SET_CARRIED_VNIS] : NULL;
+	const struct firewall_elems *set = fw ? &fw->sets[id] : NULL;
 	struct firewall_key k;
 	size_t lo = 0, hi = set ? set->n : 0;
 
 	key_make(&k, NULL, vni);
-	/* sorted by firewall_obs_finish() */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int c = elems_cmp(set, mid, &k);
@@ -171,6 +171,16 @@ bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni)
 			hi = mid;
 	}
 	return false;
+}
+
+bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni)
+{
+	return obs_has_vni(fw, FW_SET_CARRIED_VNIS, vni);
+}
+
+bool firewall_obs_seals(const struct firewall_obs *fw, uint32_t vni)
+{
+	return obs_has_vni(fw, FW_SET_SECURE_VNIS, vni);
 }
 
 void firewall_obs_free(struct firewall_obs *fw)

@@ -182,6 +182,8 @@ int firewall_obs_add_chain(struct firewall_obs *fw, const char *name, const char
 /* An object fabricd never makes (a quota, a flowtable, ...): what makes the table differ. */
 int firewall_obs_add_other(struct firewall_obs *fw, const char *what);
 int firewall_obs_finish(struct firewall_obs *fw);
+/* Whether the kernel's table keeps VNI vni's plain VXLAN from leaving (set secure_vnis). */
+bool firewall_obs_seals(const struct firewall_obs *fw, uint32_t vni);
 /* Whether the kernel's table carries VNI vni's VXLAN into WireGuard (set carried_vnis). */
 bool firewall_obs_carries(const struct firewall_obs *fw, uint32_t vni);
 /* Whether the table's comment names owner ("fabricd:CLUSTER", the table's mark). */

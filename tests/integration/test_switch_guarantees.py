@@ -368,3 +368,44 @@ def test_injection_window(fabric):
     for node in cluster.nodes:
         assert node.fabricd("apply", "-c", fabric.paths["plain"], "--grace", "0").rc == 0
     fabric.transport = "plain"
+
+
+def test_a_muted_plain_device_sending_again_is_muted_under_the_seal(make_cluster):
+    """pve1 has applied `secure` for red (grace period running): its old vx100 receives
+    only, and the guard seals VNI 100. Someone makes vx100 a sender again (flooding on,
+    a flood entry to pve2). The repair planned the guard's early table again (unsealed,
+    as for a switch's first pass), then the mute, then the seal: during that apply the
+    guests' frames left pve1 in clear text. The repair mutes it under the seal."""
+    cluster = make_cluster(2)
+    definition = {t: cluster.definition(zones=[zone("red", t, [("vnet100", 100)])])
+                  for t in ("plain", "secure")}
+    plain = cluster.write_definition(definition["plain"], f"{cluster.tmpdir}/plain.json")
+    secure = cluster.write_definition(definition["secure"], f"{cluster.tmpdir}/secure.json")
+    cluster.apply_all(plain)
+    pve1, pve2 = cluster.nodes
+    r1 = cluster.add_guest(pve1, "vnet100", "10.1.0.1/24", name="r1")
+    r2 = cluster.add_guest(pve2, "vnet100", "10.1.0.2/24", name="r2")
+    wait_until(lambda: r1.ping(r2), timeout=25, what="r1 -> r2")
+    assert pve1.fabricd("apply", "-c", secure, "--grace", "60").rc == 0
+    # unknown unicast from r1, flooded to every port that floods, all the time
+    r1.run(["ip", "neigh", "replace", "10.1.0.77", "lladdr", "02:00:00:00:00:77", "dev", "eth0"])
+    flood = cluster._popen(r1.name, ["nsenter", f"--net=/run/netns/{r1.ns}"],
+                           ["ping", "-n", "-q", "-i", "0.002", "-w", "8", "10.1.0.77"],
+                           None, None, None)
+    try:
+        with cluster.capture(f"udp dst port 4789 and src host {pve1.underlay}") as cap:
+            pve1.run(["bridge", "link", "set", "dev", "vx100", "flood", "on"])
+            pve1.run(["bridge", "fdb", "append", "00:00:00:00:00:00", "dev", "vx100",
+                      "dst", pve2.underlay])
+            time.sleep(0.5)
+            plan = pve1.fabricd("plan", "-c", secure, "--grace", "60")
+            res = pve1.fabricd("apply", "-c", secure, "--grace", "60")
+            time.sleep(0.5)
+    finally:
+        flood.kill()
+        flood.wait()
+    assert plan.rc == 2 and "~ vxlan vx100: change (mute" in plan.stdout, plan
+    assert "nftables" not in plan.stdout, f"the seal was lifted for the repair: {plan}"
+    assert res.rc == 0, res
+    assert cap.count() == 0, f"clear text of red left pve1: {cap.summary()}"
+    assert pve1.fabricd("plan", "-c", secure, "--grace", "60").rc == 0
