@@ -136,4 +136,21 @@ void plan_warn_lowered_mtus(const struct plan *p, const char *node)
 			 "guests must lower theirs to match, or lose larger frames",
 			 node, n, n == 1 ? "" : "s", first->ifname, n > 1 ? " and others" : "",
 			 first->u.link.old_mtu, first->u.link.mtu);
+	first = NULL;
+	n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if (op->kind == KIND_BRIDGE && op->type == OP_LINK_CHANGE &&
+		    (op->u.link.mask & LINK_SET_MTU) && op->u.link.old_mtu < op->u.link.mtu) {
+			first = first ? first : op;
+			n++;
+		}
+	}
+	/* the daemon says it per zone (report_mtus); a one-shot apply said nothing */
+	if (first)
+		log_info("%s: the MTU of %zu vnet bridge%s goes up (%s%s: %u -> %u): their guests "
+			 "may raise theirs to match",
+			 node, n, n == 1 ? "" : "s", first->ifname, n > 1 ? " and others" : "",
+			 first->u.link.old_mtu, first->u.link.mtu);
 }

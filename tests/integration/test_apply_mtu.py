@@ -172,6 +172,11 @@ def test_apply_says_when_a_bridge_mtu_goes_down(make_cluster):
     assert "warning: pve1: the MTU of 2 vnet bridges goes down (vnet100 and others: 1450 -> " \
         "1390): their guests must lower theirs to match" in res.stderr, res
     assert pve1.link("vnet100")["mtu"] == 1390
+    # and back: up again (it said nothing), once the secure device is gone (--grace 0)
+    res = pve1.fabricd("apply", "-c", plain, "--grace", "0")
+    assert res.rc == 0 and "the MTU of 2 vnet bridges goes up (vnet100 and others: 1390 -> " \
+        "1450): their guests may raise theirs to match" in res.stderr, res
+    assert pve1.link("vnet100")["mtu"] == 1450
 
 
 def test_a_given_underlay_mtu_above_what_a_path_carries_is_said(make_cluster):
