@@ -241,18 +241,6 @@ HV2_PEERS = ("peers type=internal,node=hv1,node_iface=wg0,iface=wg0\n"
              "\tpeers type=internal,node=hv3,node_iface=wg0,iface=wg0,endpoint")
 
 
-@pytest.fixture
-def clean92(tmp_path):
-    """Set B without its external node (as test_import_pve.py): it maps completely."""
-    root = tmp_path / "pve"
-    shutil.copytree(PVE / "pve92", root)
-    fabrics = root / "sdn" / "fabrics.cfg"
-    text = fabrics.read_text()
-    text = text.replace('\tpeers type=external,node=backup,iface=wg0,'
-                        'allowed_ips="10.251.0.0/24,10.252.0.0/24"\n', "")
-    fabrics.write_text(text[:text.index("wireguard_node: wgf_backup")])
-    return root
-
 
 def edit(root, name, old, new):
     path = root / name

@@ -27,20 +27,6 @@ def pve_args(set_name):
     return ["--sdn-dir", PVE / set_name / "sdn", "--corosync", PVE / set_name / "corosync.conf"]
 
 
-@pytest.fixture
-def clean92(tmp_path):
-    """Set B without its external node: a cluster that maps completely."""
-    root = tmp_path / "pve"
-    shutil.copytree(PVE / "pve92", root)
-    fabrics = root / "sdn" / "fabrics.cfg"
-    text = fabrics.read_text()
-    text = text.replace('\tpeers type=external,node=backup,iface=wg0,'
-                        'allowed_ips="10.251.0.0/24,10.252.0.0/24"\n', "")
-    text = text[:text.index("wireguard_node: wgf_backup")]
-    fabrics.write_text(text)
-    return root
-
-
 def test_unmappable_writes_nothing(tmp_path):
     out = tmp_path / "cluster.json"
     r = run("import-pve", *pve_args("pve92"), "-o", out)

@@ -117,37 +117,37 @@ void plan_print(const struct plan *p, FILE *f)
  * sending frames it now drops. Said once for the apply, as the daemon says
  * it per zone (daemon/report.c).
  */
-void plan_warn_lowered_mtus(const struct plan *p, const char *node)
+/* The bridges whose MTU the plan lowers (down) or raises, and the first of them. */
+static const struct op *bridge_mtus(const struct plan *p, bool down, size_t *n)
 {
 	const struct op *first = NULL;
-	size_t n = 0;
 
+	*n = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
-		if (op->kind == KIND_BRIDGE && op->type == OP_LINK_CHANGE &&
-		    (op->u.link.mask & LINK_SET_MTU) && op->u.link.old_mtu > op->u.link.mtu) {
-			first = first ? first : op;
-			n++;
-		}
+		if (op->kind != KIND_BRIDGE || op->type != OP_LINK_CHANGE ||
+		    !(op->u.link.mask & LINK_SET_MTU) || op->u.link.old_mtu == op->u.link.mtu ||
+		    (op->u.link.old_mtu > op->u.link.mtu) != down)
+			continue;
+		first = first ? first : op;
+		(*n)++;
 	}
+	return first;
+}
+
+void plan_warn_lowered_mtus(const struct plan *p, const char *node)
+{
+	size_t n;
+	const struct op *first = bridge_mtus(p, true, &n);
+
 	if (first)
 		log_warn("%s: the MTU of %zu vnet bridge%s goes down (%s%s: %u -> %u): their "
 			 "guests must lower theirs to match, or lose larger frames",
 			 node, n, n == 1 ? "" : "s", first->ifname, n > 1 ? " and others" : "",
 			 first->u.link.old_mtu, first->u.link.mtu);
-	first = NULL;
-	n = 0;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct op *op = &p->ops[i];
-
-		if (op->kind == KIND_BRIDGE && op->type == OP_LINK_CHANGE &&
-		    (op->u.link.mask & LINK_SET_MTU) && op->u.link.old_mtu < op->u.link.mtu) {
-			first = first ? first : op;
-			n++;
-		}
-	}
 	/* the daemon says it per zone (report_mtus); a one-shot apply said nothing */
+	first = bridge_mtus(p, false, &n);
 	if (first)
 		log_info("%s: the MTU of %zu vnet bridge%s goes up (%s%s: %u -> %u): their guests "
 			 "may raise theirs to match",

@@ -46,20 +46,24 @@ def test_daemon_refuses_a_cluster_rename(make_cluster):
 
 
 
+def fake_dot(tmp_path, script):
+    """A `dot` of script's shell lines first on PATH: the env to run fabricd with."""
+    fake = tmp_path / "bin"
+    fake.mkdir(exist_ok=True)
+    (fake / "dot").write_text("#!/bin/sh\n" + script)
+    (fake / "dot").chmod(0o755)
+    return {"PATH": f"{fake}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+
+
 def test_status_svg_when_dot_fails(make_cluster, tmp_path):
     """Graphviz's dot installed but failing: status --svg exits 1 and points at dot's own
     message, which it lets through."""
     cluster = make_cluster(2)
     pve1 = cluster["pve1"]
     config = cluster.write_definition(cluster.definition())
-    fake = tmp_path / "bin"
-    fake.mkdir()
     # reads its input, as dot does before it finds a syntax error (see the next test)
-    (fake / "dot").write_text("#!/bin/sh\ncat >/dev/null\n"
-                              "echo 'dot: syntax error in line 1' >&2\nexit 3\n")
-    (fake / "dot").chmod(0o755)
-    res = pve1.fabricd("status", "-c", config, "--svg",
-                       env={"PATH": f"{fake}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
+    env = fake_dot(tmp_path, "cat >/dev/null\necho 'dot: syntax error in line 1' >&2\nexit 3\n")
+    res = pve1.fabricd("status", "-c", config, "--svg", env=env)
     assert res.rc == 1, res
     assert "dot: syntax error in line 1" in res.stderr, res
     assert "error: status --svg: dot -Tsvg exited with status 3; see its message above" \
@@ -67,9 +71,8 @@ def test_status_svg_when_dot_fails(make_cluster, tmp_path):
     assert "see its message above" in res.stderr, res
     assert "<svg" not in res.stdout, res
     # an exit status over 128 is one, not a signal (it said "killed by signal 72")
-    (fake / "dot").write_text("#!/bin/sh\ncat >/dev/null\nexit 200\n")
     res = pve1.fabricd("status", "-c", config, "--svg",
-                       env={"PATH": f"{fake}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
+                       env=fake_dot(tmp_path, "cat >/dev/null\nexit 200\n"))
     assert res.rc == 1 and "dot -Tsvg exited with status 200" in res.stderr, res
 
 
@@ -77,20 +80,16 @@ def test_status_svg_when_dot_exits_without_reading(make_cluster, tmp_path):
     cluster = make_cluster(2)
     pve1 = cluster["pve1"]
     config = cluster.write_definition(cluster.definition())
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    (fake / "dot").write_text("#!/bin/sh\necho 'Format: \"svg\" not recognized' >&2\n"
-                              "exit 1\n")
-    (fake / "dot").chmod(0o755)
+    env = fake_dot(tmp_path, "echo 'Format: \"svg\" not recognized' >&2\nexit 1\n")
     argv = " ".join([cluster.fabricd_bin, "status", "-c", config, "-n", pve1.name,
                      "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend, "--svg"])
     # a dot that exits before reading (no svg plugin): until 2026-12-06 SIGPIPE killed
     # fabricd in a few percent of runs (exit 141, no message); 100 runs found it mostly
-    loop = (f"export PATH={fake}:$PATH; n=0; i=0; while [ $i -lt 100 ]; do i=$((i+1)); "
+    loop = (f"export PATH={env['PATH']}; n=0; i=0; while [ $i -lt 100 ]; do i=$((i+1)); "
             f"{argv} >/dev/null 2>&1 && rc=0 || rc=$?; echo $rc; done")
     res = pve1.run(["sh", "-c", loop], timeout=120)
     codes = sorted(set(res.stdout.split()))
     assert codes == ["1"], f"exit statuses of 100 runs: {codes} (141: killed by SIGPIPE)"
-    res = pve1.run(["sh", "-c", f"export PATH={fake}:$PATH; {argv}"], check=False)
+    res = pve1.run(["sh", "-c", f"export PATH={env['PATH']}; {argv}"], check=False)
     assert res.returncode == 1 and "status --svg: dot -Tsvg exited with status 1; see its " \
         "message above" in res.stderr and "not recognized" in res.stderr, res
