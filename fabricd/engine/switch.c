@@ -338,7 +338,11 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 		if (!op)
 			return -ENOMEM;
 		op_delete_names(op, "vxlan", v->other_vxlan);
-		op_detail(op, "vnet %s moved to secure transport, grace period over", v->name);
+		/* the guard's change that comes with it is planned only when due: said here */
+		op_detail(op,
+			  "vnet %s moved to secure transport, grace period over; the guard then "
+			  "drops its members' plain VXLAN of VNI %u",
+			  v->name, v->vni);
 		return 0;
 	}
 	op = plan_add_later(p, st->due, in, KIND_VXLAN, OP_LINK_CHANGE, VERB_CHANGE, v->vxlan);

@@ -32,7 +32,8 @@ pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
 GRACE = 4
 LATER_REMOVE = re.compile(r"^later, in (\d+) s: - vxlan vx100: remove \(vnet vnet100 moved to "
-                          r"secure transport, grace period over\)", re.M)
+                          r"secure transport, grace period over; the guard then drops its "
+                          r"members' plain VXLAN of VNI 100\)", re.M)
 DUE_REMOVE = re.compile(r"^- vxlan vx100: remove", re.M)
 LATER_SWAP = re.compile(r"^later, in (\d+) s: ~ vxlan vx100: change \(sends: takes the flood "
                         r"remotes", re.M)
