@@ -484,8 +484,9 @@ static const char *removal_reason(const struct vnet_index *ix, const struct obse
 
 		if (port->master == bridge->ifindex && !strcmp(port->kind, "vxlan") &&
 		    vnet_by_vni(ix, port->vni))
-			return "no vnet has its name; if it was renamed by hand, name it back: "
-			       "only a daemon that saw the rename does";
+			return "no vnet of the definition has its name: its vnet was removed or "
+			       "renamed; a bridge renamed by hand is named back only by a daemon "
+			       "that saw the rename";
 	}
 	return "its vnet is no longer on this node";
 }

@@ -116,8 +116,10 @@ int session_find_self(const struct options *o, const struct cluster *c, size_t *
 
 void session_free(struct session *s)
 {
-	if (s->view)
+	if (s->view) {
 		view_reclaim(s->view, &s->have); /* kept for the next pass */
+		view_note_made(s->view, &s->plan);
+	}
 	plan_free(&s->plan);
 	diag_free(&s->conflicts);
 	observed_free(&s->have);
@@ -150,10 +152,7 @@ static int cluster_by_name(const char *name, struct cluster **out)
 	return 0;
 }
 
-/*
- * For down, which removes what fabricd owns and needs no vnet: the followed
- * zones' vnets are left out when .running-config cannot be read or is broken.
- */
+/* For down (it needs no vnet): followed vnets left out when .running-config is unusable. */
 static int load_for_down(const struct options *o, struct cluster **out)
 {
 	struct diag diag;

@@ -4,6 +4,7 @@
  * notifications mark objects dirty, a pass reads only those again.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stddef.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -36,6 +37,8 @@ void view_init(struct obs_view *v)
 
 void view_free(struct obs_view *v)
 {
+	free(v->made);
+	free(v->renamed);
 	link_table_free(&v->links);
 	fdb_table_free(&v->fdb);
 	firewall_obs_free(v->firewall);
@@ -214,22 +217,8 @@ static void rename_drop(struct obs_view *v, struct link_rename *r)
  * A link of fabricd's (an owner mark) read again under another name: its
  * first name is kept until it has it back. 0 or -ENOMEM.
  */
-static int note_rename(struct obs_view *v, const struct link_obs *l)
+static int add_rename(struct obs_view *v, int ifindex, const char *from)
 {
-	const struct link_table *t = &v->links;
-	size_t i = link_pos(t, l->ifindex);
-	struct link_rename *r = rename_of(v, l->ifindex);
-
-	/* its name back; or another link under a reused index (a rename keeps the kind) */
-	if (r && (!strcmp(r->from, l->name) || (i < t->n && t->links[i].ifindex == l->ifindex &&
-						strcmp(t->links[i].kind, l->kind)))) {
-		rename_drop(v, r);
-		return 0;
-	}
-	if (r || i == t->n || t->links[i].ifindex != l->ifindex ||
-	    !strcmp(t->links[i].name, l->name) ||
-	    strncmp(link_alias(&t->links[i]), OWNER_PREFIX, strlen(OWNER_PREFIX)))
-		return 0;
 	if (v->n_renamed == v->cap_renamed) {
 		size_t cap = v->cap_renamed ? 2 * v->cap_renamed : 8;
 		struct link_rename *grown = realloc(v->renamed, cap * sizeof(*grown));
@@ -239,10 +228,70 @@ static int note_rename(struct obs_view *v, const struct link_obs *l)
 		v->renamed = grown;
 		v->cap_renamed = cap;
 	}
-	v->renamed[v->n_renamed].ifindex = l->ifindex;
-	snprintf(v->renamed[v->n_renamed].from, sizeof(v->renamed[0].from), "%s", t->links[i].name);
+	v->renamed[v->n_renamed].ifindex = ifindex;
+	snprintf(v->renamed[v->n_renamed].from, sizeof(v->renamed[0].from), "%s", from);
 	v->n_renamed++;
 	return 0;
+}
+
+/* A link a pass made that the view reads for the first time: renamed since? */
+static int note_made(struct obs_view *v, const struct link_obs *l)
+{
+	for (size_t i = 0; i < v->n_made; i++) {
+		char from[sizeof(v->made[0].from)];
+
+		if (v->made[i].ifindex != l->ifindex)
+			continue;
+		snprintf(from, sizeof(from), "%s", v->made[i].from);
+		v->made[i] = v->made[--v->n_made]; /* read back now */
+		return strcmp(from, l->name) ? add_rename(v, l->ifindex, from) : 0;
+	}
+	return 0;
+}
+
+static int note_rename(struct obs_view *v, const struct link_table *t, const struct link_obs *l)
+{
+	size_t i = link_pos(t, l->ifindex);
+	struct link_rename *r = rename_of(v, l->ifindex);
+
+	/* its name back; or another link under a reused index (a rename keeps the kind) */
+	if (r && (!strcmp(r->from, l->name) || (i < t->n && t->links[i].ifindex == l->ifindex &&
+						strcmp(t->links[i].kind, l->kind)))) {
+		rename_drop(v, r);
+		return 0;
+	}
+	if (r)
+		return 0;
+	if (i == t->n || t->links[i].ifindex != l->ifindex)
+		return note_made(v, l);
+	if (!strcmp(t->links[i].name, l->name) ||
+	    strncmp(link_alias(&t->links[i]), OWNER_PREFIX, strlen(OWNER_PREFIX)))
+		return 0;
+	return add_rename(v, l->ifindex, t->links[i].name);
+}
+
+void view_note_made(struct obs_view *v, const struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+		int ifindex;
+
+		if ((op->type != OP_BRIDGE_CREATE && op->type != OP_VXLAN_CREATE) || op->failed ||
+		    op->skipped || !(ifindex = (int)if_nametoindex(op->ifname)))
+			continue;
+		if (v->n_made == v->cap_made) {
+			size_t cap = v->cap_made ? 2 * v->cap_made : 16;
+			struct link_rename *grown = realloc(v->made, cap * sizeof(*grown));
+
+			if (!grown)
+				return; /* a rename of it is then not known: as before */
+			v->made = grown;
+			v->cap_made = cap;
+		}
+		v->made[v->n_made].ifindex = ifindex;
+		snprintf(v->made[v->n_made].from, sizeof(v->made[0].from), "%s", op->ifname);
+		v->n_made++;
+	}
 }
 
 /* Renames of links that are gone, or have their first name again (after a full read). */
@@ -272,7 +321,7 @@ static int link_refresh(struct nl_sock *s, struct obs_view *v, int ifindex)
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	ret = nl_request(s, nlh, link_get_cb, &g);
 	if (ret == 0 && g.found) {
-		ret = note_rename(v, &g.l);
+		ret = note_rename(v, t, &g.l);
 		if (ret == 0)
 			ret = link_put(t, &g.l); /* the table owns its alias now */
 		if (ret < 0)
@@ -333,15 +382,32 @@ static int fdb_refresh(struct nl_sock *s, struct fdb_table *t, int ifindex)
 	return ret;
 }
 
+/*
+ * Every link read again (a failed pass, lost notifications, the periodic
+ * full read): renames since the table kept are found by comparing the two
+ * by index, as the notifications would have told. 0 or -errno.
+ */
+static int reread_links(struct obs_view *v, struct nl_sock *s)
+{
+	struct link_table before = v->links;
+	int ret;
+
+	memset(&v->links, 0, sizeof(v->links));
+	ret = link_dump(s, &v->links);
+	links_order(&v->links);
+	for (size_t i = 0; ret == 0 && i < v->links.n; i++)
+		ret = note_rename(v, &before, &v->links.links[i]);
+	link_table_free(&before);
+	renames_prune(v);
+	return ret;
+}
+
 static int refresh_links(struct obs_view *v, struct nl_sock *s)
 {
 	int ret = 0;
 
-	if (!v->links_ok) {
-		ret = link_dump(s, &v->links);
-		links_order(&v->links);
-		renames_prune(v);
-	}
+	if (!v->links_ok)
+		ret = reread_links(v, s);
 	for (size_t i = 0; v->links_ok && ret == 0 && i < v->n_dirty_links; i++, v->link_gets++)
 		ret = link_refresh(s, v, v->dirty_links[i]);
 	v->n_dirty_links = 0;

@@ -62,6 +62,9 @@ struct obs_view {
 	/* fabricd's links renamed by hand, until they have their first name back (observe.h) */
 	size_t n_renamed, cap_renamed;
 	struct link_rename *renamed;
+	/* links the last passes made, by index and name, until read back (a rename needs both) */
+	size_t n_made, cap_made;
+	struct link_rename *made;
 };
 
 /* Whether d's warnings differ from those last said (then they are the ones said now). */
@@ -85,6 +88,11 @@ bool view_full_due(const struct obs_view *v, long long now);
  */
 int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o);
 void view_reclaim(struct obs_view *v, struct observed *o);
+/*
+ * The links p made (its applied creates), noted by index and name: one renamed
+ * before the view read it back is still known as renamed.
+ */
+void view_note_made(struct obs_view *v, const struct plan *p);
 /*
  * Whether plan p replaces the guard's whole table from a cached guard: the
  * counters it carries over are then stale, and the pass plans again with the

@@ -582,3 +582,24 @@ def test_a_spoiled_key_file_stops_no_repair(fabric, spoil):
     pve1.run(["ip", "link", "set", "vx100", "mtu", "1300"])  # a pass, which reads the file
     daemon.wait_log("private key file " + key + ": read again", since=mark)
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
+def test_a_swap_right_after_the_start_is_a_conflict_too(make_cluster):
+    """The same swap before the daemon has read back the bridges it made at its start:
+    it knew them only as it had read them before making them (not at all), so the swap
+    passed unnoticed and each tenant's port went into the other's bridge. The names it
+    gave the links it made are kept until it reads them back."""
+    cluster = make_cluster(2)
+    zones = [zone("red", "plain", [("vnet100", 100)]), zone("blue", "secure", [("vnet200", 200)]),
+             zone("green", "plain", [("vnet300", 300)])]
+    daemons = start_daemons(cluster, cluster.definition(zones=zones), grace=3)
+    pve1, daemon = cluster.node("pve1"), daemons["pve1"]
+    try:
+        mark = daemon.mark()
+        pve1.run(["ip", "-batch", "-"], input=SWAP)
+        daemon.wait_log("vnet100: this bridge was vnet200 until it was renamed by hand",
+                        since=mark)
+        time.sleep(1)
+        assert pve1.link("vx100")["master"] == "vnet200", "vx100 moved to the other tenant"
+    finally:
+        stop_daemons(daemons)

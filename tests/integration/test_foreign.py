@@ -150,9 +150,10 @@ def test_a_bridge_renamed_by_hand_is_not_named_back_by_a_one_shot_apply(setup):
     assert planned.rc == 2, planned
     assert "+ bridge vnet100: create (mtu 1390)" in planned.stdout, planned
     assert "- bridge hand100: remove (not in the definition)" in planned.stdout, planned
-    assert f"warning: hand100: goes (no vnet has its name; if it was renamed by hand, name " \
-        f"it back: only a daemon that saw the rename does) with 1 port of guests or others " \
-        f"on it ({setup.guests['vnet100'].tap})" in planned.stderr, planned
+    assert f"warning: hand100: goes (no vnet of the definition has its name: its vnet was " \
+        f"removed or renamed; a bridge renamed by hand is named back only by a daemon that " \
+        f"saw the rename) with 1 port of guests or others on it " \
+        f"({setup.guests['vnet100'].tap})" in planned.stderr, planned
 
 
 @pytest.mark.parametrize("grace", ["0", "default"])
