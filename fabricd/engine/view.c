@@ -310,6 +310,7 @@ static void renames_prune(struct obs_view *v)
 static int link_refresh(struct nl_sock *s, struct obs_view *v, int ifindex)
 {
 	struct link_table *t = &v->links;
+	struct link_rename *r;
 	char buf[NL_MSG_BUF];
 	struct nlmsghdr *nlh = nl_msg_start(s, buf, RTM_GETLINK, 0);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
@@ -333,8 +334,9 @@ static int link_refresh(struct nl_sock *s, struct obs_view *v, int ifindex)
 	if (ret < 0 && ret != -ENODEV)
 		return ret;
 	link_drop(t, ifindex);
-	if (rename_of(v, ifindex))
-		rename_drop(v, rename_of(v, ifindex));
+	r = rename_of(v, ifindex);
+	if (r)
+		rename_drop(v, r);
 	return 0;
 }
 
