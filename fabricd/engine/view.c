@@ -294,6 +294,15 @@ void view_note_made(struct obs_view *v, const struct plan *p)
 	}
 }
 
+/* A link a pass made that is gone before the view read it: nothing to remember. */
+static void made_drop(struct obs_view *v, int ifindex)
+{
+	for (size_t i = v->n_made; i-- > 0;) {
+		if (v->made[i].ifindex == ifindex)
+			v->made[i] = v->made[--v->n_made];
+	}
+}
+
 /* Renames of links that are gone, or have their first name again (after a full read). */
 static void renames_prune(struct obs_view *v)
 {
@@ -334,6 +343,7 @@ static int link_refresh(struct nl_sock *s, struct obs_view *v, int ifindex)
 	if (ret < 0 && ret != -ENODEV)
 		return ret;
 	link_drop(t, ifindex);
+	made_drop(v, ifindex);
 	r = rename_of(v, ifindex);
 	if (r)
 		rename_drop(v, r);
@@ -401,6 +411,8 @@ static int reread_links(struct obs_view *v, struct nl_sock *s)
 		ret = note_rename(v, &before, &v->links.links[i]);
 	link_table_free(&before);
 	renames_prune(v);
+	if (ret == 0)
+		v->n_made = 0; /* each read back above, or gone */
 	return ret;
 }
 
