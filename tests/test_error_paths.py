@@ -53,6 +53,32 @@ def test_bad_option_is_named_with_its_remedy(argv, pieces):
     assert_error(run(*argv), *pieces)
 
 
+# --- bench's options (cli/bench.c): refused before anything is built ----------------------
+
+BENCH = [
+    ("duration-zero", ["--duration", "0"], ['--duration "0"', "from 1 to 600"]),
+    ("repeat-word", ["--repeat", "many"], ['--repeat "many"', "from 1 to 50"]),
+    ("streams-zero", ["--streams", "1,0"], ['--streams "0"', "from 1 to 128"]),
+    ("streams-twice", ["--streams", "4,1,4"], ['--streams "4,1,4": 4 is given twice']),
+    ("streams-too-many", ["--streams", ",".join(map(str, range(1, 10)))],
+     ["at most 8 stream counts"]),
+    ("streams-empty", ["--streams", ","], ['--streams ",": give stream counts such as 1,4,8']),
+    ("wg-backend", ["--wg-backend", "fast"], ['--wg-backend "fast": use auto, kernel or userspace']),
+    ("stray-argument", ["--quick", "now"], ['unexpected argument "now": see fabricd bench --help']),
+    ("svg-with-control-plane", ["--control-plane", "--svg", "/nonexistent/x.svg"],
+     ["--svg is for the data-plane bench, not --control-plane"]),
+    ("nodes-without-control-plane", ["--nodes", "4"], ["--nodes and --vnis go with --control-plane"]),
+    ("nodes-one", ["--control-plane", "--nodes", "1"], ['--nodes "1"', "from 2 to 1000"]),
+    ("vnis-beyond", ["--control-plane", "--vnis", "16385"], ['--vnis "16385"', "from 2 to 16384"]),
+    ("too-many-arguments", ["--quick"] * 63, ["bench: too many arguments"]),
+]
+
+
+@pytest.mark.parametrize("argv,pieces", [c[1:] for c in BENCH], ids=[c[0] for c in BENCH])
+def test_bench_option_is_refused_before_building_anything(argv, pieces):
+    assert_error(run("bench", *argv), *pieces)
+
+
 # --- the definition (definition/config.c, definition/verify.c) ----------------------------
 
 @pytest.fixture

@@ -160,8 +160,8 @@ int bootstrap_create(const char *cluster, const char *prefix, unsigned int liste
 	if (ip_addr_len(&p.addr) * 8 - p.len < 1)
 		diag_warn(d, "--prefix",
 			  "%s holds one node's address, this one's: no node can join; give a "
-			  "prefix with room for the cluster (such as a /24)",
-			  prefix);
+			  "prefix with room for the cluster (such as a %s)",
+			  prefix, ip_addr_len(&p.addr) == 4 ? "/24" : "/64");
 	node = node_object(m, &addr, res);
 	root = json_pack("{s:i, s:s, s:{s:s, s:i}, s:[o], s:[]}", "version", 1, "cluster", cluster,
 			 "fabric", "prefix", prefix, "listen_port", (int)listen_port, "nodes", node,

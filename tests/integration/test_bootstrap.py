@@ -583,6 +583,12 @@ def test_prefix_for_one_node_is_warned(fabricd_bin, tmp_path):
                   "10.9.2.0/32", "--underlay", "192.0.2.11", *key_args(tmp_path, "pve1"),
                   check_rc=0)
     assert "10.9.2.0/32 holds one node's address, this one's: no node can join" in res.stderr
+    assert "(such as a /24)" in res.stderr, res.stderr
+    res = fabricd(fabricd_bin, "init", "-c", str(tmp_path / "v6.json"), "--cluster", "lab",
+                  "--prefix", "fd00:9::/128", "--underlay", "192.0.2.11",
+                  *key_args(tmp_path, "pve2"), check_rc=0)
+    assert "fd00:9::/128 holds one node's address" in res.stderr
+    assert "(such as a /64)" in res.stderr, res.stderr
 
 
 def test_leave_says_what_a_rejoin_does_not_restore(fabricd_bin, tmp_path):
