@@ -152,17 +152,6 @@ def test_join_without_underlay_needs_a_valid_definition(tmp_path):
     assert path.read_text() == "{"
 
 
-@pytest.fixture
-def host_lock():
-    """set-transport takes the node lock of this network namespace (engine/lock.c): remove
-    its file afterwards if this test made it (as tests/integration/conftest.py does)."""
-    path = f"/run/fabricd/net{os.stat('/proc/self/ns/net').st_ino}.lock"
-    existed = os.path.exists(path)
-    yield
-    if not existed and os.path.exists(path):
-        os.unlink(path)
-
-
 def in_mount_namespace(script, **kwargs):
     """sh -c script in a private mount namespace (root): its mounts go with it."""
     if os.geteuid() != 0 or shutil.which("unshare") is None:
@@ -171,7 +160,7 @@ def in_mount_namespace(script, **kwargs):
                           capture_output=True, text=True, timeout=60, **kwargs)
 
 
-def test_set_transport_in_a_read_only_directory(tmp_path, host_lock):
+def test_set_transport_in_a_read_only_directory(tmp_path):
     """Root writes anywhere but on a read-only mount (test_set_transport.py skips as root)."""
     path = write(tmp_path, MINIMAL.read_text())
     before = path.read_text()
@@ -179,12 +168,13 @@ def test_set_transport_in_a_read_only_directory(tmp_path, host_lock):
                            f"mount -o remount,bind,ro {tmp_path}; "
                            f"exec {FABRICD} set-transport -c {path} lan secure -n pve1 "
                            f"--lock-wait 0")
-    assert_error(r, f"{path}.tmp.", "cannot create it: Read-only file system; nothing was "
-                 "changed (is the directory writable?)")
+    assert_error(r, f"{path}.lock: cannot open the definition's lock file: Read-only file "
+                 "system; nothing was changed (an edit writes next to the definition: edit it "
+                 "where its directory is writable)")
     assert path.read_text() == before
 
 
-def test_set_transport_on_a_full_file_system(tmp_path, host_lock):
+def test_set_transport_on_a_full_file_system(tmp_path):
     full = tmp_path / "full"
     full.mkdir()
     path = full / "cluster.json"
@@ -197,10 +187,11 @@ def test_set_transport_on_a_full_file_system(tmp_path, host_lock):
     assert_error(r, f"{path}.tmp.", "cannot write it: No space left on device; nothing was "
                  "changed")
     left = [line for line in r.stderr.splitlines() if line.startswith("left: ")]
-    assert left == ["left: cluster.json", "left: filler"], r.stderr  # unchanged, no temporary
+    # unchanged, no temporary; the lock stays, as join's does
+    assert left == ["left: cluster.json", "left: cluster.json.lock", "left: filler"], r.stderr
 
 
-def test_set_transport_on_a_mount_point(tmp_path, host_lock):
+def test_set_transport_on_a_mount_point(tmp_path):
     """A definition bind-mounted over (a container's file): rename(2) over it fails."""
     path = write(tmp_path, MINIMAL.read_text())
     source = write(tmp_path, MINIMAL.read_text(), "source.json")
@@ -221,7 +212,7 @@ def test_zone_add_on_a_mount_point(tmp_path):
     assert path.read_text() == MINIMAL.read_text()
 
 
-def test_set_transport_where_the_key_is_spelled_with_escapes(tmp_path, host_lock):
+def test_set_transport_where_the_key_is_spelled_with_escapes(tmp_path):
     """Valid JSON that the one-line edit cannot find: refused, the file kept as it was."""
     text = MINIMAL.read_text().replace('"transport": "plain"', '"transp\\u006frt": "plain"')
     assert "\\u006f" in text
@@ -233,7 +224,7 @@ def test_set_transport_where_the_key_is_spelled_with_escapes(tmp_path, host_lock
     assert path.read_text() == text
 
 
-def test_set_transport_on_a_directory_says_what_to_do(tmp_path, host_lock):
+def test_set_transport_on_a_directory_says_what_to_do(tmp_path):
     r = run("set-transport", "-c", tmp_path, "lan", "secure", "-n", "pve1", "--lock-wait", "0")
     assert_error(r, f"{tmp_path}: cannot read it: Is a directory;", "give the definition")
 
@@ -461,7 +452,7 @@ def test_node_lock_on_a_read_only_run_directory(tmp_path):
     path = write(tmp_path, MINIMAL.read_text())
     r = in_mount_namespace("mkdir -p /run/fabricd; mount --bind /run/fabricd /run/fabricd; "
                            "mount -o remount,bind,ro /run/fabricd; "
-                           f"exec {FABRICD} set-transport -c {path} lan secure -n pve1")
+                           f"exec unshare --net {FABRICD} apply -c {path} -n pve1")
     assert_error(r, "node pve1: cannot open the lock /run/fabricd/net",
                  ".lock: Read-only file system; commands that change the node need "
                  "/run/fabricd writable (a tmpfs, as /run is)")

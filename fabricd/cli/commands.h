@@ -11,6 +11,9 @@
 
 #include "engine/options.h"
 
+/* Whole seconds 0..max for option --name; -1 (logged) otherwise. */
+int cli_parse_seconds(const char *name, const char *text, unsigned int max, unsigned int *out);
+
 int cmd_check(const struct options *o);
 int cmd_render(const struct options *o);
 int cmd_plan(const struct options *o);

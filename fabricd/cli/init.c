@@ -70,7 +70,7 @@ int cmd_init(const struct options *o)
 		member_key_abandon(o, &m);
 		return 1;
 	}
-	if (member_edit(o, init_edit, &a, &res) < 0) {
+	if (member_edit(o, "init", init_edit, &a, &res) < 0) {
 		member_key_abandon(o, &m);
 		log_error("%s: not created", o->config);
 		return 1;

@@ -88,7 +88,7 @@ int cmd_join(const struct options *o)
 		member_key_abandon(o, &m);
 		return 1;
 	}
-	if (member_edit(o, join_edit, &a, &res) < 0) {
+	if (member_edit(o, "join", join_edit, &a, &res) < 0) {
 		member_key_abandon(o, &m);
 		log_error("%s: node %s did not join", o->config, m.name);
 		return 1;

@@ -32,7 +32,7 @@ int cmd_leave(const struct options *o)
 
 	if (member_name(o, &m) < 0)
 		return 1;
-	if (member_edit(o, leave_edit, &m, &res) < 0) {
+	if (member_edit(o, "leave", leave_edit, &m, &res) < 0) {
 		log_error("%s: node %s did not leave", o->config, m.name);
 		return 1;
 	}

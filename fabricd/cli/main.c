@@ -160,7 +160,7 @@ static int parse_probe_interval(const char *text, unsigned int *ms)
 }
 
 /* Whole seconds 0..max for option name; -1 (logged) otherwise. */
-static int parse_seconds(const char *name, const char *text, unsigned int max, unsigned int *out)
+int cli_parse_seconds(const char *name, const char *text, unsigned int max, unsigned int *out)
 {
 	char *end;
 	unsigned long v = strtoul(text, &end, 10);
@@ -237,12 +237,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			log_set_verbose(true);
 			break;
 		case OPT_GRACE:
-			if (parse_seconds("grace", optarg, 86400, &o->grace) < 0)
+			if (cli_parse_seconds("grace", optarg, 86400, &o->grace) < 0)
 				return -1;
 			o->grace_given = true;
 			break;
 		case OPT_LOCK_WAIT:
-			if (parse_seconds("lock-wait", optarg, 3600, &o->lock_wait) < 0)
+			o->lock_wait_given = true;
+			if (cli_parse_seconds("lock-wait", optarg, 3600, &o->lock_wait) < 0)
 				return -1;
 			break;
 		case OPT_PROBE_INTERVAL:
@@ -341,6 +342,9 @@ static bool options_fit(const char *name, const struct options *o)
 	    {o->psk_dir != NULL, "--psk-dir is", " run apply plan ", "run, apply and plan"},
 	    {o->ifupdown_file != NULL, "--ifupdown-file is", " run apply down ",
 	     "run, apply and down (which write it)"},
+	    {o->lock_wait_given, "--lock-wait is", " run apply down set-transport init join leave ",
+	     "the commands that change a node or edit the definition (run, apply, down, "
+	     "set-transport, init, join, leave, zone, vnet)"},
 	};
 	char padded[64];
 

@@ -251,7 +251,7 @@ int member_underlay(const struct options *o, const struct cluster *c, struct mem
 	return 0;
 }
 
-int member_edit(const struct options *o, member_edit_fn edit, void *data,
+int member_edit(const struct options *o, const char *command, member_edit_fn edit, void *data,
 		struct bootstrap_result *res)
 {
 	char err[2 * PATH_MAX + 256];
@@ -260,7 +260,7 @@ int member_edit(const struct options *o, member_edit_fn edit, void *data,
 	int ret, tries = 0;
 	bool file_error = false;
 
-	if (deffile_open_locked(o->config, &f, err, sizeof(err)) < 0) {
+	if (deffile_open_locked(o->config, o->lock_wait, command, &f, err, sizeof(err)) < 0) {
 		log_error("%s", err);
 		return -1;
 	}

@@ -55,11 +55,12 @@ typedef int (*member_edit_fn)(const struct deffile *f, void *data, struct bootst
 			      struct diag *d);
 
 /*
- * Locks o->config, runs edit on its content and replaces the file when the
- * edit changed it, redoing the edit when an editor without the lock changed
- * the file meanwhile. 0 (res filled) or -1 after the error messages.
+ * Locks o->config (waiting up to o->lock_wait seconds; command names the
+ * edit to others waiting), runs edit on its content and replaces the file
+ * when the edit changed it, redoing the edit when an editor without the lock
+ * changed the file meanwhile. 0 (res filled) or -1 after the error messages.
  */
-int member_edit(const struct options *o, member_edit_fn edit, void *data,
+int member_edit(const struct options *o, const char *command, member_edit_fn edit, void *data,
 		struct bootstrap_result *res);
 
 #endif

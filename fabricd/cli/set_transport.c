@@ -3,7 +3,8 @@
  * set_transport.c - `fabricd set-transport -c FILE ZONE plain|secure`:
  * switch a zone's transport without editing JSON by hand.
  *
- * The definition is validated, the one value "zones[i].transport" is
+ * Under the definition's lock (definition/deffile.c, as join and zone take
+ * it), the definition is validated, the one value "zones[i].transport" is
  * replaced in the text (every other byte stays as the operator wrote it, so
  * a diff of the file shows one line), the result is validated again, written
  * to a temporary file next to the target with the target's owner and mode,
@@ -23,14 +24,11 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "engine/session.h"
 #include "cli/commands.h"
 #include "definition/config.h"
 #include "base/diag.h"
 #include "base/log.h"
-#include "engine/lock.h"
-
-#define DEF_MAX (16 << 20) /* far above any cluster definition */
+#include "definition/deffile.h"
 
 /*
  * A minimal JSON scanner over text that config_load_buffer() has accepted:
@@ -221,50 +219,6 @@ static bool top_member(struct scan *s, const char *key, size_t klen, void *data)
 	return scan_value(s);
 }
 
-static int read_file(const char *path, char **buf, size_t *len, struct stat *st)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t used = 0;
-	int ret = 0;
-
-	*buf = NULL;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st->st_mode) || st->st_size > DEF_MAX) {
-		ret = S_ISREG(st->st_mode) ? -EFBIG : S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
-		goto out;
-	}
-	*buf = malloc((size_t)st->st_size + 1);
-	if (!*buf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (used < (size_t)st->st_size) {
-		ssize_t n = read(fd, *buf + used, (size_t)st->st_size - used);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			goto out;
-		}
-		used += (size_t)n;
-	}
-	(*buf)[used] = '\0';
-	*len = used;
-out:
-	close(fd);
-	if (ret < 0) {
-		free(*buf);
-		*buf = NULL;
-	}
-	return ret;
-}
-
 /*
  * Validates text, the file as it is (edit NULL) or as the switch to edit
  * would make it; prints every problem. The zone's transport after loading
@@ -308,75 +262,6 @@ static int check_text(const char *text, size_t len, const char *zone, const char
 	return transport;
 }
 
-/* Writes text next to path and renames it over path; the target must still be st. */
-static int replace_file(const char *path, const char *text, size_t len, const struct stat *st)
-{
-	char tmp[PATH_MAX + 32], dir[PATH_MAX];
-	struct stat now;
-	int fd, dfd, ret = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		log_error("%s: cannot create it: %s; nothing was changed (is the directory "
-			  "writable?)",
-			  tmp, strerror(-ret));
-		return ret;
-	}
-	/* the owner first: fchown may clear set-id bits that the mode then restores */
-	if ((fchown(fd, st->st_uid, st->st_gid) < 0 && errno != EPERM) ||
-	    fchmod(fd, st->st_mode & 07777) < 0 || (ret = write_all(fd, text, len)) < 0 ||
-	    fsync(fd) < 0) {
-		ret = ret ? ret : -errno;
-		log_error("%s: cannot write it: %s; nothing was changed", tmp, strerror(-ret));
-		close(fd);
-		unlink(tmp);
-		return ret;
-	}
-	close(fd);
-	if (stat(path, &now) < 0 || now.st_ino != st->st_ino ||
-	    now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
-	    now.st_mtim.tv_nsec != st->st_mtim.tv_nsec || now.st_size != st->st_size) {
-		log_error("%s: changed while it was being edited; nothing was changed, run the "
-			  "command again",
-			  path);
-		unlink(tmp);
-		return -EAGAIN;
-	}
-	if (rename(tmp, path) < 0) {
-		ret = -errno;
-		log_error("%s: cannot replace it: %s; nothing was changed", path, strerror(-ret));
-		unlink(tmp);
-		return ret;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd); /* the rename itself survives a crash */
-		close(dfd);
-	}
-	return 0;
-}
-
-/*
- * The node lock: this network namespace's (engine/lock.h). The node's name
- * only names it in messages: -n when given (checked), else this host's name,
- * whatever it is, as set-transport edits the definition and never reads the
- * node's part of it.
- */
-static int lock_this_node(struct node_lock *lock, const struct options *o)
-{
-	char host[256] = "";
-	const char *node =
-	    o->node ? session_node_name(o, host, sizeof(host)) : host_node_name(host, sizeof(host));
-
-	if (o->node && !node)
-		return -1;
-	return node_lock_take(lock, node ? node : "this node", "set-transport",
-			      o->lock_wait * 1000U, false);
-}
-
 static void print_switched(const struct options *o, const char *zone, enum transport have,
 			   const char *mode, enum mtu_policy policy)
 {
@@ -389,17 +274,79 @@ static void print_switched(const struct options *o, const char *zone, enum trans
 		       zone);
 }
 
+/*
+ * The switch on the definition's text: *out the edited text (0), or nothing
+ * to change (1), or -1 after the error messages.
+ */
+static int edit_text(const struct options *o, const char *text, size_t len, const char *zone,
+		     const char *mode, int *have, enum mtu_policy *policy, char **out,
+		     size_t *out_len)
+{
+	int want = !strcmp(mode, "secure") ? TRANSPORT_SECURE : TRANSPORT_PLAIN;
+	struct find f = {.zone = zone};
+	struct scan s = {.p = text, .end = text + len};
+	int have_now;
+
+	*out = NULL;
+	*have = check_text(text, len, zone, o->config, NULL, policy);
+	if (*have < 0)
+		return -1;
+	if (*have == want)
+		return 1;
+	skip_ws(&s);
+	if (!scan_object(&s, top_member, &f) || f.zones_seen != 1 || f.matches != 1 || !f.value) {
+		log_error("zone %s: its \"transport\" could not be located in %s (written in an "
+			  "unusual way?); nothing was changed: edit the file by hand",
+			  zone, o->config);
+		return -1;
+	}
+	*out_len = len - f.value_len + strlen(mode) + 2;
+	*out = malloc(*out_len + 1);
+	if (!*out) {
+		log_error("out of memory");
+		return -1;
+	}
+	snprintf(*out, *out_len + 1, "%.*s\"%s\"%s", (int)(f.value - text), text, mode,
+		 f.value + f.value_len);
+	have_now = check_text(*out, *out_len, zone, o->config, mode, policy);
+	if (have_now == want)
+		return 0;
+	if (have_now >= 0)
+		log_error("zone %s: the edit did not come out as expected; nothing was changed: "
+			  "edit %s by hand",
+			  zone, o->config);
+	free(*out);
+	*out = NULL;
+	return -1;
+}
+
+/* A definition that can be edited: a regular file (checked before its lock is made). */
+static int check_target(const char *config)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	/* a symlink stays one: the file it points to is replaced */
+	if (!realpath(config, path) || stat(path, &st) < 0) {
+		log_error("%s: %s; give the definition with -c FILE", config, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		log_error("%s: cannot read it: %s; give the definition file with -c FILE", config,
+			  strerror(S_ISDIR(st.st_mode) ? EISDIR : EINVAL));
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_set_transport(const struct options *o)
 {
-	char *text = NULL, *out = NULL, path[PATH_MAX];
-	struct find f = {0};
-	struct scan s;
+	char err[2 * PATH_MAX + 256], *out = NULL;
 	const char *zone, *mode;
-	size_t len = 0, out_len;
-	struct stat st;
 	enum mtu_policy policy = MTU_POLICY_STABLE;
-	struct node_lock lock = {.fd = -1};
-	int want, have, have_now, ret = 1;
+	struct deffile df;
+	size_t out_len = 0;
+	int have = -1, ret = 1, edit, tries = 0;
 
 	if (o->argc != 2) {
 		log_error("usage: fabricd set-transport -c FILE ZONE plain|secure");
@@ -411,61 +358,38 @@ int cmd_set_transport(const struct options *o)
 		log_error("transport \"%s\": use plain or secure", mode);
 		return 1;
 	}
-	want = !strcmp(mode, "secure") ? TRANSPORT_SECURE : TRANSPORT_PLAIN;
-	/* a symlink stays one: the file it points to is replaced */
-	if (!realpath(o->config, path)) {
-		log_error("%s: %s; give the definition with -c FILE", o->config, strerror(errno));
+	if (check_target(o->config) < 0)
+		return 1;
+	/* the definition's lock, as join and zone take it: no edit is lost to another */
+	if (deffile_open_locked(o->config, o->lock_wait, "set-transport", &df, err, sizeof(err)) <
+	    0) {
+		log_error("%s", err);
 		return 1;
 	}
-	/* two edits at once would each write the file the other did not see */
-	if (lock_this_node(&lock, o) < 0)
-		return 1;
-	if ((errno = -read_file(path, &text, &len, &st)) != 0) {
-		log_error("%s: cannot read it: %s; give the definition file with -c FILE", path,
-			  strerror(errno));
-		node_lock_release(&lock);
-		return 1;
+	for (;;) {
+		if (!df.exists) {
+			log_error("%s: it is gone; give the definition with -c FILE", o->config);
+			edit = -1;
+			break;
+		}
+		edit = edit_text(o, df.text, df.len, zone, mode, &have, &policy, &out, &out_len);
+		if (edit != 0)
+			break;
+		edit = deffile_replace(&df, out, out_len, err, sizeof(err));
+		free(out);
+		out = NULL;
+		/* an editor that ignored the lock changed the file: redo the edit on its content */
+		if (edit == -EAGAIN && ++tries < 10 && deffile_reread(&df, err, sizeof(err)) == 0)
+			continue;
+		if (edit < 0)
+			log_error("%s", err);
+		break;
 	}
-	have = check_text(text, len, zone, o->config, NULL, &policy);
-	if (have < 0)
-		goto out;
-	if (have == want) {
+	if (edit == 1)
 		printf("zone %s: already %s in %s; nothing to change\n", zone, mode, o->config);
-		ret = 0;
-		goto out;
-	}
-	f.zone = zone;
-	s = (struct scan){.p = text, .end = text + len};
-	skip_ws(&s);
-	if (!scan_object(&s, top_member, &f) || f.zones_seen != 1 || f.matches != 1 || !f.value) {
-		log_error("zone %s: its \"transport\" could not be located in %s (written in an "
-			  "unusual way?); nothing was changed: edit the file by hand",
-			  zone, o->config);
-		goto out;
-	}
-	out_len = len - f.value_len + strlen(mode) + 2;
-	out = malloc(out_len + 1);
-	if (!out) {
-		log_error("out of memory");
-		goto out;
-	}
-	snprintf(out, out_len + 1, "%.*s\"%s\"%s", (int)(f.value - text), text, mode,
-		 f.value + f.value_len);
-	have_now = check_text(out, out_len, zone, o->config, mode, &policy);
-	if (have_now != want) {
-		if (have_now >= 0)
-			log_error("zone %s: the edit did not come out as expected; nothing was "
-				  "changed: edit %s by hand",
-				  zone, o->config);
-		goto out;
-	}
-	if (replace_file(path, out, out_len, &st) < 0)
-		goto out;
-	print_switched(o, zone, (enum transport)have, mode, policy);
-	ret = 0;
-out:
-	free(text);
-	free(out);
-	node_lock_release(&lock);
+	else if (edit == 0)
+		print_switched(o, zone, (enum transport)have, mode, policy);
+	ret = edit < 0;
+	deffile_close(&df);
 	return ret;
 }

@@ -94,7 +94,7 @@ static int split_nodes(struct zone_args *a, const char *list)
 	return 0;
 }
 
-enum { OPT_TRANSPORT = 256, OPT_VNET, OPT_NODES, OPT_ZONE, OPT_PVE_ZONE };
+enum { OPT_TRANSPORT = 256, OPT_VNET, OPT_NODES, OPT_ZONE, OPT_PVE_ZONE, OPT_LOCK_WAIT };
 
 static int parse_one(struct zone_args *a, int c, const char *usage)
 {
@@ -118,6 +118,8 @@ static int parse_one(struct zone_args *a, int c, const char *usage)
 	case OPT_PVE_ZONE:
 		a->pve_zone = optarg;
 		return 0;
+	case OPT_LOCK_WAIT:
+		return cli_parse_seconds("lock-wait", optarg, 3600, &a->o.lock_wait);
 	case 'h':
 		printf("%s\n", usage);
 		exit(0);
@@ -137,6 +139,7 @@ static int parse_args(int argc, char **argv, struct zone_args *a, const char *us
 	    {"nodes", required_argument, NULL, OPT_NODES},
 	    {"zone", required_argument, NULL, OPT_ZONE},
 	    {"pve-zone", required_argument, NULL, OPT_PVE_ZONE},
+	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -186,7 +189,7 @@ static int zone_edit(const struct deffile *f, void *data, struct bootstrap_resul
 static int run_edit(struct zone_args *a)
 {
 	struct bootstrap_result res = {0};
-	int ret = member_edit(&a->o, zone_edit, a, &res);
+	int ret = member_edit(&a->o, a->action, zone_edit, a, &res);
 
 	if (ret < 0) {
 		log_error("%s: %s: nothing was changed", a->o.config, a->action);

@@ -23,8 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/util.h"
 #include "definition/deffile.h"
 
@@ -39,7 +41,7 @@ static int read_fd(int fd, char **text, size_t *len, struct stat *st)
 	if (fstat(fd, st) < 0)
 		return -errno;
 	if (!S_ISREG(st->st_mode))
-		return -EINVAL;
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
 	if (st->st_size > DEF_MAX)
 		return -EFBIG;
 	cap = (size_t)st->st_size + 1;
@@ -117,7 +119,73 @@ static int resolve(const char *path, char *out, size_t len)
 	return 0;
 }
 
-int deffile_open_locked(const char *path, struct deffile *f, char *err, size_t errlen)
+/* Who holds the lock, as its holder wrote it: "host pid command" (empty when not said). */
+static void read_holder(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Says who edits: an editor that waits names the one it waits for. */
+static void write_holder(int fd, const char *command)
+{
+	char host[64] = "", line[160];
+	int n;
+
+	gethostname(host, sizeof(host) - 1);
+	n = snprintf(line, sizeof(line), "host %s, pid %ld, %s\n", host, (long)getpid(), command);
+	/* only a name for messages: an editor that cannot write it still edits */
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)n, 0) == n)
+		return;
+}
+
+/*
+ * flock, waiting up to wait_s seconds for other editors (saying once that
+ * it waits, and for whom). 0 or -errno with a message in err.
+ */
+static int take_lock(struct deffile *f, unsigned int wait_s, const char *command, char *err,
+		     size_t errlen)
+{
+	double deadline = clock_mono_ms() + 1000.0 * wait_s;
+	struct timespec pause = {.tv_nsec = 50 * 1000000L};
+	char holder[160];
+	bool told = false;
+
+	while (flock(f->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		if (e != EWOULDBLOCK && e != EINTR) {
+			snprintf(err, errlen,
+				 "%s: cannot lock it: %s; nothing was changed (does this file "
+				 "system support locks?)",
+				 f->lock_path, strerror(e));
+			return -e;
+		}
+		read_holder(f->lock_fd, holder, sizeof(holder));
+		if (clock_mono_ms() >= deadline) {
+			snprintf(err, errlen,
+				 "%s: another edit of the definition (%s) has held its lock for "
+				 "more than %u s; nothing was changed: try again when it is done "
+				 "(--lock-wait SECONDS waits longer), or end it (lock %s)",
+				 f->path, holder[0] ? holder : "holder not recorded", wait_s,
+				 f->lock_path);
+			return -EWOULDBLOCK;
+		}
+		if (!told) {
+			log_info("%s: waiting up to %u s for another edit of it (%s)", f->path,
+				 wait_s, holder[0] ? holder : "holder not recorded");
+			told = true;
+		}
+		nanosleep(&pause, NULL);
+	}
+	write_holder(f->lock_fd, command);
+	return 0;
+}
+
+int deffile_open_locked(const char *path, unsigned int wait_s, const char *command,
+			struct deffile *f, char *err, size_t errlen)
 {
 	int ret;
 
@@ -139,18 +207,15 @@ int deffile_open_locked(const char *path, struct deffile *f, char *err, size_t e
 		ret = -errno;
 		snprintf(err, errlen,
 			 "%s: cannot open the definition's lock file: %s; nothing was changed "
-			 "(run as a user who may write to that directory)",
-			 f->lock_path, strerror(-ret));
+			 "(%s)",
+			 f->lock_path, strerror(-ret),
+			 ret == -EROFS ? "an edit writes next to the definition: edit it where "
+					 "its directory is writable"
+				       : "run as a user who may write to that directory");
 		return ret;
 	}
-	while (flock(f->lock_fd, LOCK_EX) < 0) {
-		if (errno == EINTR)
-			continue;
-		ret = -errno;
-		snprintf(err, errlen,
-			 "%s: cannot lock it: %s; nothing was changed (does this file system "
-			 "support locks?)",
-			 f->lock_path, strerror(-ret));
+	ret = take_lock(f, wait_s, command, err, errlen);
+	if (ret < 0) {
 		deffile_close(f);
 		return ret;
 	}

@@ -23,11 +23,13 @@ struct deffile {
 };
 
 /*
- * Takes the definition's lock (waits for other editors), then reads it.
- * A missing file is not an error here (exists = false: init creates it).
- * 0 or -errno with a message in err.
+ * Takes the definition's lock (waits up to wait_s seconds for other editors;
+ * command names this edit to them), then reads it. A missing file is not an
+ * error here (exists = false: init creates it). 0 or -errno with a message
+ * in err.
  */
-int deffile_open_locked(const char *path, struct deffile *f, char *err, size_t errlen);
+int deffile_open_locked(const char *path, unsigned int wait_s, const char *command,
+			struct deffile *f, char *err, size_t errlen);
 
 /*
  * Replaces the file with text: same owner and mode (0644 for a new file),

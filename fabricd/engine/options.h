@@ -28,7 +28,9 @@ struct options {
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
 	/* given on the command line, not the default (a command that ignores them refuses) */
 	bool grace_given, probe_interval_given, key_file_given, config_given, wg_backend_given;
-	unsigned int lock_wait; /* --lock-wait: seconds a writer waits for the node lock */
+	/* --lock-wait: seconds a writer waits for the node's lock or the definition's */
+	unsigned int lock_wait;
+	bool lock_wait_given;
 	/* init / join */
 	const char *cluster_name;  /* --cluster */
 	const char *prefix;	   /* --prefix CIDR */

@@ -1,20 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`fabricd set-transport -c FILE ZONE plain|secure`: switching a zone without JSON editing.
 
-No namespaces, no root: only files (and, as root, the host's node lock in
-/run/fabricd, which conftest.py removes after the run). What an operator relies on:
+No namespaces, no root: only files. What an operator relies on:
   - only the zone's "transport" value changes; every other byte (layout, key
     order, other zones) stays as written, so a diff shows one line;
   - the result passes `fabricd check`; the file keeps its mode (and owner);
   - the file is replaced by rename (a watcher sees old or new, never half),
     and no temporary file is left behind, also when the command fails;
   - a wrong zone, a wrong transport or an invalid file change nothing and
-    say what to do.
+    say what to do;
+  - it takes the definition's lock as join, zone and vnet do: run at the same
+    moment as another edit, neither is lost; a held lock is waited for up to
+    --lock-wait seconds, saying for whom.
 """
 
+import fcntl
 import json
 import os
 import stat
+import subprocess
+import time
 
 import pytest
 
@@ -68,7 +73,9 @@ def changed_lines(before, after):
 
 
 def leftovers(path):
-    return sorted(p.name for p in path.parent.iterdir() if p.name != path.name)
+    """Files next to the definition but it and its lock (kept, as join keeps it)."""
+    return sorted(p.name for p in path.parent.iterdir()
+                  if p.name not in (path.name, f"{path.name}.lock"))
 
 
 @pytest.mark.parametrize("zone_name,old,new", [("red", "plain", "secure"),
@@ -185,3 +192,88 @@ def test_read_only_directory_changes_nothing(fabricd, definition):
     assert res.returncode == 1
     assert "nothing was changed" in res.stderr
     assert definition.read_text() == before
+
+
+def test_edits_at_the_same_moment_are_all_kept(fabricd_bin, definition):
+    """set-transport beside vnet add and another set-transport, started together 12 times:
+    every command succeeds and every edit is in the file (without the lock, 4 of 100 such
+    pairs lost the switch while both exited 0, and 44 failed)."""
+    expected = {"red": "plain", "blue": "secure"}
+    for round_ in range(12):
+        red = "secure" if expected["red"] == "plain" else "plain"
+        blue = "plain" if expected["blue"] == "secure" else "secure"
+        procs = [subprocess.Popen([fabricd_bin, *argv], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for argv in (["set-transport", "-c", definition, "red", red],
+                              ["vnet", "add", "-c", definition, "--zone", "transport",
+                               f"v{round_}:{1000 + round_}"],
+                              ["set-transport", "-c", definition, "blue", blue])]
+        for p in procs:
+            out, err = p.communicate(timeout=60)
+            assert p.returncode == 0, (p.args, out, err)
+        expected.update(red=red, blue=blue)
+        doc = json.loads(definition.read_text())
+        zones = {z["name"]: z for z in doc["zones"]}
+        assert {k: zones[k]["transport"] for k in ("red", "blue")} == expected, round_
+        vnets = {v["name"] for v in zones["transport"]["vnets"]}
+        assert {f"v{i}" for i in range(round_ + 1)} <= vnets, (round_, vnets)
+
+
+@pytest.fixture
+def held_lock(definition):
+    """The definition's lock held by this process, as a hung editor would hold it."""
+    fd = os.open(f"{definition}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.ftruncate(fd, 0)
+    os.write(fd, b"host pveX, pid 4711, join\n")
+    yield fd
+    os.close(fd)
+
+
+@pytest.mark.parametrize("argv", [["set-transport", "-c", "DEF", "red", "secure"],
+                                  ["join", "-c", "DEF", "--underlay", "192.0.2.13", "-n", "pve3"],
+                                  ["leave", "-c", "DEF", "-n", "pve2"],
+                                  ["zone", "add", "-c", "DEF", "green", "--transport", "plain"],
+                                  ["vnet", "remove", "-c", "DEF", "vnet300"]],
+                         ids=["set-transport", "join", "leave", "zone", "vnet"])
+def test_a_held_lock_is_waited_for_up_to_lock_wait(fabricd_bin, definition, held_lock, tmp_path,
+                                                   argv):
+    before = definition.read_text()
+    argv = [str(definition) if a == "DEF" else a for a in argv]
+    extra = ["--key-file", str(tmp_path / "pve3.key")] if argv[0] == "join" else []
+    start = time.monotonic()
+    res = run([fabricd_bin, *argv, *extra, "--lock-wait", "1"], check=False)
+    took = time.monotonic() - start
+    assert res.returncode == 1, res
+    assert 0.9 < took < 10, took
+    assert f"{definition}: waiting up to 1 s for another edit of it (host pveX, pid 4711, " \
+        "join)" in res.stderr, res.stderr
+    assert f"error: {definition}: another edit of the definition (host pveX, pid 4711, " \
+        "join) has held its lock for more than 1 s; nothing was changed: try again when it " \
+        "is done (--lock-wait SECONDS waits longer)" in res.stderr, res.stderr
+    assert definition.read_text() == before
+
+
+def test_a_lock_released_meanwhile_lets_the_edit_through(fabricd_bin, definition, held_lock):
+    proc = subprocess.Popen([fabricd_bin, "set-transport", "-c", definition, "red", "secure"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    assert proc.poll() is None, "set-transport did not wait for the held lock"
+    os.close(os.dup(held_lock))
+    fcntl.flock(held_lock, fcntl.LOCK_UN)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "waiting up to 30 s for another edit of it" in err, err
+    assert "zone red: transport plain -> secure" in out
+    holder = (definition.parent / f"{definition.name}.lock").read_text()
+    assert holder.startswith("host ") and holder.endswith(", set-transport\n"), holder
+
+
+@pytest.mark.parametrize("command", ["check", "plan", "status", "render", "genkey"])
+def test_lock_wait_is_refused_where_nothing_is_locked(fabricd_bin, definition, command):
+    given = ["-c", definition, "-n", "pve1"] if command != "genkey" else []
+    res = run([fabricd_bin, command, *given, "--lock-wait", "5"], check=False)
+    assert res.returncode == 1
+    assert f"error: {command}: --lock-wait is for the commands that change a node or edit " \
+        f"the definition (run, apply, down, set-transport, init, join, leave, zone, vnet) " \
+        f"only; {command} would ignore it" in res.stderr, res.stderr
