@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "cli/commands.h"
@@ -129,6 +130,46 @@ static int lock_node(struct node_lock *lock, const struct session *s, const stru
 	return node_lock_take(lock, s->node, command, o->lock_wait * 1000U, false);
 }
 
+/* How long FRR's zebra is given to act on a reload, and how often (below). */
+#define FRR_SETTLE_MS	  1000
+#define FRR_SETTLE_ROUNDS 3
+
+static bool plan_changes_frr(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->ops[i].type == OP_FRR_CONFIG)
+			return true;
+	return false;
+}
+
+/*
+ * FRR's zebra acts on a reload after frr-reload.py has returned: leaving
+ * EVPN (or its sessions reset), it deletes the flood entries of every VXLAN
+ * device whose VNI it advertised, fabricd's static zones' too. A one-shot
+ * apply that changed FRR's part reads the kernel again once zebra had time,
+ * and makes again what zebra undid (a daemon's next pass does so anyway).
+ */
+static int settle_after_frr(struct session *s)
+{
+	struct timespec pause = {.tv_sec = FRR_SETTLE_MS / 1000};
+
+	if (!plan_changes_frr(&s->plan))
+		return 0;
+	for (int round = 0; round < FRR_SETTLE_ROUNDS; round++) {
+		nanosleep(&pause, NULL);
+		if (session_replan(s) < 0)
+			return -1;
+		if (!s->plan.n)
+			return 0;
+		log_info("apply %s: FRR's zebra changed the kernel after the reload (%zu change%s "
+			 "to make again)",
+			 s->node, s->plan.n, s->plan.n == 1 ? "" : "s");
+		if (session_apply(s, "apply") < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int cmd_apply(const struct options *o)
 {
 	struct node_lock lock = {.fd = -1};
@@ -143,7 +184,7 @@ int cmd_apply(const struct options *o)
 			warn_other_clusters(&s, false);
 		goto out;
 	}
-	if (session_apply(&s, "apply") == 0)
+	if (session_apply(&s, "apply") == 0 && settle_after_frr(&s) == 0)
 		ret = 0;
 out:
 	session_free(&s);

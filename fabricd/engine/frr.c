@@ -84,6 +84,8 @@ int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
+	if (frr_running(pathspace, o->not_running, sizeof(o->not_running)))
+		o->not_running[0] = '\0';
 	frr_conf_path(pathspace, path, sizeof(path));
 	ret = read_text(path, &o->conf);
 	if (ret == -ENOMEM)

@@ -18,9 +18,10 @@
 #include <jansson.h>
 
 struct frr_obs {
-	char *conf;	/* frr.conf as read; "" when absent */
-	char *block;	/* fabricd's marked block in it, or NULL */
-	int read_error; /* errno when frr.conf could not be read (then conf is "") */
+	char *conf;	       /* frr.conf as read; "" when absent */
+	char *block;	       /* fabricd's marked block in it, or NULL */
+	int read_error;	       /* errno when frr.conf could not be read (then conf is "") */
+	char not_running[512]; /* why zebra or bgpd does not run; "" when both do */
 };
 
 /* A pathspace name is a path component: letters, digits, "-", "_", ".". 0 or -1 (logged). */

@@ -534,6 +534,12 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		else if (v && v->evpn)
 			op_detail(op, "vnet %s: evpn has one device per VNI in both transports",
 				  v->name);
+		else if (v && moved && v->transport == TRANSPORT_SECURE &&
+			 ip_addr_equal(&l->local, &v->local))
+			op_detail(op,
+				  "vnet %s left evpn: its secure device is %s now (no clear text "
+				  "to take meanwhile: it went through WireGuard)",
+				  v->name, v->vxlan);
 		else if (v && v->one_device && moved)
 			op_detail(op,
 				  "vnet %s is %s: on a node that runs EVPN a VNI has one device "

@@ -336,11 +336,11 @@ int session_open_cluster(struct session *s, const struct options *o, struct clus
 	return open_cluster(s, o, c, OPEN_CHANGE);
 }
 
-/* Plans again from scratch (the view's guard was stale: its counters are carried over). */
-static int session_replan(struct session *s)
+int session_replan(struct session *s)
 {
 	plan_free(&s->plan);
-	view_reclaim(s->view, &s->have);
+	if (s->view)
+		view_reclaim(s->view, &s->have);
 	observed_free(&s->have);
 	desired_free(&s->want);
 	plan_init(&s->plan, s->r.owner);

@@ -94,6 +94,11 @@ struct obs_view;
 int session_use_view(struct session *s, struct obs_view *v, struct converged *c);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
+/*
+ * Plans again from scratch: the kernel read anew (a stale view's guard
+ * counters are carried over). 0 or -1 (logged).
+ */
+int session_replan(struct session *s);
 /* Applies the plan and prints the one-line summary, "VERB NODE: ...". 0 or -1 (logged). */
 int session_apply(struct session *s, const char *verb);
 /*

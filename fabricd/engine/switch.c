@@ -137,6 +137,13 @@ static const struct link_obs *other_device(const struct reconcile *r, const stru
 	if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") || l->vni != v->vni ||
 	    l->port != v->other_port || !switch_port_of_vnet(v, l, have))
 		return NULL;
+	/*
+	 * A secure EVPN vnet's device has its name and port, but its VTEP is the
+	 * fabric address: its frames went through WireGuard. A zone leaving EVPN
+	 * secure has no clear text to take for a grace period: it is replaced.
+	 */
+	if (v->transport == TRANSPORT_SECURE && ip_addr_equal(&l->local, &v->local))
+		return NULL;
 	return l;
 }
 

@@ -356,7 +356,16 @@ int frr_plan_down(const char *block, struct plan *p)
  */
 static int frr_kind_plan(const struct kind_input *in, struct plan *p)
 {
-	return frr_plan(in->want, in->have->frr.conf, in->have->frr.block, p, in->diag);
+	const struct frr_obs *frr = &in->have->frr;
+	size_t before = p->n;
+	int ret = frr_plan(in->want, frr->conf, frr->block, p, in->diag);
+
+	/* in place and unchanged, so nothing refuses: said, as status says it */
+	if (ret == 0 && p->n == before && frr->block && frr->not_running[0])
+		diag_warn(in->diag, "frr",
+			  "%s; until it runs, this node's EVPN zones learn and announce nothing",
+			  frr->not_running);
+	return ret;
 }
 
 /* Its op is one a pass: the detail is in op.note. */

@@ -177,6 +177,27 @@ def test_second_apply_and_plan_change_nothing(evpn):
     assert {n: frrs[n].running_config() for n in frrs} == before
 
 
+def test_dead_frr_is_said_with_nothing_to_change(evpn):
+    """plan and apply with nothing to change on a node whose FRR is down: exit 0, as the
+    kernel is as fabricd wants it, but said, as status says it (they said nothing)."""
+    cluster, frrs = evpn
+    pve2, frr = cluster.node("pve2"), frrs["pve2"]
+    path = f"{cluster.tmpdir}/cluster.json"
+    frr.stop_daemons()
+    try:
+        for command in ("plan", "apply"):
+            res = fabricd(cluster, frrs, pve2, command, "-c", path)
+            assert res.rc == 0 and "nothing to change" in res.stdout, res
+            assert "warning: frr: FRR's zebra is not running in pathspace" in res.stderr, res
+            assert "until it runs, this node's EVPN zones learn and announce nothing" in \
+                res.stderr, res
+    finally:
+        frr.start_daemons()
+    wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
+    res = fabricd(cluster, frrs, pve2, "plan", "-c", path)
+    assert res.rc == 0 and "warning" not in res.stderr, res
+
+
 def with_static_zone(cluster, vnet, vni):
     """The EVPN definition and a static plain zone "legacy" of one vnet."""
     definition = evpn_definition(cluster)
@@ -234,6 +255,62 @@ def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
         assert "vs300" not in node.links() and "vnet300" not in node.links(), node.name
         res = fabricd(cluster, frrs, node, "plan", "-c", main)
         assert res.rc == 0, res
+
+
+def plain_member_vnis(node):
+    """The VNIs of the guard's plain_members elements (address . VNI): clear text taken."""
+    out = node.run(["nft", "-j", "list", "set", "inet", "fabricd", "plain_members"]).stdout
+    vnis = set()
+    for item in json.loads(out)["nftables"]:
+        for elem in item.get("set", {}).get("elem", []):
+            vnis.add(elem["concat"][1] if isinstance(elem, dict) else elem)
+    return sorted(vnis)
+
+
+def test_leaving_evpn_opens_nothing_and_keeps_static_flood_lists(evpn):
+    """The migration off EVPN, by one-shot apply on each node: first the secure zone goes
+    static, then EVPN goes from the definition.
+
+    A secure EVPN vnet's device has the plain device's name and port, but its VTEP is the
+    fabric address: before 2026-12-06 the static secure vnet took it for a plain device
+    leaving and opened the guard to its members' clear-text VXLAN for a grace period.
+    And zebra, leaving EVPN, deletes the flood entries of every VXLAN device whose VNI it
+    advertised, static ones too, after frr-reload.py has returned: apply reads the kernel
+    again once zebra had time (before, a static zone was left without them: no ARP)."""
+    cluster, frrs = evpn
+    main = f"{cluster.tmpdir}/cluster.json"
+    definition = evpn_definition(cluster)
+    definition["zones"][0]["control_plane"] = "static"
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/sec-static.json")
+    guests = [next(g for g in cluster.guests if g.name == f"s{i}") for i in (1, 2, 3)]
+    for node in cluster.nodes:
+        res = fabricd(cluster, frrs, node, "plan", "-c", path)
+        assert res.rc == 2 and "- vxlan vx100: remove (vnet vnet100 left evpn: its secure " \
+            "device is vs100 now" in res.stdout, res
+        res = fabricd(cluster, frrs, node, "apply", "-c", path)
+        assert res.rc == 0, res
+        assert 100 not in plain_member_vnis(node), f"{node.name}: clear text of VNI 100 taken"
+        assert "vx100" not in node.links() and "vs100" in node.links(), node.name
+    for a, b in all_pairs(guests):
+        wait_until(lambda: a.ping(b), timeout=15, what=f"static secure {a.name} -> {b.name}")
+    del definition["fabric"]["control_plane"], definition["fabric"]["evpn"]
+    definition["zones"][0].pop("control_plane")
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/no-evpn.json")
+    apply(cluster, frrs, path)
+    time.sleep(2)  # zebra would have acted by now
+    for node in cluster.nodes:
+        assert f"router bgp {ASN}" not in frrs[node.name].running_config(), node.name
+        assert node.fdb_remotes("vs100") == fabrics_but(cluster, node), node.name
+        res = fabricd(cluster, frrs, node, "plan", "-c", path)
+        assert res.rc == 0, res
+    for g in guests:
+        g.run(["ip", "neigh", "flush", "all"])
+    for a, b in all_pairs(guests):
+        assert a.ping(b, count=2), f"{a.name} -> {b.name} without EVPN"
+    apply(cluster, frrs, main)  # EVPN again, for the tests after this one
+    wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
+    for a, b in all_pairs(guests):
+        wait_until(lambda: a.ping(b), timeout=25, what=f"evpn again {a.name} -> {b.name}")
 
 
 def test_static_zone_switch_under_daemons_keeps_unicast(evpn):
