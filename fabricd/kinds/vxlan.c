@@ -220,7 +220,8 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 	if (op->shows & SHOW_ISOLATED)
 		text_add(buf, len, "bridge port isolated");
 	if (op->shows & SHOW_FORWARDING)
-		text_add(buf, len, "bridge port forwarding again (it was disabled)");
+		text_add(buf, len, "bridge port forwarding again (its state was changed by hand; "
+				   "fabricd's bridges run no STP)");
 	if (op->shows & SHOW_MCAST_ROUTER)
 		text_add(buf, len, "multicast router port");
 	if (op->shows & SHOW_EVPN)
@@ -271,17 +272,18 @@ static bool immutable_differs(const struct vxlan_port *w, const struct link_obs 
 }
 
 /*
- * A port that is up in an up bridge but disabled (`bridge link set ... state
- * 0`): it carries nothing, and nothing else would say so. Without kernel STP
- * (fabricd's bridges have none) such a port is forwarding; with it, the
- * kernel never leaves an up port disabled.
+ * A port that is up in an up bridge but not forwarding (`bridge link set
+ * ... state 0`, 1 or 2: disabled, listening, learning): it carries nothing,
+ * and nothing else would say so. Without kernel STP (fabricd's bridges have
+ * none) such a port is forwarding, and nothing moves it on from another
+ * state.
  */
 static bool port_stuck(const struct link_obs *have, const struct link_obs *bridge,
 		       unsigned int changing)
 {
 	return have && bridge && !(changing & (LINK_SET_MASTER | LINK_SET_UP)) &&
 	       (have->flags & IFF_UP) && (bridge->flags & IFF_UP) && have->port_state_known &&
-	       have->port_state == BR_STATE_DISABLED;
+	       have->port_state != BR_STATE_FORWARDING;
 }
 
 /*

@@ -188,6 +188,13 @@ def cases(pve1, pve2):
             # the port stays up in its bridge, but carries nothing
             ["bridge", "link", "set", "dev", "vx100", "state", "0"],
             lambda: port_state(pve1, "vx100") == "forwarding"),
+        # without STP nothing moves a port on from listening or learning: it stays cut
+        "port-listening": (
+            ["bridge", "link", "set", "dev", "vx100", "state", "1"],
+            lambda: port_state(pve1, "vx100") == "forwarding"),
+        "port-learning": (
+            ["bridge", "link", "set", "dev", "vs200", "state", "2"],
+            lambda: port_state(pve1, "vs200") == "forwarding"),
         # under 1280 bytes the kernel drops the link's IPv6 state; with the MTU back it makes
         # it anew, eui64 and a link-local address: the bridge would speak IPv6 in its vnet
         "bridge-mtu-under-1280": (
@@ -265,7 +272,8 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "fdb-remote-deleted", "fdb-remote-given-another-vni",
               "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
-              "port-disabled", "port-multicast-router-off", "bridge-mtu-under-1280",
+              "port-disabled", "port-listening", "port-learning", "port-multicast-router-off",
+              "bridge-mtu-under-1280",
               "vxlan-mtu-under-1280", "fabric-mtu-under-1280", "bridge-stp-on",
               "bridge-mtu-changed",
               "fabric-address-deleted", "fabric-route-deleted",

@@ -336,13 +336,13 @@ static void test_files(void)
 
 	CHECK(mkdtemp(dir) != NULL, "temporary directory");
 	snprintf(path, sizeof(path), "%s/cluster.json", dir);
-	CHECK_INT(deffile_open_locked(path, &f, err, sizeof(err)), 0, "%s", err);
+	CHECK_INT(deffile_open_locked(path, 0, "test", &f, err, sizeof(err)), 0, "%s", err);
 	CHECK(!f.exists, "no file yet");
 	CHECK_INT(deffile_replace(&f, "{}\n", 3, err, sizeof(err)), 0, "%s", err);
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644, "a new definition is 0644");
 	deffile_close(&f);
 
-	CHECK_INT(deffile_open_locked(path, &f, err, sizeof(err)), 0, "%s", err);
+	CHECK_INT(deffile_open_locked(path, 0, "test", &f, err, sizeof(err)), 0, "%s", err);
 	CHECK(f.exists && f.len == 3 && !strcmp(f.text, "{}\n"), "read back");
 	/* an editor that ignores the lock: replace must not overwrite its change */
 	fd = open(path, O_WRONLY | O_TRUNC);
@@ -355,7 +355,7 @@ static void test_files(void)
 	deffile_close(&f);
 
 	snprintf(path, sizeof(path), "%s/nodir/cluster.json", dir);
-	CHECK(deffile_open_locked(path, &f, err, sizeof(err)) < 0 && strstr(err, "nodir"),
+	CHECK(deffile_open_locked(path, 0, "test", &f, err, sizeof(err)) < 0 && strstr(err, "nodir"),
 	      "a missing directory is named: %s", err);
 
 	snprintf(key, sizeof(key), "%s/etc/private.key", dir);
