@@ -263,9 +263,11 @@ static bool wanted_name(const struct node_state *want, const char *name)
 }
 
 /*
- * A link of fabricd's renamed by hand to a name the definition wants (two
+ * A bridge of fabricd's renamed by hand to a name the definition wants (two
  * bridges' names swapped, say): taken for that name's, it would join one
  * tenant's guests to another's vnet. A conflict until it is renamed back.
+ * A VXLAN device carries no guests: one under another's name has the other
+ * VNI or port, and is made again like any device that does.
  */
 static void check_renames(const struct node_state *want, const struct observed *have,
 			  struct diag *diag)
@@ -274,7 +276,8 @@ static void check_renames(const struct node_state *want, const struct observed *
 		const struct link_rename *r = &have->renamed[i];
 		const struct link_obs *l = link_by_index(&have->links, r->ifindex);
 
-		if (!l || !link_is_owned(l, want->owner) || !wanted_name(want, l->name))
+		if (!l || strcmp(l->kind, "bridge") || !link_is_owned(l, want->owner) ||
+		    !wanted_name(want, l->name))
 			continue;
 		diag_add(diag, l->name,
 			 "this %s was %s until it was renamed by hand; fabricd does not take it "
@@ -404,6 +407,15 @@ static const struct desired_vnet *vnet_by_vni(const struct vnet_index *ix, uint3
 	return lo < ix->n && ix->by_vni[lo]->vni == vni ? ix->by_vni[lo] : NULL;
 }
 
+/* Whether the plan removes l already (a device made again under its name). */
+static bool plan_deletes(const struct plan *p, const struct link_obs *l)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->ops[i].type == OP_LINK_DELETE && p->ops[i].ifindex == l->ifindex)
+			return true;
+	return false;
+}
+
 /*
  * vx<N> or vs<N> carrying another VNI than N (made or changed by hand): vnet
  * N's own plan deletes it to make it again, so it is not deleted twice.
@@ -419,10 +431,7 @@ static bool deleted_by_its_vnet(const struct vnet_index *ix, const struct link_o
 	vni = strtoul(l->name + 2, &end, 10);
 	if (*end || end == l->name + 2 || vni > UINT32_MAX || !vnet_by_vni(ix, (uint32_t)vni))
 		return false;
-	for (size_t i = 0; i < p->n; i++) /* rare: only such a link comes here */
-		if (p->ops[i].type == OP_LINK_DELETE && p->ops[i].ifindex == l->ifindex)
-			return true;
-	return false;
+	return plan_deletes(p, l); /* rare: only such a link comes here */
 }
 
 /* Whether the plan gives a link its name back (bridge_plan): it stays. */
@@ -515,6 +524,9 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
+		/* two swapped by hand: one is made again under its name, its removal planned */
+		if (renamed && plan_deletes(p, l))
+			continue;
 		moved = v && switch_port_of_vnet(v, l, have);
 		/*
 		 * A device a vnet has left goes once the other has taken over

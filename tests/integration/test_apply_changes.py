@@ -421,6 +421,36 @@ def test_an_owned_device_with_another_vni_is_made_again_once(make_cluster):
     assert pve1.fabricd("plan", "-c", path).rc == 0
 
 
+def test_two_vxlan_devices_whose_names_were_swapped_are_each_made_again_once(make_cluster):
+    """vx100 and vx101 swapped by hand (each now carries the other's VNI), and the variant
+    of one deleted and the other renamed to its name: each is removed once, to be made
+    again; the removal of renamed devices must not delete it a second time (apply failed
+    with "No such device" and left both vnets without a VXLAN device)."""
+    cluster = make_cluster(2)
+    zones = [{"name": "red", "transport": "plain",
+              "vnets": [vnet("vnet100", 100), vnet("vnet101", 101)]}]
+    _, path = applied(cluster, zones=zones)
+    pve1 = cluster.nodes[0]
+    swaps = ["ip link set vx100 down; ip link set vx101 down; ip link set vx100 name swaptmp; "
+             "ip link set vx101 name vx100; ip link set swaptmp name vx101; "
+             "ip link set vx100 up; ip link set vx101 up",
+             "ip link del vx101; ip link set vx100 down; ip link set vx100 name vx101; "
+             "ip link set vx101 up"]
+    for swap in swaps:
+        pve1.run(["sh", "-ec", swap])
+        res = pve1.fabricd("plan", "-c", path)
+        assert res.rc == 2, res
+        for dev in ("vx100", "vx101"):
+            assert res.stdout.count(f"- vxlan {dev}: remove") <= 1, res
+        res = pve1.fabricd("apply", "-c", path)
+        assert res.rc == 0, res
+        for dev, vni, bridge in (("vx100", 100, "vnet100"), ("vx101", 101, "vnet101")):
+            link = pve1.link(dev)
+            assert link and link["linkinfo"]["info_data"]["id"] == vni, (swap, link)
+            assert link.get("master") == bridge, (swap, link)
+        assert pve1.fabricd("plan", "-c", path).rc == 0, swap
+
+
 def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
     """The definition's cluster name changed after the node was built: down with it
     removes nothing of the old name's (ownership), and says which command does, for each

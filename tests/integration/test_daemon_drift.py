@@ -116,6 +116,10 @@ def port_state(node, dev):
     return links[0].get("state") if links else None
 
 
+def vni_of(node, dev):
+    return ((node.link(dev) or {}).get("linkinfo", {}).get("info_data", {})).get("id")
+
+
 def link_ok(node, dev, alias="fabricd:fabtest"):
     link = node.link(dev)
     return link is not None and link.get("ifalias") == alias and "UP" in link.get("flags", [])
@@ -145,6 +149,15 @@ def cases(pve1, pve2):
              "ip -batch -"],
             lambda: link_ok(pve1, "vs200") and fdb_has(pve1, "vs200", pve2.fabric_address)
             and pve1.link("renamed200") is None),
+        "vxlan-names-swapped": (
+            # two VXLAN devices carry no guests: each is made again under its name (a
+            # conflict until 2026-12-06, which held back every other repair on the node)
+            ["sh", "-c", "printf 'link set vx100 down\nlink set vs200 down\n"
+             "link set vx100 name swapvx\nlink set vs200 name vx100\n"
+             "link set swapvx name vs200\n' | ip -batch -"],
+            lambda: link_ok(pve1, "vx100") and link_ok(pve1, "vs200")
+            and vni_of(pve1, "vx100") == 100 and vni_of(pve1, "vs200") == 200
+            and pve1.link("swapvx") is None),
         "bridge-renamed": (
             # its guests' ports are on it: it gets its name back, not a new bridge beside it
             ["sh", "-c", "printf 'link set vnet100 down\\nlink set vnet100 name renamed100\\n"
@@ -268,7 +281,7 @@ def drop_rules(node, chain):
 
 
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
-              "bridge-renamed",
+              "vxlan-names-swapped", "bridge-renamed",
               "fdb-remote-deleted", "fdb-remote-given-another-vni",
               "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
@@ -308,9 +321,10 @@ def test_drift_is_repaired_within_a_second(fabric, name):
     assert elapsed < REPAIR_LIMIT, f"{name}: repaired after {elapsed:.2f} s, limit {REPAIR_LIMIT} s"
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
     now = pve1.ifindexes()
-    recreated = {"plain-vxlan-deleted": "vx100", "secure-vxlan-deleted": "vs200",
-                 "secure-vxlan-renamed": "vs200"}.get(name)
-    kept = {k: v for k, v in before.items() if k != recreated}
+    recreated = {"plain-vxlan-deleted": ("vx100",), "secure-vxlan-deleted": ("vs200",),
+                 "secure-vxlan-renamed": ("vs200",),
+                 "vxlan-names-swapped": ("vx100", "vs200")}.get(name, ())
+    kept = {k: v for k, v in before.items() if k not in recreated}
     assert {k: now.get(k) for k in kept} == kept, f"{name}: other links were re-created"
     log = daemon.wait_log("(drift", since=mark)
     assert "error" not in log, log
