@@ -337,3 +337,24 @@ def test_remove_keeps_config_purge_removes_it(packages, sysroot):
     assert not os.path.lexists(sysroot.path("/etc/fabricd"))
     assert not os.path.exists(sysroot.path("/var/lib/fabricd-keys/private.key")), \
         "purge left the private key behind a linked /etc/fabricd"
+
+
+def test_install_keeps_a_link_whose_target_is_not_there_yet(packages, sysroot):
+    """/etc/fabricd a link to a shared directory not mounted while apt runs: install keeps
+    the link and says so (postinst's mkdir failed on it, leaving the package half-
+    configured)."""
+    sysroot.run(["dpkg", "-P", "fabricd"], check=False)
+    sysroot.run(["rm", "-rf", "/etc/fabricd"])
+    os.symlink("/mnt/fabricd-shared-not-mounted", sysroot.path("/etc/fabricd"))
+    shutil.copy(packages["deb"], sysroot.path("/root/fabricd.deb"))
+    try:
+        res = sysroot.run(["dpkg", "-i", "/root/fabricd.deb"], check=False)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "/etc/fabricd links to /mnt/fabricd-shared-not-mounted, which is not there" \
+            in res.stderr, res.stderr
+        assert os.readlink(sysroot.path("/etc/fabricd")) == "/mnt/fabricd-shared-not-mounted"
+        status = sysroot.run(["dpkg-query", "-W", "-f", "${Status}", "fabricd"]).stdout
+        assert status == "install ok installed", status
+    finally:
+        sysroot.run(["dpkg", "-P", "fabricd"], check=False)
+        sysroot.run(["rm", "-f", "/etc/fabricd"], check=False)
