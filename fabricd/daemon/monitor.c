@@ -229,7 +229,7 @@ void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reaso
 	for (size_t i = 0; i < p->n; i++) {
 		struct op_text t;
 
-		if (p->ops[i].phase == PHASE_RETIRE || p->ops[i].phase == PHASE_SEAL ||
+		if (report_op_is_stage(p, &p->ops[i], reasons) ||
 		    report_follows_underlay(&p->ops[i], reasons) || comes_with_link(p, &p->ops[i]))
 			continue;
 		op_describe(&p->ops[i], &t);

@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "engine/session.h"
+#include "kinds/kind.h"
 
 #define WHY_DEF "(definition changed)"
 
@@ -532,6 +533,22 @@ bool report_is_stage(unsigned int reasons)
 	       (!(reasons & (REASON_KERNEL | REASON_PEERS)) || (reasons & REASON_RETRY));
 }
 
+bool report_op_is_stage(const struct plan *p, const struct op *op, unsigned int reasons)
+{
+	if (op->phase == PHASE_RETIRE || op->phase == PHASE_SEAL || op->stage_end ||
+	    report_is_stage(reasons))
+		return true;
+	if (op->kind != KIND_GUARD)
+		return false;
+	/* the guard's change that comes with a stage's end (a pass may end one early or late) */
+	if (reasons & REASON_RETIRE)
+		return true;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->ops[i].stage_end)
+			return true;
+	return false;
+}
+
 void report_plan(const struct plan *p, unsigned int reasons)
 {
 	/*
@@ -540,17 +557,16 @@ void report_plan(const struct plan *p, unsigned int reasons)
 	 * underlay was down is repaired by a retry, and is drift all the same).
 	 */
 	bool drift = !(reasons & (REASON_STARTUP | REASON_DEFINITION));
-	bool stage = report_is_stage(reasons);
 	struct op_index ix = {.p = p};
 
-	if (drift && !stage)
+	if (drift && !report_is_stage(reasons))
 		op_index_make(p, &ix);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 
 		if (!done(op))
 			continue; /* only what was done is reported */
-		if (op->phase == PHASE_RETIRE || op->phase == PHASE_SEAL || stage)
+		if (report_op_is_stage(p, op, reasons))
 			report_retire(op);
 		else if (report_follows_underlay(op, reasons))
 			report_underlay(op);

@@ -50,6 +50,13 @@ bool report_follows_underlay(const struct op *op, unsigned int reasons);
  * failed stage pass is retried (its reasons carry what happened meanwhile).
  */
 bool report_is_stage(unsigned int reasons);
+/*
+ * Whether op of plan p is a switch stage's, not a repair: every op of a
+ * stage pass; in any pass (one for kernel changes may come after a stage's
+ * deadline, before its timer), those planned for a vnet whose stage ended
+ * (op.stage_end), and the guard's beside them.
+ */
+bool report_op_is_stage(const struct plan *p, const struct op *op, unsigned int reasons);
 
 /*
  * The one-line summary after a successful apply, for a new definition, the

@@ -585,6 +585,7 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 					: owned_link(have, v->name, node->want->owner);
 	const struct link_obs *port;
 	struct kind_input in = *node;
+	size_t first = p->n;
 	int ret;
 
 	if (v->existing_bridge) {
@@ -617,7 +618,11 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 			br = NULL;
 	}
 	/* the vxlan and fdb kinds, through the switch's roles */
-	return switch_plan_vnet(node->r, v, br, have, p);
+	ret = switch_plan_vnet(node->r, v, br, have, p);
+	if (ret == 0 && switch_stage_ends(node->r, v, have))
+		for (size_t i = first; i < p->n; i++)
+			p->ops[i].stage_end = true;
+	return ret;
 }
 
 /* Conflicts first: the fabric kind adds its own, and nothing is planned after one. */

@@ -84,6 +84,7 @@ struct vnet_stage {
 	long long due;		    /* CLOCK_BOOTTIME s */
 	unsigned int grace;
 	bool fresh; /* the note is written in this pass */
+	bool ended; /* its note's deadline has passed: this pass ends the stage */
 };
 
 /*
@@ -158,8 +159,10 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	if (!old || !r->grace || v->one_device)
 		return;
 	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, &st->grace);
-	if (due && r->boot_now >= due)
-		return; /* its stage is over */
+	if (due && r->boot_now >= due) {
+		st->ended = true; /* its stage is over */
+		return;
+	}
 	/*
 	 * No note: a secure vnet's plain device sent until now. A plain vnet's
 	 * secure device did only if it has flood remotes: a standby that a killed
@@ -186,8 +189,10 @@ static void evpn_stage_of(const struct reconcile *r, const struct desired_vnet *
 	    l->port != v->port || !r->grace)
 		return; /* a new device has sent nothing yet */
 	due = note_due(r, l, secure ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE, &st->grace);
-	if (due && r->boot_now >= due)
-		return; /* its stage is over */
+	if (due && r->boot_now >= due) {
+		st->ended = true; /* its stage is over */
+		return;
+	}
 	if (!due && firewall_obs_carries(have->firewall, v->vni) == secure)
 		return; /* in its transport already */
 	st->stage = secure ? STAGE_CLEAR : STAGE_CARRYING;
@@ -404,6 +409,18 @@ static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *
 			  "through WireGuard",
 		  v->name);
 	return 0;
+}
+
+bool switch_stage_ends(const struct reconcile *r, const struct desired_vnet *v,
+		       const struct observed *have)
+{
+	struct vnet_stage st;
+
+	if (v->evpn)
+		evpn_stage_of(r, v, have, &st);
+	else
+		stage_of(r, v, have, &st);
+	return st.ended;
 }
 
 int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,

@@ -38,6 +38,13 @@ int switch_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 bool switch_port_of_vnet(const struct desired_vnet *v, const struct link_obs *l,
 			 const struct observed *have);
 
+/*
+ * True when vnet v's switch stage ends in this pass (its note's deadline has
+ * passed): what the pass plans for v is the stage's end, not a repair.
+ */
+bool switch_stage_ends(const struct reconcile *r, const struct desired_vnet *v,
+		       const struct observed *have);
+
 /* True when vnet v wants a device named like l this pass (not to be removed). */
 bool switch_wants_device(const struct reconcile *r, const struct desired_vnet *v,
 			 const struct link_obs *l, const struct observed *have);

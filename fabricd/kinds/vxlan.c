@@ -220,8 +220,9 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 	if (op->shows & SHOW_ISOLATED)
 		text_add(buf, len, "bridge port isolated");
 	if (op->shows & SHOW_FORWARDING)
-		text_add(buf, len, "bridge port forwarding again (its state was changed by hand; "
-				   "fabricd's bridges run no STP)");
+		text_add(buf, len,
+			 "bridge port forwarding again (its state was changed by hand; "
+			 "fabricd's bridges run no STP)");
 	if (op->shows & SHOW_MCAST_ROUTER)
 		text_add(buf, len, "multicast router port");
 	if (op->shows & SHOW_EVPN)

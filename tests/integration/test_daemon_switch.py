@@ -251,3 +251,40 @@ def test_a_stage_applied_by_a_retry_is_not_drift(make_cluster):
         assert drift_repairs(prom) == before, f"{log}\n{drift_repairs(prom)} != {before}"
     finally:
         stop_daemons(daemons)
+
+
+def test_a_stage_beside_unrelated_link_changes_is_not_drift(make_cluster):
+    """blue switched secure -> plain (grace 2 s) while a guest's port (not fabricd's) goes
+    down and up every 0.1 s, as VMs starting and stopping make it: the pass that ends the
+    stage also answers those notifications. What it does for the stage (vx200 sends again,
+    vs200 mute) is the stage's, never drift (until 2026-12-06 the whole pass was counted
+    as drift repairs when kernel notifications came with it)."""
+    cluster = make_cluster(2)
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)]),
+                                           zone("blue", "secure", [("vnet200", 200)])])
+    pve1 = cluster.node("pve1")
+    prom = f"{cluster.tmpdir}/pve1-drift.prom"
+    daemons = start_daemons(cluster, definition, grace=2, nodes=["pve2"])
+    daemons.update(start_daemons(cluster, definition, grace=2, nodes=["pve1"],
+                                 extra_args=["--metrics-file", prom]))
+    d = daemons["pve1"]
+    guest = cluster.add_guest(pve1, "vnet100", "10.1.0.1/24", name="flap1")
+    try:
+        wait_until(lambda: drift_repairs(prom), timeout=10, what="pve1's metrics file")
+        before = drift_repairs(prom)
+        mark = d.mark()
+        d.set_transport("blue", "plain")
+        end = time.monotonic() + 6
+        while time.monotonic() < end:
+            guest.run(["ip", "link", "set", "eth0", "down"])
+            time.sleep(0.05)
+            guest.run(["ip", "link", "set", "eth0", "up"])
+            time.sleep(0.05)
+        d.wait_log("vxlan vs200: mute", since=mark, timeout=10)
+        time.sleep(1)
+        log = d.log_since(mark)
+        assert "vxlan vx200: sends" in log, log
+        assert "(drift" not in log, log
+        assert drift_repairs(prom) == before, f"{log}\n{drift_repairs(prom)} != {before}"
+    finally:
+        stop_daemons(daemons)
