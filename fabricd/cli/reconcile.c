@@ -192,16 +192,29 @@ out:
 	return ret;
 }
 
-/* A daemon follows the definition: what down removes, its next pass builds again. */
-static void warn_daemon_keeps(const struct session *s)
+/*
+ * A daemon follows the definition: what down removes, its next pass builds
+ * again, with the guests' ports left on no bridge. Refused (-1) unless down
+ * names another cluster (--cluster: what a renamed cluster left), where it
+ * is said only.
+ */
+static int daemon_keeps(const struct session *s, const struct options *o)
 {
 	char holder[128];
 
-	if (node_daemon_running(holder, sizeof(holder)))
-		log_warn("node %s: a daemon (pid and command: %s) keeps this node and builds "
-			 "again what down removes; stop it first (systemctl stop fabricd) to "
-			 "leave the node down",
-			 s->node, holder[0] ? holder : "unknown");
+	if (!node_daemon_running(holder, sizeof(holder)))
+		return 0;
+	if (o->cluster_name) {
+		log_warn("node %s: a daemon (pid and command: %s) keeps this node: down --cluster "
+			 "%s removes only what that cluster's fabricd owns",
+			 s->node, holder[0] ? holder : "unknown", o->cluster_name);
+		return 0;
+	}
+	log_error("down %s: a daemon (pid and command: %s) keeps this node and would build "
+		  "again what down removes, with the guests' ports left on no bridge; nothing "
+		  "was changed: stop it first (systemctl stop fabricd), then run down",
+		  s->node, holder[0] ? holder : "unknown");
+	return -1;
 }
 
 int cmd_down(const struct options *o)
@@ -210,9 +223,9 @@ int cmd_down(const struct options *o)
 	struct session s;
 	int ret = 1;
 
-	if (session_open_down(&s, o) < 0 || lock_node(&lock, &s, o, "down") < 0)
+	if (session_open_down(&s, o) < 0 || lock_node(&lock, &s, o, "down") < 0 ||
+	    daemon_keeps(&s, o) < 0)
 		goto out;
-	warn_daemon_keeps(&s);
 	if (observe(&s.r, &s.have) < 0) {
 		log_error("cannot read the kernel's state");
 		goto out;

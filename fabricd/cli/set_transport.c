@@ -29,6 +29,7 @@
 #include "base/diag.h"
 #include "base/log.h"
 #include "definition/deffile.h"
+#include "engine/session.h"
 
 /*
  * A minimal JSON scanner over text that config_load_buffer() has accepted:
@@ -341,7 +342,7 @@ static int check_target(const char *config)
 
 int cmd_set_transport(const struct options *o)
 {
-	char err[2 * PATH_MAX + 256], *out = NULL;
+	char err[2 * PATH_MAX + 256], host[256], *out = NULL;
 	const char *zone, *mode;
 	enum mtu_policy policy = MTU_POLICY_STABLE;
 	struct deffile df;
@@ -358,6 +359,9 @@ int cmd_set_transport(const struct options *o)
 		log_error("transport \"%s\": use plain or secure", mode);
 		return 1;
 	}
+	/* -n names no node here (the edit is every node's), but a bad one is still refused */
+	if (o->node && !session_node_name(o, host, sizeof(host)))
+		return 1;
 	if (check_target(o->config) < 0)
 		return 1;
 	/* the definition's lock, as join and zone take it: no edit is lost to another */

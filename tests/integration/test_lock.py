@@ -7,8 +7,8 @@
    red  vnet100  vx100 (plain)
         wgfab0
 
-While `fabricd run` keeps pve1 converged, `apply` and `down` run on pve1 in
-two loops at once. Without a lock their passes interleave (one creates what
+While `fabricd run` keeps pve1 converged, `apply` of its definition and of
+another one (vnet101 instead of vnet100) run on pve1 in two loops at once. Without a lock their passes interleave (one creates what
 the other deletes, a create meets EEXIST, a delete meets ENODEV) and leave a
 half-built node or fail. With it every command succeeds and, once the loops
 stop, the daemon brings pve1 back to the definition. A lock held by someone
@@ -72,12 +72,16 @@ def test_concurrent_writers_are_serialized(fabric):
     results = []
     stop = time.monotonic() + LOOP_SECONDS
 
-    def loop(command):
-        while time.monotonic() < stop:
-            res = pve1.fabricd(command, "-c", config, timeout=60)
-            results.append((command, res))
+    other = cluster.write_definition(
+        cluster.definition(zones=[zone("red", "plain", [("vnet101", 101)])]),
+        f"{cluster.tmpdir}/other.json")
 
-    threads = [threading.Thread(target=loop, args=(c,)) for c in ("apply", "down")]
+    def loop(path):
+        while time.monotonic() < stop:
+            res = pve1.fabricd("apply", "-c", path, timeout=60)
+            results.append((path, res))
+
+    threads = [threading.Thread(target=loop, args=(p,)) for p in (config, other)]
     for t in threads:
         t.start()
     for t in threads:
@@ -85,7 +89,7 @@ def test_concurrent_writers_are_serialized(fabric):
     failed = [f"{c}: {res}" for c, res in results if res.rc != 0]
     assert len(results) >= 4, results
     assert not failed, f"{len(failed)} of {len(results)} commands failed:\n" + "\n".join(failed[:5])
-    # the last one may have been a down: the daemon puts everything back
+    # the last one may have been the other definition's: the daemon puts its own back
     wait_until(lambda: pve1.link("vnet100") and pve1.link("vx100") and pve1.link("wgfab0"),
                timeout=10, what="daemon rebuilds pve1")
     wait_until(lambda: not pve1.fabricd("plan", "-c", config).rc, timeout=10,
@@ -158,18 +162,21 @@ def test_the_lock_is_the_namespace_s_whatever_the_node_is_called(fabric):
     assert pve1.link("vnet100")
 
 
-def test_down_beside_the_daemon_says_it_comes_back(fabric):
-    """down works beside a daemon (its passes take turns with it), but the daemon builds
-    the node again: down says so, naming the daemon."""
+def test_down_beside_the_daemon_is_refused(fabric):
+    """The daemon would build again what down removes, and the guests' ports would stay
+    on no bridge (until 2026-12-06 down went ahead with a warning): refused, naming the
+    daemon, nothing changed. With the daemon stopped, down works."""
     cluster, definition, daemons = fabric
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
+    before = pve1.ifindexes()
     res = pve1.fabricd("down", "-c", config)
-    assert res.rc == 0, res
-    assert f"a daemon (pid and command: {daemons['pve1'].pid} run) keeps this node" in \
-        res.stderr, res
-    wait_until(lambda: not pve1.fabricd("plan", "-c", config).rc, timeout=15,
-               what="the daemon rebuilt pve1")
+    assert res.rc == 1, res
+    assert f"error: down pve1: a daemon (pid and command: {daemons['pve1'].pid} run) keeps " \
+        "this node and would build again what down removes, with the guests' ports left on " \
+        "no bridge; nothing was changed: stop it first (systemctl stop fabricd), then run " \
+        "down" in res.stderr, res
+    assert pve1.ifindexes() == before, "a refused down changed something"
     pve2 = cluster.node("pve2")
     daemons["pve2"].stop()
     try:
