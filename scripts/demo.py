@@ -154,7 +154,7 @@ def build(cluster):
     info = f"""
 The demo cluster keeps running. Look around:
   {on(pve1, 'status')}
-  nsenter --net=/run/netns/{pve1.ns} wg show
+  nsenter --mount={pve1.mount_file} --net=/run/netns/{pve1.ns} wg show
   ip -n {pve1.ns} -d link show vs200
   bridge -n {pve1.ns} fdb show dev vx100
   ip netns exec {guests[('pve1', 'vnet200')].ns} ping 10.200.0.3

@@ -244,7 +244,7 @@ static void print_switch(json_t *sw)
 	       json_integer_value(json_object_get(sw, "ends_in_s")));
 }
 
-/* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0 packets" */
+/* "guard inet fabricd: dropped plain 0, secure 0, wireguard 0, leak 0, forwarded 0 packets" */
 static void print_guard(json_t *guard)
 {
 	json_t *counters = json_object_get(guard, "counters");

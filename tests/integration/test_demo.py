@@ -42,6 +42,13 @@ def test_the_demo_runs_checks_what_it_says_and_leaves_nothing(tmp_path):
         (plan,) = printed(out, "plan")
         res = subprocess.run(plan, capture_output=True, text=True, timeout=60)
         assert res.returncode == 0 and "nothing to change" in res.stdout, res
+        # wg reads wireguard-go's socket in the node's own /run/wireguard (its mount
+        # namespace): without --mount it showed nothing, or another host's device
+        (wg_show,) = [shlex.split(line) for line in out.splitlines()
+                      if line.strip().endswith(" wg show")]
+        res = subprocess.run(wg_show, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0 and "interface: wgfab0" in res.stdout, (wg_show, res)
+        assert res.stdout.count("peer: ") == 2, res.stdout
         applies = printed(out, "apply")
         assert len(applies) == 3, out
         for apply in applies:
