@@ -651,6 +651,10 @@ int probe_start(unsigned int interval_ms, const char *state_file, struct probe *
 	p->seed = p->nonce;
 	if (p->state_file && strncmp(p->state_file, "/run/fabricd/", 13) == 0)
 		mkdir("/run/fabricd", 0755); /* the default's directory; EEXIST is fine */
+	/* without rounds nothing renews an earlier daemon's results: status said STALE */
+	if (!interval_ms && p->state_file && unlink(p->state_file) < 0 && errno != ENOENT)
+		log_warn("probe: cannot remove %s, an earlier daemon's results: %s", p->state_file,
+			 strerror(errno));
 	if (pthread_create(&p->thread, NULL, probe_thread, p) != 0) {
 		log_warn("probe: cannot start its thread; running without data-path probes");
 		goto fail;

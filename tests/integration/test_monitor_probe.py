@@ -369,6 +369,18 @@ def test_default_probe_file_is_each_node_s(make_cluster):
         res = pve1.fabricd("status", "-c", daemons["pve1"].path)
         assert res.rc == 0 and "probes: none" in res.stdout, res
         assert own(cluster.node("pve2")), "pve2's results went with pve1's down"
+        # a daemon started without probes renews nothing: the stopped one's results go (a
+        # running daemon's status said STALE: "is it still running?")
+        pve2 = cluster.node("pve2")
+        quiet = Daemon(cluster, pve2, grace=3, extra_args=["--probe-interval", "0"])
+        quiet.write(definition)
+        quiet.start()
+        try:
+            res = pve2.fabricd("status", "-c", quiet.path)
+            assert res.rc == 0 and "probes: none" in res.stdout and "STALE" not in res.stdout, \
+                res
+        finally:
+            quiet.stop()
     finally:
         stop_daemons(daemons)
 
