@@ -115,6 +115,25 @@ def test_ipv6_fabric_needs_1280_on_wgfab0(minimal, tmp_path):
 
 # --- definition edits (cli/zone.c, cli/join.c, cli/set_transport.c) ----------------------
 
+@pytest.mark.parametrize("name", ["vnet100:100", "VNET100", "vnet-name-too-long"])
+def test_vnet_remove_refuses_what_is_no_vnet_name(tmp_path, name):
+    """A typo of the form (NAME:VNI as vnet add takes it, capitals) is refused with exit 1:
+    "no zone has vnet100:100; nothing to change" and exit 0 hid that nothing was removed."""
+    path = write(tmp_path, MINIMAL.read_text())
+    r = run("vnet", "remove", "-c", path, name)
+    assert_error(r, f'vnet remove: "{name}" is not a vnet name: give NAME (at most 15 of a-z, '
+                 "0-9 and -; no :VNI)")
+    assert path.read_text() == MINIMAL.read_text()
+
+
+def test_vnet_remove_of_a_name_given_twice_removes_it_once(tmp_path):
+    path = write(tmp_path, MINIMAL.read_text())
+    r = run("vnet", "remove", "-c", path, "vnet100", "vnet100")
+    assert r.returncode == 0, r
+    assert r.stdout == f"{path}: 1 vnet removed; running daemons follow\n", r.stdout
+    assert json.loads(path.read_text())["zones"][0]["vnets"] == []
+
+
 def test_zone_add_takes_at_most_256_vnets(tmp_path):
     path = write(tmp_path, MINIMAL.read_text())
     before = path.read_text()

@@ -40,9 +40,14 @@ int cmd_leave(const struct options *o)
 		printf("%s: node %s is not a member; nothing to change\n", o->config, m.name);
 		return 0;
 	}
-	printf("%s: node %s left (and the node lists of %zu zones); the other nodes' daemons "
-	       "remove its peer and FDB entries\n",
-	       o->config, m.name, res.zones_left);
+	if (res.zones_left)
+		printf("%s: node %s left (and the node lists of %zu zone%s); the other nodes' "
+		       "daemons remove its peer and FDB entries\n",
+		       o->config, m.name, res.zones_left, res.zones_left == 1 ? "" : "s");
+	else
+		printf("%s: node %s left; the other nodes' daemons remove its peer and FDB "
+		       "entries\n",
+		       o->config, m.name);
 	printf("on %s, stop fabricd; `fabricd down -c %s` there removes its fabric\n", m.name,
 	       o->config);
 	if (res.zones_left)

@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "cli/commands.h"
 #include "cli/member.h"
+#include "definition/model.h"
 #include "definition/zone_edit.h"
 
 #define MAX_ITEMS 256 /* vnets or nodes in one command */
@@ -265,6 +266,26 @@ int cmd_zone(const struct options *o)
 	return run_edit(&a);
 }
 
+/* A vnet to remove: a vnet name (a typo of the form is refused, not "not found"), once. */
+static int add_removal(struct zone_args *a, const char *name)
+{
+	if (!name_valid(name) || strlen(name) > 15) {
+		log_error("vnet remove: \"%s\" is not a vnet name: give NAME (at most 15 of a-z, "
+			  "0-9 and -; no :VNI), as in the definition's zones[].vnets[].name",
+			  name);
+		return -1;
+	}
+	for (size_t i = 0; i < a->n_names; i++)
+		if (!strcmp(a->names[i], name))
+			return 0; /* given twice: removed once */
+	if (a->n_names == MAX_ITEMS) {
+		log_error("vnet remove: at most %d vnets in one command", MAX_ITEMS);
+		return -1;
+	}
+	a->names[a->n_names++] = name;
+	return 0;
+}
+
 static int vnet_positionals(struct zone_args *a, const char *action)
 {
 	bool add = !strcmp(action, "add");
@@ -280,12 +301,8 @@ static int vnet_positionals(struct zone_args *a, const char *action)
 	for (int i = 0; i < a->o.argc; i++) {
 		if (add && add_vnet(a, a->o.argv[i], "vnet add") < 0)
 			return -1;
-		if (!add && a->n_names == MAX_ITEMS) {
-			log_error("vnet remove: at most %d vnets in one command", MAX_ITEMS);
+		if (!add && add_removal(a, a->o.argv[i]) < 0)
 			return -1;
-		}
-		if (!add)
-			a->names[a->n_names++] = a->o.argv[i];
 	}
 	return 0;
 }

@@ -346,6 +346,9 @@ def test_rotate_key_and_unchanged(fabricd_bin, two_node_files):
     # leave of a node that is not a member: nothing to do
     res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve7", check_rc=0)
     assert "not a member" in res.stdout
+    # a node in no zone's own node list leaves with no word of zones
+    res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve2", check_rc=0)
+    assert "node pve2 left; the other nodes' daemons remove its peer" in res.stdout, res.stdout
 
 
 @pytest.mark.skipif(shutil.which("strace") is None,
@@ -603,6 +606,7 @@ def test_leave_says_what_a_rejoin_does_not_restore(fabricd_bin, tmp_path):
             "--nodes", "pve1,pve2", "--vnet", "vnet100:100", check_rc=0)
     res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve2", check_rc=0)
     assert "does not put it back into those zones' node lists" in res.stdout, res.stdout
+    assert "node pve2 left (and the node lists of 1 zone);" in res.stdout, res.stdout
     fabricd(fabricd_bin, "join", "-c", path, "--underlay", "192.0.2.12",
             *key_args(tmp_path, "pve2"), check_rc=0)
     res = fabricd(fabricd_bin, "zone", "add", "-c", path, "red", "--transport", "plain",
