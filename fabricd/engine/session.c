@@ -95,7 +95,7 @@ static int node_index(const struct options *o, const struct cluster *c, const ch
 
 	if (idx < 0)
 		log_error("node \"%s\" is not in %s: give one of its nodes with -n NODE, or add "
-			  "this node to %s",
+			  "this node to %s (one that left: `fabricd down` removes its fabric)",
 			  name, definition_name(o),
 			  o->sdn_dir ? "Proxmox's WireGuard fabric (Datacenter > SDN > Fabrics)"
 				     : "it with `fabricd join -c FILE`");

@@ -641,7 +641,8 @@ def test_a_missing_key_file_and_a_node_not_listed_point_at_join(make_cluster):
     assert "fabricd join -c FILE --rotate-key" in res.stderr and "genkey" not in res.stderr, res
     res = pve1.fabricd("plan", "-c", path, "-n", "pve9", node_options=False)
     assert res.rc == 1 and 'node "pve9" is not in' in res.stderr and \
-        "add this node to it with `fabricd join -c FILE`" in res.stderr, res
+        "add this node to it with `fabricd join -c FILE` (one that left: `fabricd down` " \
+        "removes its fabric)" in res.stderr, res
 
 
 def test_a_bridge_keeps_its_address_when_ports_come_and_go(make_cluster):
