@@ -341,9 +341,14 @@ static size_t report_evpn(const struct cluster *a, const struct cluster *b)
 			 control_plane_name(fb->control_plane));
 		n++;
 	}
-	if (ea != eb || (ea && fa->evpn.asn != fb->evpn.asn)) {
-		log_info("fabric: evpn asn %u -> %u " WHY_DEF, ea ? fa->evpn.asn : 0,
-			 eb ? fb->evpn.asn : 0);
+	if (ea != eb) {
+		if (eb)
+			log_info("fabric: evpn added, asn %u " WHY_DEF, fb->evpn.asn);
+		else
+			log_info("fabric: evpn removed (asn %u) " WHY_DEF, fa->evpn.asn);
+		n++;
+	} else if (ea && fa->evpn.asn != fb->evpn.asn) {
+		log_info("fabric: evpn asn %u -> %u " WHY_DEF, fa->evpn.asn, fb->evpn.asn);
 		n++;
 	}
 	reflectors_text(&fa->evpn, ra, sizeof(ra));

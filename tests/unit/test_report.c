@@ -120,6 +120,19 @@ static void test_evpn_changes(void)
 		  "each said");
 	CHECK_INT(n, 3, "three changes");
 	free(out);
+	/* EVPN gone from the definition: said so, not "asn 65001 -> 0" */
+	b->fabric.flags &= ~(unsigned int)FABRIC_HAS_EVPN;
+	b->fabric.control_plane = CONTROL_PLANE_STATIC;
+	b->fabric.evpn.n_reflectors = 0;
+	out = definition_log(a, b, &n);
+	CHECK(strstr(out, "fabric: evpn removed (asn 65000) (definition changed)\n") != NULL,
+	      "removal said: %s", out);
+	CHECK(strstr(out, "-> 0") == NULL, "no asn 0: %s", out);
+	free(out);
+	out = definition_log(b, a, &n);
+	CHECK(strstr(out, "fabric: evpn added, asn 65000 (definition changed)\n") != NULL,
+	      "addition said: %s", out);
+	free(out);
 	cluster_free(a);
 	cluster_free(b);
 }
