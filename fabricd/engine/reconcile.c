@@ -500,6 +500,24 @@ static const char *removal_reason(const struct vnet_index *ix, const struct obse
 	return "its vnet is no longer on this node";
 }
 
+/*
+ * How a retiring device's grace period ends: over, or cut short by --grace 0
+ * with the seconds its note had left (plan and status show them).
+ */
+static const char *retire_words(const struct reconcile *r, const struct link_obs *l,
+				struct stage_note *note, char *buf, size_t len)
+{
+	long long left;
+
+	if (!link_stage_note(l, r->owner, LINK_RETIRE_NOTE, note))
+		return "";
+	left = note->at ? note->at - r->boot_now : note->after - r->now;
+	if (r->grace || left <= 0)
+		return ", grace period over";
+	snprintf(buf, len, ", grace period ended early by --grace 0 (%lld s were left)", left);
+	return buf;
+}
+
 /* Owned links the definition no longer wants. */
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
 			 const struct observed *have, const struct vnet_index *ix, struct plan *p,
@@ -509,6 +527,7 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		const struct link_obs *l = &have->links.links[i];
 		const struct desired_vnet *v;
 		struct stage_note note;
+		char words[96];
 		bool renamed, moved;
 		struct op *op;
 
@@ -563,9 +582,7 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		else if (v)
 			op_detail(op, "vnet %s moved to %s transport%s", v->name,
 				  transport_name(v->transport),
-				  link_stage_note(l, r->owner, LINK_RETIRE_NOTE, &note)
-				      ? ", grace period over"
-				      : "");
+				  retire_words(r, l, &note, words, sizeof(words)));
 		else
 			op_detail(op, "not in the definition");
 		if (!strcmp(l->kind, "bridge"))

@@ -108,6 +108,13 @@ def test_plan_lists_and_apply_performs_the_switch_stages(make_cluster):
         remove = LATER_REMOVE.search(res.stdout)
         assert remove, f"plan lacks the later deletion:\n{res.stdout}"
         assert int(remove.group(1)) <= GRACE + 1, res.stdout  # the deadline rounds up to a whole second
+    # --grace 0 ends it now: plan shows the removal with the seconds the note had left
+    res = pve1.fabricd("plan", "-c", secure, "--grace", "0")
+    early = re.search(r"^- vxlan vx100: remove \(vnet vnet100 moved to secure transport, "
+                      r"grace period ended early by --grace 0 \((\d+) s were left\)",
+                      res.stdout, re.M)
+    assert res.rc == 2 and early, res
+    assert 0 < int(early.group(1)) <= GRACE + 1, res.stdout
     rc, doc = plan_json(pve1, secure)
     (later,) = doc["later"]
     assert rc == 0 and doc["changes"] == [], doc
