@@ -41,6 +41,27 @@ static int print_json(bool ok, const struct diag *d)
 	return ret;
 }
 
+/*
+ * The vnets a zone that follows Proxmox will carry: they are not in the
+ * file, so what check read from .running-config is shown.
+ */
+static void print_followed(const struct cluster *c)
+{
+	for (size_t i = 0; i < c->n_zones; i++) {
+		const struct zone *z = &c->zones[i];
+
+		if (!(z->flags & ZONE_PVE_FOLLOW))
+			continue;
+		printf("zone %s (%s, follows Proxmox zone %s): %zu vnet%s%s", z->name,
+		       transport_name(z->transport), z->pve_zone, z->n_vnets,
+		       z->n_vnets == 1 ? "" : "s", z->n_vnets ? ":" : "");
+		for (size_t k = 0; k < z->n_vnets; k++)
+			printf(" %s (VNI %u)%s", z->vnets[k].name, z->vnets[k].vni,
+			       k + 1 < z->n_vnets ? "," : "");
+		printf("\n");
+	}
+}
+
 int cmd_check(const struct options *o)
 {
 	struct cluster *c = NULL;
@@ -61,6 +82,7 @@ int cmd_check(const struct options *o)
 		printf("%s: ok (%zu node%s, %zu zone%s, %zu vnet%s)\n", o->config, c->n_nodes,
 		       c->n_nodes == 1 ? "" : "s", c->n_zones, c->n_zones == 1 ? "" : "s", vnets,
 		       vnets == 1 ? "" : "s");
+		print_followed(c);
 		diag_print(&d, stderr);
 	} else {
 		diag_print(&d, stderr);

@@ -124,10 +124,7 @@ static void schedule(struct daemon *d, unsigned int reasons, long long delay_ms)
 		d->pass_at = at;
 }
 
-static void set_status(struct daemon *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_status(struct daemon *d, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void set_status(struct daemon *d, const char *fmt, ...)
 {
 	char status[sizeof(d->status)];
 	va_list ap;
@@ -266,6 +263,8 @@ static void converged_status(struct daemon *d, const struct session *s)
 {
 	const struct node_state *w = &s->want;
 
+	if (d->pending.cluster)
+		return; /* converged to the last good one: run_pass says a new one waits */
 	set_status(d, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged",
 		   d->def_invalid ? "definition not valid, last good one in force; " : "", d->node,
 		   w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),

@@ -43,6 +43,12 @@ def test_failed_definition_is_retried_until_it_applies(make_cluster):
         stays_true(lambda: daemons["pve1"].log_since(mark).count("exists that fabricd does not own")
                    == 1, 3.5, what="the failure is logged once")
         assert pve1.link("vnet300")["linkinfo"]["info_kind"] == "veth"
+        # each retry converges the last good one first: the status line stays on the
+        # waiting definition (it went to "converged" before each retry, 2026-12-06)
+        statuses = [part for msg in daemons["pve1"].notifications()
+                    for part in msg.split("\n") if part.startswith("STATUS=")]
+        waiting = next(i for i, st in enumerate(statuses) if "not applied yet" in st)
+        assert not [st for st in statuses[waiting:] if "not applied yet" not in st], statuses
         t0 = time.monotonic()
         pve1.run(["ip", "link", "del", "vnet300"])
         wait_until(lambda: (pve1.link("vnet300") or {}).get("ifalias", "").startswith("fabricd:"),

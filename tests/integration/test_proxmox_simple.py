@@ -232,6 +232,9 @@ def test_follows_simple_zones(simple):
     assert res.rc == 0 and "vnet1" in res.stdout, res
     res = nodes[0].fabricd("check", "-c", copy, node_options=False)
     assert res.rc == 0 and "2 zones, 2 vnets" in res.stdout, res
+    # the vnets each followed zone will carry: they are not in the file (README, step 4)
+    assert f"zone front (secure, follows Proxmox zone front): 1 vnet: vnet1 (VNI " \
+        f"{derived_vni('vnet1', 'front')})" in res.stdout, res
 
     sec = [cluster.add_guest(n, "vnet1", f"10.0.1.{i + 1}/24") for i, n in enumerate(nodes)]
     pln = [cluster.add_guest(n, "vnet2", f"10.0.2.{i + 1}/24") for i, n in enumerate(nodes)]
