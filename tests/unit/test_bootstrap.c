@@ -355,7 +355,8 @@ static void test_files(void)
 	deffile_close(&f);
 
 	snprintf(path, sizeof(path), "%s/nodir/cluster.json", dir);
-	CHECK(deffile_open_locked(path, 0, "test", &f, err, sizeof(err)) < 0 && strstr(err, "nodir"),
+	CHECK(deffile_open_locked(path, 0, "test", &f, err, sizeof(err)) < 0 &&
+		  strstr(err, "nodir"),
 	      "a missing directory is named: %s", err);
 
 	snprintf(key, sizeof(key), "%s/etc/private.key", dir);
