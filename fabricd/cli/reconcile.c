@@ -194,9 +194,9 @@ out:
 
 /*
  * A daemon follows the definition: what down removes, its next pass builds
- * again, with the guests' ports left on no bridge. Refused (-1) unless down
- * names another cluster (--cluster: what a renamed cluster left), where it
- * is said only.
+ * again, with the guests' ports left on no bridge. Refused (-1) when it has
+ * not stopped within --lock-wait, unless down names another cluster
+ * (--cluster: what a renamed cluster left), where it is said only.
  */
 static int daemon_keeps(const struct session *s, const struct options *o)
 {
@@ -209,6 +209,16 @@ static int daemon_keeps(const struct session *s, const struct options *o)
 			 "%s removes only what that cluster's fabricd owns",
 			 s->node, holder[0] ? holder : "unknown", o->cluster_name);
 		return 0;
+	}
+	/* one being stopped (a SIGTERM just sent) is waited for, as a lock is */
+	for (unsigned int waited_ms = 0; waited_ms < o->lock_wait * 1000U; waited_ms += 100) {
+		if (!waited_ms)
+			log_info("down %s: waiting up to %u s for the daemon (pid and command: %s) "
+				 "to stop",
+				 s->node, o->lock_wait, holder[0] ? holder : "unknown");
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000000L}, NULL);
+		if (!node_daemon_running(holder, sizeof(holder)))
+			return 0;
 	}
 	log_error("down %s: a daemon (pid and command: %s) keeps this node and would build "
 		  "again what down removes, with the guests' ports left on no bridge; nothing "

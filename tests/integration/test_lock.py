@@ -20,6 +20,7 @@ daemon for a node refuses to start (the daemon's own lifetime lock).
 import contextlib
 import fcntl
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -170,20 +171,26 @@ def test_down_beside_the_daemon_is_refused(fabric):
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
     before = pve1.ifindexes()
-    res = pve1.fabricd("down", "-c", config)
+    res = pve1.fabricd("down", "-c", config, "--lock-wait", "1")
     assert res.rc == 1, res
+    assert f"down pve1: waiting up to 1 s for the daemon (pid and command: " \
+        f"{daemons['pve1'].pid} run) to stop" in res.stderr, res
     assert f"error: down pve1: a daemon (pid and command: {daemons['pve1'].pid} run) keeps " \
         "this node and would build again what down removes, with the guests' ports left on " \
         "no bridge; nothing was changed: stop it first (systemctl stop fabricd), then run " \
         "down" in res.stderr, res
     assert pve1.ifindexes() == before, "a refused down changed something"
+    # a daemon being stopped (SIGTERM sent, not yet gone) is waited for: down then works
     pve2 = cluster.node("pve2")
-    daemons["pve2"].stop()
+    d2 = daemons["pve2"]
     try:
-        res = pve2.fabricd("down", "-c", daemons["pve2"].path)
+        d2.send_signal(signal.SIGTERM)
+        res = pve2.fabricd("down", "-c", d2.path)
         assert res.rc == 0 and "keeps this node" not in res.stderr, res
+        assert pve2.owned_links() == [], pve2.owned_links()
     finally:
-        daemons["pve2"].start()
+        d2.proc.wait(timeout=30)
+        d2.start()
 
 
 def second_run(cluster, node, config, *extra):
