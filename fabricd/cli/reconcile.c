@@ -192,32 +192,38 @@ out:
 	return ret;
 }
 
+/* How long down waits for a daemon that is stopping (a SIGTERM just sent). */
+#define DOWN_DAEMON_WAIT_S 5
+
 /*
  * A daemon follows the definition: what down removes, its next pass builds
- * again, with the guests' ports left on no bridge. Refused (-1) when it has
- * not stopped within --lock-wait, unless down names another cluster
- * (--cluster: what a renamed cluster left), where it is said only.
+ * again, with the guests' ports left on no bridge. Refused (-1) when one
+ * that keeps down's cluster has not stopped within a few seconds (before the
+ * node lock is taken: the daemon's passes go on meanwhile). One of another
+ * cluster (down --cluster of a renamed cluster's leftovers) is said only.
  */
 static int daemon_keeps(const struct session *s, const struct options *o)
 {
-	char holder[128];
+	const char *mine = o->cluster_name ? o->cluster_name : s->cluster ? s->cluster->name : "";
+	unsigned int wait_s = o->lock_wait < DOWN_DAEMON_WAIT_S ? o->lock_wait : DOWN_DAEMON_WAIT_S;
+	char holder[128], theirs[64];
 
-	if (!node_daemon_running(holder, sizeof(holder)))
+	if (!node_daemon_running(holder, sizeof(holder), theirs, sizeof(theirs)))
 		return 0;
-	if (o->cluster_name) {
-		log_warn("node %s: a daemon (pid and command: %s) keeps this node: down --cluster "
-			 "%s removes only what that cluster's fabricd owns",
-			 s->node, holder[0] ? holder : "unknown", o->cluster_name);
+	if (theirs[0] ? strcmp(theirs, mine) != 0 : o->cluster_name != NULL) {
+		log_warn("node %s: a daemon (pid and command: %s) keeps this node%s%s: down removes "
+			 "only what cluster %s's fabricd owns",
+			 s->node, holder[0] ? holder : "unknown", theirs[0] ? " for cluster " : "",
+			 theirs, mine);
 		return 0;
 	}
-	/* one being stopped (a SIGTERM just sent) is waited for, as a lock is */
-	for (unsigned int waited_ms = 0; waited_ms < o->lock_wait * 1000U; waited_ms += 100) {
+	for (unsigned int waited_ms = 0; waited_ms < wait_s * 1000U; waited_ms += 100) {
 		if (!waited_ms)
 			log_info("down %s: waiting up to %u s for the daemon (pid and command: %s) "
 				 "to stop",
-				 s->node, o->lock_wait, holder[0] ? holder : "unknown");
+				 s->node, wait_s, holder[0] ? holder : "unknown");
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000000L}, NULL);
-		if (!node_daemon_running(holder, sizeof(holder)))
+		if (!node_daemon_running(holder, sizeof(holder), NULL, 0))
 			return 0;
 	}
 	log_error("down %s: a daemon (pid and command: %s) keeps this node and would build "
@@ -233,8 +239,8 @@ int cmd_down(const struct options *o)
 	struct session s;
 	int ret = 1;
 
-	if (session_open_down(&s, o) < 0 || lock_node(&lock, &s, o, "down") < 0 ||
-	    daemon_keeps(&s, o) < 0)
+	if (session_open_down(&s, o) < 0 || daemon_keeps(&s, o) < 0 ||
+	    lock_node(&lock, &s, o, "down") < 0)
 		goto out;
 	if (observe(&s.r, &s.have) < 0) {
 		log_error("cannot read the kernel's state");

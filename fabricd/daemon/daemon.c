@@ -706,7 +706,7 @@ static int start(struct daemon *d)
 	if (load_first(d) < 0 || session_find_self(d->o, d->cluster, &self) < 0)
 		return -1;
 	snprintf(d->node, sizeof(d->node), "%s", d->cluster->nodes[self].name);
-	if (node_daemon_lock_take(&d->lifetime, d->node) < 0)
+	if (node_daemon_lock_take(&d->lifetime, d->node, d->cluster->name) < 0)
 		return -1;
 	if (d->src.pve)
 		log_info("%s: fabricd run: following Proxmox SDN %s and %s, grace %u s", d->node,

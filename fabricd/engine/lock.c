@@ -66,10 +66,13 @@ static void read_holder(int fd, char *buf, size_t len)
 /* What a lock held by a process that did not say (or is gone) is said to be held by. */
 #define UNKNOWN_HOLDER "not recorded; fuser -v on the lock file names it"
 
-static int write_holder(int fd, const char *command)
+/* "PID COMMAND", and for the daemon a second line "cluster NAME" (down reads it) */
+static int write_holder(int fd, const char *command, const char *cluster)
 {
-	char line[128];
-	int n = snprintf(line, sizeof(line), "%ld %s\n", (long)getpid(), command);
+	char line[192];
+	int n = cluster ? snprintf(line, sizeof(line), "%ld %s\ncluster %s\n", (long)getpid(),
+				   command, cluster)
+			: snprintf(line, sizeof(line), "%ld %s\n", (long)getpid(), command);
 
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)n, 0) != n)
 		return -errno;
@@ -143,7 +146,7 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 		}
 		nanosleep(&pause, NULL);
 	}
-	ret = write_holder(l->fd, command);
+	ret = write_holder(l->fd, command, NULL);
 	if (ret < 0)
 		log_warn("node %s: cannot record the lock's holder in %s: %s", node, l->path,
 			 strerror(-ret));
@@ -152,7 +155,7 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 	return 0;
 }
 
-int node_daemon_lock_take(struct node_lock *l, const char *node)
+int node_daemon_lock_take(struct node_lock *l, const char *node, const char *cluster)
 {
 	char holder[128];
 	int ret;
@@ -169,7 +172,7 @@ int node_daemon_lock_take(struct node_lock *l, const char *node)
 	} else if (ret < 0) {
 		log_error("node %s: cannot take the daemon's lock %s: %s", node, l->path,
 			  strerror(-ret));
-	} else if ((ret = write_holder(l->fd, "run")) < 0) {
+	} else if ((ret = write_holder(l->fd, "run", cluster)) < 0) {
 		log_warn("node %s: cannot record the daemon in %s: %s", node, l->path,
 			 strerror(-ret));
 		ret = 0;
@@ -179,12 +182,29 @@ int node_daemon_lock_take(struct node_lock *l, const char *node)
 	return ret;
 }
 
-bool node_daemon_running(char *holder, size_t len)
+/* The cluster the daemon's holder line names ("" when it names none). */
+static void read_cluster(int fd, char *cluster, size_t len)
+{
+	char text[256], *line;
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+
+	text[n > 0 ? n : 0] = '\0';
+	line = strstr(text, "\ncluster ");
+	cluster[0] = '\0';
+	if (line) {
+		snprintf(cluster, len, "%s", line + strlen("\ncluster "));
+		cluster[strcspn(cluster, "\n")] = '\0';
+	}
+}
+
+bool node_daemon_running(char *holder, size_t len, char *cluster, size_t clen)
 {
 	struct node_lock l;
 	bool held;
 
 	holder[0] = '\0';
+	if (cluster)
+		cluster[0] = '\0';
 	lock_path(&l, "daemon.");
 	l.fd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (l.fd < 0)
@@ -192,6 +212,8 @@ bool node_daemon_running(char *holder, size_t len)
 	held = flock(l.fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	if (held)
 		read_holder(l.fd, holder, len);
+	if (held && cluster)
+		read_cluster(l.fd, cluster, clen);
 	node_lock_release(&l);
 	return held;
 }

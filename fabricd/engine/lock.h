@@ -43,9 +43,12 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
  * one's passes between them. 0; -EWOULDBLOCK when another daemon holds it
  * (logged, naming its PID); another -errno (logged).
  */
-int node_daemon_lock_take(struct node_lock *l, const char *node);
-/* Whether a daemon keeps this namespace's node; holder gets its "PID COMMAND". */
-bool node_daemon_running(char *holder, size_t len);
+int node_daemon_lock_take(struct node_lock *l, const char *node, const char *cluster);
+/*
+ * Whether a daemon keeps this namespace's node; holder gets its "PID
+ * COMMAND", cluster (may be NULL) the cluster it keeps ("" if not said).
+ */
+bool node_daemon_running(char *holder, size_t len, char *cluster, size_t clen);
 /* Releases either (a no-op when not held). */
 void node_lock_release(struct node_lock *l);
 /* Whether this process holds its node's lock now (node_lock_take): it may change the node. */

@@ -111,8 +111,6 @@ def test_held_lock_names_its_holder_and_readers_never_wait(fabric):
         assert res.rc == 1, res
         assert holder in res.stderr, res
         assert 0.9 <= waited < 5, waited
-        res = pve1.fabricd("down", "-c", config, "--lock-wait", "0")
-        assert res.rc == 1 and holder in res.stderr, res
         for command in ("plan", "status", "check"):
             t0 = time.monotonic()
             res = pve1.fabricd(command, "-c", config)
@@ -146,12 +144,16 @@ def test_the_lock_is_the_namespace_s_whatever_the_node_is_called(fabric):
     cluster, definition, daemons = fabric
     pve1 = cluster.node("pve1")
     config = daemons["pve1"].path
-    with held_lock(pve1, f"{os.getpid()} test-holder"):
-        res = pve1.run([cluster.fabricd_bin, "down", "-c", config, "-n", "pve9",
-                        "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
-                        "--lock-wait", "1"], check=False)
-        assert res.returncode == 1 and f"{os.getpid()} test-holder" in res.stderr, res
-        assert pve1.link("vnet100"), "a down under another name went past the lock"
+    daemons["pve1"].stop()  # down beside a daemon is refused before the lock is taken
+    try:
+        with held_lock(pve1, f"{os.getpid()} test-holder"):
+            res = pve1.run([cluster.fabricd_bin, "down", "-c", config, "-n", "pve9",
+                            "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
+                            "--lock-wait", "1"], check=False)
+            assert res.returncode == 1 and f"{os.getpid()} test-holder" in res.stderr, res
+            assert pve1.link("vnet100"), "a down under another name went past the lock"
+    finally:
+        daemons["pve1"].start()
     target = f"{cluster.tmpdir}/escaped"
     for bad in (f"../../..{target}", "Pve1", "-x", "a" * 64):
         for command in ("down", "set-transport"):
@@ -180,6 +182,16 @@ def test_down_beside_the_daemon_is_refused(fabric):
         "no bridge; nothing was changed: stop it first (systemctl stop fabricd), then run " \
         "down" in res.stderr, res
     assert pve1.ifindexes() == before, "a refused down changed something"
+    # down --cluster of the daemon's own cluster is the same down; another's is not
+    res = pve1.run([cluster.fabricd_bin, "down", "--cluster", cluster.cluster_name, "-n",
+                    "pve1", "--wg-backend", cluster.wg_backend, "--lock-wait", "0"], check=False)
+    assert res.returncode == 1 and "keeps this node and would build again" in res.stderr, res
+    res = pve1.run([cluster.fabricd_bin, "down", "--cluster", "older", "-n", "pve1",
+                    "--wg-backend", cluster.wg_backend], check=False)
+    assert res.returncode == 0, res
+    assert f"keeps this node for cluster {cluster.cluster_name}: down removes only what " \
+        "cluster older's fabricd owns" in res.stderr, res
+    assert pve1.ifindexes() == before, "down of another cluster changed this one's"
     # a daemon being stopped (SIGTERM sent, not yet gone) is waited for: down then works
     pve2 = cluster.node("pve2")
     d2 = daemons["pve2"]
