@@ -549,7 +549,8 @@ bool report_op_is_stage(const struct plan *p, const struct op *op, unsigned int 
 	if (reasons & REASON_RETIRE)
 		return true;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->ops[i].stage_end)
+		if (p->ops[i].stage_end || p->ops[i].phase == PHASE_RETIRE ||
+		    p->ops[i].phase == PHASE_SEAL)
 			return true;
 	return false;
 }

@@ -136,7 +136,8 @@ struct op {
 	 * else blocks the pass (session_repair_guard).
 	 */
 	bool guard_repair;
-	/* planned for a vnet whose switch stage ends in this pass (engine/switch.c) */
+	/* planned for the devices of a vnet whose switch stage ends in this pass (engine/switch.c)
+	 */
 	bool stage_end;
 	int ifindex; /* of an existing link; 0 = look the name up when applying */
 	char ifname[16];

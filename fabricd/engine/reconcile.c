@@ -602,7 +602,7 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 					: owned_link(have, v->name, node->want->owner);
 	const struct link_obs *port;
 	struct kind_input in = *node;
-	size_t first = p->n;
+	size_t first;
 	int ret;
 
 	if (v->existing_bridge) {
@@ -634,7 +634,8 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 		if (br && strcmp(br->kind, "bridge"))
 			br = NULL;
 	}
-	/* the vxlan and fdb kinds, through the switch's roles */
+	/* the vxlan and fdb kinds, through the switch's roles (a stage's end is theirs) */
+	first = p->n;
 	ret = switch_plan_vnet(node->r, v, br, have, p);
 	if (ret == 0 && switch_stage_ends(node->r, v, have))
 		for (size_t i = first; i < p->n; i++)
