@@ -651,10 +651,6 @@ int probe_start(unsigned int interval_ms, const char *state_file, struct probe *
 	p->seed = p->nonce;
 	if (p->state_file && strncmp(p->state_file, "/run/fabricd/", 13) == 0)
 		mkdir("/run/fabricd", 0755); /* the default's directory; EEXIST is fine */
-	/* without rounds nothing renews an earlier daemon's results: status said STALE */
-	if (!interval_ms && p->state_file && unlink(p->state_file) < 0 && errno != ENOENT)
-		log_warn("probe: cannot remove %s, an earlier daemon's results: %s", p->state_file,
-			 strerror(errno));
 	if (pthread_create(&p->thread, NULL, probe_thread, p) != 0) {
 		log_warn("probe: cannot start its thread; running without data-path probes");
 		goto fail;
@@ -741,6 +737,9 @@ void probe_configure(struct probe *p, const char *cluster, const char *node,
 	es = calloc(n + 1, sizeof(*es));
 	if (!es)
 		return;
+	/* without rounds nothing renews an earlier daemon's results: status said STALE */
+	if (!p->configured && !p->interval_ms && p->state_file)
+		probe_state_forget(p->state_file, cluster, node);
 	pthread_mutex_lock(&p->lock);
 	/* the first configuration keeps its jittered start: not every node at once */
 	soon = carry_over(p, t, n, es) && p->configured;

@@ -77,6 +77,20 @@ void probe_state_write(const char *path, const char *cluster, const char *node,
 	}
 }
 
+void probe_state_forget(const char *path, const char *cluster, const char *node)
+{
+	json_t *j = json_load_file(path, 0, NULL);
+	const char *c = json_string_value(json_object_get(j, "cluster"));
+	const char *n = json_string_value(json_object_get(j, "node"));
+
+	/* only this node's results, as down removes them: never a file of another kind */
+	if (c && n && !strcmp(c, cluster) && !strcmp(n, node) && unlink(path) < 0 &&
+	    errno != ENOENT)
+		log_warn("probe: cannot remove %s, an earlier daemon's results: %s", path,
+			 strerror(errno));
+	json_decref(j);
+}
+
 void probe_state_mark_stopped(const char *path, const char *cluster, const char *node)
 {
 	json_t *j = json_load_file(path, 0, NULL);

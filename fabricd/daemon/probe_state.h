@@ -28,5 +28,10 @@ void probe_state_write(const char *path, const char *cluster, const char *node,
 		       struct probe_state_health *health);
 /* Marks the file of cluster's node (if it is that) as left by a daemon that stopped. */
 void probe_state_mark_stopped(const char *path, const char *cluster, const char *node);
+/*
+ * Removes path when it holds results of cluster's node (an earlier daemon's,
+ * which a daemon without probe rounds would never renew); any other file stays.
+ */
+void probe_state_forget(const char *path, const char *cluster, const char *node);
 
 #endif

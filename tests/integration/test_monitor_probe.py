@@ -381,6 +381,16 @@ def test_default_probe_file_is_each_node_s(make_cluster):
                 res
         finally:
             quiet.stop()
+        # only this node's results go: a --probe-file that holds anything else stays
+        notes = f"{cluster.tmpdir}/operator-notes.txt"
+        with open(notes, "w") as f:
+            f.write("not fabricd's\n")
+        quiet = Daemon(cluster, pve2, grace=3, extra_args=["--probe-interval", "0",
+                                                           "--probe-file", notes])
+        quiet.write(definition)
+        quiet.start()
+        quiet.stop()
+        assert open(notes).read() == "not fabricd's\n"
     finally:
         stop_daemons(daemons)
 
