@@ -43,9 +43,12 @@ struct zone_args {
 static const char zone_usage[] =
     "usage: fabricd zone add -c FILE ZONE --transport plain|secure [--vnet NAME:VNI]... "
     "[--nodes NODE,...] [--pve-zone ID]\n"
-    "       fabricd zone remove -c FILE ZONE";
-static const char vnet_usage[] = "usage: fabricd vnet add -c FILE --zone ZONE NAME:VNI...\n"
-				 "       fabricd vnet remove -c FILE NAME...";
+    "       fabricd zone remove -c FILE ZONE\n"
+    "       (and --lock-wait SECONDS: how long to wait for another edit of FILE, default 30)";
+static const char vnet_usage[] =
+    "usage: fabricd vnet add -c FILE --zone ZONE NAME:VNI...\n"
+    "       fabricd vnet remove -c FILE NAME...\n"
+    "       (and --lock-wait SECONDS: how long to wait for another edit of FILE, default 30)";
 
 static int add_vnet(struct zone_args *a, const char *arg, const char *option)
 {

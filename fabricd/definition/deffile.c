@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,10 +98,35 @@ static int load(struct deffile *f)
 	return ret;
 }
 
-/* The definition's absolute path with the directory's symlinks resolved; it may not exist yet. */
+/*
+ * Where a link that points to nothing yet would have its file (a definition
+ * on a shared directory, made by init): its target, relative to the link's
+ * directory. 1 with the target in out, 0 when path is no link, or -errno.
+ */
+static int link_target(const char *path, char *out, size_t len)
+{
+	char target[PATH_MAX], dir[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return errno == EINVAL || errno == ENOENT ? 0 : -errno;
+	target[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((size_t)snprintf(out, len, "%s%s%s", target[0] == '/' ? "" : dirname(dir),
+			     target[0] == '/' ? "" : "/", target) >= len)
+		return -ENAMETOOLONG;
+	return 1;
+}
+
+/*
+ * The definition's absolute path with its symlinks resolved, also one to a
+ * file that does not exist yet (replacing the link would take the
+ * definition off the shared directory it points to).
+ */
 static int resolve(const char *path, char *out, size_t len)
 {
-	char dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX];
+	char dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX], followed[PATH_MAX];
+	int ret;
 
 	if (realpath(path, real)) {
 		snprintf(out, len, "%s", real);
@@ -108,6 +134,15 @@ static int resolve(const char *path, char *out, size_t len)
 	}
 	if (errno != ENOENT)
 		return -errno;
+	for (int hops = 0; hops < 8; hops++) {
+		ret = link_target(path, followed, sizeof(followed));
+		if (ret <= 0)
+			break;
+		snprintf(real, sizeof(real), "%s", followed);
+		path = real;
+	}
+	if (ret < 0)
+		return ret;
 	snprintf(dir, sizeof(dir), "%s", path);
 	snprintf(base, sizeof(base), "%s", path);
 	if (!realpath(dirname(dir), real))
@@ -119,13 +154,24 @@ static int resolve(const char *path, char *out, size_t len)
 	return 0;
 }
 
-/* Who holds the lock, as its holder wrote it: "host pid command" (empty when not said). */
+/*
+ * Who holds the lock, as its holder wrote it: "host H, pid P, command"
+ * (empty when not said). The line outlives its writer: one of this host
+ * whose process is gone names nobody (a holder that writes none, flock(1)
+ * say, would be named as it).
+ */
 static void read_holder(int fd, char *buf, size_t len)
 {
+	char host[64] = "", theirs[64];
 	ssize_t n = pread(fd, buf, len - 1, 0);
+	long pid;
 
 	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	gethostname(host, sizeof(host) - 1);
+	if (sscanf(buf, "host %63[^,], pid %ld,", theirs, &pid) == 2 && !strcmp(theirs, host) &&
+	    kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		buf[0] = '\0';
 }
 
 /* Says who edits: an editor that waits names the one it waits for. */

@@ -612,3 +612,23 @@ def test_leave_says_what_a_rejoin_does_not_restore(fabricd_bin, tmp_path):
     res = fabricd(fabricd_bin, "zone", "add", "-c", path, "red", "--transport", "plain",
                   "--nodes", "pve1,pve2", "--vnet", "vnet100:100", check_rc=1)
     assert "change its node list by editing zones[0].nodes" in res.stderr, res.stderr
+
+
+def test_init_through_a_link_to_a_file_not_made_yet_keeps_the_link(fabricd_bin, tmp_path):
+    """cluster.json -> shared/fabricd.json, the file not there yet (the first node of a
+    shared directory): init makes the target, keeps the link, and locks next to the target
+    (it replaced the link with a local file, and locked next to the link)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    link = tmp_path / "cluster.json"
+    link.symlink_to("shared/fabricd.json")
+    fabricd(fabricd_bin, "init", "-c", str(link), "--cluster", "lab", "--prefix", PREFIX,
+            "--underlay", "192.0.2.11", *key_args(tmp_path, "pve1"), check_rc=0)
+    assert link.is_symlink() and os.readlink(link) == "shared/fabricd.json"
+    assert json.loads((shared / "fabricd.json").read_text())["nodes"][0]["name"] == "pve1"
+    assert (shared / "fabricd.json.lock").exists() and not (tmp_path / "cluster.json.lock").exists()
+    # a join through the link edits the shared file too
+    fabricd(fabricd_bin, "join", "-c", str(link), "--underlay", "192.0.2.12",
+            *key_args(tmp_path, "pve2"), check_rc=0)
+    assert len(json.loads((shared / "fabricd.json").read_text())["nodes"]) == 2
+    assert link.is_symlink()

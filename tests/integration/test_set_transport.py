@@ -277,3 +277,22 @@ def test_lock_wait_is_refused_where_nothing_is_locked(fabricd_bin, definition, c
     assert f"error: {command}: --lock-wait is for the commands that change a node or edit " \
         f"the definition (run, apply, down, set-transport, init, join, leave, zone, vnet) " \
         f"only; {command} would ignore it" in res.stderr, res.stderr
+
+
+def test_a_holder_line_left_by_an_editor_that_ended_is_not_named(fabricd_bin, definition):
+    """The holder's line outlives it: a lock then held by something that writes none (an
+    flock(1) around an editor, say) was named as the long-gone fabricd, inviting an
+    operator to end whatever has that pid now."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    fd = os.open(f"{definition}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, f"host {os.uname().nodename}, pid {gone.pid}, zone add\n".encode())
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        res = run([fabricd_bin, "set-transport", "-c", definition, "red", "secure",
+                   "--lock-wait", "0"], check=False)
+        assert res.returncode == 1, res
+        assert f"pid {gone.pid}" not in res.stderr, res.stderr
+        assert "another edit of the definition (holder not recorded)" in res.stderr, res.stderr
+    finally:
+        os.close(fd)
