@@ -159,6 +159,9 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	if (!old || !r->grace || v->one_device)
 		return;
 	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, &st->grace);
+	/* fabricd before 2026-12-02 noted a secure device's hold as retire-after= too */
+	if (!due && !secure)
+		due = note_due(r, old, LINK_RETIRE_NOTE, &st->grace);
 	if (due && r->boot_now >= due) {
 		st->ended = true; /* its stage is over */
 		return;

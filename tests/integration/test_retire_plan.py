@@ -197,3 +197,27 @@ def test_a_device_made_again_in_its_retire_stage_has_its_note_from_the_start(mak
     assert re.search(r" retire-after=\d+ grace=30 at=\d+$", vx["ifalias"]), vx["ifalias"]
     res = pve1.fabricd("plan", "-c", secure)
     assert res.rc == 0 and LATER_REMOVE.search(res.stdout), res
+
+
+def test_a_hold_noted_by_an_older_fabricd_is_kept(make_cluster):
+    """fabricd before 2026-12-02 noted the secure device's hold (secure -> plain) as
+    `retire-after=<epoch>` alone. A node upgraded in the middle of such a switch took the
+    note for none and muted vs100 at once: the members that had not switched lost the
+    zone (487 echoes sent, 5 received, when an upgrade found it)."""
+    cluster = make_cluster(2)
+    pve1 = cluster.node("pve1")
+    secure = cluster.write_definition(
+        cluster.definition(zones=[zone("red", "secure", [("vnet100", 100)])]),
+        path=f"{cluster.tmpdir}/secure.json")
+    cluster.apply_all(secure)
+    plain = cluster.write_definition(
+        cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]),
+        path=f"{cluster.tmpdir}/plain.json")
+    assert pve1.fabricd("apply", "-c", plain, "--grace", "30").rc == 0
+    epoch = re.search(r" secure-until=(\d+) ", pve1.link("vs100")["ifalias"]).group(1)
+    pve1.run(["ip", "link", "set", "vs100", "alias",
+              f"fabricd:{cluster.cluster_name} retire-after={epoch}"])
+    res = pve1.fabricd("plan", "-c", plain)
+    assert res.rc == 0, f"the old note is a hold in progress, nothing to do now:\n{res}"
+    assert re.search(r"^later, in \d+ s: ~ vxlan vx100: change \(sends", res.stdout, re.M), res
+    assert port_role(pve1.link("vs100")) == "sends"
