@@ -56,6 +56,7 @@ struct metrics_vnet {
 	char device[16];
 	char zone[FABRICD_NAME_MAX + 1];
 	uint32_t vni;
+	int ifindex; /* of fabricd's device when the node converged; 0: it had none */
 	bool present;
 	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
 	uint64_t rx_errors, tx_errors, rx_dropped, tx_dropped;

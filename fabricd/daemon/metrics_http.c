@@ -215,7 +215,8 @@ int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **
 		return -ENOENT;
 	}
 	if (ss->ss_family == AF_INET6) {
-		flags |= MHD_USE_IPv6;
+		/* "[::]" takes IPv4 scrapes too, as on any Linux socket (IPV6_V6ONLY off) */
+		flags |= MHD_USE_DUAL_STACK;
 		port = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, addr,
 			  sizeof(addr));

@@ -307,8 +307,13 @@ static int copy_zones(struct monitor *m, const struct session *s)
 
 		/* a device the node does not have is left out when read (read_vnets) */
 		for (size_t k = 0; k < 2; k++) {
+			const struct link_obs *l;
+
 			if (!devices[k][0] || (k && !strcmp(devices[1], devices[0])))
 				continue;
+			/* by index: a link of that name that is not fabricd's is not counted */
+			l = link_find(&s->have.links, devices[k]);
+			vnets[n].ifindex = l && link_is_owned(l, w->owner) ? l->ifindex : 0;
 			snprintf(vnets[n].name, sizeof(vnets[n].name), "%s", dv->name);
 			snprintf(vnets[n].device, sizeof(vnets[n].device), "%s", devices[k]);
 			snprintf(vnets[n].zone, sizeof(vnets[n].zone), "%s",
@@ -423,7 +428,7 @@ static void read_vnets(struct monitor *m)
 		struct metrics_vnet *v = &m->d.vnets[i];
 		const struct link_stats *l = link_stats_find(&t, v->device);
 
-		v->present = l != NULL;
+		v->present = l && v->ifindex && l->ifindex == v->ifindex;
 		if (!l)
 			continue;
 		v->rx_packets = l->stats.rx_packets;

@@ -72,8 +72,8 @@ def fabric(cluster_options):
         cluster.close()
 
 
-def scrape_text(node, addr="127.0.0.1", path="/metrics"):
-    res = node.run(["/usr/bin/python3", "-c", SCRAPE.format(addr=addr, port=PORT, path=path)],
+def scrape_text(node, addr="127.0.0.1", path="/metrics", port=PORT):
+    res = node.run(["/usr/bin/python3", "-c", SCRAPE.format(addr=addr, port=port, path=path)],
                    check=False, timeout=15)
     assert res.returncode == 0, f"scrape of {node.name} failed: {res.stderr}"
     return res.stdout
@@ -399,6 +399,29 @@ def test_no_metrics_before_the_first_convergence(fabric, tmp_path):
         # the text is published with the next refresh after the pass
         wait_until(lambda: http_status(pve2, port=port)[0] == "200", timeout=5, interval=0.2,
                    what="metrics after the first convergence")
+    finally:
+        d.stop()
+        d.extra_args = usual
+        d.start()
+
+
+def test_any_ipv6_address_takes_ipv4_scrapes_too(fabric):
+    """--metrics [::]:PORT, as README suggests for scrapes from elsewhere: a dual-stack
+    socket, as any Linux one (it was IPv6 only: a Prometheus scraping over IPv4 was
+    refused and alerted the daemon as down)."""
+    pve2 = fabric.cluster.node("pve2")
+    d = fabric.daemons["pve2"]
+    usual, port = d.extra_args, PORT + 9
+    d.stop()
+    d.extra_args = ["--metrics", f"[::]:{port}", "--probe-interval", "0",
+                    "--probe-file", f"{fabric.cluster.tmpdir}/pve2/probe.json"]
+    try:
+        d.start()
+        for addr in ("127.0.0.1", "[::1]", pve2.underlay):
+            url = SCRAPE.format(addr=addr, port=port, path="/metrics")
+            wait_until(lambda: "fabricd_build_info" in pve2.run(
+                ["/usr/bin/python3", "-c", url], check=False, timeout=15).stdout,
+                timeout=10, interval=0.2, what=f"a scrape over {addr}")
     finally:
         d.stop()
         d.extra_args = usual
