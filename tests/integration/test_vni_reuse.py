@@ -55,3 +55,28 @@ def test_a_new_secure_vnet_on_a_removed_plain_vni_takes_no_clear_text(make_clust
     wait_until(lambda: new_tenant.ping(peer), timeout=15, what="vnet250 pve1 -> pve2")
     reached = old_tenant.ping(new_tenant, count=3)
     assert reached.received == 0, "the old plain tenant reached the new secure vnet in clear text"
+
+
+@pytest.mark.parametrize("old_transport", ["plain", "secure"])
+def test_a_vni_given_to_another_vnet_in_one_change_is_said(make_cluster, old_transport):
+    """vold removed and its VNI given to vnew in one edit (both plain, or secure -> plain):
+    until every node has applied it, the old tenant's frames from nodes that have not
+    arrive in the new tenant's bridge (the same VNI; nothing tells them apart). plan and
+    apply say so, naming both vnets (they said nothing)."""
+    cluster = make_cluster(2)
+    before = cluster.definition(zones=[zone("old", old_transport, [("vold", 201)])])
+    after = cluster.definition(zones=[zone("new", "plain", [("vnew", 201)])])
+    path_before = cluster.write_definition(before, f"{cluster.tmpdir}/before.json")
+    path_after = cluster.write_definition(after, f"{cluster.tmpdir}/after.json")
+    cluster.apply_all(path_before)
+    pve1 = cluster.node("pve1")
+    device = "vx201" if old_transport == "plain" else "vs201"
+    for command in ("plan", "apply"):
+        res = pve1.fabricd(command, "-c", path_after)
+        assert res.rc == (2 if command == "plan" else 0), res
+        assert f"warning: vnew: its VNI 201 was vnet vold's on this node ({device} is in " \
+            "bridge vold): until every node has applied this change, frames of vold's " \
+            "guests from nodes that have not arrive here; give a VNI to another vnet only " \
+            "once its old vnet is gone from every node" in res.stderr, res
+    res = pve1.fabricd("plan", "-c", path_after)
+    assert res.rc == 0 and "warning" not in res.stderr, res

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine/conflicts.h - what stops a node's plan before any change
+ * (engine/conflicts.c), and the vnet bridges renamed by hand that get their
+ * names back.
+ */
+#ifndef FABRICD_CONFLICTS_H
+#define FABRICD_CONFLICTS_H
+
+#include "base/diag.h"
+#include "definition/desired.h"
+#include "engine/observe.h"
+
+/*
+ * Adds to diag every conflict of want with the kernel's state have (each
+ * an error naming the object and what to do). 0 or -ENOMEM.
+ */
+int check_conflicts(const struct node_state *want, const struct observed *have, struct diag *diag);
+
+/*
+ * Vnet v's bridge when the daemon saw it renamed by hand (have->renamed):
+ * it gets its name back, with its guests' ports. NULL for none.
+ */
+const struct link_obs *renamed_bridge(const struct node_state *want, const struct desired_vnet *v,
+				      const struct observed *have);
+
+#endif
