@@ -75,8 +75,9 @@ void status_probes_print(json_t *probes, const char *node)
 	size_t i;
 
 	if (!json_is_object(probes)) {
-		printf("probes: none (fabricd run is not running here, has another "
-		       "--probe-file, or cannot write it: its log says)\n");
+		printf("probes: none (fabricd run is not running here, runs with "
+		       "--probe-interval 0, has another --probe-file, or cannot write it: its log "
+		       "says)\n");
 		return;
 	}
 	printf("probes (by fabricd run, %llds ago",

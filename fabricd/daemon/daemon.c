@@ -276,7 +276,7 @@ static void converged_status(struct daemon *d, const struct session *s)
 
 static int run_pass_locked(struct daemon *d);
 
-/* One pass. 0 when converged (or changes applied), -1 when it failed (retry scheduled). */
+/* One pass: 0 converged or applied, -1 failed (retry set), 1 none (the node is busy). */
 static int run_pass(struct daemon *d)
 {
 	bool startup = d->reasons & REASON_STARTUP, waiting;
@@ -292,7 +292,7 @@ static int run_pass(struct daemon *d)
 	if (ret == -EWOULDBLOCK && !startup) {
 		log_debug("%s: another fabricd is changing the node; passing later", d->node);
 		schedule(d, 0, LOCK_RETRY_MS);
-		return 0;
+		return 1; /* no pass: not counted as one */
 	}
 	if (ret == -EINTR) {
 		d->stop = true; /* asked to stop while it waited: the signal is still pending */
@@ -496,6 +496,8 @@ static int timed_pass(struct daemon *d)
 
 	monitor_pass_begin(d->monitor);
 	ret = run_pass(d);
+	if (ret > 0)
+		return 0;
 	monitor_pass_end(d->monitor, ret == 0);
 	took = now_ms() - started;
 	if (took >= SLOW_PASS_MS)

@@ -279,6 +279,26 @@ def test_drift_repair_counted_by_kind(fabric):
     wait_until(counted, timeout=5, interval=0.2, what="drift repair in the metrics")
 
 
+def test_passes_put_off_for_another_writer_are_not_counted(fabric):
+    """While an apply (here: the test) holds the node, the daemon looks again every 100 ms:
+    those looks are no passes (they were counted, 200 zero-length passes in 20 s), and the
+    repair waits for the lock."""
+    pve1 = fabric.cluster.node("pve1")
+    before, _ = parse(scrape_text(pve1))
+    passes = value(before, "fabricd_reconcile_passes_total")
+    lock = node_lock_path(os.stat(f"/run/netns/{pve1.ns}").st_ino)
+    with open(lock, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        pve1.run(["ip", "link", "del", "vx100"])
+        time.sleep(2)
+        samples, _ = parse(scrape_text(pve1))
+        assert value(samples, "fabricd_reconcile_passes_total") == passes, "looks counted"
+        assert pve1.link("vx100") is None, "repaired past the lock"
+    wait_until(lambda: pve1.link("vx100"), timeout=5, what="vx100 repaired once the lock went")
+    samples, _ = parse(scrape_text(pve1))
+    assert value(samples, "fabricd_reconcile_passes_total") - passes <= 4, samples
+
+
 def test_a_refused_definition_is_shown_until_fixed(fabric):
     """A definition every node refuses is silent otherwise (the old one stays in force):
     fabricd_definition_in_force goes to 0 and back to 1 when the file is right again.
