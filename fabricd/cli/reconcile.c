@@ -210,11 +210,11 @@ static int daemon_keeps(const struct session *s, const struct options *o)
 
 	if (!node_daemon_running(holder, sizeof(holder), theirs, sizeof(theirs)))
 		return 0;
-	if (theirs[0] ? strcmp(theirs, mine) != 0 : o->cluster_name != NULL) {
-		log_warn("node %s: a daemon (pid and command: %s) keeps this node%s%s: down removes "
-			 "only what cluster %s's fabricd owns",
-			 s->node, holder[0] ? holder : "unknown", theirs[0] ? " for cluster " : "",
-			 theirs, mine);
+	/* one that names no cluster (a build before 2026-12-06) may keep down's: waited for */
+	if (theirs[0] && strcmp(theirs, mine)) {
+		log_warn("node %s: a daemon (pid and command: %s) keeps this node for cluster %s: "
+			 "down removes only what cluster %s's fabricd owns",
+			 s->node, holder[0] ? holder : "unknown", theirs, mine);
 		return 0;
 	}
 	for (unsigned int waited_ms = 0; waited_ms < wait_s * 1000U; waited_ms += 100) {

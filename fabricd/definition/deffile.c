@@ -134,10 +134,10 @@ static int resolve(const char *path, char *out, size_t len)
 	}
 	if (errno != ENOENT)
 		return -errno;
-	for (int hops = 0; hops < 8; hops++) {
-		ret = link_target(path, followed, sizeof(followed));
-		if (ret <= 0)
-			break;
+	/* as the kernel follows links: at most 40 (ELOOP beyond) */
+	for (int hops = 0; (ret = link_target(path, followed, sizeof(followed))) > 0; hops++) {
+		if (hops == 40)
+			return -ELOOP;
 		snprintf(real, sizeof(real), "%s", followed);
 		path = real;
 	}

@@ -330,32 +330,47 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 
 /* A vnet's bridge (its kind, or a takeover of an existing one) and its VXLAN devices. */
 /*
- * A device of v's VNI in another vnet's bridge: the VNI was that vnet's
- * here, and a definition gave it to v in one change. Nodes that have not
- * applied it yet still send the old vnet's frames with this VNI, and they
- * arrive in v's bridge whether the device is taken over or made anew: said,
- * as nothing can tell those frames apart.
+ * Whether bridge br has, as a port, v's plain device sending from the
+ * underlay: the old vnet there was plain, and a secure v takes none of its
+ * clear text (the guard; test_vni_reuse).
+ */
+static bool plain_port_in(const struct kind_input *node, const struct desired_vnet *v,
+			  const struct link_obs *br)
+{
+	const struct link_obs *l = owned_link(node->have, v->other_vxlan, node->want->owner);
+
+	return l && l->master == br->ifindex && ip_addr_equal(&l->local, &v->other_local);
+}
+
+/*
+ * A device of v's VNI in another bridge than v's (fabricd's or, with
+ * "bridges": "existing", Proxmox's): the VNI was that vnet's here, and a
+ * definition gave it to v in one change. Nodes that have not applied it yet
+ * still send the old vnet's frames with this VNI, and they arrive in v's
+ * bridge whether the device is taken over or made anew: said, as nothing
+ * can tell those frames apart (nor a vnet renamed from one given to another
+ * tenant).
  */
 static void warn_vni_handed_over(const struct kind_input *node, const struct desired_vnet *v)
 {
 	const char *names[2] = {v->vxlan, v->other_vxlan};
 
-	/* a secure v's plain name: the guard takes no clear text of its VNI (test_vni_reuse) */
-	for (size_t k = 0; k < (v->transport == TRANSPORT_SECURE ? 1 : 2); k++) {
+	for (size_t k = 0; k < 2; k++) {
 		const struct link_obs *l = owned_link(node->have, names[k], node->want->owner);
 		const struct link_obs *old =
 		    l && l->master ? link_by_index(&node->have->links, l->master) : NULL;
 
 		if (!old || !strcmp(old->name, v->name) || strcmp(old->kind, "bridge") ||
-		    !link_is_owned(old, node->want->owner))
+		    (v->transport == TRANSPORT_SECURE && plain_port_in(node, v, old)))
 			continue;
 		diag_warn(
 		    node->diag, v->name,
-		    "its VNI %u was vnet %s's on this node (%s is in bridge %s): until every "
-		    "node has applied this change, frames of %s's guests from nodes that have "
-		    "not arrive here; give a VNI to another vnet only once its old vnet is "
-		    "gone from every node",
-		    v->vni, old->name, l->name, old->name, old->name);
+		    "its VNI %u was vnet %s's on this node (%s is in bridge %s): if that is "
+		    "another tenant, until every node has applied this change its guests' "
+		    "frames from nodes that have not arrive here; give a VNI to another vnet "
+		    "only once its old vnet is gone from every node (a vnet renamed stays its "
+		    "tenant's)",
+		    v->vni, old->name, l->name, old->name);
 		return;
 	}
 }

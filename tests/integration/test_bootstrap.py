@@ -632,3 +632,12 @@ def test_init_through_a_link_to_a_file_not_made_yet_keeps_the_link(fabricd_bin, 
             *key_args(tmp_path, "pve2"), check_rc=0)
     assert len(json.loads((shared / "fabricd.json").read_text())["nodes"]) == 2
     assert link.is_symlink()
+    # a chain of links, as long as the kernel follows (it stopped after 8 and wrote the 9th)
+    chain = tmp_path / "L0"
+    chain.symlink_to("shared/chained.json")
+    for i in range(1, 12):
+        (tmp_path / f"L{i}").symlink_to(f"L{i - 1}")
+    fabricd(fabricd_bin, "init", "-c", str(tmp_path / "L11"), "--cluster", "lab", "--prefix",
+            PREFIX, "--underlay", "192.0.2.11", *key_args(tmp_path, "pve3"), check_rc=0)
+    assert (shared / "chained.json").is_file()
+    assert all((tmp_path / f"L{i}").is_symlink() for i in range(12))

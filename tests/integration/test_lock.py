@@ -205,6 +205,30 @@ def test_down_beside_the_daemon_is_refused(fabric):
         d2.start()
 
 
+def test_down_beside_a_daemon_that_names_no_cluster_is_refused(fabric):
+    """A daemon of a build before 2026-12-06 writes no cluster into its lock: down --cluster
+    cannot tell whose it keeps, so it is refused like any down (it went ahead, taking the
+    node the daemon would rebuild)."""
+    cluster, definition, daemons = fabric
+    pve1 = cluster.node("pve1")
+    daemons["pve1"].stop()
+    path = lock_path(pve1).replace("/net", "/daemon.net")
+    try:
+        with open(path, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            f.truncate(0)
+            f.write(f"{os.getpid()} run\n")
+            f.flush()
+            res = pve1.run([cluster.fabricd_bin, "down", "--cluster", cluster.cluster_name,
+                            "-n", "pve1", "--wg-backend", cluster.wg_backend,
+                            "--lock-wait", "0"], check=False)
+            assert res.returncode == 1 and "keeps this node and would build again" in \
+                res.stderr, res
+            assert pve1.link("vnet100"), "down went past a daemon of unknown cluster"
+    finally:
+        daemons["pve1"].start()
+
+
 def second_run(cluster, node, config, *extra):
     """`fabricd run` for node beside the harness's daemons."""
     return node.run_bg([cluster.fabricd_bin, "run", "-c", config, "-n", node.name,

@@ -43,6 +43,8 @@ def test_a_new_secure_vnet_on_a_removed_plain_vni_takes_no_clear_text(make_clust
     assert "moved to secure transport" not in plan.stdout and "later" not in plan.stdout, plan
     assert "- vxlan vx100: remove (not in the definition; its VNI 100 is vnet vnet250's now)" \
         in plan.stdout, plan.stdout
+    # the guard takes no clear text of VNI 100 for the secure vnet: nothing to warn of
+    assert "was vnet vnet100's" not in plan.stderr, plan.stderr
     for node in (pve1, pve2):
         res = node.fabricd("apply", "-c", path_after, "--grace", "30")
         assert res.rc == 0, res
@@ -75,8 +77,32 @@ def test_a_vni_given_to_another_vnet_in_one_change_is_said(make_cluster, old_tra
         res = pve1.fabricd(command, "-c", path_after)
         assert res.rc == (2 if command == "plan" else 0), res
         assert f"warning: vnew: its VNI 201 was vnet vold's on this node ({device} is in " \
-            "bridge vold): until every node has applied this change, frames of vold's " \
-            "guests from nodes that have not arrive here; give a VNI to another vnet only " \
-            "once its old vnet is gone from every node" in res.stderr, res
+            "bridge vold): if that is another tenant, until every node has applied this " \
+            "change its guests' frames from nodes that have not arrive here; give a VNI to " \
+            "another vnet only once its old vnet is gone from every node" in res.stderr, res
     res = pve1.fabricd("plan", "-c", path_after)
     assert res.rc == 0 and "warning" not in res.stderr, res
+
+
+def test_a_vni_handed_over_between_existing_bridges_is_said_too(make_cluster):
+    """Zones on Proxmox's bridges ("bridges": "existing"): the same handover, said the same
+    way (the old bridge is not fabricd's, and it was passed over in silence)."""
+    cluster = make_cluster(2)
+    zones = []
+    for name, vnet in (("old", "vold"), ("new", "vnew")):
+        z = zone(name, "plain", [(vnet, 201)])
+        z["bridges"] = "existing"
+        zones.append(z)
+    before = cluster.write_definition(cluster.definition(zones=[zones[0]]),
+                                      f"{cluster.tmpdir}/before.json")
+    after = cluster.write_definition(cluster.definition(zones=[zones[1]]),
+                                     f"{cluster.tmpdir}/after.json")
+    pve1 = cluster.node("pve1")
+    for bridge in ("vold", "vnew"):
+        pve1.run(["ip", "link", "add", bridge, "type", "bridge"])
+        pve1.run(["ip", "link", "set", bridge, "up"])
+    assert pve1.fabricd("apply", "-c", before).rc == 0
+    res = pve1.fabricd("plan", "-c", after)
+    assert res.rc == 2 and "vx201: change (into bridge vnew)" in res.stdout, res
+    assert "warning: vnew: its VNI 201 was vnet vold's on this node (vx201 is in bridge vold)" \
+        in res.stderr, res
