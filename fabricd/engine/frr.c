@@ -78,6 +78,45 @@ static int read_text(const char *path, char **out)
 	return 0;
 }
 
+/*
+ * The mark of a reload under way: written (with the writer's pid) before
+ * frr.conf is, removed once frr-reload.py is done. One whose writer is gone
+ * means the file may hold what FRR never loaded. On the tmpfs /run: after a
+ * reboot FRR loads the file itself.
+ */
+static void pending_path(const char *pathspace, char *buf, size_t len)
+{
+	snprintf(buf, len, "/run/fabricd/frr-reload.%s.pending", pathspace ? pathspace : "host");
+}
+
+static void pending_mark(const char *pathspace)
+{
+	char path[PATH_MAX], pid[24];
+	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+
+	pending_path(pathspace, path, sizeof(path));
+	mkdir("/run/fabricd", 0755);
+	if (write_file_atomic(path, pid, (size_t)n, 0644, false) < 0)
+		log_debug("frr: cannot write %s: %s", path, strerror(errno));
+}
+
+static bool pending_cut_short(const char *pathspace)
+{
+	char path[PATH_MAX], *text = NULL;
+	long pid;
+	bool gone;
+
+	pending_path(pathspace, path, sizeof(path));
+	if (read_text(path, &text) < 0 || !*text) { /* "" also when there is none */
+		free(text);
+		return false;
+	}
+	pid = strtol(text, NULL, 10);
+	gone = pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+	free(text);
+	return gone;
+}
+
 int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
 {
 	char path[PATH_MAX];
@@ -86,6 +125,7 @@ int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
 	memset(o, 0, sizeof(*o));
 	if (frr_running(pathspace, o->not_running, sizeof(o->not_running)))
 		o->not_running[0] = '\0';
+	o->reload_cut_short = pending_cut_short(pathspace);
 	frr_conf_path(pathspace, path, sizeof(path));
 	ret = read_text(path, &o->conf);
 	if (ret == -ENOMEM)
@@ -331,6 +371,7 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	ret = frr_splice(o.conf, owner, block, &text);
 	if (ret < 0)
 		goto out;
+	pending_mark(pathspace);
 	/* frr-reload.py refuses an empty file; a lone comment removes everything it held */
 	ret = write_conf(path, *text ? text : "!\n");
 	if (ret < 0) {
@@ -363,6 +404,8 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 			log_error("frr: cannot write %s: %s", path, strerror(-ret));
 	}
 out:
+	pending_path(pathspace, path, sizeof(path));
+	unlink(path); /* done, one way or the other: what the file says is what FRR runs */
 	free(text);
 	frr_obs_free(&o);
 	return ret;

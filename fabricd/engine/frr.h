@@ -22,6 +22,11 @@ struct frr_obs {
 	char *block;	       /* fabricd's marked block in it, or NULL */
 	int read_error;	       /* errno when frr.conf could not be read (then conf is "") */
 	char not_running[512]; /* why zebra or bgpd does not run; "" when both do */
+	/*
+	 * A fabricd that wrote frr.conf died before frr-reload.py finished: the
+	 * file may say what FRR never loaded (the reload is to be done again).
+	 */
+	bool reload_cut_short;
 };
 
 /* A pathspace name is a path component: letters, digits, "-", "_", ".". 0 or -1 (logged). */

@@ -358,7 +358,20 @@ static int frr_kind_plan(const struct kind_input *in, struct plan *p)
 {
 	const struct frr_obs *frr = &in->have->frr;
 	size_t before = p->n;
-	int ret = frr_plan(in->want, frr->conf, frr->block, p, in->diag);
+	/* a reload cut short: the part in the file is what FRR may not run, so not compared */
+	int ret =
+	    frr_plan(in->want, frr->conf, frr->reload_cut_short ? NULL : frr->block, p, in->diag);
+	struct op *op;
+
+	if (ret == 0 && frr->reload_cut_short && p->n == before) {
+		/* nothing of fabricd's wanted: FRR may still run what the file no longer has */
+		op = plan_add(p, KIND_FRR, OP_FRR_CONFIG, PHASE_FRR, VERB_DELETE, NULL);
+		if (!op)
+			return -ENOMEM;
+		op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
+	}
+	if (ret == 0 && frr->reload_cut_short && p->n > before)
+		op_detail(&p->ops[p->n - 1], "again: fabricd was stopped during the last reload");
 
 	/* in place and unchanged, so nothing refuses: said, as status says it */
 	if (ret == 0 && p->n == before && frr->block && frr->not_running[0])

@@ -198,6 +198,38 @@ def test_dead_frr_is_said_with_nothing_to_change(evpn):
     assert res.rc == 0 and "warning" not in res.stderr, res
 
 
+def test_a_reload_cut_short_is_done_again(evpn):
+    """fabricd writes frr.conf, then runs frr-reload.py: killed in between (Ctrl-C on apply,
+    the OOM killer), the file says what FRR never loaded, and plan, apply, status and a new
+    daemon all compared with the file: "in sync", EVPN down for good. The reload leaves a
+    mark while it runs; one whose fabricd is gone makes the next plan load the part again."""
+    cluster, frrs = evpn
+    pve2, frr = cluster.node("pve2"), frrs["pve2"]
+    path = f"{cluster.tmpdir}/cluster.json"
+    # what the kill left FRR running: not what the file says
+    pve2.run(["vtysh", "-N", frr.pathspace, "-c", "configure terminal", "-c",
+              f"no router bgp {ASN}"])
+    assert f"router bgp {ASN}\n" not in frr.running_config() + "\n"
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    mark = f"/run/fabricd/frr-reload.{frr.pathspace}.pending"
+    with open(mark, "w") as f:
+        f.write(f"{gone.pid}\n")
+    try:
+        res = fabricd(cluster, frrs, pve2, "plan", "-c", path)
+        assert res.rc == 2 and "again: fabricd was stopped during the last reload" in \
+            res.stdout, res
+        res = fabricd(cluster, frrs, pve2, "apply", "-c", path)
+        assert res.rc == 0, res
+        assert f"router bgp {ASN}" in frr.running_config(), frr.running_config()
+        assert not os.path.exists(mark), "the mark outlived the reload"
+        assert fabricd(cluster, frrs, pve2, "plan", "-c", path).rc == 0
+    finally:
+        if os.path.exists(mark):
+            os.unlink(mark)
+    wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
+
+
 def with_static_zone(cluster, vnet, vni):
     """The EVPN definition and a static plain zone "legacy" of one vnet."""
     definition = evpn_definition(cluster)
