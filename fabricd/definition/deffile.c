@@ -239,8 +239,10 @@ int deffile_open_locked(const char *path, unsigned int wait_s, const char *comma
 	f->lock_fd = -1;
 	ret = resolve(path, f->path, sizeof(f->path));
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: %s; give a definition in an existing directory with -c",
-			 path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s; %s", path, strerror(-ret),
+			 ret == -ELOOP ? "its links lead back to themselves (or through more than "
+					 "40): give the definition's own path with -c"
+				       : "give a definition in an existing directory with -c");
 		return ret;
 	}
 	if ((size_t)snprintf(f->lock_path, sizeof(f->lock_path), "%s.lock", f->path) >=

@@ -86,13 +86,31 @@ static int read_text(const char *path, char **out)
  */
 static void pending_path(const char *pathspace, char *buf, size_t len)
 {
-	snprintf(buf, len, "/run/fabricd/frr-reload.%s.pending", pathspace ? pathspace : "host");
+	if (pathspace)
+		snprintf(buf, len, "/run/fabricd/frr-reload.ps-%s.pending", pathspace);
+	else
+		snprintf(buf, len, "/run/fabricd/frr-reload.pending");
 }
 
-static void pending_mark(const char *pathspace)
+/* Whether pid is a live fabricd (a pid reused by another program is not the writer). */
+static bool fabricd_alive(long pid)
+{
+	char path[64], *comm = NULL;
+	bool alive;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (pid <= 0 || read_text(path, &comm) < 0)
+		return false;
+	alive = !strcmp(comm, "fabricd\n");
+	free(comm);
+	return alive;
+}
+
+/* pid: this process's while it reloads; 0 marks a reload still to be done again */
+static void pending_mark(const char *pathspace, long pid_now)
 {
 	char path[PATH_MAX], pid[24];
-	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	int n = snprintf(pid, sizeof(pid), "%ld\n", pid_now);
 
 	pending_path(pathspace, path, sizeof(path));
 	mkdir("/run/fabricd", 0755);
@@ -112,7 +130,7 @@ static bool pending_cut_short(const char *pathspace)
 		return false;
 	}
 	pid = strtol(text, NULL, 10);
-	gone = pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+	gone = !fabricd_alive(pid);
 	free(text);
 	return gone;
 }
@@ -371,7 +389,10 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	ret = frr_splice(o.conf, owner, block, &text);
 	if (ret < 0)
 		goto out;
-	pending_mark(pathspace);
+	/* nothing of fabricd's in a file that is not there: nothing for FRR to drop either */
+	if (!block && !o.block && access(path, F_OK) < 0 && errno == ENOENT)
+		goto out;
+	pending_mark(pathspace, (long)getpid());
 	/* frr-reload.py refuses an empty file; a lone comment removes everything it held */
 	ret = write_conf(path, *text ? text : "!\n");
 	if (ret < 0) {
@@ -404,8 +425,15 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 			log_error("frr: cannot write %s: %s", path, strerror(-ret));
 	}
 out:
+	/*
+	 * Done: what the file says is what FRR runs. Unless a reload to be done
+	 * again failed: the file put back is what FRR never loaded, so still marked.
+	 */
 	pending_path(pathspace, path, sizeof(path));
-	unlink(path); /* done, one way or the other: what the file says is what FRR runs */
+	if (ret < 0 && o.reload_cut_short)
+		pending_mark(pathspace, 0);
+	else
+		unlink(path);
 	free(text);
 	frr_obs_free(&o);
 	return ret;

@@ -15,6 +15,7 @@
 #include "kinds/carry.h"
 #include "kinds/kind.h"
 #include "kinds/fabric.h"
+#include "kinds/fdb.h"
 #include "kinds/frr.h"
 #include "base/log.h"
 #include "engine/conflicts.h"
@@ -355,13 +356,22 @@ static void warn_vni_handed_over(const struct kind_input *node, const struct des
 {
 	const char *names[2] = {v->vxlan, v->other_vxlan};
 
-	for (size_t k = 0; k < 2; k++) {
+	/* a secure v's plain name: the guard takes no clear text of its VNI (test_vni_reuse) */
+	for (size_t k = 0; k < (v->transport == TRANSPORT_SECURE ? 1 : 2); k++) {
 		const struct link_obs *l = owned_link(node->have, names[k], node->want->owner);
 		const struct link_obs *old =
 		    l && l->master ? link_by_index(&node->have->links, l->master) : NULL;
 
+		/*
+		 * An operator's bridge is no vnet's (fabricd's own bridges, or with
+		 * "bridges": "existing" any); a secure v's device in a plain vnet's
+		 * bridge was its mute standby (no remotes) unless that one was
+		 * switching: then it carried the old tenant's secure frames.
+		 */
 		if (!old || !strcmp(old->name, v->name) || strcmp(old->kind, "bridge") ||
-		    (v->transport == TRANSPORT_SECURE && plain_port_in(node, v, old)))
+		    (!link_is_owned(old, node->want->owner) && !v->existing_bridge) ||
+		    (v->transport == TRANSPORT_SECURE && plain_port_in(node, v, old) &&
+		     !fdb_has_device(&node->have->fdb, l->ifindex)))
 			continue;
 		diag_warn(
 		    node->diag, v->name,
@@ -530,7 +540,8 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
 {
 	p->down = true;
-	if (firewall_plan_down(have->firewall, p) < 0 || frr_plan_down(have->frr.block, p) < 0 ||
+	if (firewall_plan_down(have->firewall, p) < 0 ||
+	    frr_plan_down(have->frr.block, have->frr.reload_cut_short, p) < 0 ||
 	    carry_plan_down(&have->carry, p) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < have->links.n; i++) {

@@ -336,11 +336,12 @@ int frr_plan(const struct node_state *want, const char *conf, const char *block,
 	return 0;
 }
 
-int frr_plan_down(const char *block, struct plan *p)
+int frr_plan_down(const char *block, bool reload_cut_short, struct plan *p)
 {
 	struct op *op;
 
-	if (!block)
+	/* a reload cut short: FRR may run a part the file no longer has */
+	if (!block && !reload_cut_short)
 		return 0;
 	op = plan_add(p, KIND_FRR, OP_FRR_CONFIG, PHASE_FRR, VERB_DELETE, NULL);
 	if (!op)

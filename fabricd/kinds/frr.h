@@ -54,5 +54,5 @@ int frr_plan(const struct node_state *want, const char *conf, const char *block,
 	     struct diag *diag);
 
 /* For down: removes fabricd's block when there is one. 0 or -ENOMEM. */
-int frr_plan_down(const char *block, struct plan *p);
+int frr_plan_down(const char *block, bool reload_cut_short, struct plan *p);
 #endif

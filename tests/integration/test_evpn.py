@@ -212,13 +212,22 @@ def test_a_reload_cut_short_is_done_again(evpn):
     assert f"router bgp {ASN}\n" not in frr.running_config() + "\n"
     gone = subprocess.Popen(["true"])
     gone.wait()
-    mark = f"/run/fabricd/frr-reload.{frr.pathspace}.pending"
+    mark = f"/run/fabricd/frr-reload.ps-{frr.pathspace}.pending"
     with open(mark, "w") as f:
         f.write(f"{gone.pid}\n")
     try:
         res = fabricd(cluster, frrs, pve2, "plan", "-c", path)
         assert res.rc == 2 and "again: fabricd was stopped during the last reload" in \
             res.stdout, res
+        # the reload again fails (a broken line of the operator's): still to be done
+        good = frr.read_conf()
+        frr.write_conf(good + "router bgp 65099 vrf blue\n no-such-command here\nexit\n")
+        res = fabricd(cluster, frrs, pve2, "apply", "-c", path)
+        assert res.rc == 1 and "fix what failed, then apply again" in res.stderr, res
+        frr.write_conf(good)
+        res = fabricd(cluster, frrs, pve2, "plan", "-c", path)
+        assert res.rc == 2 and "again: fabricd was stopped during the last reload" in \
+            res.stdout, f"a failed retry forgot the reload still to be done: {res}"
         res = fabricd(cluster, frrs, pve2, "apply", "-c", path)
         assert res.rc == 0, res
         assert f"router bgp {ASN}" in frr.running_config(), frr.running_config()

@@ -106,3 +106,44 @@ def test_a_vni_handed_over_between_existing_bridges_is_said_too(make_cluster):
     assert res.rc == 2 and "vx201: change (into bridge vnew)" in res.stdout, res
     assert "warning: vnew: its VNI 201 was vnet vold's on this node (vx201 is in bridge vold)" \
         in res.stderr, res
+
+
+def test_a_vni_of_a_vnet_in_its_switch_to_secure_is_said_when_handed_over(make_cluster):
+    """The old plain vnet in the middle of its switch to secure: its secure device sends (has
+    remotes) beside the retiring plain one. A new secure vnet on that VNI takes the old
+    tenant's secure frames from nodes that have not applied: warned (the plain port in the
+    old bridge made it pass for a mute standby)."""
+    cluster = make_cluster(2)
+    plain = cluster.write_definition(cluster.definition(zones=[zone("za", "plain",
+                                                                    [("vold", 401)])]),
+                                     f"{cluster.tmpdir}/plain.json")
+    secure = cluster.write_definition(cluster.definition(zones=[zone("za", "secure",
+                                                                     [("vold", 401)])]),
+                                      f"{cluster.tmpdir}/secure.json")
+    after = cluster.write_definition(cluster.definition(zones=[zone("zb", "secure",
+                                                                    [("vnew", 401)])]),
+                                     f"{cluster.tmpdir}/after.json")
+    cluster.apply_all(plain)
+    for node in cluster.nodes:
+        assert node.fabricd("apply", "-c", secure, "--grace", "120").rc == 0
+    pve1 = cluster.node("pve1")
+    assert pve1.link("vx401") and pve1.fdb_remotes("vs401"), "not mid-switch"
+    res = pve1.fabricd("plan", "-c", after, "--grace", "120")
+    assert "warning: vnew: its VNI 401 was vnet vold's on this node (vs401 is in bridge " \
+        "vold)" in res.stderr, res
+
+
+def test_a_device_an_operator_put_in_a_bridge_of_theirs_is_no_handover(make_cluster):
+    """vx501 moved by hand into the operator's own bridge (no vnet's): drift to repair, not
+    a VNI handed over; no such warning."""
+    cluster = make_cluster(2)
+    path = cluster.write_definition(cluster.definition(zones=[zone("za", "plain",
+                                                                   [("vh", 501)])]),
+                                    f"{cluster.tmpdir}/def.json")
+    cluster.apply_all(path)
+    pve1 = cluster.node("pve1")
+    pve1.run(["ip", "link", "add", "opbr0", "type", "bridge"])
+    pve1.run(["ip", "link", "set", "vx501", "master", "opbr0"])
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 2 and "vx501: change (into bridge vh)" in res.stdout, res
+    assert "was vnet" not in res.stderr, res

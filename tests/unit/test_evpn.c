@@ -348,8 +348,18 @@ static void test_desired_and_plan(void)
 	      "a foreign default-VRF instance is a conflict");
 	plan_free(&p);
 	plan_init(&p, s.owner);
-	CHECK_INT(frr_plan_down(block, &p), 0, "down");
+	CHECK_INT(frr_plan_down(block, false, &p), 0, "down");
 	CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text, "down removes it");
+	plan_free(&p);
+	/* nothing in the file, but a reload cut short: FRR may still run the part */
+	plan_init(&p, s.owner);
+	CHECK_INT(frr_plan_down(NULL, true, &p), 0, "down after a cut-short reload");
+	CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text,
+	      "down reloads the file without the part");
+	plan_free(&p);
+	plan_init(&p, s.owner);
+	CHECK_INT(frr_plan_down(NULL, false, &p), 0, "down, nothing of fabricd's");
+	CHECK(p.n == 0, "nothing to remove");
 	plan_free(&p);
 	free(block);
 	desired_free(&s);
