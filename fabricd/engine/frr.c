@@ -118,6 +118,21 @@ static void pending_mark(const char *pathspace, long pid_now)
 		log_debug("frr: cannot write %s: %s", path, strerror(errno));
 }
 
+/*
+ * The reload done: what the file says is what FRR runs. Unless one to be
+ * done again failed (still): the file put back is what FRR never loaded.
+ */
+static void pending_done(const char *pathspace, bool still)
+{
+	char path[PATH_MAX];
+
+	pending_path(pathspace, path, sizeof(path));
+	if (still)
+		pending_mark(pathspace, 0);
+	else
+		unlink(path);
+}
+
 static bool pending_cut_short(const char *pathspace)
 {
 	char path[PATH_MAX], *text = NULL;
@@ -425,15 +440,7 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 			log_error("frr: cannot write %s: %s", path, strerror(-ret));
 	}
 out:
-	/*
-	 * Done: what the file says is what FRR runs. Unless a reload to be done
-	 * again failed: the file put back is what FRR never loaded, so still marked.
-	 */
-	pending_path(pathspace, path, sizeof(path));
-	if (ret < 0 && o.reload_cut_short)
-		pending_mark(pathspace, 0);
-	else
-		unlink(path);
+	pending_done(pathspace, ret < 0 && o.reload_cut_short);
 	free(text);
 	frr_obs_free(&o);
 	return ret;
