@@ -12,7 +12,7 @@
 
 #include "base/addr.h"
 #include "definition/bootstrap.h"
-#include "definition/deffile.h"
+#include "engine/deffile.h"
 #include "definition/model.h"
 #include "definition/wgkey.h"
 #include "engine/options.h"

@@ -3,7 +3,7 @@
  * set_transport.c - `fabricd set-transport -c FILE ZONE plain|secure`:
  * switch a zone's transport without editing JSON by hand.
  *
- * Under the definition's lock (definition/deffile.c, as join and zone take
+ * Under the definition's lock (engine/deffile.c, as join and zone take
  * it), the definition is validated, the one value "zones[i].transport" is
  * replaced in the text (every other byte stays as the operator wrote it, so
  * a diff of the file shows one line), the result is validated again, written
@@ -28,7 +28,7 @@
 #include "definition/config.h"
 #include "base/diag.h"
 #include "base/log.h"
-#include "definition/deffile.h"
+#include "engine/deffile.h"
 #include "engine/session.h"
 
 /*

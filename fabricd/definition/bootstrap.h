@@ -5,7 +5,7 @@
  * removed. Text in, text out: the input must be a valid definition, the
  * output is validated again before it is returned, key order and every
  * other value are kept (jansson, JSON_PRESERVE_ORDER). No file or network
- * I/O here; definition/deffile.h reads, locks and replaces the file.
+ * I/O here; engine/deffile.h reads, locks and replaces the file.
  */
 #ifndef FABRICD_BOOTSTRAP_H
 #define FABRICD_BOOTSTRAP_H

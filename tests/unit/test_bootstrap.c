@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_bootstrap.c - the edits behind init/join/leave (definition/bootstrap.c),
- * the definition file's lock and atomic replace (definition/deffile.c) and
+ * the definition file's lock and atomic replace (engine/deffile.c) and
  * key files (definition/keyfile.c).
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "definition/bootstrap.h"
 #include "definition/config.h"
-#include "definition/deffile.h"
+#include "engine/deffile.h"
 #include "definition/keyfile.h"
 #include "definition/wgkey.h"
 #include "unit.h"

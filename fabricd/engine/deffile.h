@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * definition/deffile.h - a definition file edited by several nodes: locked,
+ * engine/deffile.h - a definition file edited by several nodes: locked,
  * read, and replaced atomically (temporary file, fsync, rename). Used by
- * init, join and leave, whose file usually lives on a shared directory.
+ * init, join, leave, zone, vnet and set-transport, whose file usually
+ * lives on a shared directory (it waits for other editors: engine, not
+ * definition/, which does no waiting or network I/O).
  */
 #ifndef FABRICD_DEFFILE_H
 #define FABRICD_DEFFILE_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * definition/deffile.c - lock, read and atomically replace a definition that
+ * engine/deffile.c - lock, read and atomically replace a definition that
  * several nodes edit.
  *
  * The lock: flock(2) on "<definition>.lock", a file next to the definition
@@ -29,7 +29,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "definition/deffile.h"
+#include "engine/deffile.h"
 
 #define DEF_MAX (16 << 20) /* far above any cluster definition */
 
