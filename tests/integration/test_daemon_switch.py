@@ -216,19 +216,24 @@ def drift_repairs(path):
         r'^fabricd_drift_repairs_total\{kind="([^"]+)"\} (\d+)$', open(path).read(), re.M)}
 
 
+def metered_pair(make_cluster, grace):
+    """Two nodes (red plain, blue secure) under daemons; pve1's with a metrics file."""
+    cluster = make_cluster(2)
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)]),
+                                           zone("blue", "secure", [("vnet200", 200)])])
+    prom = f"{cluster.tmpdir}/pve1-drift.prom"
+    daemons = start_daemons(cluster, definition, grace=grace, nodes=["pve2"])
+    daemons.update(start_daemons(cluster, definition, grace=grace, nodes=["pve1"],
+                                 extra_args=["--metrics-file", prom]))
+    return cluster, cluster.node("pve1"), prom, daemons
+
+
 def test_a_stage_applied_by_a_retry_is_not_drift(make_cluster):
     """pve1 switches red to secure (grace 3 s); its underlay goes down before the grace
     ends, so the stage's pass fails and is retried once the underlay is back. What that
     retry does is the stage's (the plain device and its guard entry go), never drift:
     nothing logged as "(drift", nothing counted."""
-    cluster = make_cluster(2)
-    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)]),
-                                           zone("blue", "secure", [("vnet200", 200)])])
-    pve1 = cluster.node("pve1")
-    prom = f"{cluster.tmpdir}/pve1-drift.prom"
-    daemons = start_daemons(cluster, definition, grace=3, nodes=["pve2"])
-    daemons.update(start_daemons(cluster, definition, grace=3, nodes=["pve1"],
-                                 extra_args=["--metrics-file", prom]))
+    cluster, pve1, prom, daemons = metered_pair(make_cluster, grace=3)
     d = daemons["pve1"]
     try:
         wait_until(lambda: drift_repairs(prom), timeout=10, what="pve1's metrics file")
@@ -259,14 +264,7 @@ def test_a_stage_beside_unrelated_link_changes_is_not_drift(make_cluster):
     stage also answers those notifications. What it does for the stage (vx200 sends again,
     vs200 mute) is the stage's, never drift (until 2026-12-06 the whole pass was counted
     as drift repairs when kernel notifications came with it)."""
-    cluster = make_cluster(2)
-    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)]),
-                                           zone("blue", "secure", [("vnet200", 200)])])
-    pve1 = cluster.node("pve1")
-    prom = f"{cluster.tmpdir}/pve1-drift.prom"
-    daemons = start_daemons(cluster, definition, grace=2, nodes=["pve2"])
-    daemons.update(start_daemons(cluster, definition, grace=2, nodes=["pve1"],
-                                 extra_args=["--metrics-file", prom]))
+    cluster, pve1, prom, daemons = metered_pair(make_cluster, grace=2)
     d = daemons["pve1"]
     guest = cluster.add_guest(pve1, "vnet100", "10.1.0.1/24", name="flap1")
     try:
