@@ -77,15 +77,25 @@ void probe_state_write(const char *path, const char *cluster, const char *node,
 	}
 }
 
-void probe_state_forget(const char *path, const char *cluster, const char *node)
+/* The results in path when they are cluster's node's (a daemon's own), else NULL. */
+static json_t *own_results(const char *path, const char *cluster, const char *node)
 {
 	json_t *j = json_load_file(path, 0, NULL);
 	const char *c = json_string_value(json_object_get(j, "cluster"));
 	const char *n = json_string_value(json_object_get(j, "node"));
 
+	if (c && n && !strcmp(c, cluster) && !strcmp(n, node))
+		return j;
+	json_decref(j);
+	return NULL;
+}
+
+void probe_state_forget(const char *path, const char *cluster, const char *node)
+{
+	json_t *j = own_results(path, cluster, node);
+
 	/* only this node's results, as down removes them: never a file of another kind */
-	if (c && n && !strcmp(c, cluster) && !strcmp(n, node) && unlink(path) < 0 &&
-	    errno != ENOENT)
+	if (j && unlink(path) < 0 && errno != ENOENT)
 		log_warn("probe: cannot remove %s, an earlier daemon's results: %s", path,
 			 strerror(errno));
 	json_decref(j);
@@ -93,13 +103,10 @@ void probe_state_forget(const char *path, const char *cluster, const char *node)
 
 void probe_state_mark_stopped(const char *path, const char *cluster, const char *node)
 {
-	json_t *j = json_load_file(path, 0, NULL);
-	const char *c = json_string_value(json_object_get(j, "cluster"));
-	const char *n = json_string_value(json_object_get(j, "node"));
+	json_t *j = own_results(path, cluster, node);
 
 	/* only this daemon's own results: status then calls them stale at once */
-	if (c && n && !strcmp(c, cluster) && !strcmp(n, node) &&
-	    json_object_set_new(j, "stopped", json_true()) == 0)
+	if (j && json_object_set_new(j, "stopped", json_true()) == 0)
 		dump_atomically(path, j);
 	json_decref(j);
 }
