@@ -78,8 +78,6 @@ struct daemon {
 	struct cluster *roam_base; /* the one before a change not yet applied in full */
 	char node[FABRICD_NAME_MAX + 1];
 	struct def_source src; /* the definition file, or Proxmox's (source.h) */
-	uint64_t rejected;     /* the problems last reported, so that each is logged once */
-	uint64_t warned;       /* the warnings last printed (Proxmox: printed once) */
 	bool def_invalid;      /* the file on disk is not the definition in force */
 	bool reload, forced;   /* read the file in the next pass; forced: SIGHUP */
 	bool reloading;	       /* RELOADING=1 was sent; READY=1 follows the pass */
@@ -136,93 +134,6 @@ __attribute__((format(printf, 2, 3))) static void set_status(struct daemon *d, c
 		return;
 	snprintf(d->status, sizeof(d->status), "%s", status);
 	notify_send(&d->notify, "STATUS=%s", status);
-}
-
-/*
- * Proxmox's files are read again on every SDN "Apply", with the same notes
- * about what stays Proxmox's each time: those are printed once, until they
- * change. A definition file's warnings are printed on each reload.
- */
-static bool warnings_are_new(struct daemon *d, const struct diag *diag)
-{
-	uint64_t h = diag_warnings_digest(diag);
-
-	if (!d->src.pve)
-		return true;
-	if (h == d->warned)
-		return false;
-	d->warned = h;
-	return true;
-}
-
-/*
- * The error and its list of problems in one write: a reader of the log who
- * finds the first line finds the problems with it.
- */
-static void log_rejected(const char *path, const char *fix, const struct diag *diag, int err)
-{
-	bool block = log_capture_begin() == 0;
-	char *text;
-
-	if (diag->n)
-		log_error("%s: not used, the last good definition stays in force; %s:", path, fix);
-	else
-		log_error("%s: cannot read it: %s; the last good definition stays in force", path,
-			  strerror(-err));
-	diag_print(diag, log_stream());
-	if (!block)
-		return;
-	text = log_capture_end();
-	if (text)
-		fputs(text, stderr);
-	free(text);
-}
-
-/*
- * Reads the definition file for the next pass. Returns a new definition, or
- * NULL when there is none to use; its problems are then logged, each set of
- * them once (an editor saving the same broken file twice logs it once).
- */
-static struct cluster *load_candidate(struct daemon *d, bool forced)
-{
-	const char *path = d->src.files[0];
-	struct cluster *c = NULL;
-	struct diag diag;
-	uint64_t h;
-	int ret;
-
-	diag_init(&diag);
-	ret = def_source_load(&d->src, &c, &diag);
-	if (ret == 0 && cluster_find_node(c, d->node) < 0) {
-		diag_add(
-		    &diag, "nodes",
-		    "this node, %s, is no longer in the definition (it left); to take it out of "
-		    "the fabric, stop fabricd and run `fabricd down -c FILE` with this definition",
-		    d->node);
-		ret = -EINVAL;
-	} else if (ret == 0 && strcmp(c->name, d->cluster->name)) {
-		diag_add(&diag, "cluster",
-			 "the cluster name changed from \"%s\" to \"%s\", which would disown every "
-			 "object fabricd made here; stop fabricd, run `fabricd down --cluster %s`, "
-			 "then start fabricd again",
-			 d->cluster->name, c->name, d->cluster->name);
-		ret = -EINVAL;
-	}
-	if (ret < 0) {
-		h = digest(DIGEST_INIT, &ret, sizeof(ret));
-		for (size_t i = 0; i < diag.n; i++)
-			h = digest(h, diag.msgs[i], strlen(diag.msgs[i]));
-		if (forced || h != d->rejected)
-			log_rejected(path, d->src.fix, &diag, ret);
-		d->rejected = h;
-		d->def_invalid = true;
-		cluster_free(c);
-		c = NULL;
-	} else if (diag.n_warnings && warnings_are_new(d, &diag)) {
-		diag_print(&diag, stderr);
-	}
-	diag_free(&diag);
-	return c;
 }
 
 static void pass_failed(struct daemon *d, unsigned int reasons)
@@ -334,7 +245,7 @@ static unsigned int adopt_candidate(struct daemon *d, struct cluster *cand, bool
 		d->roam_base = d->cluster;
 	d->cluster = cand; /* the session borrowed it: it stays valid */
 	d->def_invalid = false;
-	d->rejected = 0;
+	d->src.rejected = 0;
 	return reasons;
 }
 
@@ -373,6 +284,7 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 /* The definition this pass tries: the file read again, a failed one retried, or none (NULL). */
 static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bool forced)
 {
+	struct cluster *cand;
 	bool key_changed;
 
 	d->key_sig = def_retry_key_sig(d->o->key_file); /* before this pass reads it */
@@ -382,7 +294,10 @@ static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bo
 				      now_ms());
 	d->reload = d->forced = false;
 	def_retry_drop(&d->pending); /* the file changed: what it says now counts */
-	return load_candidate(d, forced);
+	cand = def_source_candidate(&d->src, d->node, d->cluster->name, forced);
+	if (!cand)
+		d->def_invalid = true;
+	return cand;
 }
 
 /*
@@ -394,12 +309,30 @@ static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bo
 static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *cand, char *log_text,
 			  unsigned int reasons)
 {
+	/*
+	 * The key file changed while the last good definition's pass read it: a
+	 * rotation's second step. Its failure is no news; the definition waiting
+	 * for that key is tried at once (pass_candidate).
+	 */
+	bool key_moved = !cand && def_retry_key_changed(&d->pending, d->o->key_file);
+
+	if (!cand && log_text && !key_moved)
+		fputs(log_text, stderr);
 	if (!cand)
 		session_repair_guard(s);
 	session_free(s);
 	view_invalidate(&d->view);
 	converged_forget(&d->converged);
+	if (key_moved) {
+		log_debug("%s: the private key changed during the pass: trying the definition "
+			  "that waits for it",
+			  d->node);
+		free(log_text);
+		schedule(d, reasons & ~REASON_KERNEL, 0);
+		return 0;
+	}
 	if (!cand) {
+		free(log_text);
 		pass_failed(d, reasons);
 		return -1;
 	}
@@ -438,8 +371,12 @@ static int run_pass_locked(struct daemon *d)
 	}
 	cand = pass_candidate(d, reasons, forced);
 	loaded = clock_mono_ms();
-	/* a failure that repeats is logged once (daemon/retry.h) */
-	captured = cand && log_capture_begin() == 0;
+	/*
+	 * A failure that repeats is logged once (daemon/retry.h); with a new
+	 * definition waiting, the last good one's failure is held back too
+	 * (pass_unplanned).
+	 */
+	captured = (cand || d->pending.cluster) && log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
 	      session_use_view(&s, &d->view, &d->converged) < 0 ||
 	      session_load_keys_kept(&s, d->o, &d->keys) < 0 ||
@@ -679,24 +616,6 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 	}
 }
 
-/* The definition at startup, every problem printed. 0 or -1. */
-static int load_first(struct daemon *d)
-{
-	struct diag diag;
-	int ret;
-
-	diag_init(&diag);
-	ret = def_source_load(&d->src, &d->cluster, &diag);
-	diag_print(&diag, stderr);
-	if (ret == 0)
-		warnings_are_new(d, &diag); /* printed: the next reload does not repeat them */
-	diag_free(&diag);
-	if (ret < 0)
-		log_error("%s: definition not valid, nothing was changed; %s", d->src.files[0],
-			  d->src.pve ? d->src.fix : "fix the errors above");
-	return ret < 0 ? -1 : 0;
-}
-
 /*
  * Startup: the definition must be valid and name this node; the first pass
  * must converge. 0, -1 on failure, 1 when asked to stop before the first pass.
@@ -705,7 +624,8 @@ static int start(struct daemon *d)
 {
 	size_t self;
 
-	if (load_first(d) < 0 || session_find_self(d->o, d->cluster, &self) < 0)
+	if (def_source_load_first(&d->src, &d->cluster) < 0 ||
+	    session_find_self(d->o, d->cluster, &self) < 0)
 		return -1;
 	snprintf(d->node, sizeof(d->node), "%s", d->cluster->nodes[self].name);
 	if (node_daemon_lock_take(&d->lifetime, d->node, d->cluster->name) < 0)

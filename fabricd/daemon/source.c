@@ -2,10 +2,12 @@
 /* daemon/source.c - the definition file, or Proxmox's deployed SDN configuration (source.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "daemon/source.h"
 #include "definition/config.h"
 #include "definition/pve_follow.h"
@@ -29,11 +31,6 @@ void def_source_init(struct def_source *s, const struct options *o)
 }
 
 /*
- * The definition file; where its zones follow Proxmox Simple zones, their
- * vnets from .running-config, which is then read, watched and checked as a
- * second file (its path comes from the definition).
- */
-/*
  * The daemon follows a file: a FIFO (or a pipe, -c <(...)) would block its
  * read, and with it every pass and its signals, until something writes.
  */
@@ -52,6 +49,11 @@ static int regular_file(const char *path, struct diag *diag)
 	return -EINVAL;
 }
 
+/*
+ * The definition file; where its zones follow Proxmox Simple zones, their
+ * vnets from .running-config, which is then read, watched and checked as a
+ * second file (its path comes from the definition).
+ */
 static int load_definition(struct def_source *s, struct cluster **out, struct diag *diag)
 {
 	char path[PATH_MAX];
@@ -131,4 +133,112 @@ int def_source_watch(struct def_source *s, struct file_watch *w)
 	for (size_t i = 1; ret == 0 && i < s->n; i++)
 		ret = file_watch_add(w, s->files[i]);
 	return ret;
+}
+
+/*
+ * Proxmox's files are read again on every SDN "Apply", with the same notes
+ * about what stays Proxmox's each time: those are printed once, until they
+ * change. A definition file's warnings are printed on each reload.
+ */
+static bool warnings_are_new(struct def_source *s, const struct diag *diag)
+{
+	uint64_t h = diag_warnings_digest(diag);
+
+	if (!s->pve)
+		return true;
+	if (h == s->warned)
+		return false;
+	s->warned = h;
+	return true;
+}
+
+/*
+ * The error and its list of problems in one write: a reader of the log who
+ * finds the first line finds the problems with it.
+ */
+static void log_rejected(const char *path, const char *fix, const struct diag *diag, int err)
+{
+	bool block = log_capture_begin() == 0;
+	char *text;
+
+	if (diag->n)
+		log_error("%s: not used, the last good definition stays in force; %s:", path, fix);
+	else
+		log_error("%s: cannot read it: %s; the last good definition stays in force", path,
+			  strerror(-err));
+	diag_print(diag, log_stream());
+	if (!block)
+		return;
+	text = log_capture_end();
+	if (text)
+		fputs(text, stderr);
+	free(text);
+}
+
+/* What the daemon cannot take from a valid definition: it names this node and this cluster. */
+static int check_in_force(const struct cluster *c, const char *node, const char *cluster_name,
+			  struct diag *diag)
+{
+	if (cluster_find_node(c, node) < 0) {
+		diag_add(
+		    diag, "nodes",
+		    "this node, %s, is no longer in the definition (it left); to take it out of "
+		    "the fabric, stop fabricd and run `fabricd down -c FILE` with this definition",
+		    node);
+		return -EINVAL;
+	}
+	if (strcmp(c->name, cluster_name)) {
+		diag_add(diag, "cluster",
+			 "the cluster name changed from \"%s\" to \"%s\", which would disown every "
+			 "object fabricd made here; stop fabricd, run `fabricd down --cluster %s`, "
+			 "then start fabricd again",
+			 cluster_name, c->name, cluster_name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct cluster *def_source_candidate(struct def_source *s, const char *node,
+				     const char *cluster_name, bool forced)
+{
+	struct cluster *c = NULL;
+	struct diag diag;
+	uint64_t h;
+	int ret;
+
+	diag_init(&diag);
+	ret = def_source_load(s, &c, &diag);
+	if (ret == 0)
+		ret = check_in_force(c, node, cluster_name, &diag);
+	if (ret < 0) {
+		h = digest(DIGEST_INIT, &ret, sizeof(ret));
+		for (size_t i = 0; i < diag.n; i++)
+			h = digest(h, diag.msgs[i], strlen(diag.msgs[i]));
+		if (forced || h != s->rejected)
+			log_rejected(s->files[0], s->fix, &diag, ret);
+		s->rejected = h;
+		cluster_free(c);
+		c = NULL;
+	} else if (diag.n_warnings && warnings_are_new(s, &diag)) {
+		diag_print(&diag, stderr);
+	}
+	diag_free(&diag);
+	return c;
+}
+
+int def_source_load_first(struct def_source *s, struct cluster **out)
+{
+	struct diag diag;
+	int ret;
+
+	diag_init(&diag);
+	ret = def_source_load(s, out, &diag);
+	diag_print(&diag, stderr);
+	if (ret == 0)
+		warnings_are_new(s, &diag); /* printed: the next reload does not repeat them */
+	diag_free(&diag);
+	if (ret < 0)
+		log_error("%s: definition not valid, nothing was changed; %s", s->files[0],
+			  s->pve ? s->fix : "fix the errors above");
+	return ret < 0 ? -1 : 0;
 }

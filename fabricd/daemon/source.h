@@ -21,6 +21,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/diag.h"
 #include "daemon/watch.h"
@@ -39,6 +40,8 @@ struct def_source {
 	struct file_id ids[DEF_SOURCE_FILES]; /* as last read */
 	const char *fix;		      /* what the operator does about a bad one */
 	struct file_watch *watch;	      /* def_source_watch()'s, NULL before */
+	uint64_t rejected; /* the problems last logged, so that each set is logged once */
+	uint64_t warned;   /* the warnings last printed (Proxmox: printed once) */
 };
 
 /* Sets the source up from the options; the name for messages is s->files[0]. */
@@ -49,6 +52,16 @@ void def_source_init(struct def_source *s, const struct options *o);
  * naming file, section and key for Proxmox's files. Warnings go into diag too.
  */
 int def_source_load(struct def_source *s, struct cluster **out, struct diag *diag);
+/* The definition at startup, every problem printed. 0 or -1. */
+int def_source_load_first(struct def_source *s, struct cluster **out);
+/*
+ * The definition for the daemon's next pass: def_source_load(), then checked
+ * against the node and cluster in force. NULL when there is none to use; its
+ * problems are then logged, each set of them once (an editor saving the same
+ * broken file twice logs it once), and again when forced (SIGHUP).
+ */
+struct cluster *def_source_candidate(struct def_source *s, const char *node,
+				     const char *cluster_name, bool forced);
 /* The periodic check (file systems without inotify, such as pmxcfs): changed since the last read?
  */
 bool def_source_changed(struct def_source *s);
