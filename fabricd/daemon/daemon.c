@@ -80,6 +80,7 @@ struct daemon {
 	struct def_source src; /* the definition file, or Proxmox's (source.h) */
 	bool def_invalid;      /* the file on disk is not the definition in force */
 	bool reload, forced;   /* read the file in the next pass; forced: SIGHUP */
+	bool def_settling;     /* the periodic check saw it change: read once it stays so */
 	bool reloading;	       /* RELOADING=1 was sent; READY=1 follows the pass */
 	bool stop;
 	unsigned int reasons;		      /* of the next pass */
@@ -292,7 +293,7 @@ static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bo
 	if (!d->reload)
 		return def_retry_take(&d->pending, (reasons & REASON_KERNEL) || key_changed,
 				      now_ms());
-	d->reload = d->forced = false;
+	d->reload = d->forced = d->def_settling = false;
 	def_retry_drop(&d->pending); /* the file changed: what it says now counts */
 	cand = def_source_candidate(&d->src, d->node, d->cluster->name, forced);
 	if (!cand)
@@ -474,8 +475,16 @@ static void check(struct daemon *d)
 
 	d->check_at = now_ms() + CHECK_MS;
 	file_watch_retry(&d->watch);
+	/*
+	 * Written in place (`cmd > FILE` empties it first), a file may be half
+	 * there: read it once a check finds it as the one before did. The close
+	 * after writing, or a rename, is read at once (inotify).
+	 */
 	if (def_source_changed(&d->src)) {
+		d->def_settling = true;
+	} else if (d->def_settling) {
 		log_debug("%s: changed on disk (periodic check)", d->o->config);
+		d->def_settling = false;
 		d->reload = true;
 		schedule(d, 0, 0);
 	}
@@ -708,7 +717,8 @@ int daemon_run(const struct options *given)
 		if (d.pass_at && now_ms() >= d.pass_at) {
 			d.pass_at = 0;
 			timed_pass(&d);
-			if (d.reloading) {
+			/* not before the file was read: the node may have been busy (run_pass) */
+			if (d.reloading && !d.reload) {
 				d.reloading = false;
 				notify_send(&d.notify, "READY=1\nSTATUS=%s", d.status);
 			}

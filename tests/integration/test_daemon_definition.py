@@ -14,6 +14,7 @@ in force: no kernel object changes and the guests' pings go on. A fixed file
 is applied. SIGHUP re-reads the file; a start with a bad file fails.
 """
 
+import fcntl
 import json
 import os
 import signal
@@ -23,6 +24,7 @@ from types import SimpleNamespace
 import pytest
 
 from fabtest import SimCluster, stays_true, wait_until, zone
+from fabtest.cluster import node_lock_path
 from fabtest.daemon import Daemon, start_daemons, stop_daemons, wait_guests_ping
 from fabtest.pinger import Pingers, all_pairs
 
@@ -151,6 +153,29 @@ def test_sighup_rereads_the_definition(fabric):
     assert f"pve2: reloading {d2.path} (SIGHUP)" in log, log
 
 
+def test_a_reload_is_ready_only_once_it_was_read(fabric):
+    """SIGHUP while an apply holds the node: the daemon's pass waits for the lock, and so
+    does READY=1 (it came at once, before the file was read; `systemctl reload` returned
+    with the reload still to come)."""
+    d2 = fabric.daemons["pve2"]
+
+    def count(line):
+        return sum(line in m.split("\n") for m in d2.notifications())
+
+    n_ready, n_reloading = count("READY=1"), count("RELOADING=1")
+    mark = d2.mark()
+    os.makedirs("/run/fabricd", exist_ok=True)
+    with open(node_lock_path(os.stat(f"/run/netns/{d2.node.ns}").st_ino), "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        d2.send_signal(signal.SIGHUP)
+        wait_until(lambda: count("RELOADING=1") > n_reloading, timeout=5, what="RELOADING=1")
+        stays_true(lambda: count("READY=1") == n_ready, 0.6,
+                   what="no READY=1 while the reload waits for the node")
+        assert "reloaded" not in d2.log_since(mark)
+    wait_until(lambda: count("READY=1") > n_ready, timeout=5, what="READY=1 after the reload")
+    assert "reloaded, no change" in d2.log_since(mark)
+
+
 def test_rename_replacement_is_noticed(fabric):
     """Editors and cluster file systems write a new file and rename it over the old one."""
     cluster = fabric.cluster
@@ -231,3 +256,26 @@ def test_a_problem_that_clears_is_said_to_have_cleared(fabric):
         pve2.run(["ip", "link", "set", "eth0", "up"])
     d2.wait_log("pve2: converged again after", since=mark, timeout=40)
     wait_until(lambda: pve2.link("vx100") is not None, timeout=5, what="vx100 back")
+
+
+def test_a_file_written_in_place_is_read_once_whole(fabric):
+    """`cmd > cluster.json` empties the file and writes it a moment later. The periodic check
+    (for file systems without inotify) read it between, half-written, and reported it broken;
+    a change it sees is read once the file stayed so for one check, and the close after the
+    writing (inotify) reads it at once."""
+    d2 = fabric.daemons["pve2"]
+    good = json.dumps(fabric.definition, indent=2) + "\n"
+    mark = d2.mark()
+    for i in range(6):  # each pause has an even chance to meet a check (every 500 ms)
+        with open(d2.path, "w") as f:
+            f.write(good[: len(good) // 2])
+            f.flush()
+            time.sleep(0.25)
+            f.write(good[len(good) // 2:])
+        time.sleep(0.1 + 0.07 * i)
+
+    def quiet():
+        log = d2.log_since(mark)
+        assert "error" not in log, f"a file being written was reported:\n{log}"
+        return True
+    stays_true(quiet, 1.2)
