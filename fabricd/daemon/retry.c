@@ -49,6 +49,14 @@ void def_retry_failed(struct def_retry *r, struct cluster *c, const char *log, c
 	r->reported = h;
 	if (log)
 		fputs(log, log_stream());
+	/* nothing went wrong: it waits for something under way (a key rotation's second step) */
+	if (log && !r->first_error[0]) {
+		log_info("%s: not applied on this node yet (see above); the last good definition "
+			 "stays in force meanwhile; trying again in %lld s, and at once when the "
+			 "private key file changes",
+			 path, delay / 1000);
+		return;
+	}
 	log_error("%s: valid, but cannot be applied on this node yet (see above); the last good "
 		  "definition stays in force; trying again in %lld s, doubling to %d s, and at "
 		  "once when the kernel changes",

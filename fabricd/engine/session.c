@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/diag.h"
@@ -500,19 +501,29 @@ int session_use_view(struct session *s, struct obs_view *v, struct converged *c)
 /*
  * join --rotate-key writes the definition with the new public key, then
  * renames FILE.new (the new private key) over FILE: between the two, a pass
- * finds the definition ahead of the key file. Is FILE.new that key?
+ * finds the definition ahead of the key file. Is FILE.new that key? 0 no,
+ * ROTATION_UNDER_WAY when FILE.new is younger than ROTATION_STEP_S (join is
+ * about to rename it), ROTATION_STALLED when older (join was cut short).
  */
-static bool rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN])
+#define ROTATION_STEP_S 5
+enum { ROTATION_UNDER_WAY = 1, ROTATION_STALLED = 2 };
+
+static int rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN])
 {
 	uint8_t priv[WG_KEY_LEN], pub[WG_KEY_LEN];
 	char path[PATH_MAX], err[PATH_MAX + 128];
+	struct stat st;
 
 	if (!keyfile_pending_path(key_file, path, sizeof(path)) ||
 	    wgkey_load_file(path, priv, err, sizeof(err)) < 0)
-		return false;
+		return 0;
 	wgkey_public(pub, priv);
 	explicit_bzero(priv, sizeof(priv));
-	return !memcmp(pub, want, WG_KEY_LEN);
+	if (memcmp(pub, want, WG_KEY_LEN))
+		return 0;
+	if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < ROTATION_STEP_S)
+		return ROTATION_UNDER_WAY;
+	return ROTATION_STALLED;
 }
 
 /*
@@ -531,7 +542,8 @@ static bool keep_problem_only(char *why)
 
 /*
  * The private key from --key-file into s->r, checked against this node's
- * public key; on failure why says what is wrong and what to do.
+ * public key; on failure why says what is wrong and what to do (-2: a
+ * rotation under way, see rotation_pending(); else -1).
  */
 static int read_private_key(struct session *s, const struct options *o, struct keyfile_store *keys,
 			    char *why, size_t len)
@@ -542,6 +554,7 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 	int ret =
 	    keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, why, len);
 	bool cut = false;
+	int pending;
 
 	/*
 	 * The daemon's: the file fails now, the key read before is used
@@ -578,7 +591,8 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 	wgkey_public(s->r.public_key, s->r.private_key);
 	if (!memcmp(s->r.public_key, me->public_key, WG_KEY_LEN))
 		return 0;
-	if (rotation_pending(o->key_file, me->public_key))
+	pending = rotation_pending(o->key_file, me->public_key);
+	if (pending)
 		snprintf(why, len,
 			 "nodes[%d].public_key is the key in %s.new (a key rotation, `join "
 			 "--rotate-key`, between its two steps): it takes the place of %s next; if "
@@ -591,14 +605,25 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 			 "file that belongs to it back",
 			 idx, o->key_file, o->key_file);
 	explicit_bzero(s->r.private_key, sizeof(s->r.private_key));
-	return -1;
+	return pending == ROTATION_UNDER_WAY ? -2 : -1;
 }
 
 static int load_private_key(struct session *s, const struct options *o, struct keyfile_store *keys)
 {
 	char why[PATH_MAX * 3 + 512];
+	int ret = read_private_key(s, o, keys, why, sizeof(why));
 
-	if (read_private_key(s, o, keys, why, sizeof(why)) < 0) {
+	/*
+	 * The daemon's pass (keys) between a rotation's two steps: join renames
+	 * the key next, and the definition waiting for it is tried at once then
+	 * (daemon/retry.h). No error for a legal edit; one cut short still is,
+	 * once FILE.new is ROTATION_STEP_S old.
+	 */
+	if (ret == -2 && keys) {
+		log_info("%s", why);
+		return -1;
+	}
+	if (ret < 0) {
 		log_error("%s", why);
 		return -1;
 	}

@@ -641,3 +641,58 @@ def test_init_through_a_link_to_a_file_not_made_yet_keeps_the_link(fabricd_bin, 
             PREFIX, "--underlay", "192.0.2.11", *key_args(tmp_path, "pve3"), check_rc=0)
     assert (shared / "chained.json").is_file()
     assert all((tmp_path / f"L{i}").is_symlink() for i in range(12))
+
+
+def test_rotation_between_its_steps_is_no_error_unless_it_stalls(make_cluster):
+    """A daemon's pass between `join --rotate-key`'s two steps (the definition already
+    names the new key, KEY.new not yet renamed over KEY) is a legal edit under way: it
+    logs what it waits for, no "error:" (two error lines per rotation before). A rotation
+    left between its steps (KEY.new 5 s old) is still an error. The steps are taken by
+    hand here, so the daemon surely sees the state between them."""
+    from fabtest.definition import zone
+    cluster = make_cluster(2)
+    pve1, pve2 = cluster.nodes
+    path = cluster.write_definition(cluster.definition(
+        zones=[zone("t", "secure", [("vnet100", 100)])]))
+    daemons = {}
+    try:
+        for node in cluster.nodes:
+            d = Daemon(cluster, node)
+            d.path = path
+            daemons[node.name] = d.start(timeout=30)
+        d2 = daemons["pve2"]
+
+        def rotate_first_step():
+            """join's first step: KEY.new (0600), then the definition naming its key."""
+            private = run(["wg", "genkey"]).stdout.strip()
+            public = run(["wg", "pubkey"], input=private + "\n").stdout.strip()
+            fd = os.open(pve2.key_file + ".new", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(private + "\n")
+            definition = json.load(open(path))
+            definition["nodes"][1]["public_key"] = public
+            cluster.write_definition(definition, path)
+            return public
+
+        mark = d2.mark()
+        public = rotate_first_step()
+        d2.wait_log("between its two steps", since=mark)
+        os.rename(pve2.key_file + ".new", pve2.key_file)
+        wait_until(lambda: pve2.wg_dump().public_key == public, timeout=10,
+                   what="pve2: wgfab0 runs the new key")
+        wait_until(lambda: public in pve1.wg_dump().peers, timeout=10, what="pve1: new peer key")
+        log = d2.log_since(mark)
+        assert "error:" not in log, log
+        assert "not applied on this node yet" in log, log
+
+        # cut short: KEY.new stays; once it is ROTATION_STEP_S (5 s) old, an error says so
+        mark = d2.mark()
+        public = rotate_first_step()
+        log = d2.wait_log("error: nodes[1].public_key is the key in", "cannot be applied",
+                          since=mark, timeout=15)
+        assert f"run `fabricd join -c FILE` again to finish it" in log, log
+        os.rename(pve2.key_file + ".new", pve2.key_file)
+        wait_until(lambda: pve2.wg_dump().public_key == public, timeout=10,
+                   what="pve2: wgfab0 runs the second new key")
+    finally:
+        stop_daemons(daemons)
