@@ -298,3 +298,25 @@ def test_teardown_removes_the_node_locks(cluster_options):
         cluster.close()
     assert [p for p in locks if os.path.exists(p)] == []
     assert cluster.leftovers() == []
+
+
+def test_teardown_leaves_no_file_of_its_namespaces_in_run_fabricd(cluster_options):
+    """Without a `down`, a node's namespace leaves fabricd's files named after its inode in
+    /run/fabricd: locks, and the guard's rule prints (guard.net<inode>.prints, written
+    with the table). The teardown removes them all: before 2026-12-06 the prints stayed,
+    one more file per node of every test run, and a later namespace given the same inode
+    found another's prints."""
+    cluster = SimCluster(2, **cluster_options)
+    try:
+        config = cluster.write_definition(
+            cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
+        cluster.apply_all(config)
+        inodes = [os.stat(f"/run/netns/{n.ns}").st_ino for n in cluster.nodes]
+        prints = [f"/run/fabricd/guard.net{i}.prints" for i in inodes]
+        assert all(os.path.exists(p) for p in prints), prints
+    finally:
+        cluster.close()
+    left = [name for name in os.listdir("/run/fabricd")
+            if any(f"net{i}." in name for i in inodes)]
+    assert left == []
+    assert cluster.leftovers() == []

@@ -700,8 +700,10 @@ class SimCluster:
 
     def _remove_node_locks(self, ns):
         """Remove fabricd's files of namespace ns: its locks (netINODE.lock,
-        daemon.netINODE.lock, engine/lock.h) and a daemon's default probe file
-        (probe.netINODE.json).
+        daemon.netINODE.lock, engine/lock.h), a daemon's default probe file
+        (probe.netINODE.json) and the guard's rule prints (guard.netINODE.prints,
+        engine/guard_prints.c; `down` removes them, a namespace deleted without one
+        does not).
 
         fabricd never removes one itself (a writer waiting on the old inode would
         lock a file nobody else finds); here every process of the namespace has
@@ -718,9 +720,10 @@ class SimCluster:
         if not inodes or not os.path.isdir(NODE_LOCK_DIR):
             return []
         suffixes = tuple(node_lock_path(i)[len(NODE_LOCK_DIR) + 1:] for i in inodes)
-        probes = {f"probe.net{i}.json" for i in inodes}
+        files = {f"{kind}.net{i}.{ext}" for i in inodes
+                 for kind, ext in (("probe", "json"), ("guard", "prints"))}
         return [os.path.join(NODE_LOCK_DIR, name) for name in sorted(os.listdir(NODE_LOCK_DIR))
-                if name.endswith(suffixes) or name in probes]
+                if name.endswith(suffixes) or name in files]
 
     def leftovers(self):
         """What of this cluster still exists (names, mounts, dirs); [] after close()."""
