@@ -98,6 +98,15 @@ def test_zone_that_is_not_an_object(minimal, tmp_path):
                  "zones[1]: 5 is an integer; give an object with name, transport and vnets")
 
 
+def test_check_of_a_node_the_file_does_not_name(minimal, tmp_path):
+    path = write(tmp_path, minimal)
+    assert run("check", "-c", path, "-n", minimal["nodes"][0]["name"]).returncode == 0
+    assert_error(run("check", "-c", path, "-n", "pve9"),
+                 "nodes: node \"pve9\" (-n) is not in the definition", "fabricd join")
+    res = run("check", "-c", path, "-n", "pve9", "--json")
+    assert res.returncode == 1 and json.loads(res.stdout)["ok"] is False, res.stdout
+
+
 def test_file_larger_than_16_mib(minimal, tmp_path):
     path = write(tmp_path, json.dumps(minimal) + " " * (16 * 1024 * 1024 + 1))
     assert_error(run("check", "-c", path),

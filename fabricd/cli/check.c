@@ -62,6 +62,21 @@ static void print_followed(const struct cluster *c)
 	}
 }
 
+/*
+ * check -n NODE: the operator asks whether this file is right for that node;
+ * a node the file does not name is the answer "no".
+ */
+static int check_node(const struct options *o, const struct cluster *c, struct diag *d)
+{
+	if (!o->node || cluster_find_node(c, o->node) >= 0)
+		return 0;
+	diag_add(d, "nodes",
+		 "node \"%s\" (-n) is not in the definition: give one of its nodes with -n, or "
+		 "add this node with `fabricd join -c FILE`",
+		 o->node);
+	return -1;
+}
+
 int cmd_check(const struct options *o)
 {
 	struct cluster *c = NULL;
@@ -71,6 +86,8 @@ int cmd_check(const struct options *o)
 
 	diag_init(&d);
 	ret = definition_load_file(o->config, &c, &d); /* with Proxmox's vnets */
+	if (ret == 0)
+		ret = check_node(o, c, &d);
 	if (o->json) {
 		if (print_json(ret == 0, &d) < 0) {
 			log_error("check: out of memory writing JSON");
