@@ -84,6 +84,10 @@ static void parse_vxlan_data(const struct nlattr *nest, struct link_obs *l)
 			if (len == 4)
 				l->vxlan_link = (int)mnl_attr_get_u32(attr);
 			break;
+		case IFLA_VXLAN_TTL:
+			if (len >= 1)
+				l->vxlan_ttl = mnl_attr_get_u8(attr);
+			break;
 		}
 	}
 }

@@ -64,7 +64,8 @@ struct link_obs {
 	uint32_t vni;
 	uint16_t port;
 	struct ip_addr local;
-	int vxlan_link; /* underlying device, 0 = none */
+	int vxlan_link;	   /* underlying device, 0 = none */
+	uint8_t vxlan_ttl; /* 0: the route's hop limit, as fabricd makes them */
 };
 
 /* One entry of a link table's name index: the name, and where its link is in links[]. */

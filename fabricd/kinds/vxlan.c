@@ -269,6 +269,12 @@ static bool immutable_differs(const struct vxlan_port *w, const struct link_obs 
 		snprintf(why, len, "bound to a lower device");
 		return true;
 	}
+	/* a fixed TTL (`ip link set ... type vxlan ttl 1`) ends the tunnel at a routed underlay's
+	 * first router */
+	if (have->vxlan_ttl) {
+		snprintf(why, len, "ttl %u -> the route's hop limit", have->vxlan_ttl);
+		return true;
+	}
 	return false;
 }
 

@@ -116,8 +116,12 @@ def port_state(node, dev):
     return links[0].get("state") if links else None
 
 
+def vxlan_data(node, dev):
+    return (node.link(dev) or {}).get("linkinfo", {}).get("info_data", {})
+
+
 def vni_of(node, dev):
-    return ((node.link(dev) or {}).get("linkinfo", {}).get("info_data", {})).get("id")
+    return vxlan_data(node, dev).get("id")
 
 
 def link_ok(node, dev, alias="fabricd:fabtest"):
@@ -158,6 +162,11 @@ def cases(pve1, pve2):
             lambda: link_ok(pve1, "vx100") and link_ok(pve1, "vs200")
             and vni_of(pve1, "vx100") == 100 and vni_of(pve1, "vs200") == 200
             and pve1.link("swapvx") is None),
+        # a fixed TTL ends the tunnel at a routed underlay's first router (it passed as in sync)
+        "vxlan-ttl-fixed": (
+            ["ip", "link", "set", "vx100", "type", "vxlan", "ttl", "1"],
+            lambda: link_ok(pve1, "vx100") and vxlan_data(pve1, "vx100").get("ttl") == 0
+            and fdb_has(pve1, "vx100", pve2.underlay)),
         "bridge-renamed": (
             # its guests' ports are on it: it gets its name back, not a new bridge beside it
             ["sh", "-c", "printf 'link set vnet100 down\\nlink set vnet100 name renamed100\\n"
@@ -281,7 +290,7 @@ def drop_rules(node, chain):
 
 
 CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renamed",
-              "vxlan-names-swapped", "bridge-renamed",
+              "vxlan-names-swapped", "vxlan-ttl-fixed", "bridge-renamed",
               "fdb-remote-deleted", "fdb-remote-given-another-vni",
               "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
@@ -322,7 +331,7 @@ def test_drift_is_repaired_within_a_second(fabric, name):
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
     now = pve1.ifindexes()
     recreated = {"plain-vxlan-deleted": ("vx100",), "secure-vxlan-deleted": ("vs200",),
-                 "secure-vxlan-renamed": ("vs200",),
+                 "secure-vxlan-renamed": ("vs200",), "vxlan-ttl-fixed": ("vx100",),
                  "vxlan-names-swapped": ("vx100", "vs200")}.get(name, ())
     kept = {k: v for k, v in before.items() if k not in recreated}
     assert {k: now.get(k) for k in kept} == kept, f"{name}: other links were re-created"
