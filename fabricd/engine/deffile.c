@@ -188,13 +188,19 @@ static void write_holder(int fd, const char *command)
 }
 
 /*
+ * An editor writes its holder line just after its flock: a waiter that
+ * found none yet looks again for this long before saying it waits.
+ */
+#define HOLDER_LINE_MS 500
+
+/*
  * flock, waiting up to wait_s seconds for other editors (saying once that
  * it waits, and for whom). 0 or -errno with a message in err.
  */
 static int take_lock(struct deffile *f, unsigned int wait_s, const char *command, char *err,
 		     size_t errlen)
 {
-	double deadline = clock_mono_ms() + 1000.0 * wait_s;
+	double started = clock_mono_ms(), deadline = started + 1000.0 * wait_s;
 	struct timespec pause = {.tv_nsec = 50 * 1000000L};
 	char holder[160];
 	bool told = false;
@@ -219,7 +225,8 @@ static int take_lock(struct deffile *f, unsigned int wait_s, const char *command
 				 f->lock_path);
 			return -EWOULDBLOCK;
 		}
-		if (!told) {
+		/* "holder not recorded" only when it stays so: between a flock and its line */
+		if (!told && (holder[0] || clock_mono_ms() - started >= HOLDER_LINE_MS)) {
 			log_info("%s: waiting up to %u s for another edit of it (%s)", f->path,
 				 wait_s, holder[0] ? holder : "holder not recorded");
 			told = true;

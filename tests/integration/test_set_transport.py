@@ -296,3 +296,24 @@ def test_a_holder_line_left_by_an_editor_that_ended_is_not_named(fabricd_bin, de
         assert "another edit of the definition (holder not recorded)" in res.stderr, res.stderr
     finally:
         os.close(fd)
+
+
+def test_a_holder_between_its_lock_and_its_line_is_named(fabricd_bin, definition):
+    """An editor writes its holder line just after taking the lock: one that waits and
+    read the line in between said "(holder not recorded)" of another fabricd (the soak
+    saw it whenever two edits met). It looks again before saying whom it waits for."""
+    fd = os.open(f"{definition}.lock", os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        proc = subprocess.Popen([fabricd_bin, "set-transport", "-c", definition, "red", "secure"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.1)  # the holder's time between its flock and its line, stretched
+        os.write(fd, b"host pveX, pid 4711, join\n")
+        time.sleep(0.6)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(fd)
+    assert proc.returncode == 0, err
+    assert "holder not recorded" not in err, err
+    assert "waiting up to 30 s for another edit of it (host pveX, pid 4711, join)" in err, err
