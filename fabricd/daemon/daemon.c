@@ -66,6 +66,8 @@
 #define RETRY_MAX_MS 30000
 
 enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_NFT, EV_TIMER };
+/* A definition file changed but maybe not whole: none, a check to come, one seen it. */
+enum { SETTLE_NONE, SETTLE_NEW, SETTLE_SEEN };
 
 struct daemon {
 	const struct options *o;
@@ -80,7 +82,7 @@ struct daemon {
 	struct def_source src; /* the definition file, or Proxmox's (source.h) */
 	bool def_invalid;      /* the file on disk is not the definition in force */
 	bool reload, forced;   /* read the file in the next pass; forced: SIGHUP */
-	bool def_settling;     /* the periodic check saw it change: read once it stays so */
+	int settle;	       /* SETTLE_*: a file to read once the periodic check finds it still */
 	bool reloading;	       /* RELOADING=1 was sent; READY=1 follows the pass */
 	bool stop;
 	unsigned int reasons;		      /* of the next pass */
@@ -282,18 +284,48 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 	return 0;
 }
 
+/*
+ * An inotify event of a definition file. One written whole is read at once;
+ * one made anew (an editor's save: the old file moved aside), maybe still
+ * empty, at its writer's close, or once the periodic check finds it the
+ * same (a SIGHUP reads it all the same); anything else may have more coming.
+ * in_pass: the pass that reads it runs now.
+ */
+static void file_changed(struct daemon *d, enum file_change change, bool in_pass)
+{
+	if (change == FILE_CREATED) {
+		log_debug("%s: created on disk: read once written", d->o->config);
+		d->reload = d->forced;
+		d->settle = SETTLE_NEW;
+	} else if (change != FILE_UNCHANGED) {
+		log_debug("%s: changed on disk", d->o->config);
+		d->reload = true;
+		if (!in_pass || change != FILE_WRITTEN)
+			schedule(d, 0, change == FILE_WRITTEN ? 0 : DEBOUNCE_MS);
+	}
+}
+
 /* The definition this pass tries: the file read again, a failed one retried, or none (NULL). */
 static struct cluster *pass_candidate(struct daemon *d, unsigned int reasons, bool forced)
 {
+	enum file_change change;
 	struct cluster *cand;
 	bool key_changed;
 
 	d->key_sig = def_retry_key_sig(d->o->key_file); /* before this pass reads it */
+	/*
+	 * Then the definition's events since the loop woke: join --rotate-key
+	 * writes it before the key, so a pass that reads the new key knows of
+	 * the new definition (or sees the key move: pass_unplanned).
+	 */
+	change = reasons & REASON_STARTUP ? FILE_UNCHANGED : file_watch_read(&d->watch);
+	file_changed(d, change, true);
 	key_changed = d->pending.cluster && d->key_sig != d->pending.key_sig;
-	if (!d->reload)
+	if (!d->reload || (change == FILE_CHANGED && !d->forced))
 		return def_retry_take(&d->pending, (reasons & REASON_KERNEL) || key_changed,
 				      now_ms());
-	d->reload = d->forced = d->def_settling = false;
+	d->reload = d->forced = false;
+	d->settle = SETTLE_NONE;
 	def_retry_drop(&d->pending); /* the file changed: what it says now counts */
 	cand = def_source_candidate(&d->src, d->node, d->cluster->name, forced);
 	if (!cand)
@@ -311,11 +343,16 @@ static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *c
 			  unsigned int reasons)
 {
 	/*
-	 * The key file changed while the last good definition's pass read it: a
-	 * rotation's second step. Its failure is no news; the definition waiting
-	 * for that key is tried at once (pass_candidate).
+	 * The key file changed during the pass: a rotation's second step (join
+	 * --rotate-key renames KEY.new over KEY right after it wrote the
+	 * definition), which the last good definition or the new one may have
+	 * met between reading the key and KEY.new. Its failure is no news; the
+	 * pass is tried again at once, with the definition that waits for that
+	 * key (pass_candidate) or the new file (its event comes now). Not the
+	 * first pass: it must converge (start).
 	 */
-	bool key_moved = !cand && def_retry_key_changed(&d->pending, d->o->key_file);
+	bool key_moved =
+	    !(reasons & REASON_STARTUP) && def_retry_key_sig(d->o->key_file) != d->key_sig;
 
 	if (!cand && log_text && !key_moved)
 		fputs(log_text, stderr);
@@ -329,6 +366,8 @@ static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *c
 			  "that waits for it",
 			  d->node);
 		free(log_text);
+		if (cand)
+			def_retry_again(&d->pending, cand, d->key_sig);
 		schedule(d, reasons & ~REASON_KERNEL, 0);
 		return 0;
 	}
@@ -373,11 +412,10 @@ static int run_pass_locked(struct daemon *d)
 	cand = pass_candidate(d, reasons, forced);
 	loaded = clock_mono_ms();
 	/*
-	 * A failure that repeats is logged once (daemon/retry.h); with a new
-	 * definition waiting, the last good one's failure is held back too
-	 * (pass_unplanned).
+	 * A failure that repeats is logged once (daemon/retry.h); one during a
+	 * key rotation is held back (pass_unplanned).
 	 */
-	captured = (cand || d->pending.cluster) && log_capture_begin() == 0;
+	captured = log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
 	      session_use_view(&s, &d->view, &d->converged) < 0 ||
 	      session_load_keys_kept(&s, d->o, &d->keys) < 0 ||
@@ -480,11 +518,11 @@ static void check(struct daemon *d)
 	 * there: read it once a check finds it as the one before did. The close
 	 * after writing, or a rename, is read at once (inotify).
 	 */
-	if (def_source_changed(&d->src)) {
-		d->def_settling = true;
-	} else if (d->def_settling) {
+	if (def_source_changed(&d->src) || d->settle == SETTLE_NEW) {
+		d->settle = SETTLE_SEEN;
+	} else if (d->settle == SETTLE_SEEN) {
 		log_debug("%s: changed on disk (periodic check)", d->o->config);
-		d->def_settling = false;
+		d->settle = SETTLE_NONE;
 		d->reload = true;
 		schedule(d, 0, 0);
 	}
@@ -588,7 +626,6 @@ static void close_all(struct daemon *d)
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)
 {
-	enum file_change change;
 	unsigned int events;
 	uint64_t ticks;
 
@@ -597,14 +634,7 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		handle_signal(d);
 		break;
 	case EV_INOTIFY:
-		change = file_watch_read(&d->watch);
-		if (change != FILE_UNCHANGED) {
-			log_debug("%s: changed on disk", d->o->config);
-			d->reload = true;
-			/* a file written whole is read at once; anything else may have more coming
-			 */
-			schedule(d, 0, change == FILE_WRITTEN ? 0 : DEBOUNCE_MS);
-		}
+		file_changed(d, file_watch_read(&d->watch), false);
 		break;
 	case EV_NETLINK:
 	case EV_NFT:

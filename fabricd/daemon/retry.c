@@ -63,6 +63,14 @@ void def_retry_failed(struct def_retry *r, struct cluster *c, const char *log, c
 		  path, delay / 1000, DEF_RETRY_MAX_MS / 1000);
 }
 
+void def_retry_again(struct def_retry *r, struct cluster *c, uint64_t key_sig)
+{
+	cluster_free(r->cluster);
+	r->cluster = c;
+	r->key_sig = key_sig; /* the file differs now: the next pass takes it */
+	r->due_ms = 0;
+}
+
 struct cluster *def_retry_take(struct def_retry *r, bool kernel_changed, long long now_ms)
 {
 	struct cluster *c = r->cluster;

@@ -35,6 +35,11 @@ struct def_retry {
  */
 void def_retry_failed(struct def_retry *r, struct cluster *c, const char *log, const char *path,
 		      long long now_ms);
+/*
+ * c (taken over) is tried again at once, nothing logged: the private key
+ * file changed while it was tried (key_sig: the file as the attempt began).
+ */
+void def_retry_again(struct def_retry *r, struct cluster *c, uint64_t key_sig);
 /* The pending definition when due (or when kernel_changed), handed back to the caller; else NULL.
  */
 struct cluster *def_retry_take(struct def_retry *r, bool kernel_changed, long long now_ms);

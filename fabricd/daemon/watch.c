@@ -91,8 +91,9 @@ void file_watch_retry(struct file_watch *w)
 
 /*
  * What the event says of a watched file: FILE_WRITTEN when it was closed
- * after writing or renamed into place (its content is whole), FILE_CHANGED
- * for anything else (created, deleted, moved away, events lost). A
+ * after writing or renamed into place (its content is whole), FILE_CREATED
+ * when it was created (maybe still empty: its writer's close follows),
+ * FILE_CHANGED for anything else (deleted, moved away, events lost). A
  * directory gone is forgotten (retried).
  */
 static enum file_change file_event(struct file_watch *w, const struct inotify_event *ev)
@@ -110,6 +111,7 @@ static enum file_change file_event(struct file_watch *w, const struct inotify_ev
 			f->wd = -1; /* the directory went away: file_watch_retry() */
 		else if (ev->len && !strcmp(ev->name, f->base))
 			what = (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) ? FILE_WRITTEN
+			       : (ev->mask & IN_CREATE)			   ? FILE_CREATED
 									   : FILE_CHANGED;
 	}
 	return what;

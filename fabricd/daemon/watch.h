@@ -53,8 +53,9 @@ int file_watch_add(struct file_watch *w, const char *path);
 void file_watch_retry(struct file_watch *w);
 enum file_change {
 	FILE_UNCHANGED,
-	FILE_CHANGED, /* created, deleted, moved away, or events were lost */
+	FILE_CHANGED, /* deleted, moved away, or events were lost */
 	FILE_WRITTEN, /* last closed after writing, or renamed into place: whole */
+	FILE_CREATED, /* last created: a writer may be at work, its close comes */
 };
 /* Reads every pending event: what the last one for a watched file says (or some were lost). */
 enum file_change file_watch_read(struct file_watch *w);

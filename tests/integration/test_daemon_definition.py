@@ -279,3 +279,25 @@ def test_a_file_written_in_place_is_read_once_whole(fabric):
         assert "error" not in log, f"a file being written was reported:\n{log}"
         return True
     stays_true(quiet, 1.2)
+
+
+def test_an_editor_s_save_is_read_once_written(fabric):
+    """An editor moves the file aside and writes a new one: created, written a moment later,
+    closed. The daemon read it 30 ms after its creation, empty, and reported it broken; a
+    file created is read at its writer's close."""
+    d2 = fabric.daemons["pve2"]
+    good = json.dumps(fabric.definition, indent=2) + "\n"
+    mark = d2.mark()
+    for _ in range(3):
+        os.rename(d2.path, d2.path + "~")
+        with open(d2.path, "w") as f:
+            time.sleep(0.15)  # the editor's pause (a slow machine) between create and write
+            f.write(good)
+        os.unlink(d2.path + "~")
+        time.sleep(0.2)
+
+    def quiet():
+        log = d2.log_since(mark)
+        assert "error" not in log, f"a file being written was reported:\n{log}"
+        return True
+    stays_true(quiet, 1.2)

