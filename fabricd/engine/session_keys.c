@@ -25,7 +25,10 @@
  * renames FILE.new (the new private key) over FILE: between the two, a pass
  * finds the definition ahead of the key file. Is FILE.new that key? 0 no,
  * ROTATION_UNDER_WAY when FILE.new is younger than ROTATION_STEP_S (join is
- * about to rename it), ROTATION_STALLED when older (join was cut short).
+ * about to rename it), ROTATION_STALLED when older (join was cut short), or
+ * when its time is ahead of the clock by more than a second (the clock was
+ * set back since: a boot before NTP; its age says nothing, and a stalled
+ * rotation must not pass as one under way for as long as the clock lags).
  */
 #define ROTATION_STEP_S 5
 enum { ROTATION_UNDER_WAY = 1, ROTATION_STALLED = 2 };
@@ -35,6 +38,7 @@ static int rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN]
 	uint8_t priv[WG_KEY_LEN], pub[WG_KEY_LEN];
 	char path[PATH_MAX], err[PATH_MAX + 128];
 	struct stat st;
+	long long age;
 
 	if (!keyfile_pending_path(key_file, path, sizeof(path)) ||
 	    wgkey_load_file(path, priv, err, sizeof(err)) < 0)
@@ -43,7 +47,10 @@ static int rotation_pending(const char *key_file, const uint8_t want[WG_KEY_LEN]
 	explicit_bzero(priv, sizeof(priv));
 	if (memcmp(pub, want, WG_KEY_LEN))
 		return 0;
-	if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < ROTATION_STEP_S)
+	if (stat(path, &st) < 0)
+		return ROTATION_STALLED;
+	age = (long long)time(NULL) - (long long)st.st_mtime;
+	if (age >= -1 && age < ROTATION_STEP_S)
 		return ROTATION_UNDER_WAY;
 	return ROTATION_STALLED;
 }

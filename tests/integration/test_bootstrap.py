@@ -696,3 +696,36 @@ def test_rotation_between_its_steps_is_no_error_unless_it_stalls(make_cluster):
                    what="pve2: wgfab0 runs the second new key")
     finally:
         stop_daemons(daemons)
+
+
+def test_a_stalled_rotation_whose_key_new_is_ahead_of_the_clock_is_an_error(make_cluster):
+    """KEY.new's age tells a rotation under way (under 5 s) from one cut short. With its time
+    ahead of the clock (the clock set back since: a boot before NTP), the age was negative,
+    so "under way" for as long as the clock lagged: an hour here, an info line every retry
+    and never the error that says to finish it."""
+    import time
+    from fabtest.definition import zone
+    cluster = make_cluster(2)
+    pve2 = cluster.node("pve2")
+    path = cluster.write_definition(cluster.definition(
+        zones=[zone("t", "plain", [("vnet100", 100)])]))
+    d = Daemon(cluster, pve2)
+    d.path = path
+    d2 = d.start(timeout=30)
+    try:
+        private = run(["wg", "genkey"]).stdout.strip()
+        public = run(["wg", "pubkey"], input=private + "\n").stdout.strip()
+        fd = os.open(pve2.key_file + ".new", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(private + "\n")
+        ahead = time.time() + 3600
+        os.utime(pve2.key_file + ".new", (ahead, ahead))
+        mark = d2.mark()
+        definition = json.load(open(path))
+        definition["nodes"][1]["public_key"] = public
+        cluster.write_definition(definition, path)
+        log = d2.wait_log("error: nodes[1].public_key is the key in", "cannot be applied",
+                          since=mark, timeout=3)
+        assert "run `fabricd join -c FILE` again to finish it" in log, log
+    finally:
+        stop_daemons({"pve2": d2})
