@@ -10,6 +10,12 @@ static bool verbose_enabled;
 static FILE *capture; /* while set, lines go here instead of stderr */
 static char *capture_buf;
 static size_t capture_len;
+/*
+ * A thread whose lines belong to no pass (the probe's): they go to stderr
+ * while the daemon's pass captures its own, never into its buffer, where
+ * they came late, went with a pass's text held back, or met its fclose().
+ */
+static _Thread_local bool uncaptured;
 
 void log_set_verbose(bool verbose)
 {
@@ -21,8 +27,15 @@ bool log_is_verbose(void)
 	return verbose_enabled;
 }
 
+void log_thread_uncaptured(void)
+{
+	uncaptured = true;
+}
+
 FILE *log_stream(void)
 {
+	if (uncaptured)
+		return stderr; /* and capture, another thread's, is not read */
 	return capture ? capture : stderr;
 }
 

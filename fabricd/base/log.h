@@ -17,6 +17,12 @@ void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * already capturing or out of memory (lines then go to stderr as usual).
  */
 int log_capture_begin(void);
+/*
+ * The calling thread's lines go to stderr from now on, never into a capture:
+ * a thread of its own whose lines belong to no pass (the probe's). A thread
+ * that works for the capturing one (a pass's helper) does not call it.
+ */
+void log_thread_uncaptured(void);
 /* The lines logged since log_capture_begin() (the caller frees them), or NULL. */
 char *log_capture_end(void);
 /* Where log lines go now (stderr, or the capture): for printing a diag with them. */

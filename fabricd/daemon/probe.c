@@ -578,6 +578,7 @@ static void *probe_thread(void *arg)
 	struct probe *p = arg;
 	long long next = 0;
 
+	log_thread_uncaptured(); /* its warnings are no pass's: never held with one's */
 	for (;;) {
 		bool configured, soon;
 

@@ -4,6 +4,7 @@
  * 511 bytes and more takes the heap path), its prefix first, in one write to
  * stderr, and only with --verbose the debug lines.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -108,8 +109,56 @@ static void test_one_line_one_write(void)
 	close(sv[1]);
 }
 
+static void *log_from_thread(void *uncaptured)
+{
+	if (uncaptured)
+		log_thread_uncaptured();
+	log_warn("%s", uncaptured ? "probe" : "helper");
+	return NULL;
+}
+
+/*
+ * The daemon captures every pass's lines while its probe thread warns of the
+ * data path: the probe's line went into the pass's buffer (late, dropped
+ * with a pass's text held back, or written as the pass closed it). A thread
+ * that says so logs to stderr; another (a pass's helper) still into it.
+ */
+static void test_a_thread_of_its_own_is_not_captured(void)
+{
+	char buf[256] = "";
+	int sv[2], saved;
+	pthread_t t;
+	char *got;
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0) {
+		CHECK(0, "socketpair: %m");
+		return;
+	}
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(sv[0], STDERR_FILENO);
+	CHECK_INT(log_capture_begin(), 0, "capture");
+	for (int uncaptured = 1; uncaptured >= 0; uncaptured--) {
+		CHECK_INT(pthread_create(&t, NULL, log_from_thread, uncaptured ? &t : NULL), 0,
+			  "thread");
+		pthread_join(t, NULL);
+	}
+	got = log_capture_end();
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = recv(sv[1], buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	buf[n > 0 ? n : 0] = '\0';
+	CHECK_STR(buf, "warning: probe\n", "the probe thread's line went to stderr at once");
+	CHECK_STR(got ? got : "", "warning: helper\n", "a helper's line is in the capture");
+	free(got);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
+	test_a_thread_of_its_own_is_not_captured();
 	test_lengths();
 	test_one_line_one_write();
 	test_debug_only_when_verbose();
