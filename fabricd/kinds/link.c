@@ -129,9 +129,6 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 		case IFLA_BRPORT_LOCKED:
 			l->port_locked = on;
 			break;
-		case IFLA_BRPORT_MODE:
-			l->port_hairpin = on;
-			break;
 		}
 	}
 }
@@ -431,8 +428,6 @@ static void put_brport(struct nlmsghdr *nlh, const struct link_change *c)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_MULTICAST_ROUTER, MDB_RTR_TYPE_PERM);
 	if (c->mask & LINK_SET_UNLOCKED)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_LOCKED, 0);
-	if (c->mask & LINK_SET_NO_HAIRPIN)
-		mnl_attr_put_u8(nlh, IFLA_BRPORT_MODE, 0);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 }
@@ -477,9 +472,8 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_nest_end(nlh, inet6);
 		mnl_attr_nest_end(nlh, spec);
 	}
-	if (c->mask &
-	    (LINK_SET_ISOLATED | LINK_SET_LEARNING | LINK_SET_FLOOD | LINK_SET_FLUSH |
-	     LINK_SET_FORWARDING | LINK_SET_MCAST_ROUTER | LINK_SET_UNLOCKED | LINK_SET_NO_HAIRPIN))
+	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_LEARNING | LINK_SET_FLOOD | LINK_SET_FLUSH |
+		       LINK_SET_FORWARDING | LINK_SET_MCAST_ROUTER | LINK_SET_UNLOCKED))
 		put_brport(nlh, c);
 }
 

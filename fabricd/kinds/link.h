@@ -42,13 +42,10 @@ struct link_obs {
 	bool port_learning;
 	unsigned int port_flood;
 	/*
-	 * port options fabricd never sets: locked (IFLA_BRPORT_LOCKED: frames from
-	 * a source MAC without a user entry dropped, the whole segment behind the
-	 * port) and hairpin (IFLA_BRPORT_MODE: floods sent back to the nodes they
-	 * came from, whose bridges learn their own guests on the VXLAN port)
+	 * IFLA_BRPORT_LOCKED, which fabricd never sets: frames from a source MAC
+	 * without a user entry are dropped, the whole segment behind the port
 	 */
 	bool port_locked;
-	bool port_hairpin;
 	/* a VXLAN device reported with learning off */
 	bool vxlan_nolearning;
 	/* a bridge running STP (IFLA_BR_STP_STATE): fabricd's never do */
@@ -177,9 +174,8 @@ enum link_change_mask {
 	LINK_SET_FORWARDING = 1U << 10,	  /* the bridge port's state back to forwarding */
 	LINK_SET_MCAST_ROUTER = 1U << 11, /* the bridge port a permanent multicast router port */
 	LINK_SET_NO_STP = 1U << 12,	  /* a bridge's STP off */
-	LINK_SET_NAME = 1U << 13,	/* renamed to op.ifname (down first, as the kernel needs) */
-	LINK_SET_UNLOCKED = 1U << 14,	/* the bridge port's locked off */
-	LINK_SET_NO_HAIRPIN = 1U << 15, /* the bridge port's hairpin mode off */
+	LINK_SET_NAME = 1U << 13,     /* renamed to op.ifname (down first, as the kernel needs) */
+	LINK_SET_UNLOCKED = 1U << 14, /* the bridge port's locked off */
 };
 
 /*

@@ -86,7 +86,6 @@ enum {
 	SHOW_MCAST_ROUTER = 256, /* port: "multicast router port" */
 	SHOW_ADDRGEN = 512,	 /* device: LINK_ADDRGEN_TEXT */
 	SHOW_UNLOCKED = 1024,	 /* port: "bridge port unlocked" */
-	SHOW_NO_HAIRPIN = 2048,	 /* port: "bridge port hairpin off" */
 };
 
 static struct op *add_change(const struct vxlan_port *w, const struct link_obs *have,
@@ -100,19 +99,6 @@ static struct op *add_change(const struct vxlan_port *w, const struct link_obs *
 	op->u.link.bridge = w->bridge;
 	op->u.link.role = (uint8_t)w->role;
 	return op;
-}
-
-/* Options set by hand that fabricd never sets (link_obs.port_locked, .port_hairpin): off. */
-static void plan_port_opened(const struct link_obs *have, struct op *op)
-{
-	if (have && have->port_locked) {
-		op->u.link.mask |= LINK_SET_UNLOCKED;
-		op->shows |= SHOW_UNLOCKED;
-	}
-	if (have && have->port_hairpin) {
-		op->u.link.mask |= LINK_SET_NO_HAIRPIN;
-		op->shows |= SHOW_NO_HAIRPIN;
-	}
 }
 
 /*
@@ -131,8 +117,7 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 	struct op_link *c;
 
 	if (have && have->isolated && have->port_learning == learning && !flood_differs && !stuck &&
-	    have->port_mcast_router == MDB_RTR_TYPE_PERM && !have->port_locked &&
-	    !have->port_hairpin)
+	    have->port_mcast_router == MDB_RTR_TYPE_PERM && !have->port_locked)
 		return 0;
 	/* a smaller role waits until the vnet's other device has taken over (PHASE_NEIGH) */
 	op = add_change(w, have,
@@ -161,7 +146,10 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 		c->mask |= LINK_SET_FORWARDING;
 		op->shows |= SHOW_FORWARDING;
 	}
-	plan_port_opened(have, op);
+	if (have && have->port_locked) {
+		c->mask |= LINK_SET_UNLOCKED;
+		op->shows |= SHOW_UNLOCKED;
+	}
 	/*
 	 * The port to the rest of the segment takes all multicast, whatever the
 	 * bridge snooped: group members and queriers behind the other nodes
@@ -246,10 +234,6 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 		text_add(buf, len,
 			 "bridge port unlocked (locked by hand, it dropped every frame "
 			 "from the other nodes)");
-	if (op->shows & SHOW_NO_HAIRPIN)
-		text_add(buf, len,
-			 "bridge port hairpin off (set by hand, it sent floods back to "
-			 "the nodes they came from)");
 	if (op->shows & SHOW_EVPN)
 		text_add(buf, len, "learning off (evpn)");
 	else if (op->shows & SHOW_ROLE)
