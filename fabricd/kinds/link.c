@@ -129,6 +129,9 @@ static void parse_brport_data(const struct nlattr *nest, struct link_obs *l)
 		case IFLA_BRPORT_LOCKED:
 			l->port_locked = on;
 			break;
+		case IFLA_BRPORT_NEIGH_SUPPRESS:
+			l->port_neigh_suppress = on;
+			break;
 		}
 	}
 }
@@ -428,6 +431,8 @@ static void put_brport(struct nlmsghdr *nlh, const struct link_change *c)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_MULTICAST_ROUTER, MDB_RTR_TYPE_PERM);
 	if (c->mask & LINK_SET_UNLOCKED)
 		mnl_attr_put_u8(nlh, IFLA_BRPORT_LOCKED, 0);
+	if (c->mask & LINK_SET_NO_NEIGH_SUPPRESS)
+		mnl_attr_put_u8(nlh, IFLA_BRPORT_NEIGH_SUPPRESS, 0);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 }
@@ -473,7 +478,8 @@ void link_put_change(struct nlmsghdr *nlh, int ifindex, const char *name,
 		mnl_attr_nest_end(nlh, spec);
 	}
 	if (c->mask & (LINK_SET_ISOLATED | LINK_SET_LEARNING | LINK_SET_FLOOD | LINK_SET_FLUSH |
-		       LINK_SET_FORWARDING | LINK_SET_MCAST_ROUTER | LINK_SET_UNLOCKED))
+		       LINK_SET_FORWARDING | LINK_SET_MCAST_ROUTER | LINK_SET_UNLOCKED |
+		       LINK_SET_NO_NEIGH_SUPPRESS))
 		put_brport(nlh, c);
 }
 

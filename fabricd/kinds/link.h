@@ -46,6 +46,12 @@ struct link_obs {
 	 * without a user entry are dropped, the whole segment behind the port
 	 */
 	bool port_locked;
+	/*
+	 * IFLA_BRPORT_NEIGH_SUPPRESS, which fabricd never sets: ARP and ND
+	 * announcements (duplicate address detection, gratuitous ARP) no longer
+	 * reach the other nodes
+	 */
+	bool port_neigh_suppress;
 	/* a VXLAN device reported with learning off */
 	bool vxlan_nolearning;
 	/* a bridge running STP (IFLA_BR_STP_STATE): fabricd's never do */
@@ -176,6 +182,7 @@ enum link_change_mask {
 	LINK_SET_NO_STP = 1U << 12,	  /* a bridge's STP off */
 	LINK_SET_NAME = 1U << 13,     /* renamed to op.ifname (down first, as the kernel needs) */
 	LINK_SET_UNLOCKED = 1U << 14, /* the bridge port's locked off */
+	LINK_SET_NO_NEIGH_SUPPRESS = 1U << 15, /* the bridge port's neigh_suppress off */
 };
 
 /*

@@ -86,6 +86,7 @@ enum {
 	SHOW_MCAST_ROUTER = 256, /* port: "multicast router port" */
 	SHOW_ADDRGEN = 512,	 /* device: LINK_ADDRGEN_TEXT */
 	SHOW_UNLOCKED = 1024,	 /* port: "bridge port unlocked" */
+	SHOW_NO_SUPPRESS = 2048, /* port: "bridge port neigh_suppress off" */
 };
 
 static struct op *add_change(const struct vxlan_port *w, const struct link_obs *have,
@@ -117,7 +118,8 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 	struct op_link *c;
 
 	if (have && have->isolated && have->port_learning == learning && !flood_differs && !stuck &&
-	    have->port_mcast_router == MDB_RTR_TYPE_PERM && !have->port_locked)
+	    have->port_mcast_router == MDB_RTR_TYPE_PERM && !have->port_locked &&
+	    !have->port_neigh_suppress)
 		return 0;
 	/* a smaller role waits until the vnet's other device has taken over (PHASE_NEIGH) */
 	op = add_change(w, have,
@@ -149,6 +151,10 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 	if (have && have->port_locked) {
 		c->mask |= LINK_SET_UNLOCKED;
 		op->shows |= SHOW_UNLOCKED;
+	}
+	if (have && have->port_neigh_suppress) {
+		c->mask |= LINK_SET_NO_NEIGH_SUPPRESS;
+		op->shows |= SHOW_NO_SUPPRESS;
 	}
 	/*
 	 * The port to the rest of the segment takes all multicast, whatever the
@@ -234,6 +240,10 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 		text_add(buf, len,
 			 "bridge port unlocked (locked by hand, it dropped every frame "
 			 "from the other nodes)");
+	if (op->shows & SHOW_NO_SUPPRESS)
+		text_add(buf, len,
+			 "bridge port neigh_suppress off (set by hand, it kept duplicate "
+			 "address detection and gratuitous ARP from the other nodes)");
 	if (op->shows & SHOW_EVPN)
 		text_add(buf, len, "learning off (evpn)");
 	else if (op->shows & SHOW_ROLE)

@@ -211,6 +211,11 @@ def cases(pve1, pve2):
         "port-locked": (
             ["bridge", "link", "set", "dev", "vx100", "locked", "on"],
             lambda: port_detail(pve1, "vx100").get("locked") is False),
+        # ARP and ND announcements (duplicate address detection, gratuitous ARP) from this
+        # node's guests no longer reach the other nodes (it passed as in sync)
+        "port-neigh-suppress": (
+            ["bridge", "link", "set", "dev", "vs200", "neigh_suppress", "on"],
+            lambda: port_detail(pve1, "vs200").get("neigh_suppress") is False),
         "port-disabled": (
             # the port stays up in its bridge, but carries nothing
             ["bridge", "link", "set", "dev", "vx100", "state", "0"],
@@ -300,7 +305,7 @@ CASE_NAMES = ["plain-vxlan-deleted", "secure-vxlan-deleted", "secure-vxlan-renam
               "fdb-remote-with-another-port-beside", "bridge-port-removed", "port-isolation-off",
               "port-isolation-off-bridge-tool", "fdb-whole-entry-deleted", "vxlan-down",
               "port-disabled", "port-listening", "port-learning", "port-multicast-router-off",
-              "port-locked", "bridge-mtu-under-1280",
+              "port-locked", "port-neigh-suppress", "bridge-mtu-under-1280",
               "vxlan-mtu-under-1280", "fabric-mtu-under-1280", "bridge-stp-on",
               "bridge-mtu-changed",
               "fabric-address-deleted", "fabric-route-deleted",
