@@ -170,6 +170,7 @@ static void encode_op(struct reconcile *r, struct nl_batch *b, struct name_cache
 	if (!k || !k->encode)
 		return;
 	log_op(op);
+	linklocal_ipv6_on(op); /* an IPv6 address on a link with IPv6 turned off */
 	ret = k->encode(&be.e, op);
 	if (ret < 0)
 		report_failure(op, ret, be.e.why);

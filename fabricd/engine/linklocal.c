@@ -11,6 +11,9 @@
  * mode back (the link change), which leaves that address: it is deleted here.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 #include <string.h>
@@ -77,4 +80,44 @@ void linklocal_forget(struct nl_sock *s, const struct plan *p, int phase)
 		    op->ifindex && (op->u.link.mask & LINK_SET_NO_ADDRGEN))
 			forget_one(s, op);
 	}
+}
+
+/* '1' when IPv6 is off on the link of path, '0' when on, 0 when unknown (no such file). */
+static char read_flag(const char *path)
+{
+	char v = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (read(fd, &v, 1) != 1)
+		v = 0;
+	close(fd);
+	return v;
+}
+
+void linklocal_ipv6_on(const struct op *op)
+{
+	char path[96];
+	int fd, err = 0;
+
+	if (op->type != OP_ADDR_ADD || op->u.prefix.addr.family != AF_INET6)
+		return;
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", op->ifname);
+	if (read_flag(path) != '1')
+		return; /* on, or no IPv6 at all (ipv6.disable=1): the add says so */
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0\n", 2) != 2)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		log_warn("%s: IPv6 is off on it (net.ipv6.conf.%s.disable_ipv6 = 1) and cannot be "
+			 "turned on for its address: %s; set it to 0 (sysctl -w "
+			 "net.ipv6.conf.%s.disable_ipv6=0)",
+			 op->ifname, op->ifname, strerror(err), op->ifname);
+	else
+		log_info("%s: IPv6 was off on it (net.ipv6.conf.%s.disable_ipv6 = 1): turned on "
+			 "for its address",
+			 op->ifname, op->ifname);
 }

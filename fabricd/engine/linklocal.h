@@ -16,4 +16,15 @@
  */
 void linklocal_forget(struct nl_sock *s, const struct plan *p, int phase);
 
+/*
+ * Before an IPv6 address goes on a link (op: OP_ADDR_ADD): IPv6 turned off
+ * on it (net.ipv6.conf.DEV.disable_ipv6 1, by hand, or from
+ * net.ipv6.conf.default when the link was made on a host that disables IPv6
+ * by sysctl) makes the kernel refuse the address (EACCES), and an IPv6
+ * fabric is cut. It is turned on again, as `sysctl -w` does: no netlink
+ * request sets it (the kernel takes no IFLA_INET6_CONF). Logged; a write
+ * that fails is logged with what to do, and the address add then says why.
+ */
+void linklocal_ipv6_on(const struct op *op);
+
 #endif

@@ -644,3 +644,31 @@ def test_a_swap_right_after_the_start_is_a_conflict_too(make_cluster):
         assert pve1.link("vx100")["master"] == "vnet200", "vx100 moved to the other tenant"
     finally:
         stop_daemons(daemons)
+
+
+def test_ipv6_turned_off_on_the_fabric_device_is_turned_on_again(make_cluster):
+    """An IPv6 fabric on a host that turns IPv6 off by sysctl (net.ipv6.conf.default.
+    disable_ipv6 = 1: wgfab0 is made without it), then IPv6 turned off by hand on wgfab0
+    (the kernel drops its address). The kernel refused the fabric address (EACCES, `IPv6
+    is disabled on this device`): plan showed the address, every apply failed on it, and
+    the secure zone was cut. IPv6 is turned on again on wgfab0 for its address."""
+    cluster = make_cluster(2, fabric_family=6)
+    pve1 = cluster.node("pve1")
+    pve1.run(["sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"])
+    daemons = start_daemons(cluster, cluster.definition(
+        zones=[zone("blue", "secure", [("vnet200", 200)])]), grace=3)
+    try:
+        guests = [cluster.add_guest(n, "vnet200", f"10.2.0.{n.index}/24") for n in cluster.nodes]
+        wait_guests_ping([guests], daemons)
+        daemon = daemons["pve1"]
+        mark = daemon.mark()
+        pve1.run(["sysctl", "-qw", "net.ipv6.conf.wgfab0.disable_ipv6=1"])
+        wait_until(lambda: any(a.startswith(pve1.fabric_address + "/")
+                               for a in pve1.addresses("wgfab0")),
+                   timeout=5, interval=0.02, what="the fabric address back")
+        log = daemon.wait_log("IPv6 was off on it", since=mark)
+        assert "error" not in log, log
+        wait_until(lambda: guests[0].ping(guests[1]), timeout=10,
+                   what="the secure zone's guests ping again")
+    finally:
+        stop_daemons(daemons)
