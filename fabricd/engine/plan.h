@@ -34,7 +34,7 @@ enum op_type {
 	OP_FIREWALL_SET,    /* replace the `inet fabricd` table in one transaction */
 	OP_FIREWALL_DELETE, /* remove it (down) */
 	OP_FRR_CONFIG,	    /* fabricd's part of frr.conf: text = new block, NULL = remove */
-	OP_VXLAN_LOCAL,	    /* an EVPN device's VTEP, changed live: u.dst the new local address */
+	OP_VXLAN_LOCAL,	    /* an EVPN VTEP, or a TTL set by hand, changed live: u.dst the local */
 	OP_CARRY_RULE,	    /* the carry's policy rule (kinds/carry.h), add or remove */
 	OP_CARRY_ROUTE,	    /* its table's default route through the fabric device */
 	OP_CARRY_RP_FILTER, /* the fabric device's IPv4 rp_filter, loose */

@@ -217,7 +217,7 @@ static void vxlan_describe(const struct op *op, char *buf, size_t len)
 		return;
 	}
 	if (op->type == OP_VXLAN_LOCAL)
-		return; /* op.note: "VTEP a -> b" */
+		return; /* op.note: "VTEP a -> b" or the TTL */
 	if (op->shows & SHOW_MTU)
 		text_add(buf, len, "mtu %u -> %u", c->old_mtu, c->mtu);
 	if (op->shows & SHOW_INTO_BRIDGE)
@@ -288,12 +288,6 @@ static bool immutable_differs(const struct vxlan_port *w, const struct link_obs 
 		snprintf(why, len, "bound to a lower device");
 		return true;
 	}
-	/* a fixed TTL (`ip link set ... type vxlan ttl 1`) ends the tunnel at a routed underlay's
-	 * first router */
-	if (have->vxlan_ttl) {
-		snprintf(why, len, "ttl %u -> the route's hop limit", have->vxlan_ttl);
-		return true;
-	}
 	return false;
 }
 
@@ -341,14 +335,23 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 		*in->made = true;
 		return plan_create(want, p);
 	}
-	if (!ip_addr_equal(&have->local, &want->local)) {
+	/*
+	 * An EVPN device's VTEP follows its transport; a fixed TTL set by hand
+	 * (`ip link set ... type vxlan ttl 1`) ends the tunnel at a routed
+	 * underlay's first router. Both are changed on the live device.
+	 */
+	if (!ip_addr_equal(&have->local, &want->local) || have->vxlan_ttl) {
 		op = plan_add(p, KIND_VXLAN, OP_VXLAN_LOCAL, PHASE_VXLAN, VERB_CHANGE, have->name);
 		if (!op)
 			return -ENOMEM;
 		op->ifindex = have->ifindex;
 		op->u.dst = want->local;
-		op_detail(op, "VTEP %s -> %s", ip_addr_str(&have->local, a, sizeof(a)),
-			  ip_addr_str(&want->local, b, sizeof(b)));
+		if (!ip_addr_equal(&have->local, &want->local))
+			op_detail(op, "VTEP %s -> %s", ip_addr_str(&have->local, a, sizeof(a)),
+				  ip_addr_str(&want->local, b, sizeof(b)));
+		else
+			op_detail(op, "ttl %u -> the route's hop limit (it was set by hand)",
+				  have->vxlan_ttl);
 	}
 	if (have->mtu != want->mtu) {
 		c.mask |= LINK_SET_MTU;
@@ -389,7 +392,10 @@ static int vxlan_plan(const struct kind_input *in, struct plan *p)
 			 port_stuck(have, bridge, c.mask), p);
 }
 
-/* `ip link set NAME type vxlan local ADDR`: the kernel changes it on a live device. */
+/*
+ * `ip link set NAME type vxlan local ADDR ttl 0`: the kernel changes both on
+ * a live device (TTL 0: the route's hop limit, as fabricd makes them).
+ */
 static int encode_local(struct kind_encoder *e, const struct op *op)
 {
 	struct nlmsghdr *nlh = e->msg(e, RTM_NEWLINK, 0);
@@ -405,6 +411,7 @@ static int encode_local(struct kind_encoder *e, const struct op *op)
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vxlan");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
 	put_local(nlh, &op->u.dst);
+	mnl_attr_put_u8(nlh, IFLA_VXLAN_TTL, 0);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 	e->commit(e, nlh);
