@@ -103,6 +103,17 @@ static struct op *add_change(const struct vxlan_port *w, const struct link_obs *
 }
 
 /*
+ * neigh_suppress on a static vnet's port keeps ARP and ND announcements
+ * from the other nodes: drift. On an EVPN port it is EVPN's ARP/ND
+ * suppression (FRR's documented setting, Proxmox's bridge-arp-nd-suppress):
+ * the bridge answers from the neighbours zebra installs. Left alone there.
+ */
+static bool suppress_drift(const struct vxlan_port *w, const struct link_obs *have)
+{
+	return have && have->port_neigh_suppress && !w->evpn;
+}
+
+/*
  * The port options of w's role; have: the port as it is (NULL: new, or it
  * just (re)joined the bridge, so it has the kernel's defaults).
  */
@@ -119,7 +130,7 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 
 	if (have && have->isolated && have->port_learning == learning && !flood_differs && !stuck &&
 	    have->port_mcast_router == MDB_RTR_TYPE_PERM && !have->port_locked &&
-	    !have->port_neigh_suppress)
+	    !suppress_drift(w, have))
 		return 0;
 	/* a smaller role waits until the vnet's other device has taken over (PHASE_NEIGH) */
 	op = add_change(w, have,
@@ -152,7 +163,7 @@ static int plan_port(const struct vxlan_port *w, const struct link_obs *have, bo
 		c->mask |= LINK_SET_UNLOCKED;
 		op->shows |= SHOW_UNLOCKED;
 	}
-	if (have && have->port_neigh_suppress) {
+	if (suppress_drift(w, have)) {
 		c->mask |= LINK_SET_NO_NEIGH_SUPPRESS;
 		op->shows |= SHOW_NO_SUPPRESS;
 	}

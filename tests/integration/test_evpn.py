@@ -177,6 +177,29 @@ def test_second_apply_and_plan_change_nothing(evpn):
     assert {n: frrs[n].running_config() for n in frrs} == before
 
 
+def test_arp_nd_suppression_on_evpn_ports_is_left_alone(evpn):
+    """neigh_suppress on an EVPN vnet's VXLAN port is EVPN's ARP/ND suppression (FRR's
+    documented setting, Proxmox's `bridge-arp-nd-suppress on`): the bridge answers from
+    the neighbours zebra installed. It is no drift there (since 303a904 plan and apply
+    set it off, and the daemon fought the operator's setting)."""
+    cluster, frrs = evpn
+    pve1 = cluster.node("pve1")
+    path = f"{cluster.tmpdir}/cluster.json"
+    try:
+        for dev in ("vx100", "vx200"):
+            pve1.run(["bridge", "link", "set", "dev", dev, "neigh_suppress", "on"])
+        res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+        assert res.rc == 0 and "neigh_suppress" not in res.stdout, res
+        res = fabricd(cluster, frrs, pve1, "apply", "-c", path)
+        assert res.rc == 0 and "nothing to change" in res.stdout, res
+        for dev in ("vx100", "vx200"):
+            out = json.loads(pve1.run(["bridge", "-d", "-j", "link", "show", "dev", dev]).stdout)
+            assert out[0].get("neigh_suppress") is True, out
+    finally:
+        for dev in ("vx100", "vx200"):
+            pve1.run(["bridge", "link", "set", "dev", dev, "neigh_suppress", "off"], check=False)
+
+
 def test_dead_frr_is_said_with_nothing_to_change(evpn):
     """plan and apply with nothing to change on a node whose FRR is down: exit 0, as the
     kernel is as fabricd wants it, but said, as status says it (they said nothing)."""
