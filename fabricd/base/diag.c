@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/diag.h"
+#include "base/util.h"
 
 void diag_init(struct diag *d)
 {
@@ -79,4 +80,39 @@ void diag_print(const struct diag *d, FILE *f)
 		fprintf(f, "error: %s\n", d->msgs[i]);
 	for (size_t i = 0; i < d->n_warnings; i++)
 		fprintf(f, "warning: %s\n", d->warnings[i]);
+}
+
+static bool said_before(const struct diag_said *s, uint64_t h)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->digests[i] == h)
+			return true;
+	return false;
+}
+
+void diag_print_new(const struct diag *d, bool errors, struct diag_said *said, FILE *f)
+{
+	struct diag_said now = {0};
+	uint64_t rest = FNV1A_INIT;
+
+	for (size_t i = 0; errors && i < d->n; i++)
+		fprintf(f, "error: %s\n", d->msgs[i]);
+	if (!said) {
+		for (size_t i = 0; i < d->n_warnings; i++)
+			fprintf(f, "warning: %s\n", d->warnings[i]);
+		return;
+	}
+	for (size_t i = DIAG_SAID_MAX; i < d->n_warnings; i++)
+		rest = fnv1a(rest, d->warnings[i], strlen(d->warnings[i]) + 1);
+	now.rest = d->n_warnings > DIAG_SAID_MAX ? rest : 0;
+	for (size_t i = 0; i < d->n_warnings; i++) {
+		uint64_t h = fnv1a(FNV1A_INIT, d->warnings[i], strlen(d->warnings[i]) + 1);
+		bool old = i < DIAG_SAID_MAX ? said_before(said, h) : said->rest == now.rest;
+
+		if (i < DIAG_SAID_MAX)
+			now.digests[now.n++] = h;
+		if (!old)
+			fprintf(f, "warning: %s\n", d->warnings[i]);
+	}
+	*said = now;
 }

@@ -8,7 +8,9 @@
 #ifndef FABRICD_DIAG_H
 #define FABRICD_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct diag {
 	size_t n;
@@ -27,5 +29,24 @@ void diag_warn(struct diag *d, const char *path, const char *fmt, ...)
 /* Prints every problem ("error: ...") and warning ("warning: ...") to f. */
 #include <stdio.h>
 void diag_print(const struct diag *d, FILE *f);
+
+/*
+ * The warnings a repeating source (the daemon's passes, its reloads) said
+ * last, each by its digest: each warning is said once while it lasts, and
+ * again when it comes back after a time without it, whatever other
+ * warnings come and go meanwhile. Past DIAG_SAID_MAX warnings the rest are
+ * one digest: said again, all of them, when any of them changes.
+ */
+#define DIAG_SAID_MAX 128
+struct diag_said {
+	size_t n;
+	uint64_t digests[DIAG_SAID_MAX];
+	uint64_t rest; /* digest of the warnings past DIAG_SAID_MAX, 0: none */
+};
+/*
+ * diag_print, with errors only if errors, and of d's warnings only those
+ * not in *said (all of them if said is NULL); then *said holds d's.
+ */
+void diag_print_new(const struct diag *d, bool errors, struct diag_said *said, FILE *f);
 
 #endif

@@ -137,19 +137,13 @@ int def_source_watch(struct def_source *s, struct file_watch *w)
 
 /*
  * Proxmox's files are read again on every SDN "Apply", with the same notes
- * about what stays Proxmox's each time: those are printed once, until they
- * change. A definition file's warnings are printed on each reload.
+ * about what stays Proxmox's each time: each is printed once while it lasts
+ * (and again when it comes back). A definition file's warnings are printed
+ * on each reload.
  */
-static bool warnings_are_new(struct def_source *s, const struct diag *diag)
+static struct diag_said *said_of(struct def_source *s)
 {
-	uint64_t h = diag_warnings_digest(diag);
-
-	if (!s->pve)
-		return true;
-	if (h == s->warned)
-		return false;
-	s->warned = h;
-	return true;
+	return s->pve ? &s->said : NULL;
 }
 
 /*
@@ -219,8 +213,8 @@ struct cluster *def_source_candidate(struct def_source *s, const char *node,
 		s->rejected = h;
 		cluster_free(c);
 		c = NULL;
-	} else if (diag.n_warnings && warnings_are_new(s, &diag)) {
-		diag_print(&diag, stderr);
+	} else {
+		diag_print_new(&diag, true, said_of(s), stderr);
 	}
 	diag_free(&diag);
 	return c;
@@ -233,9 +227,7 @@ int def_source_load_first(struct def_source *s, struct cluster **out)
 
 	diag_init(&diag);
 	ret = def_source_load(s, out, &diag);
-	diag_print(&diag, stderr);
-	if (ret == 0)
-		warnings_are_new(s, &diag); /* printed: the next reload does not repeat them */
+	diag_print_new(&diag, true, ret == 0 ? said_of(s) : NULL, stderr);
 	diag_free(&diag);
 	if (ret < 0)
 		log_error("%s: definition not valid, nothing was changed; %s", s->files[0],

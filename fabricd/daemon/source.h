@@ -40,8 +40,8 @@ struct def_source {
 	struct file_id ids[DEF_SOURCE_FILES]; /* as last read */
 	const char *fix;		      /* what the operator does about a bad one */
 	struct file_watch *watch;	      /* def_source_watch()'s, NULL before */
-	uint64_t rejected; /* the problems last logged, so that each set is logged once */
-	uint64_t warned;   /* the warnings last printed (Proxmox: printed once) */
+	uint64_t rejected;     /* the problems last logged, so that each set is logged once */
+	struct diag_said said; /* the warnings last printed (Proxmox: each said once) */
 };
 
 /* Sets the source up from the options; the name for messages is s->files[0]. */

@@ -358,13 +358,8 @@ int session_replan(struct session *s)
  */
 static void print_diag(const struct session *s, const struct diag *d, bool kept)
 {
-	struct diag warnings = *d;
-
-	if (s->report_only && kept)
-		warnings.n = 0;
-	if (s->view && !view_warnings_new(s->view, d))
-		warnings.n_warnings = 0; /* the daemon said them at an earlier pass */
-	diag_print(&warnings, log_stream());
+	/* the daemon's warnings: those it said at the last pass are not said again */
+	diag_print_new(d, !(s->report_only && kept), s->view ? &s->view->said : NULL, log_stream());
 }
 
 static int unmeasured(struct session *s, struct diag *why)

@@ -542,13 +542,3 @@ bool view_guard_stale(struct obs_view *v, const struct plan *p)
 	}
 	return false;
 }
-
-bool view_warnings_new(struct obs_view *v, const struct diag *d)
-{
-	uint64_t h = diag_warnings_digest(d);
-
-	if (h == v->warned)
-		return false;
-	v->warned = h;
-	return true;
-}

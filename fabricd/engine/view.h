@@ -57,8 +57,8 @@ struct obs_view {
 	int pass_changed[2 * VIEW_DIRTY_MAX];
 	/* for tests and --verbose */
 	unsigned long full_reads, link_gets, fdb_gets;
-	/* the planning warnings last printed: each said once until they change */
-	uint64_t warned;
+	/* the planning warnings last printed: each said once while it lasts */
+	struct diag_said said;
 	/* fabricd's links renamed by hand, until they have their first name back (observe.h) */
 	size_t n_renamed, cap_renamed;
 	struct link_rename *renamed;
@@ -67,8 +67,6 @@ struct obs_view {
 	struct link_rename *made;
 };
 
-/* Whether d's warnings differ from those last said (then they are the ones said now). */
-bool view_warnings_new(struct obs_view *v, const struct diag *d);
 void view_init(struct obs_view *v);
 void view_free(struct obs_view *v);
 /* Everything is read again at the next pass (ENOBUFS, a failed pass). */

@@ -298,3 +298,53 @@ def test_a_planning_warning_is_said_once_until_it_changes(make_cluster):
         d.wait_log("Proxmox zone dflt, mtu: 1400 is above what zone", timeout=10)
     finally:
         d.stop()
+
+
+def test_a_planning_warning_is_not_said_again_when_another_comes_and_goes(make_cluster):
+    """A vnet renamed in Proxmox makes one pass warn that its VNI was the old vnet's; the
+    zone's MTU warning, there all along, was said again with it and again at the pass
+    after it (the warnings were one digest: any other coming or going said all again)."""
+    cluster = make_cluster(2)
+    pve = FakePve(cluster)
+    pve.apply("secure", {"blue": 100, "green": 101})
+    pve1 = cluster.nodes[0]
+    d = Daemon(cluster, pve1, grace=GRACE, extra_args=["--sdn-dir", pve.sdn]).start()
+    try:
+        said = "Proxmox zone lab: it gives its guests MTU 1450 (no MTU set)"
+        assert d.log().count(said) == 1, d.log()
+        pve.apply("secure", {"blue": 100, "teal": 101})
+        d.wait_log("teal: its VNI 101 was vnet green's", timeout=10)
+        wait_until(lambda: has_vnet(pve1, "teal", "vs101") and "green" not in pve1.links(),
+                   timeout=10, what="teal took VNI 101")
+        pve1.run(["ip", "link", "set", "teal", "mtu", "1300"])  # one more pass, a repair
+        wait_until(lambda: pve1.link("teal")["mtu"] == 1390, timeout=5, what="repaired")
+        time.sleep(0.5)
+        assert d.log().count(said) == 1, d.log()
+    finally:
+        d.stop()
+
+
+def test_a_proxmox_warning_that_comes_back_is_said_again(make_cluster):
+    """A node in corosync.conf but not in the WireGuard fabric is warned of; removed, then
+    added again (pvecm delnode, pvecm add), it is warned of again: the warning's return
+    was taken for the one said before and never said (the source kept only the last
+    non-empty set of warnings)."""
+    cluster = make_cluster(2)
+    pve = FakePve(cluster)
+    pve.apply("secure", {"blue": 100})
+    corosync = os.path.join(pve.dir, "corosync.conf")
+    good = open(corosync).read()
+    extra = good.replace("nodelist {\n", "nodelist {\n  node {\n    name: pve9\n    nodeid: 9\n"
+                         "    quorum_votes: 1\n    ring0_addr: 192.0.2.99\n  }\n", 1)
+    d = Daemon(cluster, cluster.nodes[0], grace=GRACE, extra_args=["--sdn-dir", pve.sdn]).start()
+    try:
+        said = 'pve9: is in corosync.conf but not in WireGuard fabric "wgf"'
+        for times in (1, 2):
+            pve._replace(corosync, extra)  # pvecm add
+            wait_until(lambda: d.log().count(said) == times, timeout=5,
+                       what=f"the warning said {times} times")
+            pve._replace(corosync, good)  # pvecm delnode: read at once (a rename)
+            time.sleep(1)
+        assert d.log().count(said) == 2, d.log()
+    finally:
+        d.stop()
