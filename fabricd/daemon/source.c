@@ -22,6 +22,7 @@ void def_source_init(struct def_source *s, const struct options *o)
 		return;
 	}
 	s->pve = true;
+	s->corosync_opt = o->corosync;
 	snprintf(s->running, sizeof(s->running), "%s/.running-config", o->sdn_dir);
 	pve_paths_init(&s->paths, o->sdn_dir, o->corosync, s->corosync, sizeof(s->corosync));
 	s->n = 2;
@@ -169,16 +170,32 @@ static void log_rejected(const char *path, const char *fix, const struct diag *d
 	free(text);
 }
 
-/* What the daemon cannot take from a valid definition: it names this node and this cluster. */
-static int check_in_force(const struct cluster *c, const char *node, const char *cluster_name,
-			  struct diag *diag)
+/*
+ * The options that give a one-shot command this source, for the advice in
+ * messages: on Proxmox there is no definition file to name.
+ */
+static void source_args(const struct def_source *s, char *buf, size_t len)
 {
+	if (!s->pve)
+		snprintf(buf, len, "-c %s", s->files[0]);
+	else if (s->corosync_opt)
+		snprintf(buf, len, "--sdn-dir %s --corosync %s", s->paths.sdn_dir, s->corosync_opt);
+	else
+		snprintf(buf, len, "--sdn-dir %s", s->paths.sdn_dir);
+}
+
+/* What the daemon cannot take from a valid definition: it names this node and this cluster. */
+static int check_in_force(const struct def_source *s, const struct cluster *c, const char *node,
+			  const char *cluster_name, struct diag *diag)
+{
+	char args[2 * PATH_MAX + 32];
+
 	if (cluster_find_node(c, node) < 0) {
-		diag_add(
-		    diag, "nodes",
-		    "this node, %s, is no longer in the definition (it left); to take it out of "
-		    "the fabric, stop fabricd and run `fabricd down -c FILE` with this definition",
-		    node);
+		source_args(s, args, sizeof(args));
+		diag_add(diag, "nodes",
+			 "this node, %s, is no longer in %s (it left); to take it out "
+			 "of the fabric, stop fabricd and run `fabricd down %s`",
+			 node, s->pve ? "Proxmox's WireGuard fabric" : "the definition", args);
 		return -EINVAL;
 	}
 	if (strcmp(c->name, cluster_name)) {
@@ -203,7 +220,7 @@ struct cluster *def_source_candidate(struct def_source *s, const char *node,
 	diag_init(&diag);
 	ret = def_source_load(s, &c, &diag);
 	if (ret == 0)
-		ret = check_in_force(c, node, cluster_name, &diag);
+		ret = check_in_force(s, c, node, cluster_name, &diag);
 	if (ret < 0) {
 		h = digest(DIGEST_INIT, &ret, sizeof(ret));
 		for (size_t i = 0; i < diag.n; i++)

@@ -35,6 +35,7 @@ struct def_source {
 	bool pve; /* --sdn-dir given */
 	struct pve_paths paths;
 	char running[PATH_MAX], corosync[PATH_MAX];
+	const char *corosync_opt;	      /* --corosync FILE, or NULL */
 	size_t n;			      /* files read: 1 (-c) or 2 (Proxmox) */
 	const char *files[DEF_SOURCE_FILES];  /* the first names the source in messages */
 	struct file_id ids[DEF_SOURCE_FILES]; /* as last read */

@@ -348,3 +348,30 @@ def test_a_proxmox_warning_that_comes_back_is_said_again(make_cluster):
         assert d.log().count(said) == 2, d.log()
     finally:
         d.stop()
+
+
+def test_a_node_taken_out_of_the_fabric_is_told_the_down_that_works(make_cluster):
+    """pve2 deleted from Proxmox's WireGuard fabric: its daemon keeps the last good state and
+    says how to take it out, with the options that work here (--sdn-dir DIR): it said
+    `fabricd down -c FILE`, and on Proxmox there is no such file."""
+    cluster = make_cluster(2)
+    pve = FakePve(cluster)
+    pve.apply("secure", {"blue": 100})
+    pve2 = cluster.nodes[1]
+    d = Daemon(cluster, pve2, grace=GRACE, extra_args=["--sdn-dir", pve.sdn]).start()
+    try:
+        path = os.path.join(pve.sdn, ".running-config")
+        running = json.load(open(path))
+        del running["fabrics"]["ids"]["wgf_pve2"]
+        running["fabrics"]["ids"]["wgf_pve1"]["peers"] = []
+        running["version"] += 1
+        pve._replace(path, json.dumps(running))
+        log = d.wait_log("this node, pve2, is no longer in", timeout=10)
+        assert f"run `fabricd down --sdn-dir {pve.sdn}`" in log, log
+        assert "-c FILE" not in log, log
+        assert has_vnet(pve2, "blue", "vs100"), "the last good state stays"
+        d.stop()
+        res = pve2.fabricd("down", "--sdn-dir", pve.sdn)  # what it said works
+        assert res.rc == 0 and not pve2.owned_links(), res
+    finally:
+        d.stop()
