@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/diag.h"
 #include "base/util.h"
 
 int write_all(int fd, const char *buf, size_t len)
@@ -186,13 +185,4 @@ size_t u64_lower_bound(const uint64_t *v, size_t n, uint64_t key)
 			hi = mid;
 	}
 	return lo;
-}
-
-uint64_t diag_warnings_digest(const struct diag *d)
-{
-	uint64_t h = FNV1A_INIT;
-
-	for (size_t i = 0; i < d->n_warnings; i++)
-		h = fnv1a(h, d->warnings[i], strlen(d->warnings[i]) + 1);
-	return h;
 }

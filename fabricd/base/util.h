@@ -45,9 +45,6 @@ unsigned long long netns_inode(void);
  * digest for change detection, not a security measure. */
 #define FNV1A_INIT 0xcbf29ce484222325ULL
 uint64_t fnv1a(uint64_t h, const void *data, size_t len);
-/* The FNV-1a of d's warnings, in order: whether they are the ones said before. */
-struct diag;
-uint64_t diag_warnings_digest(const struct diag *d);
 
 /*
  * The power of two >= n (1 for 0): the capacity of a table that doubles as
