@@ -70,6 +70,42 @@ int write_output(const char *path, const void *data, size_t len, mode_t mode)
 	return ret;
 }
 
+int write_temp_fd(int fd, const struct stat *owner, mode_t mode, const void *data, size_t len)
+{
+	int ret = 0;
+
+	/*
+	 * Proxmox's pmxcfs (/etc/pve) allows only 0640 (0600 under priv/) and
+	 * answers EPERM to other modes, as it does to fchown.
+	 */
+	if (owner && fchown(fd, owner->st_uid, owner->st_gid) < 0 && errno != EPERM)
+		ret = -errno;
+	if (!ret && fchmod(fd, mode) < 0 && errno != EPERM)
+		ret = -errno;
+	if (!ret)
+		ret = write_all(fd, data, len);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int write_proc(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	if (n != (ssize_t)len)
+		ret = n < 0 ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner)
 {
 	char tmp[PATH_MAX], real[PATH_MAX];
@@ -90,21 +126,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 0600);
 	if (fd < 0)
 		return -errno;
-	/*
-	 * A file system that decides modes itself refuses others with EPERM:
-	 * Proxmox's pmxcfs (/etc/pve) allows only 0640 (0600 under priv/). The
-	 * file keeps the mode it gives (made with at most 0600 by open above).
-	 */
-	if (have && fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
-		ret = -errno;
-	if (!ret && fchmod(fd, mode) < 0 && errno != EPERM) /* whatever the umask was */
-		ret = -errno;
-	if (!ret)
-		ret = write_all(fd, data, len);
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
+	/* made with at most 0600 above; the mode whatever the umask was */
+	ret = write_temp_fd(fd, have ? &st : NULL, mode, data, len);
 	if (!ret && rename(tmp, path) < 0)
 		ret = -errno;
 	if (ret)

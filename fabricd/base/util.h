@@ -23,6 +23,17 @@ int write_all(int fd, const char *buf, size_t len);
  * file never stays behind.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
+/*
+ * Fills fd, a temporary file just made, and closes it: the owner of *owner
+ * first (NULL: as made; fchown may clear set-id bits that the mode then
+ * restores), mode, data, fsync. A file system that decides modes itself
+ * (Proxmox's pmxcfs) answers EPERM to both: the file keeps what it gives.
+ * 0 or -errno; fd is closed either way.
+ */
+struct stat;
+int write_temp_fd(int fd, const struct stat *owner, mode_t mode, const void *data, size_t len);
+/* Writes value to a kernel setting such as a /proc/sys file, in one write. 0 or -errno. */
+int write_proc(const char *path, const char *value);
 /* fsync of path's directory: a rename into it survives a crash (best effort). */
 void fsync_parent(const char *path);
 /*

@@ -304,29 +304,12 @@ static int unchanged(const struct deffile *f)
 
 static int write_temp(const struct deffile *f, const char *tmp, const char *text, size_t len)
 {
-	mode_t mode = f->exists ? (f->st.st_mode & 07777) : 0644;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	int ret = 0;
 
 	if (fd < 0)
 		return -errno;
-	/* the owner first: fchown may clear set-id bits that the mode then restores */
-	if (f->exists && fchown(fd, f->st.st_uid, f->st.st_gid) < 0 && errno != EPERM)
-		ret = -errno;
-	/*
-	 * A file system that decides modes itself refuses others: Proxmox's
-	 * pmxcfs (/etc/pve) allows only 0640 (0600 under priv/) and answers
-	 * EPERM, as it does to fchown. The file keeps the mode it gives.
-	 */
-	if (!ret && fchmod(fd, mode) < 0 && errno != EPERM)
-		ret = -errno;
-	if (!ret)
-		ret = write_all(fd, text, len);
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	return ret;
+	return write_temp_fd(fd, f->exists ? &f->st : NULL,
+			     f->exists ? (f->st.st_mode & 07777) : 0644, text, len);
 }
 
 int deffile_replace(struct deffile *f, const char *text, size_t len, char *err, size_t errlen)

@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "engine/linklocal.h"
 #include "kinds/ifaddr.h"
 #include "kinds/link.h"
@@ -99,23 +100,19 @@ static char read_flag(const char *path)
 void linklocal_ipv6_on(const struct op *op)
 {
 	char path[96];
-	int fd, err = 0;
+	int ret;
 
 	if (op->type != OP_ADDR_ADD || op->u.prefix.addr.family != AF_INET6)
 		return;
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", op->ifname);
 	if (read_flag(path) != '1')
 		return; /* on, or no IPv6 at all (ipv6.disable=1): the add says so */
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "0\n", 2) != 2)
-		err = errno;
-	if (fd >= 0)
-		close(fd);
-	if (err)
+	ret = write_proc(path, "0\n");
+	if (ret < 0)
 		log_warn("%s: IPv6 is off on it (net.ipv6.conf.%s.disable_ipv6 = 1) and cannot be "
 			 "turned on for its address: %s; set it to 0 (sysctl -w "
 			 "net.ipv6.conf.%s.disable_ipv6=0)",
-			 op->ifname, op->ifname, strerror(err), op->ifname);
+			 op->ifname, op->ifname, strerror(-ret), op->ifname);
 	else
 		log_info("%s: IPv6 was off on it (net.ipv6.conf.%s.disable_ipv6 = 1): turned on "
 			 "for its address",

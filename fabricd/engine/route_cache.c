@@ -3,24 +3,20 @@
  * engine/route_cache.c - the routes VXLAN devices keep for their remotes,
  * made stale (engine/route_cache.h says why).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "definition/evpn.h"
 #include "engine/route_cache.h"
 
 /* Writing anything bumps the family's route generation: every cached route is checked again. */
 static void flush_one(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret = write_proc(path, "1\n");
 
-	if (fd < 0 || write(fd, "1\n", 2) != 2)
-		log_debug("%s: %s (no route cache flushed)", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	if (ret < 0)
+		log_debug("%s: %s (no route cache flushed)", path, strerror(-ret));
 }
 
 void route_cache_flush(void)
