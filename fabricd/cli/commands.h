@@ -14,6 +14,12 @@
 /* Whole seconds 0..max for option --name; -1 (logged) otherwise. */
 int cli_parse_seconds(const char *name, const char *text, unsigned int max, unsigned int *out);
 
+/*
+ * status, or 1 (logged) when what was printed could not reach stdout (full disk,
+ * closed pipe): every exit after printing goes through it, --help's too.
+ */
+int cli_exit_status(int status);
+
 int cmd_check(const struct options *o);
 int cmd_render(const struct options *o);
 int cmd_plan(const struct options *o);

@@ -265,7 +265,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(cli_exit_status(0));
 		default:
 			if (c >= OPT_VALUE_BASE && c < OPT_VALUE_BASE + (int)N_VALUE_OPTIONS) {
 				if (set_value_option(o, &value_options[c - OPT_VALUE_BASE],
@@ -475,6 +475,15 @@ static int run_command(int argc, char **argv)
  * disk or a closed pipe must not leave a truncated --json behind an exit
  * status of 0.
  */
+int cli_exit_status(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		log_error("stdout: %s: the output is incomplete", strerror(errno ? errno : EIO));
+		return 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -486,10 +495,5 @@ int main(int argc, char **argv)
 	 */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	ret = run_command(argc, argv);
-
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		log_error("stdout: %s: the output is incomplete", strerror(errno ? errno : EIO));
-		return 1;
-	}
-	return ret;
+	return cli_exit_status(ret);
 }

@@ -126,7 +126,7 @@ static int parse_one(struct zone_args *a, int c, const char *usage)
 		return cli_parse_seconds("lock-wait", optarg, 3600, &a->o.lock_wait);
 	case 'h':
 		printf("%s\n", usage);
-		exit(0);
+		exit(cli_exit_status(0));
 	default:
 		log_error("%s", usage);
 		return -1;

@@ -343,11 +343,15 @@ def test_status_takes_one_output_form(fabricd, repo, pair):
 @pytest.mark.parametrize("args", [["check", "-c", "examples/minimal-2node.json"],
                                   ["check", "--json", "-c", "examples/minimal-2node.json"],
                                   ["render", "-c", "examples/minimal-2node.json", "-n", "pve1"],
-                                  ["--version"]],
-                         ids=["check", "check-json", "render", "version"])
+                                  ["--version"], ["--help"], ["check", "--help"],
+                                  ["zone", "--help"], ["vnet", "add", "--help"],
+                                  ["bench", "--help"], ["import-pve", "--help"]],
+                         ids=["check", "check-json", "render", "version", "help", "check-help",
+                              "zone-help", "vnet-help", "bench-help", "import-pve-help"])
 def test_output_that_cannot_be_written_fails(fabricd, repo, args):
     """A full disk (/dev/full) must not leave a truncated output behind exit status 0:
-    programs read --json."""
+    programs read --json. A command's --help too (until 2026-12-07 `check --help`,
+    `zone --help` and `vnet add --help` exited 0 with nothing written)."""
     with open("/dev/full", "w") as full:
         r = subprocess.run([str(fabricd), *args], cwd=repo, stdout=full,
                            stderr=subprocess.PIPE, text=True, timeout=30)
