@@ -693,7 +693,6 @@ static int load(const char *buf, size_t len, const char *source, struct cluster 
 	struct config_loader l = {.r = {.d = diag}};
 	json_error_t jerr;
 	json_t *root;
-	char where[CONFIG_PATH_LEN];
 	int ret = 0;
 
 	*out = NULL;
@@ -710,9 +709,7 @@ static int load(const char *buf, size_t len, const char *source, struct cluster 
 	/* any value: "null" is valid JSON, just not a definition (load_root says so) */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!root) {
-		config_path(where, "%s:%d:%d", source, jerr.line, jerr.column);
-		config_error(&l.r, where,
-			     "invalid JSON: %s; fix the syntax at this line and column", jerr.text);
+		config_syntax_error(&l.r, source, buf, len, &jerr);
 		return -EINVAL;
 	}
 	l.c = calloc(1, sizeof(*l.c));

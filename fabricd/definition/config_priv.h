@@ -84,6 +84,13 @@ void config_parse_key(struct config_report *r, const char *path, const char *s,
 void config_parse_endpoint(struct config_report *r, const char *path, const char *s,
 			   struct node *n);
 
+/*
+ * A definition jansson could not read: the line and column of a syntax error,
+ * the JSON path of a duplicate key (text is what was parsed).
+ */
+void config_syntax_error(struct config_report *r, const char *source, const char *text, size_t len,
+			 const json_error_t *jerr);
+
 /* Uniqueness, prefix membership, address families, ports and MTU across the definition. */
 void config_verify(const struct cluster *c, struct config_report *r);
 

@@ -301,3 +301,91 @@ void config_parse_endpoint(struct config_report *r, const char *path, const char
 	n->endpoint_port = port;
 	n->flags |= NODE_HAS_ENDPOINT;
 }
+
+/* One open object or array while json_path_at scans: its key, or its element index. */
+struct json_frame {
+	bool object, want_key;
+	unsigned int index;
+	char key[64];
+};
+
+/* Past the string that starts at text[i] (a '"'); its raw text, cut short, into key. */
+static size_t json_skip_string(const char *text, size_t i, size_t end, char *key, size_t len)
+{
+	size_t o = 0;
+
+	for (i++; i < end && text[i] != '"'; i++) {
+		if (text[i] == '\\' && i + 1 < end)
+			i++;
+		if (key && o + 1 < len)
+			key[o++] = text[i];
+	}
+	if (key)
+		key[o] = '\0';
+	return i;
+}
+
+/* Appends each frame's part ("zones", "[0]", ".vnets") to out. */
+static void json_path_format(const struct json_frame *f, unsigned int depth, char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (unsigned int k = 0; k < depth && o < len; k++) {
+		if (f[k].object)
+			o += snprintf(out + o, len - o, "%s%s", o ? "." : "", f[k].key);
+		else
+			o += snprintf(out + o, len - o, "[%u]", f[k].index);
+	}
+}
+
+/*
+ * The JSON path of the key that ends before byte offset of text (where jansson
+ * stops at a duplicate key), from the brackets, commas and keys before it;
+ * "(top level)" when it cannot tell.
+ */
+static void json_path_at(const char *text, size_t len, size_t offset, char *out, size_t out_len)
+{
+	struct json_frame f[32];
+	unsigned int depth = 0;
+	size_t end = offset < len ? offset : len;
+
+	for (size_t i = 0; i < end; i++) {
+		struct json_frame *top = depth ? &f[depth - 1] : NULL;
+		char ch = text[i];
+
+		if ((ch == '{' || ch == '[') && depth < 32)
+			f[depth++] = (struct json_frame){.object = ch == '{', .want_key = true};
+		else if ((ch == '}' || ch == ']') && depth)
+			depth--;
+		else if (ch == ',' && top && top->object)
+			top->want_key = true;
+		else if (ch == ',' && top)
+			top->index++;
+		else if (ch == ':' && top)
+			top->want_key = false;
+		else if (ch == '"')
+			i = json_skip_string(text, i, end,
+					     top && top->object && top->want_key ? top->key : NULL,
+					     sizeof(top->key));
+	}
+	json_path_format(f, depth, out, out_len);
+	if (!out[0])
+		snprintf(out, out_len, "(top level)");
+}
+
+void config_syntax_error(struct config_report *r, const char *source, const char *text, size_t len,
+			 const json_error_t *jerr)
+{
+	char where[CONFIG_PATH_LEN];
+
+	if (!strncmp(jerr->text, "duplicate object key", 20) && jerr->position > 0) {
+		json_path_at(text, len, (size_t)jerr->position, where, sizeof(where));
+		config_error(r, where, "appears twice in one object (%s line %d); keep one", source,
+			     jerr->line);
+		return;
+	}
+	config_path(where, "%s:%d:%d", source, jerr->line, jerr->column);
+	config_error(r, where, "invalid JSON: %s; fix the syntax at this line and column",
+		     jerr->text);
+}

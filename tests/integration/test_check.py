@@ -187,7 +187,7 @@ def test_duplicate_key_rejected(fabricd, repo, tmp_path):
     path = write(tmp_path, text.replace('"version": 1,', '"version": 1, "version": 1,', 1))
     r = check(fabricd, path)
     assert r.returncode == 1
-    assert "duplicate object key" in r.stderr
+    assert f"error: version: appears twice in one object ({path} line 2); keep one" in r.stderr, r
 
 
 def test_missing_file(fabricd, tmp_path):

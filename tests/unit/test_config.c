@@ -406,8 +406,15 @@ static const struct tcase cases[] = {
     /* JSON syntax */
     BAD("trailing comma", "<input>:1:", "invalid JSON", "\"cluster\": \"lab\",",
 	"\"cluster\": \"lab\",,"),
-    BAD("duplicate key", "<input>:1:", "duplicate object key", "\"version\": 1,",
-	"\"version\": 1, \"version\": 1,"),
+    /* a duplicate key names its JSON path and line (until 2026-12-07: line and column only) */
+    BAD("duplicate key", "version", "appears twice in one object (<input> line 1); keep one",
+	"\"version\": 1,", "\"version\": 1, \"version\": 1,"),
+    BAD("duplicate nested key", "zones[1].vnets[0].vni", "appears twice", "\"vni\": 200",
+	"\"vni\": 200, \"vni\": 201"),
+    BAD("duplicate key after arrays", "zones[1].transport", "appears twice",
+	"\"transport\": \"plain\",", "\"transport\": \"plain\", \"transport\": \"x\","),
+    BAD("duplicate key in a string's braces", "zones[0].name", "appears twice", ZONE0,
+	"{\"name\": \"[{\\\"a,\", \"name\": \"tenant-a\","),
     TEXT("empty text", "", "<input>", "is empty; a definition is one JSON object"),
     BAD("nul escape", "<input>:1:", "invalid JSON", "\"lab\"", "\"l\\u0000b\""),
 };
