@@ -209,3 +209,20 @@ size_t u64_lower_bound(const uint64_t *v, size_t n, uint64_t key)
 	}
 	return lo;
 }
+
+int open_lock_file(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 077) &&
+	    fchmod(fd, 0600) < 0 && errno != EPERM) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}

@@ -32,6 +32,15 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
  */
 struct stat;
 int write_temp_fd(int fd, const struct stat *owner, mode_t mode, const void *data, size_t len);
+/*
+ * Opens (making it if need be) a lock file for flock(), readable and
+ * writable by its owner alone: flock needs no more than an open file, so a
+ * lock file others may read is one any local user can hold, stopping every
+ * writer that waits for it. A lock file of this user's with a wider mode
+ * (an older fabricd made them 0644) is narrowed to 0600. The fd (O_CLOEXEC,
+ * never through a symbolic link) or -errno.
+ */
+int open_lock_file(const char *path);
 /* Writes value to a kernel setting such as a /proc/sys file, in one write. 0 or -errno. */
 int write_proc(const char *path, const char *value);
 /* fsync of path's directory: a rename into it survives a crash (best effort). */

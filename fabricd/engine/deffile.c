@@ -257,9 +257,9 @@ int deffile_open_locked(const char *path, unsigned int wait_s, const char *comma
 		snprintf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
-	f->lock_fd = open(f->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	f->lock_fd = open_lock_file(f->lock_path);
 	if (f->lock_fd < 0) {
-		ret = -errno;
+		ret = f->lock_fd;
 		snprintf(err, errlen,
 			 "%s: cannot open the definition's lock file: %s; nothing was changed "
 			 "(%s)",

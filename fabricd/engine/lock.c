@@ -86,14 +86,14 @@ static void lock_path(struct node_lock *l, const char *kind)
 	snprintf(l->path, sizeof(l->path), "%s/%snet%llu.lock", NODE_LOCK_DIR, kind, netns_inode());
 }
 
-static int open_lock_file(struct node_lock *l, const char *kind)
+static int open_node_lock_file(struct node_lock *l, const char *kind)
 {
 	if (mkdir(NODE_LOCK_DIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	lock_path(l, kind);
 	/* O_CLOEXEC: a wireguard-go started while it is held must not inherit it */
-	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	return l->fd < 0 ? -errno : 0;
+	l->fd = open_lock_file(l->path);
+	return l->fd < 0 ? l->fd : 0;
 }
 
 int node_lock_take(struct node_lock *l, const char *node, const char *command, unsigned int wait_ms,
@@ -106,7 +106,7 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 	int ret;
 
 	l->fd = -1;
-	ret = open_lock_file(l, "");
+	ret = open_node_lock_file(l, "");
 	if (ret < 0) {
 		log_error("node %s: cannot open the lock %s: %s; commands that change the node "
 			  "need " NODE_LOCK_DIR " writable (a tmpfs, as /run is)",
@@ -161,7 +161,7 @@ int node_daemon_lock_take(struct node_lock *l, const char *node, const char *clu
 	int ret;
 
 	l->fd = -1;
-	ret = open_lock_file(l, "daemon.");
+	ret = open_node_lock_file(l, "daemon.");
 	if (ret == 0 && flock(l->fd, LOCK_EX | LOCK_NB) < 0)
 		ret = -errno;
 	if (ret == -EWOULDBLOCK) {
