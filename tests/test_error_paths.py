@@ -170,14 +170,19 @@ def test_vnet_remove_takes_at_most_256_names(tmp_path):
 
 
 def test_join_without_underlay_needs_a_valid_definition(tmp_path):
-    """Without --underlay, join reads the nodes' addresses from the file first."""
-    path = write(tmp_path, "{")
+    """Without --underlay, join reads the nodes' addresses from the file first; a file that
+    is not JSON is named with the line and column, as check names it."""
+    path = write(tmp_path, '{"version": 1}')
     key = tmp_path / "pve3.key"
     r = run("join", "-c", path, "-n", "pve3", "--key-file", key)
     assert_error(r, f"{path}: not a valid definition: nothing was changed; fix it first "
                     f"(fabricd check -c {path})")
     assert "node pve3 did not join" in r.stderr
-    assert path.read_text() == "{"
+    assert path.read_text() == '{"version": 1}'
+    path.write_text("{")
+    r = run("join", "-c", path, "-n", "pve3", "--key-file", key)
+    assert_error(r, f"{path}:1:1: invalid JSON: ", "fix the syntax at this line and column")
+    assert "node pve3 did not join" in r.stderr and path.read_text() == "{"
 
 
 def in_mount_namespace(script, **kwargs):

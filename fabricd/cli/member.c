@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "cli/member.h"
+#include "definition/config.h"
 #include "definition/keyfile.h"
 #include "engine/session.h"
 #include "netlink/route_src.h"
@@ -266,7 +267,13 @@ int member_edit(const struct options *o, const char *command, member_edit_fn edi
 	}
 	for (;;) {
 		diag_init(&d);
-		ret = edit(&f, data, res, &d);
+		/* the file's syntax by its name (the edits only know its text); init refuses a file
+		 */
+		ret = f.exists && strcmp(command, "init")
+			  ? config_json_check(f.text, f.len, f.path, NULL, &d)
+			  : 0;
+		if (ret == 0)
+			ret = edit(&f, data, res, &d);
 		diag_print(&d, stderr);
 		diag_free(&d);
 		if (ret < 0 || !res->text)

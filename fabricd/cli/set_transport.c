@@ -233,7 +233,9 @@ static int check_text(const char *text, size_t len, const char *zone, const char
 	int transport = -2;
 
 	diag_init(&diag);
-	if (config_load_buffer(text, len, &c, &diag) < 0) {
+	/* the file's syntax by its name (config_load_buffer only knows the text) */
+	if ((!edit && config_json_check(text, len, what, NULL, &diag) < 0) ||
+	    config_load_buffer(text, len, &c, &diag) < 0) {
 		diag_print(&diag, stderr);
 		if (edit)
 			log_error("zone %s: %s transport would make %s invalid (the errors "

@@ -21,4 +21,15 @@
 int config_load_file(const char *path, struct cluster **out, struct diag *diag);
 int config_load_buffer(const char *buf, size_t len, struct cluster **out, struct diag *diag);
 
+/*
+ * 0 when text is JSON (any value, no key twice in one object); else -EINVAL
+ * and why in d, naming source: a duplicate key by its JSON path ("PATH:
+ * appears twice in one object (SOURCE line N); TODO"), any other error by
+ * "SOURCE:LINE:COLUMN: invalid JSON: ...; TODO". todo NULL: "keep one", or
+ * "fix the syntax at this line and column". For the readers of other JSON
+ * files and of a definition that config_load_file does not read.
+ */
+int config_json_check(const char *text, size_t len, const char *source, const char *todo,
+		      struct diag *d);
+
 #endif

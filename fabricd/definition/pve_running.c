@@ -12,9 +12,12 @@
 
 #include <jansson.h>
 
+#include "definition/config.h"
 #include "definition/pve_running.h"
 
 #define RUNNING ".running-config"
+/* what to do about a .running-config that cannot be read */
+#define TODO "run SDN \"Apply\" in Proxmox again (it writes this file)"
 
 /* A scalar as the *.cfg file would hold it; NULL for containers. */
 static int scalar_text(const json_t *v, char *buf, size_t len, const char **out)
@@ -163,13 +166,11 @@ int pve_running_parse(const char *text, size_t len, struct pve_running *out, str
 		files[i]->dialect = i == 4 ? PVE_DIALECT_RUST : PVE_DIALECT_PERL;
 	}
 	out->version = -1;
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!json_is_object(root)) {
-		char where[64];
-
-		snprintf(where, sizeof(where), "%s:%d:%d", RUNNING, jerr.line, jerr.column);
-		diag_add(diag, where, "%s; Proxmox writes this file on SDN \"Apply\"",
-			 root ? "not a JSON object" : jerr.text);
+		/* a duplicate key by its JSON path, a syntax error by its line and column */
+		if (root || config_json_check(text, len, RUNNING, TODO, diag) == 0)
+			diag_add(diag, RUNNING, "not a JSON object; %s", TODO);
 		json_decref(root);
 		return -EINVAL;
 	}

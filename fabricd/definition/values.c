@@ -5,6 +5,7 @@
  * its JSON path, the value quoted and what to write instead, and leaves the
  * model field zeroed (see definition/config_priv.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include <sodium.h>
 
+#include "definition/config.h"
 #include "definition/config_priv.h"
 
 static bool is_lower_digit(char ch)
@@ -374,18 +376,40 @@ static void json_path_at(const char *text, size_t len, size_t offset, char *out,
 		snprintf(out, out_len, "(top level)");
 }
 
-void config_syntax_error(struct config_report *r, const char *source, const char *text, size_t len,
-			 const json_error_t *jerr)
+/* Why text (named source) did not parse, into d, ending with todo. */
+static void json_error_say(struct diag *d, const char *source, const char *text, size_t len,
+			   const json_error_t *jerr, const char *todo)
 {
 	char where[CONFIG_PATH_LEN];
 
 	if (!strncmp(jerr->text, "duplicate object key", 20) && jerr->position > 0) {
 		json_path_at(text, len, (size_t)jerr->position, where, sizeof(where));
-		config_error(r, where, "appears twice in one object (%s line %d); keep one", source,
-			     jerr->line);
+		diag_add(d, where, "appears twice in one object (%s line %d); %s", source,
+			 jerr->line, todo ? todo : "keep one");
 		return;
 	}
 	config_path(where, "%s:%d:%d", source, jerr->line, jerr->column);
-	config_error(r, where, "invalid JSON: %s; fix the syntax at this line and column",
-		     jerr->text);
+	diag_add(d, where, "invalid JSON: %s; %s", jerr->text,
+		 todo ? todo : "fix the syntax at this line and column");
+}
+
+void config_syntax_error(struct config_report *r, const char *source, const char *text, size_t len,
+			 const json_error_t *jerr)
+{
+	r->errors++;
+	json_error_say(r->d, source, text, len, jerr, NULL);
+}
+
+int config_json_check(const char *text, size_t len, const char *source, const char *todo,
+		      struct diag *d)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+
+	if (root) {
+		json_decref(root);
+		return 0;
+	}
+	json_error_say(d, source, text, len, &jerr, todo);
+	return -EINVAL;
 }

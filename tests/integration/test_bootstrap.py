@@ -205,6 +205,16 @@ ERRORS = [
      "fabricd check -c FILE"),
     ("vnet unknown action", ["vnet", "list", "-c", "{zoned}"],
      "vnet \"list\": use vnet add or vnet remove"),
+    # a key twice in the file: named with the file and what to do (not jansson's bare words)
+    *[(f"{' '.join(cmd)} duplicate key", [*cmd, "-c", "{dup}", *rest],
+       "error: zones[0].transport: appears twice in one object ({dup} line")
+      for cmd, rest in ((["zone", "add"], ["blue", "--transport", "plain"]),
+                        (["zone", "remove"], ["solo"]),
+                        (["vnet", "add"], ["--zone", "solo", "vnet200:200"]),
+                        (["vnet", "remove"], ["vnet100"]),
+                        (["join"], ["-n", "pve3", "--underlay", "192.0.2.13", "--key-file",
+                                    "{tmp}/pve3.key"]),
+                        (["leave"], ["-n", "pve2"]))],
     ("no lock possible", ["join", "-c", "/proc/fabricd-test.json", "-n", "pve3", "--underlay",
                           "192.0.2.13", "--key-file", "{tmp}/pve3.key"],
      "cannot open the definition's lock file"),
@@ -216,7 +226,7 @@ def two_node_files(fabricd_bin, tmp_path):
     tmp = str(tmp_path)
     files = {"tmp": tmp, "path": f"{tmp}/cluster.json", "new": f"{tmp}/new.json",
              "invalid": f"{tmp}/invalid.json", "zoned": f"{tmp}/zoned.json",
-             "single": f"{tmp}/single.json"}
+             "single": f"{tmp}/single.json", "dup": f"{tmp}/dup.json"}
     fabricd(fabricd_bin, "init", "-c", files["path"], "--cluster", "lab", "--prefix", PREFIX,
             "--underlay", "192.0.2.11", *key_args(tmp, "pve1"), check_rc=0)
     fabricd(fabricd_bin, "init", "-c", files["single"], "--cluster", "lab", "--prefix", PREFIX,
@@ -230,6 +240,9 @@ def two_node_files(fabricd_bin, tmp_path):
             "--vnet", "vnet100:100", "--nodes", "pve2", check_rc=0)
     with open(files["invalid"], "w") as f:
         f.write('{"version": 1}\n')
+    with open(files["zoned"]) as src, open(files["dup"], "w") as dst:
+        dst.write(src.read().replace('"transport": "plain"',
+                                     '"transport": "plain", "transport": "plain"', 1))
     for name, mode in (("other.key", 0o600), ("open.key", 0o644)):
         key = subprocess.run([fabricd_bin, "genkey"], capture_output=True, text=True,
                              check=True).stdout
@@ -264,6 +277,7 @@ def test_cli_errors(fabricd_bin, two_node_files, name, argv, message):
     before = {k: open(v).read() for k, v in files.items() if os.path.isfile(v)}
     res = fabricd(fabricd_bin, *[a.format(**files) for a in argv])
     assert res.returncode == 1, f"{name}: exit {res.returncode}\n{res.stdout}{res.stderr}"
+    message = message.format(**files)
     assert message in res.stderr, f"{name}: {message!r} not in:\n{res.stderr}"
     after = {k: open(v).read() for k, v in files.items() if os.path.isfile(v)}
     assert before == after, f"{name}: a definition changed"

@@ -153,6 +153,16 @@ def test_invalid_definition_is_refused(fabricd, definition):
     assert leftovers(definition) == []
 
 
+def test_a_duplicate_key_is_named_with_the_file(fabricd, definition):
+    broken = definition.read_text().replace('"vni": 200', '"vni": 200, "vni": 200', 1)
+    definition.write_text(broken)
+    res = fabricd("set-transport", "-c", str(definition), "red", "secure")
+    assert res.returncode == 1
+    assert f"vni: appears twice in one object ({definition} line" in res.stderr, res.stderr
+    assert "; keep one" in res.stderr and "<input>" not in res.stderr, res.stderr
+    assert definition.read_text() == broken
+
+
 def test_a_switch_that_would_make_the_file_invalid_is_refused(fabricd, definition):
     """red with mtu_policy max and "mtu": 1440 fits plain (1450) but not secure (1390):
     the refusal names the key and says the switch is what breaks it, once."""

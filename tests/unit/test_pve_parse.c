@@ -263,6 +263,14 @@ static void test_running(void)
 
 	CHECK_INT(pve_running_parse(T("{\"zones\":"), &r, &d), -EINVAL, "bad JSON");
 	CHECK(has(&d, false, ".running-config:1:"), "position");
+	CHECK_INT(pve_running_parse(T("{\"zones\":{\"ids\":{\"b\":{\"type\":\"vxlan\",\n"
+				      "\"type\":\"simple\"}}}}"),
+				    &r, &d),
+		  -EINVAL, "duplicate key");
+	CHECK(has(&d, false,
+		  "zones.ids.b.type: appears twice in one object (.running-config line 2); run SDN "
+		  "\"Apply\" in Proxmox again"),
+	      "duplicate key named by its path");
 	CHECK_INT(pve_running_parse(T("{\"zones\":{\"ids\":[]}}"), &r, &d), -EINVAL, "ids array");
 	CHECK(has(&d, false, "\"zones.ids\" is not an object"), "ids error");
 	diag_free(&d);
