@@ -280,16 +280,16 @@ static int get_int(struct config_loader *l, json_t *obj, const char *parent, con
 
 	if (ret <= 0)
 		return ret;
-	if (!json_is_integer(v)) {
+	if (!config_json_int(v, &n)) {
 		config_error(&l->r, path,
 			     "%s is %s; give an integer %lld..%lld (no quotes, no fraction)",
-			     config_jtext(v, t, sizeof(t)), config_jtype(v), min, max);
+			     config_jtext(v, t, sizeof(t)),
+			     json_is_real(v) ? "not a whole number" : config_jtype(v), min, max);
 		return -1;
 	}
-	n = json_integer_value(v);
 	if (n < min || n > max) {
-		config_error(&l->r, path, "%lld is out of range; give an integer %lld..%lld", n,
-			     min, max);
+		config_error(&l->r, path, "%s is out of range; give an integer %lld..%lld",
+			     config_jtext(v, t, sizeof(t)), min, max);
 		return -1;
 	}
 	*out = n;
@@ -659,7 +659,9 @@ static void load_root(struct config_loader *l, json_t *root)
 	}
 	check_keys(l, root, "", top_keys);
 	if (config_get_value(l, root, "", "version", "\"version\": 1", p, &v) > 0) {
-		if (!json_is_integer(v) || json_integer_value(v) != 1)
+		long long version;
+
+		if (!config_json_int(v, &version) || version != 1)
 			config_error(&l->r, p,
 				     "%s is not supported; this fabricd reads \"version\": 1 (an "
 				     "integer)",

@@ -85,6 +85,14 @@ void config_parse_endpoint(struct config_report *r, const char *path, const char
 			   struct node *n);
 
 /*
+ * An integer as JSON Schema counts one: a JSON integer, or a real number with
+ * no fraction (100.0, 1e2; what a YAML-to-JSON converter or jq may write).
+ * False for any other value, 100.5 too. A whole number past long long is
+ * LLONG_MAX or LLONG_MIN, out of the caller's range.
+ */
+bool config_json_int(const json_t *v, long long *out);
+
+/*
  * A definition jansson could not read: the line and column of a syntax error,
  * the JSON path of a duplicate key (text is what was parsed).
  */

@@ -31,25 +31,23 @@ static bool pve_id_ok(const char *s)
 static void load_vni_range(struct config_loader *l, json_t *obj, const char *path, struct zone *z)
 {
 	char p[CONFIG_PATH_LEN], t[CONFIG_VALUE_LEN];
-	json_t *arr, *a, *b;
+	json_t *arr;
+	long long a, b;
 
 	z->vni_first = PVE_VNI_FIRST;
 	z->vni_last = PVE_VNI_LAST;
 	if (config_get_container(l, obj, path, "vni_range", NULL, true, p, &arr) <= 0)
 		return;
-	a = json_array_get(arr, 0);
-	b = json_array_get(arr, 1);
-	if (json_array_size(arr) != 2 || !json_is_integer(a) || !json_is_integer(b) ||
-	    json_integer_value(a) < 1 || json_integer_value(b) > 16777215 ||
-	    json_integer_value(a) > json_integer_value(b)) {
+	if (json_array_size(arr) != 2 || !config_json_int(json_array_get(arr, 0), &a) ||
+	    !config_json_int(json_array_get(arr, 1), &b) || a < 1 || b > 16777215 || a > b) {
 		config_error(&l->r, p,
 			     "%s is not a VNI range; give [first, last], integers 1..16777215 with "
 			     "first <= last, e.g. [%u, %u] (the default)",
 			     config_jtext(arr, t, sizeof(t)), PVE_VNI_FIRST, PVE_VNI_LAST);
 		return;
 	}
-	z->vni_first = (uint32_t)json_integer_value(a);
-	z->vni_last = (uint32_t)json_integer_value(b);
+	z->vni_first = (uint32_t)a;
+	z->vni_last = (uint32_t)b;
 }
 
 /*

@@ -6,6 +6,7 @@
  * model field zeroed (see definition/config_priv.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -302,6 +303,25 @@ void config_parse_endpoint(struct config_report *r, const char *path, const char
 	memcpy(n->endpoint_host, host, strlen(host) + 1);
 	n->endpoint_port = port;
 	n->flags |= NODE_HAS_ENDPOINT;
+}
+
+bool config_json_int(const json_t *v, long long *out)
+{
+	double d = json_real_value(v);
+
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return true;
+	}
+	if (!json_is_real(v))
+		return false;
+	/* past long long: still a whole number, out of any range the caller checks */
+	if (d >= 9.2e18 || d <= -9.2e18) {
+		*out = d > 0 ? LLONG_MAX : LLONG_MIN;
+		return true;
+	}
+	*out = (long long)d;
+	return (double)*out == d;
 }
 
 /* One open object or array while json_path_at scans: its key, or its element index. */

@@ -431,3 +431,34 @@ def test_messages_for_odd_input(fabricd, minimal, tmp_path):
     assert r.returncode == 0 and r.stdout.endswith(": ok (1 node, 1 zone, 1 vnet)\n"), r
     r = run(fabricd, "down", "-c", write(tmp_path, "{", "broken.json"), "-n", "pve1")
     assert r.returncode == 1 and "fabricd down --cluster NAME" in r.stderr, r
+
+
+@pytest.mark.parametrize("where, key, value", [
+    ("version", ("version",), 1),
+    ("fabric.listen_port", ("fabric", "listen_port"), 51820),
+    ("zones[0].vnets[0].vni", ("zones", 0, "vnets", 0, "vni"), 100),
+    ("zones[0].mtu", ("zones", 0, "mtu"), 1400),
+])
+def test_integral_real_is_an_integer(fabricd, schema, minimal, tmp_path, where, key, value):
+    """100.0 is an integer to JSON Schema (what a YAML converter or jq writes): check agrees,
+    with the same range; 100.5 is refused by both, by its JSON path."""
+    def with_value(text):
+        doc = copy.deepcopy(minimal)
+        target = doc
+        for k in key[:-1]:
+            target = target[k]
+        target[key[-1]] = "@@"
+        return json.dumps(doc, indent=2).replace('"@@"', text)
+
+    whole = with_value(f"{value}.0")
+    assert [e.message for e in schema.iter_errors(json.loads(whole))] == []
+    r = check(fabricd, write(tmp_path, whole))
+    assert r.returncode == 0, r.stderr
+    half = with_value(f"{value}.5")
+    assert list(schema.iter_errors(json.loads(half))), f"the schema must refuse {value}.5"
+    r = check(fabricd, write(tmp_path, half))
+    assert r.returncode == 1 and f"error: {where}: {value}.5 is " in r.stderr, r.stderr
+    if key[-1] == "vni":
+        r = check(fabricd, write(tmp_path, with_value("16777216.0")))
+        assert r.returncode == 1 and f"error: {where}: 16777216.0 is out of range" in r.stderr
+

@@ -67,7 +67,8 @@ static const struct tcase cases[] = {
     /* version */
     BAD("version 2", "version", "not supported", "\"version\": 1", "\"version\": 2"),
     BAD("version string", "version", "\"1\"", "\"version\": 1", "\"version\": \"1\""),
-    BAD("version real", "version", "not supported", "\"version\": 1", "\"version\": 1.0"),
+    OK("version 1.0", "\"version\": 1", "\"version\": 1.0"),
+    BAD("version 1.5", "version", "1.5 is not supported", "\"version\": 1", "\"version\": 1.5"),
     BAD("version missing", "version", "missing", "\"version\": 1, ", ""),
     /* cluster name */
     OK("cluster ok", "\"lab\"", "\"lab-2\""),
@@ -115,7 +116,9 @@ static const struct tcase cases[] = {
     BAD("listen_port missing", "fabric.listen_port", "missing", ", " FABRIC_END, "}"),
     BAD("listen_port string", "fabric.listen_port",
 	"\"51820\" is a string; give an integer 1..65535", "51820", "\"51820\""),
-    BAD("listen_port real", "fabric.listen_port", "a real number", "51820", "51820.0"),
+    OK("listen_port 51820.0", "51820", "51820.0"),
+    BAD("listen_port real", "fabric.listen_port",
+	"51820.5 is not a whole number; give an integer 1..65535", "51820", "51820.5"),
     BAD("keepalive bool", "fabric.keepalive", "true is a boolean", FABRIC_END,
 	"\"listen_port\": 51820, \"keepalive\": true}"),
     BAD("nodes missing", "nodes", "missing", "\"nodes\"", "\"nodez\""),
@@ -201,6 +204,15 @@ static const struct tcase cases[] = {
 	"\"vni\": 16777216"),
     BAD("vni negative", "zones[0].vnets[0].vni", "out of range", "\"vni\": 100", "\"vni\": -1"),
     BAD("vni string", "zones[0].vnets[0].vni", "is a string", "\"vni\": 100", "\"vni\": \"100\""),
+    /* a real with no fraction is an integer, as JSON Schema counts it; the same range */
+    OK("vni 100.0", "\"vni\": 100", "\"vni\": 100.0"),
+    OK("vni 1e2", "\"vni\": 100", "\"vni\": 1e2"),
+    BAD("vni 100.5", "zones[0].vnets[0].vni", "100.5 is not a whole number; give an integer",
+	"\"vni\": 100", "\"vni\": 100.5"),
+    BAD("vni 0.0", "zones[0].vnets[0].vni", "0.0 is out of range", "\"vni\": 100", "\"vni\": 0.0"),
+    BAD("vni 16777216.0", "zones[0].vnets[0].vni", "16777216.0 is out of range", "\"vni\": 100",
+	"\"vni\": 16777216.0"),
+    BAD("vni 1e300", "zones[0].vnets[0].vni", "is out of range", "\"vni\": 100", "\"vni\": 1e300"),
     /* uniqueness */
     BAD("dup node name", "nodes[2].name", "\"pve1\" is also the name of nodes[0]", "\"pve3\",",
 	"\"pve1\","),
@@ -578,6 +590,31 @@ static void test_overrides(void)
 	diag_free(&d);
 }
 
+/* Reals with no fraction read as the integers they are (JSON Schema's integers). */
+static void test_integral_reals(void)
+{
+	static const char text[] =
+	    "{\"version\": 1.0, \"cluster\": \"x\", \"fabric\": {\"prefix\": \"10.0.0.0/24\", "
+	    "\"listen_port\": 5.182e4, \"underlay_mtu\": 9000.0}, \"nodes\": [{\"name\": "
+	    "\"a\", \"underlay\": \"192.0.2.1\", \"fabric_address\": \"10.0.0.1\", "
+	    "\"public_key\": \"" K1 "\"}], \"zones\": [{\"name\": \"z\", \"transport\": "
+	    "\"plain\", \"vnets\": [{\"name\": \"v\", \"vni\": 100.0}]}]}";
+	struct cluster *c = NULL;
+	struct diag d;
+
+	diag_init(&d);
+	CHECK_INT(config_load_buffer(text, strlen(text), &c, &d), 0, "integral reals load");
+	if (!c) {
+		dump("integral reals", &d);
+		return;
+	}
+	CHECK_INT(c->fabric.listen_port, 51820, "listen_port 5.182e4");
+	CHECK_INT(c->fabric.underlay_mtu, 9000, "underlay_mtu 9000.0");
+	CHECK_INT(c->zones[0].vnets[0].vni, 100, "vni 100.0");
+	cluster_free(c);
+	diag_free(&d);
+}
+
 /* Every problem is reported, not only the first. */
 static void test_collects_all(void)
 {
@@ -672,6 +709,7 @@ int main(void)
 	printf("test_config: %zu table cases\n", n);
 	test_defaults();
 	test_overrides();
+	test_integral_reals();
 	test_collects_all();
 	test_syntax_position();
 	test_files();

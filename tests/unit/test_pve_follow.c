@@ -111,6 +111,8 @@ static void test_keys(void)
 	     "zones[0].vni_range: [5,2] is not a"},
 	    {"\"pve_zone\": \"front\", \"vni_range\": [0, 2]", "zones[0].vni_range: [0,2] is not"},
 	    {"\"pve_zone\": \"front\", \"vni_range\": [1]", "zones[0].vni_range: [1] is not"},
+	    {"\"pve_zone\": \"front\", \"vni_range\": [1000.5, 1999]",
+	     "zones[0].vni_range: [1000.5,1999] is not"},
 	    {"\"pve_zone\": \"front\", \"vni_range\": 5", "zones[0].vni_range: 5 is an integer"},
 	    {"\"pve_zone\": \"front-1\"",
 	     "zones[0].pve_zone: \"front-1\" is not a Proxmox zone id"},
@@ -155,6 +157,14 @@ static void test_keys(void)
 		pve_follow_path(c, text, sizeof(text));
 		CHECK_STR(text, "/etc/pve/sdn/.running-config", "path");
 	}
+	cluster_free(c);
+	diag_free(&d);
+
+	/* a range of reals with no fraction (JSON Schema's integers) */
+	c = load_def(DEF_HEAD "\"zones\": [{\"name\": \"z\", \"transport\": \"plain\", "
+			      "\"pve_zone\": \"front\", \"vni_range\": [1000.0, 1999.0]}]}",
+		     &d);
+	CHECK(c && c->zones[0].vni_first == 1000 && c->zones[0].vni_last == 1999, "range 1000.0");
 	cluster_free(c);
 	diag_free(&d);
 }
