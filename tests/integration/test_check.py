@@ -462,3 +462,48 @@ def test_integral_real_is_an_integer(fabricd, schema, minimal, tmp_path, where, 
         r = check(fabricd, write(tmp_path, with_value("16777216.0")))
         assert r.returncode == 1 and f"error: {where}: 16777216.0 is out of range" in r.stderr
 
+
+def output_schema(repo, name):
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(repo / "schemas" / name) as f:
+        doc = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(doc)
+    return jsonschema.Draft202012Validator(doc)
+
+
+def test_check_json_follows_its_schema(fabricd, repo, minimal, tmp_path):
+    """check --json: valid, with errors and with warnings, each as schemas/check.schema.json."""
+    validator = output_schema(repo, "check.schema.json")
+    broken = copy.deepcopy(minimal)
+    broken["zones"][0]["vnets"][0]["vni"] = 0
+    warned = copy.deepcopy(minimal)
+    warned["zones"][0]["mtu"] = 1200
+    for doc, name, ok in ((minimal, "ok.json", True), (broken, "broken.json", False),
+                          (warned, "warned.json", True), ("{", "syntax.json", False)):
+        r = check(fabricd, write(tmp_path, doc, name), "--json")
+        out = json.loads(r.stdout)
+        assert [e.message for e in validator.iter_errors(out)] == [], (name, out)
+        assert out["ok"] is ok and r.returncode == (0 if ok else 1), (name, out)
+    assert list(validator.iter_errors({"ok": True, "errors": [], "warnings": [], "x": 1}))
+
+
+def test_render_json_follows_its_schema(fabricd, repo, tmp_path):
+    """render --json of every example (with its standby devices), and with the underlay MTU
+    left to the kernel (MTUs null), as schemas/render.schema.json."""
+    validator = output_schema(repo, "render.schema.json")
+    seen = set()
+    for example in EXAMPLES:
+        doc = json.loads(example.read_text())
+        unknown = copy.deepcopy(doc)
+        unknown["fabric"].pop("underlay_mtu", None)
+        for variant in (doc, unknown):
+            path = write(tmp_path, variant)
+            for node in [n["name"] for n in doc["nodes"]][:2]:
+                r = subprocess.run([str(fabricd), "render", "-c", str(path), "-n", node, "--json"],
+                                   capture_output=True, text=True, timeout=60)
+                assert r.returncode == 0, r.stderr
+                out = json.loads(r.stdout)
+                assert [e.message for e in validator.iter_errors(out)] == [], (example, node)
+                seen.add(out["underlay_mtu_source"])
+                seen.update("standby" for z in out["zones"] for v in z["vnets"] if "standby" in v)
+    assert seen == {"definition", "kernel", "standby"}, seen
