@@ -43,6 +43,7 @@
 
 #include "engine/ifupdown.h"
 #include "engine/converged.h"
+#include "engine/frr.h"
 #include "engine/route_cache.h"
 #include "engine/session.h"
 #include "definition/config.h"
@@ -532,6 +533,8 @@ static void check(struct daemon *d)
 	}
 	if (def_retry_key_changed(&d->pending, d->o->key_file) && !d->pass_at)
 		schedule(d, 0, 0); /* a rotation's new key: its definition waits */
+	if (frr_running_recheck_due() && !d->pass_at)
+		schedule(d, REASON_KERNEL, 0); /* FRR's running config changed by hand? */
 	if (resolve_poll()) {
 		log_debug("a peer endpoint name resolved differently: planning again");
 		schedule(d, REASON_PEERS, 0);
@@ -739,7 +742,8 @@ int daemon_run(const struct options *given)
 		now = now_ms();
 		if (now >= d.check_at)
 			check(&d);
-		monitor_tick(d.monitor);
+		if (monitor_tick(d.monitor) && !d.pass_at)
+			schedule(&d, REASON_KERNEL, 0);
 		if (d.wake_at && now >= d.wake_at) {
 			d.wake_at = 0;
 			schedule(&d, REASON_RETIRE, 0);

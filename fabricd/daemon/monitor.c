@@ -545,35 +545,36 @@ static uint64_t heap_in_use(void)
  * its peers' MACs and flood lists go from its FDB. Said once when it
  * happens, once when they are back.
  */
-static void check_frr(struct monitor *m)
+static bool check_frr(struct monitor *m)
 {
 	char why[512];
-	bool up;
+	bool up, back;
 
 	if (!m->d.evpn || mono_ms() < m->frr_check_at)
-		return;
+		return false;
 	m->frr_check_at = mono_ms() + FRR_CHECK_MS;
 	up = frr_running(m->frr_pathspace, why, sizeof(why));
 	if (!up && (m->d.frr_running || !m->d.frr_checked))
 		log_error("frr: %s; until it runs, this node's EVPN vnets neither advertise nor "
 			  "learn their members",
 			  why);
-	else if (up && m->d.frr_checked && !m->d.frr_running)
+	back = up && m->d.frr_checked && !m->d.frr_running;
+	if (back)
 		log_info("frr: zebra and bgpd are running again");
 	m->d.frr_running = up;
 	m->d.frr_checked = true;
+	return back;
 }
 
-void monitor_tick(struct monitor *m)
+bool monitor_tick(struct monitor *m)
 {
 	struct timespec now;
 	char *text = NULL;
 	size_t len = 0;
+	bool frr_back = m && m->converged && check_frr(m);
 
-	if (m && m->converged)
-		check_frr(m);
 	if (!m || !m->metrics || !m->converged || mono_ms() < m->refresh_at)
-		return;
+		return frr_back;
 	m->refresh_at = mono_ms() + REFRESH_MS;
 	read_peers(m);
 	read_vnets(m);
@@ -583,10 +584,11 @@ void monitor_tick(struct monitor *m)
 	m->d.scrape_timestamp = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	m->d.heap_in_use_bytes = heap_in_use();
 	if (metrics_render(&m->d, &text, &len) < 0)
-		return;
+		return frr_back;
 	if (m->http)
 		metrics_http_publish(m->http, text, len);
 	if (m->metrics_file)
 		write_file(m, m->metrics_file, text, len);
 	free(text);
+	return frr_back;
 }

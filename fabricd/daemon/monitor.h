@@ -29,7 +29,11 @@ void monitor_definition(struct monitor *m, bool in_force);
 void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reasons);
 /* A pass converged: the zones, vnets and peers to report on and to probe. */
 void monitor_converged(struct monitor *m, const struct session *s);
-/* From the loop, at least every 500 ms: refreshes the metrics when due. */
-void monitor_tick(struct monitor *m);
+/*
+ * From the loop, at least every 500 ms: refreshes the metrics when due.
+ * True when FRR's zebra and bgpd run again after they were down: plan again
+ * (a daemon started by hand, without its configuration, lacks fabricd's part).
+ */
+bool monitor_tick(struct monitor *m);
 
 #endif

@@ -150,6 +150,80 @@ static bool pending_cut_short(const char *pathspace)
 	return gone;
 }
 
+static int run(char *const argv[], char **out, char **err_text);
+
+/*
+ * The daemon observes on every pass (a burst of zebra's FDB entries makes
+ * many): FRR's running configuration is read at most every RUNNING_CHECK_MS
+ * for one block, and at once when the block or the pathspace changed.
+ */
+#define RUNNING_CHECK_MS 1000
+static struct {
+	char *key; /* pathspace + "\n" + block of the last check */
+	double at;
+	bool served; /* a pass took the result without reading: read again when due */
+	char lacks[160];
+} running_cache;
+
+bool frr_running_recheck_due(void)
+{
+	return running_cache.served && clock_mono_ms() - running_cache.at >= RUNNING_CHECK_MS;
+}
+
+static void running_forget(void)
+{
+	free(running_cache.key);
+	memset(&running_cache, 0, sizeof(running_cache));
+}
+
+/*
+ * After a reload that loaded block: FRR runs it (frr-reload.py checked), and
+ * bgpd may take a moment to show it all (advertise-all-vni again, while the
+ * VNIs it dropped are still going): not read again before RUNNING_CHECK_MS,
+ * so that the daemon does not reload again and again meanwhile.
+ */
+static void running_loaded(const char *pathspace, const char *block)
+{
+	running_forget();
+	if (block && asprintf(&running_cache.key, "%s\n%s", pathspace ? pathspace : "", block) < 0)
+		running_cache.key = NULL;
+	running_cache.at = clock_mono_ms();
+	running_cache.served = true; /* to be seen running, once FRR had its moment */
+}
+
+/* o->running_lacks, from `vtysh -c 'show running-config'` (left "" when vtysh fails). */
+static void check_running(const char *pathspace, struct frr_obs *o)
+{
+	char *argv[8], *out = NULL, *key = NULL;
+	double now = clock_mono_ms();
+	int n = 0;
+
+	if (asprintf(&key, "%s\n%s", pathspace ? pathspace : "", o->block) < 0)
+		return;
+	if (running_cache.key && !strcmp(running_cache.key, key) &&
+	    now - running_cache.at < RUNNING_CHECK_MS) {
+		snprintf(o->running_lacks, sizeof(o->running_lacks), "%s", running_cache.lacks);
+		running_cache.served = true;
+		free(key);
+		return;
+	}
+	argv[n++] = (char *)VTYSH;
+	if (pathspace) {
+		argv[n++] = (char *)"-N";
+		argv[n++] = (char *)pathspace;
+	}
+	argv[n++] = (char *)"-c";
+	argv[n++] = (char *)"show running-config";
+	argv[n] = NULL;
+	if (run(argv, &out, NULL) == 0 && out)
+		frr_running_lacks(out, o->block, o->running_lacks, sizeof(o->running_lacks));
+	free(out);
+	running_forget();
+	running_cache.key = key;
+	running_cache.at = now;
+	snprintf(running_cache.lacks, sizeof(running_cache.lacks), "%s", o->running_lacks);
+}
+
 int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
 {
 	char path[PATH_MAX];
@@ -169,7 +243,10 @@ int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
 		o->read_error = -ret;
 		return (o->conf = strdup("")) ? 0 : -ENOMEM;
 	}
-	return frr_extract(o->conf, owner, &o->block);
+	ret = frr_extract(o->conf, owner, &o->block);
+	if (ret == 0 && o->block && !o->not_running[0] && !o->reload_cut_short)
+		check_running(pathspace, o);
+	return ret;
 }
 
 void frr_obs_free(struct frr_obs *o)
@@ -419,6 +496,10 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 		goto out;
 	}
 	ret = reload(pathspace, path);
+	if (ret < 0)
+		running_forget();
+	else
+		running_loaded(pathspace, block);
 	/*
 	 * A failed reload: the file as it was, so that it still says what FRR
 	 * runs (as far as fabricd knows) and the next plan finds the change

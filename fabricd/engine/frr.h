@@ -27,6 +27,12 @@ struct frr_obs {
 	 * file may say what FRR never loaded (the reload is to be done again).
 	 */
 	bool reload_cut_short;
+	/*
+	 * A line of fabricd's block that FRR's running configuration lacks
+	 * (a vtysh change by hand, a daemon restarted without its config): ""
+	 * when it has them all, or when it was not read (FRR down, no block).
+	 */
+	char running_lacks[160];
 };
 
 /* A pathspace name is a path component: letters, digits, "-", "_", ".". 0 or -1 (logged). */
@@ -38,6 +44,14 @@ void frr_conf_path(const char *pathspace, char *buf, size_t len);
 /* Reads frr.conf and fabricd's block in it. 0 or -errno (a missing file is no error). */
 int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o);
 void frr_obs_free(struct frr_obs *o);
+
+/*
+ * Whether a pass took the last check of FRR's running configuration (kept
+ * for a second: the daemon's passes come in bursts) without reading it, or a
+ * reload is to be seen running, and it is due again: the daemon plans again
+ * then, so that a change by hand is found within about a second.
+ */
+bool frr_running_recheck_due(void);
 
 /* Whether zebra and bgpd run in the pathspace (their PID files name live processes). */
 bool frr_running(const char *pathspace, char *why, size_t len);

@@ -257,6 +257,77 @@ size_t frr_block_neighbors(const char *block)
 }
 
 /* Whether text has a line equal to the len bytes at line. */
+/* The line at p without its leading blanks and trailing blanks; its length in *n. */
+static const char *trimmed(const char *p, size_t *n)
+{
+	const char *e = next_line(p);
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	*n = (size_t)(e - p);
+	return p;
+}
+
+/* Whether a block line says nothing FRR shows back (comments, markers, exits). */
+static bool frr_shown(const char *s, size_t n)
+{
+	return n && s[0] != '!' && !(n == 4 && !strncmp(s, "exit", 4)) &&
+	       !(n == 19 && !strncmp(s, "exit-address-family", 19));
+}
+
+/* Whether running (from the block's first line, its router, to that router's exit) has s. */
+static bool router_has(const char *router, const char *s, size_t n)
+{
+	for (const char *p = router; *p; p = next_line(p)) {
+		size_t m;
+		const char *t = trimmed(p, &m);
+
+		if (m == n && !strncmp(t, s, n))
+			return true;
+		if (p != router && !strncmp(p, "exit", 4) && (p[4] == '\n' || !p[4]))
+			return false; /* the router's own exit, at column 0 */
+	}
+	return false;
+}
+
+/* The line of running that is s at column 0 (a router's first line), or NULL. */
+static const char *find_router(const char *running, const char *s, size_t n)
+{
+	for (const char *q = running; *q; q = next_line(q)) {
+		size_t m;
+		const char *t = trimmed(q, &m);
+
+		if (q == t && m == n && !strncmp(t, s, n))
+			return q;
+	}
+	return NULL;
+}
+
+bool frr_running_lacks(const char *running, const char *block, char *line, size_t len)
+{
+	const char *router = NULL;
+
+	for (const char *p = block; *p; p = next_line(p)) {
+		size_t n;
+		const char *s = trimmed(p, &n);
+		bool found;
+
+		if (!frr_shown(s, n))
+			continue;
+		if (!router) /* the block's first line is its router: the rest is inside */
+			found = (router = find_router(running, s, n)) != NULL;
+		else
+			found = router_has(router, s, n);
+		if (!found) {
+			snprintf(line, len, "%.*s", (int)n, s);
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool has_line(const char *text, const char *line, size_t len)
 {
 	for (const char *p = text; *p; p = next_line(p)) {
@@ -359,9 +430,12 @@ static int frr_kind_plan(const struct kind_input *in, struct plan *p)
 {
 	const struct frr_obs *frr = &in->have->frr;
 	size_t before = p->n;
-	/* a reload cut short: the part in the file is what FRR may not run, so not compared */
-	int ret =
-	    frr_plan(in->want, frr->conf, frr->reload_cut_short ? NULL : frr->block, p, in->diag);
+	/*
+	 * A reload cut short, or FRR running without a line of the part: the
+	 * part in the file is not what FRR runs, so not compared (loaded again)
+	 */
+	bool again = frr->reload_cut_short || frr->running_lacks[0];
+	int ret = frr_plan(in->want, frr->conf, again ? NULL : frr->block, p, in->diag);
 	struct op *op;
 
 	if (ret == 0 && frr->reload_cut_short && p->n == before) {
@@ -373,6 +447,11 @@ static int frr_kind_plan(const struct kind_input *in, struct plan *p)
 	}
 	if (ret == 0 && frr->reload_cut_short && p->n > before)
 		op_detail(&p->ops[p->n - 1], "again: fabricd was stopped during the last reload");
+	else if (ret == 0 && frr->running_lacks[0] && p->n > before)
+		op_detail(&p->ops[p->n - 1],
+			  "again: FRR's running configuration lacks \"%s\" of frr.conf (changed "
+			  "by vtysh by hand?)",
+			  frr->running_lacks);
 
 	/* in place and unchanged, so nothing refuses: said, as status says it */
 	if (ret == 0 && p->n == before && frr->block && frr->not_running[0])

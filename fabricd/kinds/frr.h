@@ -9,6 +9,7 @@
 #ifndef FABRICD_KINDS_FRR_H
 #define FABRICD_KINDS_FRR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "definition/model.h"
@@ -36,6 +37,14 @@ int frr_splice(const char *conf, const char *owner, const char *block, char **ou
  * line), or 0 when there is none.
  */
 int frr_foreign_bgp(const char *conf, const char *owner, char *line, size_t len);
+
+/*
+ * Whether FRR's running configuration (`show running-config`) lacks a line of
+ * fabricd's block (changed by vtysh by hand, say): the first such line into
+ * line. Comments and exits are not compared; the block's lines are looked for
+ * inside its router (its first line, at column 0, up to that router's exit).
+ */
+bool frr_running_lacks(const char *running, const char *block, char *line, size_t len);
 
 /* The number of BGP neighbors in a rendered block (for plan's summary). */
 size_t frr_block_neighbors(const char *block);

@@ -20,6 +20,7 @@ import glob
 import ipaddress
 import os
 import re
+import signal
 import subprocess
 import json
 import time
@@ -28,7 +29,7 @@ import pytest
 
 from fabtest import wait_until, zone
 from fabtest.daemon import Daemon, run_at
-from fabtest.frr import Frr, frr_available
+from fabtest.frr import FRR_LIB, Frr, frr_available
 from fabtest.pinger import Pingers, all_pairs
 
 pytestmark = [pytest.mark.frr]
@@ -198,6 +199,60 @@ def test_arp_nd_suppression_on_evpn_ports_is_left_alone(evpn):
     finally:
         for dev in ("vx100", "vx200"):
             pve1.run(["bridge", "link", "set", "dev", dev, "neigh_suppress", "off"], check=False)
+
+
+def vtysh_config(frr, *lines):
+    """Lines typed into `vtysh -N ... configure terminal` by hand, under router bgp ASN."""
+    argv = ["vtysh", "-N", frr.pathspace, "-c", "configure terminal", "-c", f"router bgp {ASN}"]
+    for line in lines:
+        argv += ["-c", line]
+    frr.node.run(argv)
+
+
+def test_vtysh_change_by_hand_is_planned_and_repaired(evpn):
+    """FRR's running config changed by hand (vtysh), or bgpd restarted without its config:
+    the node's EVPN is dead while frr.conf is as fabricd wrote it. Until 2026-12-06 plan,
+    apply, status and the daemon compared with the file only ("nothing to change", "in
+    sync"); now the running config is compared with fabricd's part and loaded again."""
+    cluster, frrs = evpn
+    pve1, pve2 = cluster.node("pve1"), cluster.node("pve2")
+    frr = frrs["pve1"]
+    path = f"{cluster.tmpdir}/cluster.json"
+    vtysh_config(frr, "address-family l2vpn evpn", "no advertise-all-vni")
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 2 and "FRR's running configuration lacks \"advertise-all-vni\"" in \
+        res.stdout, res
+    res = fabricd(cluster, frrs, pve1, "status", "-c", path)
+    assert "in sync" not in res.stdout.splitlines()[0], res
+    res = fabricd(cluster, frrs, pve1, "apply", "-c", path)
+    assert res.rc == 0, res
+    assert "advertise-all-vni" in frr.running_config()
+    assert fabricd(cluster, frrs, pve1, "plan", "-c", path).rc == 0
+
+    # the daemon: a neighbor removed by hand, then bgpd restarted without its config
+    frr = frrs["pve2"]
+    d = Daemon(cluster, pve2, extra_args=["--frr-pathspace", frr.pathspace,
+                                          "--probe-interval", "0"])
+    d.write(evpn_definition(cluster))
+    try:
+        d.start()
+        mark = d.mark()
+        vtysh_config(frr, f"no neighbor {pve1.fabric_address} peer-group fabricd")
+        wait_until(lambda: f"neighbor {pve1.fabric_address} peer-group fabricd" in
+                   frr.running_config(), timeout=5, what="pve2's daemon puts the neighbor back")
+        d.wait_log("frr bgp evpn: added again", since=mark, timeout=5)
+        with open(f"{frr.rundir}/bgpd.pid") as f:
+            os.kill(int(f.read()), signal.SIGKILL)
+        wait_until(lambda: len(frr.pids()) == 1, timeout=5, what="pve2's bgpd gone")
+        frr.node.run([f"{FRR_LIB}/bgpd", "-N", frr.pathspace, "-d", "-P", "0", "-p", "179"])
+        wait_until(lambda: f"router bgp {ASN}" in frr.running_config(), timeout=10,
+                   what="pve2's daemon loads its part into a bgpd started without it")
+        assert d.running()
+    finally:
+        d.stop()
+        d.check_log()
+    wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
+    assert fabricd(cluster, frrs, pve2, "plan", "-c", path).rc == 0
 
 
 def test_dead_frr_is_said_with_nothing_to_change(evpn):

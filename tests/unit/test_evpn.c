@@ -532,6 +532,40 @@ static void test_families(void)
 	}
 }
 
+/* FRR's `show running-config` against fabricd's block (a vtysh change by hand). */
+static void test_running_lacks(void)
+{
+	char line[160] = "";
+	/* the running config as FRR 8.4 shows it: no markers, a VRF router first */
+	const char *running = "frr version 8.4.4\nfrr defaults datacenter\n!\n"
+			      "router bgp 65099 vrf blue\n bgp router-id 1.1.1.1\n"
+			      " address-family l2vpn evpn\n  advertise-all-vni\n"
+			      " exit-address-family\nexit\n!\n";
+	char *full = NULL, *lacking = NULL;
+	const char *router = strstr(golden_pve2, "router bgp 65000");
+	const char *aav = strstr(golden_pve2, "  advertise-all-vni\n");
+
+	CHECK(router && aav, "golden block has its router and advertise-all-vni");
+	if (!router || !aav)
+		return;
+	/* the block's own lines, without the markers, after the VRF router */
+	CHECK(asprintf(&full, "%s%.*s!\nend\n", running,
+		       (int)(strstr(router, "! fabricd:lab end") - router), router) > 0,
+	      "asprintf");
+	CHECK(asprintf(&lacking, "%s%.*s%s", running, (int)(aav - router), router,
+		       aav + strlen("  advertise-all-vni\n")) > 0,
+	      "asprintf");
+	CHECK(!frr_running_lacks(full, golden_pve2, line, sizeof(line)), "everything runs");
+	CHECK(frr_running_lacks(lacking, golden_pve2, line, sizeof(line)) &&
+		  !strcmp(line, "advertise-all-vni"),
+	      "advertise-all-vni of the VRF router does not count for fabricd's");
+	CHECK(frr_running_lacks(running, golden_pve2, line, sizeof(line)) &&
+		  !strcmp(line, "router bgp 65000"),
+	      "no router bgp 65000 at all");
+	free(full);
+	free(lacking);
+}
+
 int main(void)
 {
 	test_families();
@@ -540,6 +574,7 @@ int main(void)
 	test_errors();
 	test_roles();
 	test_render_and_splice();
+	test_running_lacks();
 	test_desired_and_plan();
 	return unit_summary("test_evpn");
 }
