@@ -42,10 +42,29 @@ static json_t *current_results(json_t *results, const struct cluster *c)
 	return kept;
 }
 
+/*
+ * The probe results in path, or NULL; a file there that is not the results
+ * `fabricd run` writes (not JSON, no "probes" array) is said, with what to do:
+ * status would otherwise say only "probes: none".
+ */
+static json_t *read_results(const char *path)
+{
+	static const char todo[] = "not the probe results `fabricd run` writes: give the "
+				   "--probe-file that run writes, or remove this file";
+	json_error_t jerr;
+	json_t *j = path ? json_load_file(path, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+
+	if (!j && path && access(path, F_OK) == 0)
+		log_warn("%s:%d:%d: %s: %s", path, jerr.line, jerr.column, jerr.text, todo);
+	else if (j && !json_is_array(json_object_get(j, "probes")))
+		log_warn("%s: no \"probes\" array: %s", path, todo);
+	return j;
+}
+
 json_t *status_probes_json(const struct options *o, const struct cluster *c, const char *node)
 {
 	const char *cluster = c->name;
-	json_t *j = o->probe_file ? json_load_file(o->probe_file, 0, NULL) : NULL;
+	json_t *j = read_results(o->probe_file);
 	json_t *results = json_object_get(j, "probes");
 	json_int_t updated = json_integer_value(json_object_get(j, "updated"));
 	double interval = json_number_value(json_object_get(j, "interval"));

@@ -194,6 +194,29 @@ def test_unwritable_metrics_file_is_reported_once(fabric):
     assert d2.running()
 
 
+def test_a_probe_file_run_did_not_write_is_named(fabric):
+    """status given a --probe-file that is not run's results says so, with what to do (it said
+    only "probes: none", as for a daemon that does not probe); the real file is shown."""
+    n = fabric.cluster.node("pve1")
+    d = fabric.daemons["pve1"]
+    wrong = f"{d.dir}/wrong-probe.json"
+    todo = "not the probe results `fabricd run` writes: give the --probe-file that run writes"
+    for text, what in (('{"probes": [', f"{wrong}:2:0: "),
+                       ('{"probes": [], "probes": []}', "duplicate object key"),
+                       ('{"updated": 1}', f'{wrong}: no "probes" array: ')):
+        with open(wrong, "w") as f:
+            f.write(text + "\n")
+        res = n.fabricd("status", "-c", d.path, "--probe-file", wrong)
+        assert res.rc == 0 and "probes: none" in res.stdout, res
+        assert what in res.stderr and todo in res.stderr, res.stderr
+    os.unlink(wrong)
+    res = n.fabricd("status", "-c", d.path, "--probe-file", wrong)
+    assert res.rc == 0 and "probe" not in res.stderr, res.stderr  # no file: not an error
+    wait_until(lambda: "probes (by fabricd run" in status(fabric), timeout=10)
+    res = n.fabricd("status", "-c", d.path, "--probe-file", f"{d.dir}/probe.json")
+    assert "probe" not in res.stderr, res.stderr
+
+
 def set_port_mtu(fabric, mtu):
     fabric.cluster.switch.run(["ip", "link", "set", "pve3", "mtu", str(mtu)])
 
