@@ -3,8 +3,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -223,6 +225,46 @@ static int check_key_file(int fd, const char *path, const struct key_file_kind *
 }
 
 /*
+ * The directory of file (path as given, or where its links lead): one that
+ * group or others may write, without the sticky bit /tmp has, lets them
+ * rename the key away and put another file in its place (a link to another
+ * key of the host, which passes every check of the file). 0 or -EPERM with
+ * err filled.
+ */
+static int check_key_dir(const char *file, const char *path, const struct key_file_kind *k,
+			 char *err, size_t errlen)
+{
+	const char *slash = strrchr(file, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
+	if (stat(dir, &st) < 0 || !(st.st_mode & 022) || (st.st_mode & S_ISVTX))
+		return 0; /* the file was opened: a directory that cannot be read is no threat */
+	snprintf(err, errlen,
+		 "%s %s is in %s, which group or others may write (mode %04o): they could put "
+		 "another file in its place; run chmod go-w %s, or keep the key in a directory "
+		 "of its own (mode 0700)",
+		 k->noun, path, dir, (unsigned int)(st.st_mode & 07777), dir);
+	return -EPERM;
+}
+
+/* check_key_dir for the path as given and for the file it leads to */
+static int check_key_dirs(const char *path, const struct key_file_kind *k, char *err, size_t errlen)
+{
+	char *real = realpath(path, NULL);
+	int ret = check_key_dir(path, path, k, err, errlen);
+
+	if (!ret && real)
+		ret = check_key_dir(real, path, k, err, errlen);
+	free(real);
+	return ret;
+}
+
+/*
  * Reads at most size - 1 bytes into buf, NUL-terminated; the count, size when
  * the file holds more (it cannot be a single key), or -errno with err filled.
  */
@@ -283,6 +325,8 @@ int wgkey_load_file_of(const char *path, enum wgkey_file kind, uint8_t key[WGKEY
 	if (fd < 0)
 		return fd;
 	ret = check_key_file(fd, path, k, err, errlen);
+	if (!ret)
+		ret = check_key_dirs(path, k, err, errlen);
 	got = ret < 0 ? ret : read_key_text(fd, buf, sizeof(buf), path, k, err, errlen);
 	close(fd);
 	if (got < 0) {

@@ -148,3 +148,32 @@ def test_a_key_in_memory_is_not_dumpable(fabricd):
         assert st.st_uid == 0, f"/proc/PID/mem of a fabricd run as nobody is uid {st.st_uid}"
     finally:
         proc.communicate(input=b"not a key\n", timeout=30)
+
+
+@pytest.mark.parametrize("dir_mode,refused", [(0o700, False), (0o755, False), (0o1777, False),
+                                              (0o777, True), (0o770, True)])
+@pytest.mark.parametrize("through_link", [False, True])
+def test_a_key_in_a_directory_others_may_write_is_refused(fabricd, tmp_path, dir_mode, refused,
+                                                          through_link):
+    """Whoever may write a key file's directory (without the sticky bit /tmp has) can
+    rename the key away and put a link to another key of the host in its place: such
+    a directory is refused like a key file others may read, also behind a link."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    key = keys / "private.key"
+    with open(key, "w") as f:
+        os.chmod(key, 0o600)
+        f.write(run([fabricd, "genkey"]).stdout)
+    os.chmod(keys, dir_mode)
+    path = key
+    if through_link:
+        path = tmp_path / "link.key"  # tmp_path is 0700: the link itself is safe
+        path.symlink_to(key)
+    r = run([fabricd, "pubkey", "--key-file", str(path)])
+    if not refused:
+        assert r.returncode == 0 and len(r.stdout) == 45, r.stderr
+        return
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    assert (f"error: private key file {path} is in {keys}, which group or others may write "
+            f"(mode 0{dir_mode:o}): they could put another file in its place; run chmod go-w "
+            f"{keys}") in r.stderr, r.stderr
