@@ -343,17 +343,29 @@ fail:
 }
 
 /*
- * The phase run at step i: the plan's order, except that down stops
- * wireguard-go first, so that it does not see (or die of) the burst of link
- * deletes, and those need no pacing.
+ * The phase run at step i: the plan's order, except on down. There fabricd's
+ * part of FRR goes first, while the fabric still carries BGP: bgpd closes its
+ * sessions with a notification and the peers withdraw the node's VTEPs and
+ * MACs at once (removed after the fabric, they kept them until the hold time,
+ * 9 s, and sent its guests' traffic into nothing). Then wireguard-go stops,
+ * so that it does not see (or die of) the burst of link deletes, and those
+ * need no pacing.
  */
 static int phase_at(const struct plan *p, int i)
 {
+	static const int first[] = {PHASE_FRR, PHASE_WG_DESTROY};
+
 	if (!p->down)
 		return i;
-	if (i == 0)
-		return PHASE_WG_DESTROY;
-	return i <= PHASE_WG_DESTROY ? i - 1 : i;
+	if (i < 2)
+		return first[i];
+	for (int phase = 0, k = 2; phase < PHASE_COUNT; phase++) {
+		if (phase == PHASE_FRR || phase == PHASE_WG_DESTROY)
+			continue;
+		if (k++ == i)
+			return phase;
+	}
+	return i;
 }
 
 /* The ops of the phases after step (where a failure stopped the run): never tried. */
