@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* engine/route.c - route lookups towards the peers, for the underlay MTU. */
+/* engine/route.c - route lookups towards the peers, for the underlay MTU and source address. */
 #include <errno.h>
 #include <linux/rtnetlink.h>
+#include <sys/socket.h>
 #include <string.h>
 
 #include "engine/route.h"
@@ -32,6 +33,15 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		case RTA_OIF:
 			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
 				hop->oif = (int)mnl_attr_get_u32(attr);
+			break;
+		case RTA_PREFSRC:
+			if (mnl_attr_get_payload_len(attr) == 4 ||
+			    mnl_attr_get_payload_len(attr) == 16) {
+				hop->src.family =
+				    mnl_attr_get_payload_len(attr) == 4 ? AF_INET : AF_INET6;
+				memcpy(hop->src.bytes, mnl_attr_get_payload(attr),
+				       mnl_attr_get_payload_len(attr));
+			}
 			break;
 		case RTA_METRICS:
 			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)

@@ -11,8 +11,9 @@
 
 struct route_hop {
 	int oif;
-	unsigned int mtu; /* the route's MTU metric, 0 = none (the link's MTU applies) */
-	bool local;	  /* dst is an address of this host (a route of type local) */
+	unsigned int mtu;   /* the route's MTU metric, 0 = none (the link's MTU applies) */
+	bool local;	    /* dst is an address of this host (a route of type local) */
+	struct ip_addr src; /* the source address the kernel picks (RTA_PREFSRC); family 0: none */
 };
 
 /* Asks the kernel which route it would use to reach dst (RTM_GETROUTE). */

@@ -2,6 +2,7 @@
 /* engine/underlay.c - the underlay's MTU and this node's address on it, from the kernel's routes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,6 +124,68 @@ void underlay_check_given_mtu(struct nl_sock *rtnl, const struct link_table *lin
 		 ip_addr_str(&c->nodes[narrow].underlay, a, sizeof(a)), smallest, smallest);
 }
 
+/* Whether the other nodes' guards take WireGuard from src as this node's: its underlay
+ * address, or the IP literal of its endpoint. */
+static bool guards_accept(const struct node *n, const struct ip_addr *src)
+{
+	struct ip_addr e;
+
+	if (ip_addr_equal(&n->underlay, src))
+		return true;
+	return (n->flags & NODE_HAS_ENDPOINT) && ip_addr_parse(n->endpoint_host, &e) == 0 &&
+	       ip_addr_equal(&e, src);
+}
+
+/*
+ * WireGuard has no source address of its own: it sends from the one the
+ * kernel's route picks. The other nodes' guards take WireGuard only from
+ * this node's underlay address (or endpoint literal), so where the route
+ * picks another address of this host (a second address on the interface; a
+ * SLAAC or temporary IPv6 address beside a static one) every handshake this
+ * node starts is dropped there (counter drop_wireguard), and a secure zone
+ * works only while the other side starts the sessions: said once per
+ * (node, address) a process sees.
+ */
+static void check_source(struct nl_sock *rtnl, const struct cluster *c, size_t self)
+{
+	static struct ip_addr warned_src;
+	static char warned_node[FABRICD_NAME_MAX + 1];
+	const struct node *me = &c->nodes[self];
+	char a[IP_ADDR_STRLEN], b[IP_ADDR_STRLEN], d[IP_ADDR_STRLEN];
+
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *peer = &c->nodes[i];
+		struct ip_addr to = peer->underlay;
+		struct route_hop hop;
+
+		/* WireGuard sends to the endpoint where it is an IP literal */
+		if ((peer->flags & NODE_HAS_ENDPOINT) &&
+		    ip_addr_parse(peer->endpoint_host, &to) < 0)
+			to = peer->underlay;
+		/* an endpoint of the other family: that node's guard takes it from anywhere */
+		if (i == self || to.family != me->underlay.family ||
+		    route_get(rtnl, &to, &hop) < 0 || !hop.src.family ||
+		    guards_accept(me, &hop.src))
+			continue;
+		if (!strcmp(warned_node, peer->name) && ip_addr_equal(&hop.src, &warned_src))
+			return;
+		snprintf(warned_node, sizeof(warned_node), "%s", peer->name);
+		warned_src = hop.src;
+		ip_addr_str(&to, d, sizeof(d));
+		ip_addr_str(&me->underlay, a, sizeof(a));
+		ip_addr_str(&hop.src, b, sizeof(b));
+		log_warn("nodes[%zu].underlay: this host sends to node %s (%s) from %s, not from "
+			 "its underlay address %s: WireGuard sends from the route's source, and "
+			 "node %s's guard drops WireGuard from %s (counter drop_wireguard), so the "
+			 "sessions this node starts fail; make %s the source of that route (`ip "
+			 "route replace %s dev DEV src %s`, or make it the interface's first "
+			 "address), or give %s as this node's underlay",
+			 self, peer->name, d, b, a, peer->name, b, a, d, a, b);
+		return;
+	}
+	warned_node[0] = '\0';
+}
+
 void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t self)
 {
 	static struct ip_addr warned;
@@ -138,6 +201,7 @@ void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t 
 			log_info("nodes[%zu].underlay: %s is an address of this host now", self,
 				 ip_addr_str(own, a, sizeof(a)));
 		memset(&warned, 0, sizeof(warned));
+		check_source(rtnl, c, self);
 		return;
 	}
 	if (ip_addr_equal(own, &warned))

@@ -34,6 +34,9 @@ void underlay_check_given_mtu(struct nl_sock *rtnl, const struct link_table *lin
 /*
  * A warning (once per address a process sees) when this node's underlay
  * address is not an address of this host: its VXLAN devices send from it.
+ * When it is, a warning (once per node and address) when the route towards
+ * another node picks another source address: WireGuard sends from that one,
+ * and the other node's guard drops it.
  */
 void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t self);
 
