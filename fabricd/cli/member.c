@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -80,22 +81,40 @@ static int new_key(const char *path, struct member *m)
  * file ended up other than the definition's. The key's directory, locked
  * from here to member_key_commit/abandon, makes them take turns; the second
  * then finds the first's key. A directory that cannot be made or opened is
- * left for the key file's own error.
+ * left for the key file's own error. Anyone who may open the directory can
+ * lock it too (a user, where it is 0755): the wait ends after --lock-wait
+ * (until 2026-12-06 it had no end). 0, or -1 said.
  */
-static void lock_key_dir(const char *dir, struct member *m)
+static int lock_key_dir(const char *dir, unsigned int wait_s, struct member *m)
 {
+	struct timespec pause = {.tv_nsec = 20 * 1000000L};
+	double deadline = clock_mono_ms() + wait_s * 1000.0;
 	int fd;
 
 	if (mkdir(dir, 0700) == 0)
 		m->dir_created = true;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	if (flock(fd, LOCK_EX) < 0) {
-		close(fd);
-		return;
+		return 0;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return 0;
+		}
+		if (clock_mono_ms() >= deadline) {
+			close(fd);
+			log_error(
+			    "%s: the directory of the key file is locked by another process for "
+			    "more than %u s (another init or join of this node, or whoever "
+			    "`fuser -v %s` names): nothing was changed; try again when it is "
+			    "done, or keep the key in a directory only root may open (mode 0700)",
+			    dir, wait_s, dir);
+			return -1;
+		}
+		nanosleep(&pause, NULL);
 	}
 	m->key_lock = fd + 1;
+	return 0;
 }
 
 static void unlock_key_dir(struct member *m)
@@ -112,7 +131,8 @@ int member_key(const struct options *o, bool rotate, struct member *m)
 	int ret;
 
 	key_dir(o, dir, sizeof(dir));
-	lock_key_dir(dir, m);
+	if (lock_key_dir(dir, o->lock_wait, m) < 0)
+		return -1;
 	if (rotate) {
 		pending_path(o, pending, sizeof(pending));
 		if (new_key(pending, m) < 0)

@@ -38,7 +38,8 @@ int member_name(const struct options *o, struct member *m);
  * file, a new one in "<key file>.new", renamed over the key file by
  * member_key_commit() once the definition has it (a refused edit leaves no
  * key behind: member_key_abandon()). One init or join of the node at a time:
- * the next waits from member_key() until the first's commit or abandon. 0 or -1.
+ * the next waits from member_key() until the first's commit or abandon (at most
+ * --lock-wait: anyone who may open the directory can lock it). 0 or -1.
  */
 int member_key(const struct options *o, bool rotate, struct member *m);
 int member_key_commit(const struct options *o, struct member *m);

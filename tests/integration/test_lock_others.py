@@ -127,3 +127,34 @@ def test_a_user_cannot_hold_a_definition_s_lock(daemon):
                                  capture_output=True, text=True, timeout=30)
             assert not user.held, user.line
         assert res.returncode == 0, res.stderr
+
+
+def test_a_user_cannot_hang_a_join_on_its_key_directory(fabricd_bin):
+    """init and join lock the key's directory against each other (two joins of one
+    node at once); a directory others may open (0755) is one a user can lock too:
+    join waited for it without end and without a word. It now waits --lock-wait."""
+    with tempfile.TemporaryDirectory(prefix="fabtest-keydir-") as tmp:
+        os.chmod(tmp, 0o755)
+        keys = f"{tmp}/keys"
+        os.mkdir(keys, 0o755)
+        path = f"{tmp}/cluster.json"
+        res = subprocess.run([fabricd_bin, "init", "-c", path, "--cluster", "lab", "--prefix",
+                              "10.255.0.0/24", "--underlay", "192.0.2.11", "-n", "pve1",
+                              "--key-file", f"{keys}/pve1.key"],
+                             capture_output=True, text=True, timeout=30)
+        assert res.returncode == 0, res.stderr
+        with UserHolds(keys) as user:
+            assert user.held, user.line  # the directory is open to it: nothing to refuse
+            try:
+                res = subprocess.run([fabricd_bin, "join", "-c", path, "-n", "pve2", "--underlay",
+                                      "192.0.2.12", "--key-file", f"{keys}/pve2.key",
+                                      "--lock-wait", "1"],
+                                     capture_output=True, text=True, timeout=10)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"join waited more than 10 s for {keys}, which uid {NOBODY} locks")
+        assert res.returncode == 1, res
+        assert (f"error: {keys}: the directory of the key file is locked by another process for "
+                f"more than 1 s") in res.stderr, res.stderr
+        assert not os.path.exists(f"{keys}/pve2.key") and not os.path.exists(f"{keys}/pve2.key.new")
+        with open(path) as f:
+            assert "pve2" not in f.read()
