@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* kinds/frr.c - render fabricd's FRR fragment and splice it into frr.conf. */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -270,11 +271,19 @@ static const char *trimmed(const char *p, size_t *n)
 	return p;
 }
 
-/* Whether a block line says nothing FRR shows back (comments, markers, exits). */
+/*
+ * Whether a block line is compared with FRR's running configuration: not
+ * comments, markers and exits, which FRR does not show, nor settings that
+ * another FRR version or defaults profile may take as its default and then
+ * not show (`no bgp default ipv4-unicast`, the timers): a line FRR never
+ * shows would make every plan load the part again, and the daemon reload
+ * FRR every second. Losing one of those by hand does not stop EVPN.
+ */
 static bool frr_shown(const char *s, size_t n)
 {
 	return n && s[0] != '!' && !(n == 4 && !strncmp(s, "exit", 4)) &&
-	       !(n == 19 && !strncmp(s, "exit-address-family", 19));
+	       !(n == 19 && !strncmp(s, "exit-address-family", 19)) &&
+	       !(n >= 3 && !strncmp(s, "no ", 3)) && !memmem(s, n, " timers ", 8);
 }
 
 /* Whether running (from the block's first line, its router, to that router's exit) has s. */

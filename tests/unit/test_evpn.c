@@ -556,6 +556,27 @@ static void test_running_lacks(void)
 		       aav + strlen("  advertise-all-vni\n")) > 0,
 	      "asprintf");
 	CHECK(!frr_running_lacks(full, golden_pve2, line, sizeof(line)), "everything runs");
+	/* what a version or profile may not show when it is its default: not compared */
+	{
+		char *hidden = strdup(full), *w = hidden;
+
+		for (const char *r = full; hidden && *r;) {
+			const char *nl = strchr(r, '\n');
+			size_t n = nl ? (size_t)(nl - r + 1) : strlen(r);
+
+			if (!memmem(r, n, " timers ", 8) && !memmem(r, n, "no bgp default", 14)) {
+				memmove(w, r, n);
+				w += n;
+			}
+			r += n;
+		}
+		if (hidden)
+			*w = '\0';
+		CHECK(hidden && !strstr(hidden, "timers") &&
+			  !frr_running_lacks(hidden, golden_pve2, line, sizeof(line)),
+		      "timers and no bgp default ipv4-unicast not shown: nothing lacks");
+		free(hidden);
+	}
 	CHECK(frr_running_lacks(lacking, golden_pve2, line, sizeof(line)) &&
 		  !strcmp(line, "advertise-all-vni"),
 	      "advertise-all-vni of the VRF router does not count for fabricd's");
