@@ -70,7 +70,9 @@ int write_output(const char *path, const void *data, size_t len, mode_t mode)
 	return ret;
 }
 
-int write_temp_fd(int fd, const struct stat *owner, mode_t mode, const void *data, size_t len)
+/* The owner, mode, content (fill), fsync and close of a temporary file just made. */
+static int fill_temp_fd(int fd, const struct stat *owner, mode_t mode, file_filler fill,
+			const void *ctx)
 {
 	int ret = 0;
 
@@ -83,12 +85,31 @@ int write_temp_fd(int fd, const struct stat *owner, mode_t mode, const void *dat
 	if (!ret && fchmod(fd, mode) < 0 && errno != EPERM)
 		ret = -errno;
 	if (!ret)
-		ret = write_all(fd, data, len);
+		ret = fill(fd, ctx);
 	if (!ret && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	return ret;
+}
+
+struct bytes {
+	const void *data;
+	size_t len;
+};
+
+static int fill_bytes(int fd, const void *ctx)
+{
+	const struct bytes *b = ctx;
+
+	return write_all(fd, b->data, b->len);
+}
+
+int write_temp_fd(int fd, const struct stat *owner, mode_t mode, const void *data, size_t len)
+{
+	struct bytes b = {data, len};
+
+	return fill_temp_fd(fd, owner, mode, fill_bytes, &b);
 }
 
 int write_proc(const char *path, const char *value)
@@ -106,7 +127,8 @@ int write_proc(const char *path, const char *value)
 	return ret;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner)
+int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_filler fill,
+			   const void *ctx)
 {
 	char tmp[PATH_MAX], real[PATH_MAX];
 	struct stat st;
@@ -127,7 +149,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 	if (fd < 0)
 		return -errno;
 	/* made with at most 0600 above; the mode whatever the umask was */
-	ret = write_temp_fd(fd, have ? &st : NULL, mode, data, len);
+	ret = fill_temp_fd(fd, have ? &st : NULL, mode, fill, ctx);
 	if (!ret && rename(tmp, path) < 0)
 		ret = -errno;
 	if (ret)
@@ -135,6 +157,13 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 	else
 		fsync_parent(path);
 	return ret;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner)
+{
+	struct bytes b = {data, len};
+
+	return write_file_atomic_fill(path, mode, keep_owner, fill_bytes, &b);
 }
 
 void fsync_parent(const char *path)

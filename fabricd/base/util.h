@@ -24,6 +24,15 @@ int write_all(int fd, const char *buf, size_t len);
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
 /*
+ * Writes a file's content into fd (left open): 0 or -errno. For content that
+ * is made while it is written (a JSON dump through stdio), so that no copy of
+ * it all is ever in memory at once.
+ */
+typedef int (*file_filler)(int fd, const void *ctx);
+/* write_file_atomic with the content from fill(fd, ctx). */
+int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_filler fill,
+			   const void *ctx);
+/*
  * Fills fd, a temporary file just made, and closes it: the owner of *owner
  * first (NULL: as made; fchown may clear set-id bits that the mode then
  * restores), mode, data, fsync. A file system that decides modes itself
