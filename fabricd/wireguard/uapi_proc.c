@@ -76,13 +76,20 @@ static void send_msg(int fd, int32_t kind, int32_t value)
  * (the probe, the metrics server), and a child of a threaded process may
  * only make async-signal-safe calls until it execs (setenv() allocates).
  * fabricd's own, without the variables that would make wireguard-go adopt
- * descriptors it does not have, and with its two settings. NULL: ENOMEM.
+ * descriptors it does not have or dump its memory (GOTRACEBACK=crash aborts
+ * into a core file, which a piped core_pattern takes whatever the core size
+ * limit says: the private key with it), and with its two settings. NULL:
+ * ENOMEM.
  */
 static char **wireguard_go_env(void)
 {
-	static const char *const dropped[] = {
-	    "WG_TUN_FD=", "WG_UAPI_FD=", "WG_TUN_NAME_FILE=", "WG_PROCESS_FOREGROUND=",
-	    "LOG_LEVEL=", NULL};
+	static const char *const dropped[] = {"WG_TUN_FD=",
+					      "WG_UAPI_FD=",
+					      "WG_TUN_NAME_FILE=",
+					      "WG_PROCESS_FOREGROUND=",
+					      "LOG_LEVEL=",
+					      "GOTRACEBACK=",
+					      NULL};
 	size_t n = 0, k = 0;
 	char **env;
 

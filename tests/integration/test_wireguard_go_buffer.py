@@ -112,18 +112,20 @@ def test_wireguard_go_udp_buffers_widened_and_kept(make_cluster):
 
 def test_wireguard_go_environment(make_cluster):
     """wireguard-go gets fabricd's environment (made before fork: the daemon has threads),
-    without what would make it adopt descriptors it does not have, with its settings, and
-    no core file size."""
+    without what would make it adopt descriptors it does not have or dump its memory
+    (GOTRACEBACK), with its settings, and no core file size."""
     cluster = userspace_cluster(make_cluster)
     pve1, pve2 = cluster.nodes
     path = cluster.write_definition(cluster.definition(zones=[zone("a", "secure", [("vnet1", 1)])]))
     env = dict(os.environ, WG_UAPI_FD="9", WG_TUN_FD="8", WG_TUN_NAME_FILE="/tmp/x",
-               LOG_LEVEL="debug", FABTEST_KEPT="yes")
+               LOG_LEVEL="debug", GOTRACEBACK="crash", FABTEST_KEPT="yes")
     assert pve1.fabricd("apply", "-c", path, env=env).rc == 0
     with open(f"/proc/{wireguard_go(pve1)}/environ", "rb") as f:
         got = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
     assert got.get(b"LOG_LEVEL") == b"error" and got.get(b"WG_PROCESS_FOREGROUND") == b"1", got
     assert not {b"WG_UAPI_FD", b"WG_TUN_FD", b"WG_TUN_NAME_FILE"} & set(got), got
+    # crash would abort into a core file (a piped core_pattern ignores the size limit)
+    assert b"GOTRACEBACK" not in got, got
     assert got.get(b"FABTEST_KEPT") == b"yes", got
     # it holds the private key: no core file of it (exec made it dumpable again)
     with open(f"/proc/{wireguard_go(pve1)}/limits") as f:
