@@ -155,25 +155,51 @@ static int run(char *const argv[], char **out, char **err_text);
 /*
  * The daemon observes on every pass (a burst of zebra's FDB entries makes
  * many): FRR's running configuration is read at most every RUNNING_CHECK_MS
- * for one block, and at once when the block or the pathspace changed.
+ * for one block, and at once when the block or the pathspace changed. A
+ * reload after which FRR still lacks a line (a line this FRR does not show,
+ * a setting it refuses) is not repeated every second: the wait doubles with
+ * each, up to RUNNING_CHECK_MS << RUNNING_FAILS_MAX, said once.
  */
-#define RUNNING_CHECK_MS 1000
+#define RUNNING_CHECK_MS  1000
+#define RUNNING_FAILS_MAX 6
 static struct {
 	char *key; /* pathspace + "\n" + block of the last check */
 	double at;
-	bool served; /* a pass took the result without reading: read again when due */
+	bool served;	    /* a pass took the result without reading: read again when due */
+	bool loaded;	    /* frr-reload.py loaded the block since the last reading */
+	unsigned int fails; /* readings right after a load that still lacked a line */
 	char lacks[160];
 } running_cache;
 
+static double running_wait(void)
+{
+	return (double)RUNNING_CHECK_MS * (double)(1U << running_cache.fails);
+}
+
 bool frr_running_recheck_due(void)
 {
-	return running_cache.served && clock_mono_ms() - running_cache.at >= RUNNING_CHECK_MS;
+	return running_cache.served && clock_mono_ms() - running_cache.at >= running_wait();
 }
 
 static void running_forget(void)
 {
 	free(running_cache.key);
 	memset(&running_cache, 0, sizeof(running_cache));
+}
+
+/* Keeps key (taken) and lacks as the last reading, and the fails of that key. */
+static void running_store(char *key, const char *lacks, bool loaded)
+{
+	unsigned int fails =
+	    running_cache.key && key && !strcmp(running_cache.key, key) ? running_cache.fails : 0;
+
+	running_forget();
+	running_cache.key = key;
+	running_cache.at = clock_mono_ms();
+	running_cache.loaded = loaded;
+	running_cache.served = loaded; /* to be seen running, once FRR had its moment */
+	running_cache.fails = fails;
+	snprintf(running_cache.lacks, sizeof(running_cache.lacks), "%s", lacks);
 }
 
 /*
@@ -184,29 +210,44 @@ static void running_forget(void)
  */
 static void running_loaded(const char *pathspace, const char *block)
 {
-	running_forget();
-	if (block && asprintf(&running_cache.key, "%s\n%s", pathspace ? pathspace : "", block) < 0)
-		running_cache.key = NULL;
-	running_cache.at = clock_mono_ms();
-	running_cache.served = true; /* to be seen running, once FRR had its moment */
+	char *key = NULL;
+
+	if (block && asprintf(&key, "%s\n%s", pathspace ? pathspace : "", block) < 0)
+		key = NULL;
+	running_store(key, "", true);
+}
+
+/* A reading right after a load that still lacks a line: wait longer before the next load. */
+static void running_load_failed(const char *lacks)
+{
+	if (running_cache.fails < RUNNING_FAILS_MAX)
+		running_cache.fails++;
+	if (running_cache.fails == 1)
+		log_warn("frr: FRR's running configuration still lacks \"%s\" after "
+			 "frr-reload.py loaded fabricd's part; loading it again less often (up to "
+			 "every %d s): see FRR's log for why it does not take it",
+			 lacks, (RUNNING_CHECK_MS << RUNNING_FAILS_MAX) / 1000);
+	running_cache.lacks[0] = '\0'; /* until the longer wait is over */
+	running_cache.served = true;
 }
 
 /* o->running_lacks, from `vtysh -c 'show running-config'` (left "" when vtysh fails). */
 static void check_running(const char *pathspace, struct frr_obs *o)
 {
 	char *argv[8], *out = NULL, *key = NULL;
-	double now = clock_mono_ms();
+	bool same, loaded;
 	int n = 0;
 
 	if (asprintf(&key, "%s\n%s", pathspace ? pathspace : "", o->block) < 0)
 		return;
-	if (running_cache.key && !strcmp(running_cache.key, key) &&
-	    now - running_cache.at < RUNNING_CHECK_MS) {
+	same = running_cache.key && !strcmp(running_cache.key, key);
+	if (same && clock_mono_ms() - running_cache.at < running_wait()) {
 		snprintf(o->running_lacks, sizeof(o->running_lacks), "%s", running_cache.lacks);
 		running_cache.served = true;
 		free(key);
 		return;
 	}
+	loaded = same && running_cache.loaded;
 	argv[n++] = (char *)VTYSH;
 	if (pathspace) {
 		argv[n++] = (char *)"-N";
@@ -218,10 +259,12 @@ static void check_running(const char *pathspace, struct frr_obs *o)
 	if (run(argv, &out, NULL) == 0 && out)
 		frr_running_lacks(out, o->block, o->running_lacks, sizeof(o->running_lacks));
 	free(out);
-	running_forget();
-	running_cache.key = key;
-	running_cache.at = now;
-	snprintf(running_cache.lacks, sizeof(running_cache.lacks), "%s", o->running_lacks);
+	running_store(key, o->running_lacks, false);
+	if (loaded && o->running_lacks[0]) {
+		running_load_failed(o->running_lacks);
+		o->running_lacks[0] = '\0';
+	} else if (!o->running_lacks[0])
+		running_cache.fails = 0;
 }
 
 int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
