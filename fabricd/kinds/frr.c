@@ -257,7 +257,6 @@ size_t frr_block_neighbors(const char *block)
 	return n;
 }
 
-/* Whether text has a line equal to the len bytes at line. */
 /* The line at p without its leading blanks and trailing blanks; its length in *n. */
 static const char *trimmed(const char *p, size_t *n)
 {
@@ -337,6 +336,7 @@ bool frr_running_lacks(const char *running, const char *block, char *line, size_
 	return false;
 }
 
+/* Whether text has a line equal to the len bytes at line. */
 static bool has_line(const char *text, const char *line, size_t len)
 {
 	for (const char *p = text; *p; p = next_line(p)) {
