@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "daemon/metrics.h"
+
 struct metrics_http;
 
 /*
@@ -20,8 +22,12 @@ int metrics_parse_listen(const char *text, struct sockaddr_storage *ss, char *er
 
 /* Starts serving on ss. 0, or -errno (logged). */
 int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **out);
-/* Replaces the text served (copied). */
-void metrics_http_publish(struct metrics_http *h, const char *text, size_t len);
+/*
+ * Serves t's text from now on, from t's buffer (no copy). t gets the buffer
+ * of the text served before to render into, or none while a response still
+ * sends it (that one goes when the response is done).
+ */
+void metrics_http_publish(struct metrics_http *h, struct metrics_text *t);
 /* The port bound (useful with port 0). */
 unsigned int metrics_http_port(const struct metrics_http *h);
 void metrics_http_stop(struct metrics_http *h);

@@ -2,8 +2,10 @@
 /*
  * daemon/metrics_text.c - struct metrics_data in the Prometheus text format.
  * No I/O: the text goes to a memory stream, so the daemon renders it in its
- * loop and the HTTP thread only copies finished bytes.
+ * loop and the HTTP thread only copies finished bytes. The stream writes
+ * into a buffer kept from one render to the next (struct metrics_text).
  */
+#define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,11 @@ const double metrics_duration_buckets[METRICS_N_BUCKETS] = {
 static void put_label(FILE *f, const char *s)
 {
 	fputc('"', f);
+	if (!strpbrk(s, "\\\"\n")) { /* names and numbers: nothing to escape */
+		fputs(s, f);
+		fputc('"', f);
+		return;
+	}
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"')
 			fprintf(f, "\\%c", *s);
@@ -268,12 +275,42 @@ static void render_reconcile(FILE *f, const struct metrics_data *d)
 	}
 }
 
-int metrics_render(const struct metrics_data *d, char **out, size_t *len)
+/* The stream's writes, appended to a struct metrics_text (grown by half when full). */
+static ssize_t text_write(void *cookie, const char *buf, size_t size)
 {
-	FILE *f = open_memstream(out, len);
+	struct metrics_text *t = cookie;
+
+	if (t->len + size + 1 > t->cap) {
+		size_t cap = t->cap < 65536 ? 65536 : t->cap;
+		char *grown;
+
+		while (t->len + size + 1 > cap)
+			cap += cap / 2;
+		grown = realloc(t->text, cap);
+		if (!grown)
+			return -1;
+		t->text = grown;
+		t->cap = cap;
+	}
+	memcpy(t->text + t->len, buf, size);
+	t->len += size;
+	t->text[t->len] = '\0';
+	return (ssize_t)size;
+}
+
+void metrics_text_free(struct metrics_text *t)
+{
+	free(t->text);
+	*t = (struct metrics_text){0};
+}
+
+int metrics_render(const struct metrics_data *d, struct metrics_text *out)
+{
+	FILE *f = fopencookie(out, "w", (cookie_io_functions_t){.write = text_write});
 
 	if (!f)
 		return -ENOMEM;
+	out->len = 0;
 	family(f, "fabricd_build_info", "gauge", "The running fabricd (always 1).");
 	fputs("fabricd_build_info{version=", f);
 	put_label(f, d->version ? d->version : "unknown");
@@ -295,9 +332,10 @@ int metrics_render(const struct metrics_data *d, char **out, size_t *len)
 	render_frr(f, d);
 	render_reconcile(f, d);
 	render_process(f, d);
-	if (fclose(f) != 0) {
-		free(*out);
-		*out = NULL;
+	bool failed = ferror(f);
+
+	if (fclose(f) != 0 || failed || !out->text) {
+		out->len = 0;
 		return -ENOMEM;
 	}
 	return 0;

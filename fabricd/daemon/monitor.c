@@ -47,6 +47,7 @@ struct monitor {
 	bool converged; /* monitor_converged() came at least once */
 	enum wg_backend backend;
 	struct metrics_data d;
+	struct metrics_text text; /* the last rendered, or the buffer published before it */
 	struct peer_state *peers; /* parallel to d.peers */
 	struct timespec pass_start;
 	long long refresh_at;
@@ -169,6 +170,7 @@ void monitor_close(struct monitor *m)
 	if (m->metrics_file && unlink(m->metrics_file) < 0 && errno != ENOENT)
 		log_warn("metrics: cannot remove %s: %s", m->metrics_file, strerror(errno));
 	free_data(&m->d);
+	metrics_text_free(&m->text);
 	free(m->d.repairs);
 	free(m->peers);
 	free(m);
@@ -426,9 +428,10 @@ static void read_vnets(struct monitor *m)
 		log_debug("metrics: cannot read link statistics: %s", strerror(errno));
 	for (size_t i = 0; i < m->d.n_vnets; i++) {
 		struct metrics_vnet *v = &m->d.vnets[i];
-		const struct link_stats *l = link_stats_find(&t, v->device);
+		/* by the index fabricd's device had: another link of that name is not counted */
+		const struct link_stats *l = link_stats_find_index(&t, v->ifindex);
 
-		v->present = l && v->ifindex && l->ifindex == v->ifindex;
+		v->present = l != NULL;
 		if (!l)
 			continue;
 		v->rx_packets = l->stats.rx_packets;
@@ -569,8 +572,6 @@ static bool check_frr(struct monitor *m)
 bool monitor_tick(struct monitor *m)
 {
 	struct timespec now;
-	char *text = NULL;
-	size_t len = 0;
 	bool frr_back = m && m->converged && check_frr(m);
 
 	if (!m || !m->metrics || !m->converged || mono_ms() < m->refresh_at)
@@ -583,12 +584,11 @@ bool monitor_tick(struct monitor *m)
 	clock_gettime(CLOCK_REALTIME, &now);
 	m->d.scrape_timestamp = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	m->d.heap_in_use_bytes = heap_in_use();
-	if (metrics_render(&m->d, &text, &len) < 0)
+	if (metrics_render(&m->d, &m->text) < 0)
 		return frr_back;
-	if (m->http)
-		metrics_http_publish(m->http, text, len);
 	if (m->metrics_file)
-		write_file(m, m->metrics_file, text, len);
-	free(text);
+		write_file(m, m->metrics_file, m->text.text, m->text.len);
+	if (m->http) /* last: it trades the text for the buffer served before */
+		metrics_http_publish(m->http, &m->text);
 	return frr_back;
 }

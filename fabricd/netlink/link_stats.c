@@ -82,6 +82,15 @@ int link_stats_dump(struct nl_sock *s, struct link_stats_table *t)
 	return 0;
 }
 
+const struct link_stats *link_stats_find_index(const struct link_stats_table *t, int ifindex)
+{
+	struct link_stats key = {.ifindex = ifindex};
+
+	if (ifindex <= 0 || !t->n)
+		return NULL;
+	return bsearch(&key, t->links, t->n, sizeof(*t->links), by_ifindex);
+}
+
 const struct link_stats *link_stats_find(struct link_stats_table *t, const char *name)
 {
 	struct link_stats key = {0};

@@ -30,6 +30,12 @@ struct link_stats_table {
 int link_stats_dump(struct nl_sock *s, struct link_stats_table *t);
 /* The counters of the link called name, NULL when there is none. */
 const struct link_stats *link_stats_find(struct link_stats_table *t, const char *name);
+/*
+ * The counters of the link with index ifindex, NULL when there is none: no
+ * system call (by name it costs an ioctl; the metrics look up 1,536 devices
+ * a second at 1024 vnets).
+ */
+const struct link_stats *link_stats_find_index(const struct link_stats_table *t, int ifindex);
 void link_stats_free(struct link_stats_table *t);
 
 #endif
