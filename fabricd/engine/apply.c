@@ -17,6 +17,7 @@
 #include "engine/fdb_learned.h"
 #include "engine/linklocal.h"
 #include "engine/guard_io.h"
+#include "engine/link_group.h"
 #include "engine/observe.h"
 #include "netlink/ifindex.h"
 #include "engine/reconcile.h"
@@ -343,6 +344,35 @@ fail:
 }
 
 /*
+ * The links a phase deletes, in one message where they can be: down's by
+ * fabricd's own group, a pass's (removals, retired devices) through a group
+ * of their own, in groups no larger than wireguard-go's pacing while it runs.
+ * A VXLAN takeover's delete stays in line with the create that follows it.
+ */
+static bool *delete_grouped(struct reconcile *r, const struct plan *p, int phase, size_t *seen)
+{
+	struct link_group_pacing pace = {0};
+	size_t events = 0;
+	bool *done;
+
+	if (p->down)
+		return phase == PHASE_DELETE ? delete_group(r, p) : NULL;
+	if (phase != PHASE_DELETE && phase != PHASE_RETIRE)
+		return NULL;
+	if (wg_link_pacing(r->backend, &pace.max_links, &pace.pause_us) &&
+	    if_nametoindex(FABRIC_IFNAME)) {
+		pace.wait = wg_link_wait_drained;
+		pace.wait_data = FABRIC_IFNAME;
+	} else {
+		pace.max_links = 0;
+	}
+	done = link_group_delete(r, p, phase, &pace, &events);
+	if (pace.max_links)
+		*seen += events; /* link events wireguard-go saw */
+	return done;
+}
+
+/*
  * The phase run at step i: the plan's order, except on down. There fabricd's
  * part of FRR goes first, while the fabric still carries BGP: bgpd closes its
  * sessions with a notification and the peers withdraw the node's VTEPs and
@@ -392,7 +422,7 @@ int plan_apply(struct reconcile *r, struct plan *p)
 	for (step = 0; step < PHASE_COUNT; step++) {
 		int phase = phase_at(p, step);
 		struct name_cache names = {0}; /* per phase: names made in it resolve in the next */
-		bool *done = phase == PHASE_DELETE ? delete_group(r, p) : NULL;
+		bool *done = delete_grouped(r, p, phase, &seen_by_wg);
 		struct nl_batch *b = NULL;
 		bool failed = false, paced = false;
 

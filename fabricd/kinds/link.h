@@ -193,6 +193,13 @@ enum link_change_mask {
  * group without fabricd's mark is never deleted.
  */
 #define LINK_GROUP_OWNED 64177U
+/*
+ * The group a pass moves the links it deletes into, to delete them in one
+ * message as well (engine/link_group.c); a link in it that is not fabricd's
+ * is never deleted (the pass then deletes its links one by one). Nothing
+ * stays in it: fabricd's links are in it only between a move and the delete.
+ */
+#define LINK_GROUP_DELETING 64178U
 
 struct link_change {
 	unsigned int mask;
