@@ -273,7 +273,11 @@ static void run_daemon(struct cp_run *r, const char *backend)
 	memset(d, 0, sizeof(*d));
 	d->ran = true;
 	d->reloads_wanted = r->o.quick ? CP_QUICK_RELOADS : CP_RELOADS;
-	if (cp_daemon_start(&r->fab, run, r->log, d) < 0 || daemon_add_vnets(r) < 0 ||
+	if (cp_daemon_start(&r->fab, run, r->log, d) < 0)
+		r->failed = true;
+	else
+		cp_daemon_idle(r->o.quick ? CP_QUICK_IDLE_S : CP_IDLE_S, d);
+	if (r->failed || daemon_add_vnets(r) < 0 ||
 	    cp_count(&r->fab, &r->fab_daemon, NULL, 0) < 0 ||
 	    cp_daemon_reloads(r->log, d->reloads_wanted, d) < 0)
 		r->failed = true;

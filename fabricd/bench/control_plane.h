@@ -105,12 +105,21 @@ struct cp_daemon {
 	long rss_half_reloads_kib; /* after the first half: flat means the second half adds nothing
 				    */
 	long peak_rss_kib;	   /* VmHWM after the reloads: the largest pass */
+	/* CPU at rest (probes every 10 s to peers that never answer, the periodic check) */
+	double idle_seconds, idle_cpu_percent; /* of one core; idle_seconds 0: not measured */
 	unsigned int reloads, reloads_wanted;
 	int exit_status;
 };
 
 #define CP_RELOADS	 1000 /* SIGHUP reloads at the default size (issue 17: flat over 1000) */
 #define CP_QUICK_RELOADS 20
+/*
+ * Seconds the adopted daemon is watched at rest for its CPU: two probe
+ * rounds (every 10 s), forty periodic checks; the full read (every 60 s)
+ * falls into one such window in three.
+ */
+#define CP_IDLE_S	20
+#define CP_QUICK_IDLE_S 2
 
 struct cp_run {
 	struct cp_opts o;
@@ -175,6 +184,8 @@ int cp_daemon_start(const struct cp_ns *ns, char *const argv[], const char *log,
 int cp_daemon_add_vnet(const struct cp_ns *ns, const char *bridge, unsigned int want_flood,
 		       int (*write_def)(void *arg, double *renamed_at), void *arg,
 		       struct cp_daemon *d);
+/* The daemon's CPU over seconds at rest, as a share of one core, into d. */
+void cp_daemon_idle(unsigned int seconds, struct cp_daemon *d);
 /* n SIGHUP reloads, each waited for; the RSS before and after. 0 or -1 (logged). */
 int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d);
 /* SIGTERM, and the exit status. */

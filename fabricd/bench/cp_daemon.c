@@ -2,7 +2,7 @@
 /*
  * bench/cp_daemon.c - the control-plane bench's daemon steps, on the node the
  * one-shot steps built: `fabricd run` started in the namespace; once it has
- * adopted the fabric, its RSS; one more vnet written into the definition and
+ * adopted the fabric, its RSS, and its CPU at rest; one more vnet written into the definition and
  * the time until that vnet's bridge and flood entries are in the kernel (the
  * daemon's one-vnet pass, compared with a full build; control_plane.c does
  * that three times and takes the median); then SIGHUP reloads,
@@ -271,6 +271,21 @@ int cp_daemon_add_vnet(const struct cp_ns *ns, const char *bridge, unsigned int 
 	}
 	d->add_vnet_done = true;
 	return 0;
+}
+
+void cp_daemon_idle(unsigned int seconds, struct cp_daemon *d)
+{
+	double t0 = now_s(), elapsed;
+	long long c0 = cpu_ticks(d->pid), c1;
+
+	while (!bench_stop && now_s() - t0 < seconds)
+		pause_ms(100);
+	c1 = cpu_ticks(d->pid);
+	elapsed = now_s() - t0;
+	if (c0 < 0 || c1 < 0 || bench_stop)
+		return;
+	d->idle_seconds = elapsed;
+	d->idle_cpu_percent = 100.0 * (double)(c1 - c0) / (double)sysconf(_SC_CLK_TCK) / elapsed;
 }
 
 int cp_daemon_reloads(const char *log, unsigned int n, struct cp_daemon *d)

@@ -68,6 +68,9 @@ static void print_daemon(const struct cp_run *r, FILE *f)
 		snprintf(ratio, sizeof(ratio), "%.1f%% of apply", 100 * cp_daemon_ratio(r));
 	fprintf(f, "%-36s %9.2f  %-16s %6.1f MiB RSS\n", "fabricd run, adopting the node",
 		d->startup_seconds, "", (double)d->steady_rss_kib / 1024);
+	if (d->idle_seconds > 0)
+		fprintf(f, "%-36s %9.1f  %.2f%% of a core\n", "fabricd run, at rest (seconds)",
+			d->idle_seconds, d->idle_cpu_percent);
 	fprintf(f, "%-36s %9.3f  %-16s", "fabricd run, one vnet added", d->add_vnet_seconds,
 		d->add_vnet_done ? ratio : "FAILED");
 	if (d->add_vnet_done && d->n_add_vnet_runs > 1)
@@ -222,7 +225,7 @@ static json_t *daemon_json(const struct cp_run *r)
 	for (unsigned int i = 0; runs && i < d->n_add_vnet_runs; i++)
 		json_array_append_new(runs, json_real(d->add_vnet_runs[i]));
 	o = json_pack(
-	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o}", "ran", d->ran,
+	    "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o}", "ran", d->ran,
 	    "startup_seconds", opt_real(up, d->startup_seconds), "add_vnet_seconds",
 	    opt_real(d->add_vnet_done, d->add_vnet_seconds), "add_vnet_timed_by",
 	    d->add_vnet_done ? json_string(d->add_vnet_heard ? "announcements" : "polling")
@@ -237,7 +240,8 @@ static json_t *daemon_json(const struct cp_run *r)
 	    d->rss_after_reloads_kib ? json_integer(d->rss_after_reloads_kib) : json_null(),
 	    "peak_rss_kib", d->peak_rss_kib ? json_integer(d->peak_rss_kib) : json_null(),
 	    "reloads", (json_int_t)d->reloads, "reloads_wanted", (json_int_t)d->reloads_wanted,
-	    "exit_status", d->ran ? json_integer(d->exit_status) : json_null());
+	    "exit_status", d->ran ? json_integer(d->exit_status) : json_null(), "idle_cpu_percent",
+	    opt_real(d->idle_seconds > 0, d->idle_cpu_percent));
 	if (o && runs && json_object_set_new(o, "add_vnet_runs_seconds", runs) == 0)
 		return o;
 	json_decref(o);

@@ -155,6 +155,9 @@ def test_daemon_steps(quick):
                 "peak_rss_kib"):
         assert 1024 < d[key] < 64 * 1024, (key, d)
     assert d["peak_rss_kib"] >= d["rss_after_reloads_kib"], d
+    # its CPU at rest, as a share of one core: measured, and no busy loop
+    assert d["idle_cpu_percent"] is not None and 0 <= d["idle_cpu_percent"] < 50, d
+    assert "fabricd run, at rest (seconds)" in stdout and "% of a core" in stdout, stdout
     # 20 reloads of the same definition: no growth beyond allocator noise
     assert d["rss_after_reloads_kib"] - d["rss_before_reloads_kib"] < 1024, d
     # the daemon's added vnets: their bridges and flood entries, counted by the bench
