@@ -150,7 +150,14 @@ static bool pending_cut_short(const char *pathspace)
 	return gone;
 }
 
-static int run(char *const argv[], char **out, char **err_text);
+static int run(char *const argv[], char **out, char **err_text, int timeout_ms);
+
+/*
+ * How long `show running-config` may take: it is read on every plan and
+ * daemon pass, which a bgpd that takes the connection and never answers
+ * (stopped, stuck) must not hold up for FRR_RUN_TIMEOUT_MS.
+ */
+#define FRR_READ_TIMEOUT_MS 3000
 
 /*
  * The daemon observes on every pass (a burst of zebra's FDB entries makes
@@ -231,12 +238,27 @@ static void running_load_failed(const char *lacks)
 	running_cache.served = true;
 }
 
+/* Says once that vtysh did not answer (timed_out), until it answers again. */
+static void running_timed_out(bool timed_out)
+{
+	static bool said;
+
+	if (timed_out && !said)
+		log_warn(
+		    "frr: vtysh -c 'show running-config' did not answer within %d s (is a "
+		    "bgpd or zebra stopped or stuck?): FRR's running configuration is not "
+		    "compared with fabricd's part until it does; see `systemctl status frr` and "
+		    "FRR's log",
+		    FRR_READ_TIMEOUT_MS / 1000);
+	said = timed_out;
+}
+
 /* o->running_lacks, from `vtysh -c 'show running-config'` (left "" when vtysh fails). */
 static void check_running(const char *pathspace, struct frr_obs *o)
 {
 	char *argv[8], *out = NULL, *key = NULL;
 	bool same, loaded;
-	int n = 0;
+	int n = 0, ret;
 
 	if (asprintf(&key, "%s\n%s", pathspace ? pathspace : "", o->block) < 0)
 		return;
@@ -256,9 +278,11 @@ static void check_running(const char *pathspace, struct frr_obs *o)
 	argv[n++] = (char *)"-c";
 	argv[n++] = (char *)"show running-config";
 	argv[n] = NULL;
-	if (run(argv, &out, NULL) == 0 && out)
+	ret = run(argv, &out, NULL, FRR_READ_TIMEOUT_MS);
+	if (ret == 0 && out)
 		frr_running_lacks(out, o->block, o->running_lacks, sizeof(o->running_lacks));
 	free(out);
+	running_timed_out(ret == -ETIMEDOUT);
 	running_store(key, o->running_lacks, false);
 	if (loaded && o->running_lacks[0]) {
 		running_load_failed(o->running_lacks);
@@ -340,13 +364,13 @@ bool frr_running(const char *pathspace, char *why, size_t len)
 
 /*
  * Reads the child's stdout and stderr together (either may fill its pipe
- * while the other is read) into ms[], until both close or the deadline.
+ * while the other is read) into ms[], until both close or timeout_ms.
  * 0, or -ETIMEDOUT.
  */
-static int collect(const int fds[2], FILE *ms[2], size_t lens[2])
+static int collect(const int fds[2], FILE *ms[2], size_t lens[2], int timeout_ms)
 {
 	struct pollfd pfd[2] = {{.fd = fds[0], .events = POLLIN}, {.fd = fds[1], .events = POLLIN}};
-	int left = FRR_RUN_TIMEOUT_MS, open_fds = 2;
+	int left = timeout_ms, open_fds = 2;
 
 	while (open_fds && left > 0) {
 		int n = poll(pfd, 2, 100);
@@ -375,9 +399,9 @@ static int collect(const int fds[2], FILE *ms[2], size_t lens[2])
 /*
  * Runs argv (posix_spawn, no shell), its stdout into *out when out is given,
  * its stderr into *err_text when given. The exit status, or -errno
- * (-ETIMEDOUT: killed after FRR_RUN_TIMEOUT_MS).
+ * (-ETIMEDOUT: killed after timeout_ms).
  */
-static int run(char *const argv[], char **out, char **err_text)
+static int run(char *const argv[], char **out, char **err_text, int timeout_ms)
 {
 	posix_spawn_file_actions_t fa;
 	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, fds[2], status, ret;
@@ -406,7 +430,7 @@ static int run(char *const argv[], char **out, char **err_text)
 	ms[1] = open_memstream(&bufs[1], &lens[1]);
 	fds[0] = outp[0];
 	fds[1] = errp[0];
-	ret = collect(fds, ms, lens);
+	ret = collect(fds, ms, lens, timeout_ms);
 	if (ret < 0)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -473,7 +497,7 @@ static int reload(const char *pathspace, const char *path)
 	}
 	argv[n++] = (char *)path;
 	argv[n] = NULL;
-	ret = run(argv, NULL, &err);
+	ret = run(argv, NULL, &err, FRR_RUN_TIMEOUT_MS);
 	/* its log goes to stderr (--stdout); the end of it says what failed */
 	if (err)
 		strip_colours(err);
@@ -613,7 +637,7 @@ json_t *frr_show_json(const char *pathspace, const char *cmd)
 	argv[n++] = (char *)"-c";
 	argv[n++] = (char *)cmd;
 	argv[n] = NULL;
-	ret = run(argv, &out, &err);
+	ret = run(argv, &out, &err, FRR_RUN_TIMEOUT_MS);
 	if (ret == 0 && out)
 		j = json_loads(out, 0, &jerr);
 	if (!j)

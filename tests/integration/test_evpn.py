@@ -255,6 +255,30 @@ def test_vtysh_change_by_hand_is_planned_and_repaired(evpn):
     assert fabricd(cluster, frrs, pve2, "plan", "-c", path).rc == 0
 
 
+def test_a_hung_bgpd_does_not_stall_plan(evpn):
+    """FRR's running configuration is read by vtysh on every plan and daemon pass; a bgpd
+    that takes the connection but never answers (stopped, stuck) must not hold them up:
+    with the 60 s meant for frr-reload.py a plan took a minute, and every daemon pass (the
+    guard's repair with it) waited as long. Its reading now gives up within seconds."""
+    cluster, frrs = evpn
+    pve3, frr = cluster.node("pve3"), frrs["pve3"]
+    path = f"{cluster.tmpdir}/cluster.json"
+    with open(f"{frr.rundir}/bgpd.pid") as f:
+        bgpd = int(f.read())
+    os.kill(bgpd, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        res = pve3.fabricd("plan", "-c", path, "--frr-pathspace", frr.pathspace, timeout=15)
+        took = time.monotonic() - started
+    finally:
+        os.kill(bgpd, signal.SIGCONT)
+    assert res.rc == 0 and "nothing to change" in res.stdout, res
+    assert took < 10, f"plan took {took:.1f} s with bgpd stopped"
+    assert "warning: frr: vtysh -c 'show running-config' did not answer within 3 s" in \
+        res.stderr, res
+    wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
+
+
 def test_dead_frr_is_said_with_nothing_to_change(evpn):
     """plan and apply with nothing to change on a node whose FRR is down: exit 0, as the
     kernel is as fabricd wants it, but said, as status says it (they said nothing)."""
