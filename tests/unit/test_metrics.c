@@ -227,20 +227,6 @@ static void test_probe_frame(void)
 #define SCALE_VNETS 1536
 #define TICKS	    30
 
-static long resident_kib(void)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			kib = atol(line + 6);
-	if (f)
-		fclose(f);
-	return kib;
-}
-
 static void scale_data(struct metrics_data *d)
 {
 	static struct metrics_peer peers[SCALE_PEERS];
@@ -348,16 +334,16 @@ static void test_tick_memory(void)
 		printf("tick memory: libmicrohttpd not there, not measured\n");
 		return;
 	}
-	before = resident_kib();
+	before = unit_resident_kib();
 	for (int i = 0; i < TICKS; i++) {
 		CHECK_INT(metrics_render(&d, &out), 0, "render %d", i);
 		len = out.len;
 		metrics_http_publish(h, &out);
 		CHECK(scrape(metrics_http_port(h)) > (long)len, "scrape %d: the whole text", i);
 		if (i == 1)
-			two = resident_kib();
+			two = unit_resident_kib();
 	}
-	all = resident_kib();
+	all = unit_resident_kib();
 	metrics_http_stop(h);
 	metrics_text_free(&out);
 	printf("metrics ticks of %zu bytes: VmRSS %ld -> %ld (two) -> %ld KiB (%d)\n", len, before,

@@ -101,20 +101,6 @@ static void test_unwritable(const char *path)
 	CHECK(access(path, F_OK) == 0, "another path's file untouched");
 }
 
-static long resident_kib(void)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			kib = atol(line + 6);
-	if (f)
-		fclose(f);
-	return kib;
-}
-
 struct rounds {
 	const char *path;
 	long before, after_one, after_all;
@@ -126,13 +112,13 @@ static void *write_rounds(void *arg)
 	struct rounds *r = arg;
 	struct probe_state_health health = {0};
 
-	r->before = resident_kib();
+	r->before = unit_resident_kib();
 	for (int i = 0; i < ROUNDS; i++) {
 		probe_state_write(r->path, "lab", "pve1", 10000, results, ROUND_RESULTS, &health);
 		if (!i)
-			r->after_one = resident_kib();
+			r->after_one = unit_resident_kib();
 	}
-	r->after_all = resident_kib();
+	r->after_all = unit_resident_kib();
 	return NULL;
 }
 

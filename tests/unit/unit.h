@@ -8,6 +8,7 @@
 #define FABRICD_UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int unit_passed, unit_failed;
@@ -54,6 +55,21 @@ static int unit_passed, unit_failed;
 
 /* The exit status that tells the runner (tests/test_unit.py, automake) "skipped". */
 #define UNIT_EXIT_SKIP 77
+
+/* This process's resident set (VmRSS) in KiB, -1 when unknown: for tests of memory kept. */
+static inline long unit_resident_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = atol(line + 6);
+	if (f)
+		fclose(f);
+	return kib;
+}
 
 static const char *unit_skip_reason;
 
