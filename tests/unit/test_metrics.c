@@ -283,16 +283,6 @@ static void scale_data(struct metrics_data *d)
 				   .guard_present = true};
 }
 
-static bool allocator_is_instrumented(void)
-{
-	const char *preload = getenv("LD_PRELOAD");
-
-#if defined(__SANITIZE_ADDRESS__)
-	return true;
-#endif
-	return preload && strstr(preload, "vgpreload");
-}
-
 /* A GET /metrics on 127.0.0.1:port: the bytes of the answer, headers and all; -1 on errors. */
 static long scrape(unsigned int port)
 {
@@ -349,7 +339,7 @@ static void test_tick_memory(void)
 	printf("metrics ticks of %zu bytes: VmRSS %ld -> %ld (two) -> %ld KiB (%d)\n", len, before,
 	       two, all, TICKS);
 	CHECK(len > 2000000, "the scale's text is %zu bytes", len);
-	if (allocator_is_instrumented())
+	if (unit_allocator_is_instrumented())
 		return; /* resident sizes mean nothing there */
 	/* two texts, the one rendered and the one served; nothing more after two ticks */
 	CHECK(all - before < (long)(len * 2 / 1024) + 512, "%d ticks cost %ld KiB", TICKS,

@@ -122,22 +122,12 @@ static void *write_rounds(void *arg)
 	return NULL;
 }
 
-static bool allocator_is_instrumented(void)
-{
-	const char *preload = getenv("LD_PRELOAD");
-
-#if defined(__SANITIZE_ADDRESS__)
-	return true;
-#endif
-	return preload && strstr(preload, "vgpreload");
-}
-
 static void test_round_memory(const char *path)
 {
 	struct rounds r = {.path = path};
 	pthread_t t;
 
-	if (allocator_is_instrumented()) {
+	if (unit_allocator_is_instrumented()) {
 		/* the other checks ran: not a skip of the binary */
 		printf("round memory: not measured under ASan or valgrind\n");
 		return;

@@ -71,6 +71,18 @@ static inline long unit_resident_kib(void)
 	return kib;
 }
 
+/* Whether ASan or valgrind replaces malloc: resident-memory measures mean nothing then. */
+static inline int unit_allocator_is_instrumented(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+#if defined(__SANITIZE_ADDRESS__)
+	(void)preload;
+	return 1;
+#endif
+	return preload && strstr(preload, "vgpreload");
+}
+
 static const char *unit_skip_reason;
 
 /* Marks part of the binary as not run, with why; unit_summary() then reports a skip. */
