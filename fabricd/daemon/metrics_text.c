@@ -2,7 +2,7 @@
 /*
  * daemon/metrics_text.c - struct metrics_data in the Prometheus text format.
  * No I/O: the text goes to a memory stream, so the daemon renders it in its
- * loop and the HTTP thread only copies finished bytes. The stream writes
+ * loop and the HTTP thread only sends finished text. The stream writes
  * into a buffer kept from one render to the next (struct metrics_text).
  */
 #define _GNU_SOURCE /* fopencookie */
