@@ -279,6 +279,52 @@ def test_a_hung_bgpd_does_not_stall_plan(evpn):
     wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
 
 
+def test_a_line_frr_never_shows_is_not_reloaded_every_second(evpn):
+    """A line of fabricd's part that FRR's running configuration still lacks right after
+    frr-reload.py loaded it (a line this FRR does not show, a setting it refuses): the
+    daemon warns once and loads the part again at doubling intervals (1, 2, 4 s ...), not
+    after every reading. Here the node's vtysh (bind-mounted in its own mount namespace)
+    leaves advertise-all-vni out of `show running-config`: without the backoff (ed86ed4)
+    the daemon reloaded FRR about every second."""
+    cluster, frrs = evpn
+    pve3, frr = cluster.node("pve3"), frrs["pve3"]
+    real, hiding = f"{cluster.tmpdir}/vtysh.real", f"{cluster.tmpdir}/vtysh.hiding"
+    open(real, "w").close()
+    with open(hiding, "w") as f:
+        f.write(f"""#!/bin/sh
+for a in "$@"; do
+    if [ "$a" = "show running-config" ]; then
+        "{real}" "$@" | grep -v advertise-all-vni
+        exit 0
+    fi
+done
+exec "{real}" "$@"
+""")
+    os.chmod(hiding, 0o755)
+    pve3.run(["mount", "--bind", "/usr/bin/vtysh", real])
+    pve3.run(["mount", "--bind", hiding, "/usr/bin/vtysh"])
+    d = Daemon(cluster, pve3, extra_args=["--frr-pathspace", frr.pathspace,
+                                          "--probe-interval", "0"])
+    d.write(evpn_definition(cluster))
+    try:
+        d.start()
+        warned = d.wait_log("still lacks \"advertise-all-vni\" after frr-reload.py loaded",
+                            timeout=10)
+        mark = d.mark()
+        time.sleep(6)  # with the backoff: loaded again 2 s and 4 s after the warning at most
+        reloads = d.log_since(mark).count("frr bgp evpn: added again")
+        assert reloads <= 2, d.log_since(mark)
+        assert "still lacks" not in d.log_since(mark) and warned.count("still lacks") == 1, \
+            d.log()
+    finally:
+        d.stop()
+        d.check_log()
+        pve3.run(["umount", "/usr/bin/vtysh"], check=False)
+        pve3.run(["umount", real], check=False)
+    assert "advertise-all-vni" in frr.running_config()
+    wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
+
+
 def test_dead_frr_is_said_with_nothing_to_change(evpn):
     """plan and apply with nothing to change on a node whose FRR is down: exit 0, as the
     kernel is as fabricd wants it, but said, as status says it (they said nothing)."""
