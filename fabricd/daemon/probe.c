@@ -8,8 +8,7 @@
  * answering a peer must not wait for a pass either. One AF_PACKET socket,
  * bound to no device, receives the probe ethertype on every vnet bridge; its
  * ifindex tells which. The loop hands over targets and reads results under a
- * mutex; the thread owns the socket. A round asks a batch of zones at once
- * (measure_batch): peers that do not answer cost their timeouts once a batch.
+ * mutex; the thread owns the socket. A round asks a batch of zones at once.
  *
  * Why a frame from the bridge itself and not an ICMP ping: the bridges carry
  * no address (the host stays out of its tenants' networks), and a frame sent
@@ -361,9 +360,10 @@ struct zone_span {
 };
 
 /*
- * One attempt's requests, into rounds: at the zone MTU one broadcast for
- * each zone with a peer that has not answered; small, one unicast of
- * SMALL_SIZE to each such peer. How many were sent.
+ * One attempt's requests (at most one round per entry): a broadcast for each
+ * zone with a peer that has not answered, but small ones go unicast to the
+ * peers whose MAC is known (a broadcast per peer went to all the zone's
+ * remotes: 63 silent peers cost 2 x 63 x 63 frames a zone). How many sent.
  */
 static size_t send_requests(struct probe *p, struct zone_span *spans, size_t n_spans, bool small,
 			    struct round *rounds)
@@ -373,19 +373,21 @@ static size_t send_requests(struct probe *p, struct zone_span *spans, size_t n_s
 	for (size_t z = 0; z < n_spans; z++) {
 		struct zone_span *s = &spans[z];
 		unsigned int mtu = s->es[0].r.target.mtu;
+		unsigned int size = small && mtu > SMALL_SIZE ? SMALL_SIZE : mtu;
+		bool zone_wide = false;
 
 		for (size_t i = 0; s->ifindex && i < s->n; i++) {
 			struct entry *e = &s->es[i];
 
 			if (e->full || (small && e->small))
 				continue;
-			if (!small) {
-				request(p, &rounds[nr++], s->ifindex, s->es, s->n, NULL, mtu);
-				break;
-			}
-			request(p, &rounds[nr++], s->ifindex, NULL, 0, e,
-				mtu < SMALL_SIZE ? mtu : SMALL_SIZE);
+			if (small && e->mac_known)
+				request(p, &rounds[nr++], s->ifindex, NULL, 0, e, size);
+			else
+				zone_wide = true;
 		}
+		if (zone_wide)
+			request(p, &rounds[nr++], s->ifindex, s->es, s->n, NULL, size);
 	}
 	return nr;
 }

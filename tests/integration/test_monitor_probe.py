@@ -17,6 +17,7 @@ alone (fresh handshakes) but cuts red: the probe must say so. Both clear
 when the fault goes. `status --svg` draws every node and link.
 """
 
+import base64
 import json
 import os
 import shutil
@@ -587,3 +588,52 @@ def test_a_changed_path_leaves_the_file_while_a_round_runs(make_cluster):
         assert [r for r in results if r["zone"] == "blue"], f"blue's results went: {results}"
     finally:
         stop_daemons(daemons)
+
+
+SILENT_PEERS = 16
+
+
+def test_peers_that_do_not_answer_cost_one_broadcast_a_zone(make_cluster):
+    """Peers whose MAC the probe does not know (they never answered: down, cut off)
+    are asked small by one broadcast a zone, not one each: every broadcast goes to
+    each remote of the zone's VXLAN device (head-end replication), so one a peer cost
+    2 x P x P frames a zone and round (node n1 of the control-plane bench, whose 63
+    peers do not exist: 8,100 frames a second). With P silent peers a round now sends
+    2 broadcasts at the zone MTU and 2 small ones, P copies each."""
+    cluster = make_cluster(1)
+    pve1 = cluster.nodes[0]
+    definition = cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])])
+    for i in range(SILENT_PEERS):
+        definition["nodes"].append({
+            "name": f"silent{i}", "underlay": f"192.0.2.{200 + i}",
+            "fabric_address": f"10.255.0.{200 + i}",
+            "public_key": base64.b64encode(bytes([i + 1]) * 32).decode()})
+    probe_file = f"{cluster.tmpdir}/pve1.probe"
+    d = Daemon(cluster, pve1, extra_args=["--probe-interval", "0.5", "--probe-file", probe_file])
+    d.write(definition)
+    d.start()
+
+    def sent():
+        link = json.loads(pve1.run(["ip", "-s", "-j", "link", "show", "vx100"]).stdout)[0]
+        return link["stats64"]["tx"]["packets"]
+
+    def updated():
+        return os.path.exists(probe_file) and os.stat(probe_file).st_ino
+
+    try:
+        wait_until(updated, timeout=20, what="a first probe round")
+        last = updated()  # the next round starts with every peer measured once
+        wait_until(lambda: updated() != last, timeout=20, what="a probe round")
+        rounds, before, last = 2, sent(), updated()
+        for _ in range(rounds):
+            wait_until(lambda: updated() != last, timeout=20, what="a probe round")
+            last = updated()
+        per_round = (sent() - before) / rounds
+        with open(probe_file) as f:
+            results = json.load(f)["probes"]
+        assert len(results) == SILENT_PEERS and not any(r["reachable"] for r in results)
+        print(f"{SILENT_PEERS} silent peers: {per_round:.0f} VXLAN frames a round")
+        # 4 requests a round, a copy to each remote: 64; one small request a peer: 544
+        assert per_round <= 6 * SILENT_PEERS, f"{per_round:.0f} frames a round"
+    finally:
+        d.stop()
