@@ -42,7 +42,7 @@ _fabricd()
 		;;
 	-n | --node | --cluster | --prefix | --listen-port | --underlay | --grace | \
 		--duration | --streams | --repeat | --lock-wait | --frr-pathspace | --metrics | \
-		--probe-interval | --underlay-mtu)
+		--probe-interval | --metrics-file-interval | --underlay-mtu)
 		return
 		;;
 	esac
@@ -55,7 +55,7 @@ _fabricd()
 	plan) opts="$node_opts --json --grace --psk-dir --sdn-dir --corosync" ;;
 	apply) opts="$node_opts --grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;
 	down) opts="$node_opts --cluster --ifupdown-file --probe-file --sdn-dir --corosync" ;;
-	run) opts="$node_opts --grace --psk-dir --ifupdown-file --metrics --metrics-file --probe-interval --probe-file --sdn-dir --corosync" ;;
+	run) opts="$node_opts --grace --psk-dir --ifupdown-file --metrics --metrics-file --metrics-file-interval --probe-interval --probe-file --sdn-dir --corosync" ;;
 	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --simple --verbose --help" ;;
 	set-transport)
 		opts="-c --config --lock-wait --verbose --help"

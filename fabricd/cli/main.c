@@ -70,8 +70,9 @@ static void usage(FILE *f)
 		"[--partial] ... (fabricd import-pve --help)\n"
 		"       fabricd --version\n"
 		"  -c FILE: default " FABRICD_DEFAULT_CONFIG "\n"
-		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH] [--probe-interval SECONDS]\n"
-		"          [--probe-file PATH]\n"
+		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH [--metrics-file-interval "
+		"SECONDS]]\n"
+		"          [--probe-interval SECONDS] [--probe-file PATH]\n"
 		"  run, plan, apply, down, status, render: [--sdn-dir DIR [--corosync FILE]]\n"
 		"          (the definition from Proxmox SDN instead of -c FILE)\n"
 		"  status: [--dot | --svg] [--probe-file PATH]\n"
@@ -89,6 +90,7 @@ enum {
 	OPT_GRACE,
 	OPT_LOCK_WAIT,
 	OPT_PROBE_INTERVAL,
+	OPT_METRICS_FILE_INTERVAL,
 	OPT_FRR_PATHSPACE,
 	OPT_IFUPDOWN_FILE,
 	OPT_VALUE_BASE = 512, /* + index into value_options[] */
@@ -163,6 +165,35 @@ static int parse_probe_interval(const char *text, unsigned int *ms)
 	return 0;
 }
 
+/*
+ * Seconds, fractions allowed, 0.5..3600: how often run rewrites --metrics-file
+ * (node_exporter reads it only when Prometheus scrapes, every 15-60 s).
+ */
+static int parse_metrics_file_interval(const char *text, unsigned int *ms)
+{
+	char *end;
+	double s = strtod(text, &end);
+
+	if (*end || !*text || !(s >= 0.5 && s <= 3600)) {
+		log_error("--metrics-file-interval \"%s\": give seconds, 0.5..3600 (default %u)",
+			  text, FABRICD_DEFAULT_METRICS_FILE_INTERVAL_MS / 1000);
+		return -1;
+	}
+	*ms = (unsigned int)(s * 1000 + 0.5);
+	return 0;
+}
+
+/* --probe-interval or --metrics-file-interval (c), into o. 0, or -1 (said). */
+static int take_interval(struct options *o, int c, const char *arg)
+{
+	if (c == OPT_PROBE_INTERVAL) {
+		o->probe_interval_given = true;
+		return parse_probe_interval(arg, &o->probe_interval_ms);
+	}
+	o->metrics_file_interval_given = true;
+	return parse_metrics_file_interval(arg, &o->metrics_file_interval_ms);
+}
+
 /* Whole seconds 0..max for option name; -1 (logged) otherwise. */
 int cli_parse_seconds(const char *name, const char *text, unsigned int max, unsigned int *out)
 {
@@ -212,6 +243,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"grace", required_argument, NULL, OPT_GRACE},
 	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
 	    {"probe-interval", required_argument, NULL, OPT_PROBE_INTERVAL},
+	    {"metrics-file-interval", required_argument, NULL, OPT_METRICS_FILE_INTERVAL},
 	    {"frr-pathspace", required_argument, NULL, OPT_FRR_PATHSPACE},
 	    {"ifupdown-file", required_argument, NULL, OPT_IFUPDOWN_FILE},
 	    {"help", no_argument, NULL, 'h'},
@@ -251,9 +283,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case OPT_PROBE_INTERVAL:
-			if (parse_probe_interval(optarg, &o->probe_interval_ms) < 0)
+		case OPT_METRICS_FILE_INTERVAL:
+			if (take_interval(o, c, optarg) < 0)
 				return -1;
-			o->probe_interval_given = true;
 			break;
 		case OPT_FRR_PATHSPACE:
 			if (frr_pathspace_check(optarg) < 0)
@@ -341,6 +373,8 @@ static bool options_fit(const char *name, const struct options *o)
 	    {o->underlay != NULL, "--underlay is", " init join ", "init and join"},
 	    {o->rotate_key, "--rotate-key is", " join ", "join"},
 	    {o->probe_interval_given, "--probe-interval is", " run ", "run"},
+	    {o->metrics_file_interval_given, "--metrics-file-interval is", " run ",
+	     "run (with --metrics-file)"},
 	    {o->grace_given, "--grace is", " run apply plan status ",
 	     "run, apply, plan and status (a transport switch's grace period)"},
 	    {o->psk_dir != NULL, "--psk-dir is", " run apply plan ", "run, apply and plan"},
@@ -359,6 +393,12 @@ static bool options_fit(const char *name, const struct options *o)
 				  only[i].who, name);
 			return false;
 		}
+	}
+	/* run would ignore it: there is no file to write */
+	if (o->metrics_file_interval_given && !o->metrics_file && !strcmp(name, "run")) {
+		log_error("run: --metrics-file-interval is how often --metrics-file is written; "
+			  "give --metrics-file PATH too, or leave the interval out");
+		return false;
 	}
 	/* genkey prints: a --key-file it ignored left no file and the key on the screen */
 	if (o->key_file_given && !strcmp(name, "genkey")) {
@@ -405,6 +445,7 @@ static int run_command(int argc, char **argv)
 	    .grace = 30,
 	    .lock_wait = NODE_LOCK_WAIT_S,
 	    .probe_interval_ms = 10000,
+	    .metrics_file_interval_ms = FABRICD_DEFAULT_METRICS_FILE_INTERVAL_MS,
 	};
 	char probe_file[128];
 	const char *name;

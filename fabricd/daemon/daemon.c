@@ -250,6 +250,7 @@ static unsigned int adopt_candidate(struct daemon *d, struct cluster *cand, bool
 	d->cluster = cand; /* the session borrowed it: it stays valid */
 	d->def_invalid = false;
 	d->src.rejected = 0;
+	monitor_reloaded(d->monitor);
 	return reasons;
 }
 

@@ -8,8 +8,10 @@
  * counters that move between passes (WireGuard bytes and handshakes, the
  * VXLAN devices' link statistics, the guard's drop counters, the probes) are
  * read again once a second, so a scrape is at most that old and costs the
- * loop nothing. Nothing is read when neither --metrics nor --metrics-file is
- * given.
+ * loop nothing. The file is written every --metrics-file-interval (10 s by
+ * default: node_exporter reads it only when scraped), the first at once after
+ * a start or a reload; without --metrics the counters are read only then.
+ * Nothing is read when neither --metrics nor --metrics-file is given.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,8 +52,10 @@ struct monitor {
 	struct metrics_text text; /* the last rendered, or the buffer published before it */
 	struct peer_state *peers; /* parallel to d.peers */
 	struct timespec pass_start;
-	long long refresh_at;
-	unsigned int file_failed; /* refreshes whose --metrics-file could not be written */
+	long long refresh_at;	       /* the next read of the counters, CLOCK_MONOTONIC ms */
+	long long file_at;	       /* the next write of --metrics-file; 0: at the next read */
+	unsigned int file_interval_ms; /* --metrics-file-interval */
+	unsigned int file_failed;      /* refreshes whose --metrics-file could not be written */
 	struct probe *probe;
 	/* the node speaks EVPN: FRR's zebra and bgpd watched, their death logged */
 	const char *frr_pathspace;
@@ -121,6 +125,9 @@ int monitor_open(const struct options *o, struct monitor **out)
 	m->d.version = FABRICD_VERSION;
 	seed_repairs(&m->d);
 	m->metrics_file = o->metrics_file;
+	m->file_interval_ms = o->metrics_file_interval_ms
+				  ? o->metrics_file_interval_ms
+				  : FABRICD_DEFAULT_METRICS_FILE_INTERVAL_MS;
 	m->metrics = o->metrics_listen || o->metrics_file;
 	if (o->metrics_listen) {
 		if (metrics_parse_listen(o->metrics_listen, &ss, err, sizeof(err)) < 0) {
@@ -197,6 +204,13 @@ void monitor_pass_end(struct monitor *m, bool ok)
 	m->d.duration_sum += seconds;
 	for (int i = 0; i < METRICS_N_BUCKETS; i++)
 		m->d.duration_buckets[i] += seconds <= metrics_duration_buckets[i];
+}
+
+void monitor_reloaded(struct monitor *m)
+{
+	/* the new definition's metrics at the next tick, not an interval later */
+	if (m)
+		m->refresh_at = m->file_at = 0;
 }
 
 void monitor_definition(struct monitor *m, bool in_force)
@@ -493,7 +507,7 @@ static void read_probes(struct monitor *m)
  * belong to the exporter's user, who knows the daemon's PID and must not
  * make it (root) write elsewhere through a link planted at the temporary
  * name. 0644 whatever the umask: node_exporter reads it as another user.
- * No fsync: a file rewritten every second needs none.
+ * No fsync: a file rewritten every few seconds needs none.
  */
 static int replace_file(const char *path, const char *text, size_t len)
 {
@@ -573,10 +587,15 @@ bool monitor_tick(struct monitor *m)
 {
 	struct timespec now;
 	bool frr_back = m && m->converged && check_frr(m);
+	bool write_due;
 
 	if (!m || !m->metrics || !m->converged || mono_ms() < m->refresh_at)
 		return frr_back;
-	m->refresh_at = mono_ms() + REFRESH_MS;
+	write_due = m->metrics_file && mono_ms() >= m->file_at;
+	if (write_due)
+		m->file_at = mono_ms() + m->file_interval_ms;
+	/* the HTTP text every second; a file alone only when it is written */
+	m->refresh_at = m->http ? mono_ms() + REFRESH_MS : m->file_at;
 	read_peers(m);
 	read_vnets(m);
 	read_guard(m);
@@ -586,7 +605,7 @@ bool monitor_tick(struct monitor *m)
 	m->d.heap_in_use_bytes = heap_in_use();
 	if (metrics_render(&m->d, &m->text) < 0)
 		return frr_back;
-	if (m->metrics_file)
+	if (write_due)
 		write_file(m, m->metrics_file, m->text.text, m->text.len);
 	if (m->http) /* last: it trades the text for the buffer served before */
 		metrics_http_publish(m->http, &m->text);

@@ -23,6 +23,8 @@ void monitor_close(struct monitor *m);
 /* Around every pass of the loop: counts it and its duration. */
 void monitor_pass_begin(struct monitor *m);
 void monitor_pass_end(struct monitor *m, bool ok);
+/* A definition was read again (a change on disk, SIGHUP): the file is written at once. */
+void monitor_reloaded(struct monitor *m);
 /* After a pass: whether the definition file as it is now is the one in force. */
 void monitor_definition(struct monitor *m, bool in_force);
 /* A plan was applied for reasons (enum pass_reason): drift repairs are counted by kind. */

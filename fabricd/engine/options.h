@@ -12,6 +12,8 @@
 
 #define FABRICD_DEFAULT_CONFIG	 "/etc/fabricd/cluster.json"
 #define FABRICD_DEFAULT_KEY_FILE "/etc/fabricd/private.key"
+/* run --metrics-file-interval: node_exporter reads the file only when scraped */
+#define FABRICD_DEFAULT_METRICS_FILE_INTERVAL_MS 10000
 
 /* run writes its probe results here, status reads them */
 /* the probe file, one per network namespace (a node): %llu its inode */
@@ -42,8 +44,11 @@ struct options {
 	char **argv;
 
 	/* monitoring (daemon/monitor.h) */
-	const char *metrics_listen;	/* run --metrics ADDR:PORT */
-	const char *metrics_file;	/* run --metrics-file PATH */
+	const char *metrics_listen; /* run --metrics ADDR:PORT */
+	const char *metrics_file;   /* run --metrics-file PATH */
+	/* run --metrics-file-interval: ms between writes of the file (0: the default) */
+	unsigned int metrics_file_interval_ms;
+	bool metrics_file_interval_given;
 	const char *probe_file;		/* --probe-file: run writes it, status reads it */
 	unsigned int probe_interval_ms; /* run --probe-interval; 0 = no probe rounds */
 	bool dot, svg;			/* status --dot, --svg */

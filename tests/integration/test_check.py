@@ -394,6 +394,26 @@ def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, me
 
 
 @pytest.mark.parametrize("args,message", [
+    (["run", "--metrics-file", "/tmp/x", "--metrics-file-interval", value],
+     f'--metrics-file-interval "{value}": give seconds, 0.5..3600 (default 10)')
+    for value in ("0", "0.1", "abc", "3601", "")] + [
+    (["apply", "--metrics-file-interval", "5"],
+     "apply: --metrics-file-interval is for run (with --metrics-file) only; apply would "
+     "ignore it"),
+    (["run", "--metrics-file-interval", "5"],
+     "run: --metrics-file-interval is how often --metrics-file is written; give "
+     "--metrics-file PATH too, or leave the interval out"),
+], ids=["zero", "tenth", "abc", "3601", "empty", "apply", "run-without-file"])
+def test_metrics_file_interval_errors(fabricd, repo, args, message):
+    """run --metrics-file-interval SECONDS, 0.5..3600: anything else is refused, as is the
+    option where nothing would read it (another command, or run without --metrics-file);
+    the daemon never starts."""
+    r = run(fabricd, args[0], "-c", repo / "examples" / "minimal-2node.json", "-n", "pve1",
+            *args[1:])
+    assert r.returncode == 1 and message in r.stderr, r
+
+
+@pytest.mark.parametrize("args,message", [
     (["genkey", "-c", "x"], "genkey: -c, -n, --wg-backend and --cluster are not read by genkey: "
      "it reads nothing and prints a key"),
     (["pubkey", "-n", "pve1"], "pubkey: -c, -n, --wg-backend and --cluster are not read by "

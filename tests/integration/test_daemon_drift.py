@@ -473,7 +473,7 @@ def test_a_change_made_while_passes_fail_is_repaired_as_drift(fabric):
     prom = f"{daemon.dir}/drift-metrics.prom"
     if "--metrics-file" not in daemon.extra_args:
         daemon.stop()
-        daemon.extra_args += ["--metrics-file", prom]
+        daemon.extra_args += ["--metrics-file", prom, "--metrics-file-interval", "1"]
         daemon.start()
     counted = re.compile(r'^fabricd_drift_repairs_total\{kind="bridge"\} (\d+)$', re.M)
 

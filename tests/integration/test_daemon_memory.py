@@ -102,7 +102,8 @@ def test_memory_is_bounded_across_reloads(make_cluster):
                                                                              ("vnet2", 2)])]))
     metrics_file = f"{cluster.tmpdir}/pve1-heap.prom"
     daemons = start_daemons(cluster, one, nodes=[pve1],
-                            extra_args=["--metrics-file", metrics_file, "--probe-interval", "0"],
+                            extra_args=["--metrics-file", metrics_file, "--metrics-file-interval", "1",
+                                        "--probe-interval", "0"],
                             env={"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"})
     d = daemons["pve1"]
 

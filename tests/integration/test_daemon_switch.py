@@ -224,7 +224,8 @@ def metered_pair(make_cluster, grace):
     prom = f"{cluster.tmpdir}/pve1-drift.prom"
     daemons = start_daemons(cluster, definition, grace=grace, nodes=["pve2"])
     daemons.update(start_daemons(cluster, definition, grace=grace, nodes=["pve1"],
-                                 extra_args=["--metrics-file", prom]))
+                                 extra_args=["--metrics-file", prom,
+                                             "--metrics-file-interval", "1"]))
     return cluster, cluster.node("pve1"), prom, daemons
 
 

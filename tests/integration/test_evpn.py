@@ -929,7 +929,8 @@ def test_daemon_says_when_frr_dies_and_comes_back(evpn):
     definition = evpn_definition(cluster)
     metrics = f"{cluster.tmpdir}/pve3-metrics.prom"
     d = Daemon(cluster, pve3, extra_args=["--frr-pathspace", frr.pathspace,
-                                          "--metrics-file", metrics, "--probe-interval", "0"])
+                                          "--metrics-file", metrics, "--metrics-file-interval", "1",
+                                          "--probe-interval", "0"])
     d.write(definition)
 
     def scrape():

@@ -134,6 +134,7 @@ def test_the_daemon_reports_no_guard_when_another_takes_its_name(make_cluster):
     pve1 = cluster.node("pve1")
     metrics = f"{cluster.tmpdir}/pve1.prom"
     daemon = Daemon(cluster, pve1, extra_args=["--metrics-file", metrics,
+                                               "--metrics-file-interval", "1",
                                                "--probe-interval", "0"])
     daemon.write(cluster.definition(zones=[zone("red", "plain", [("vnet100", 100)])]))
     daemon.start()

@@ -61,7 +61,7 @@ def fabric(cluster_options):
             if node.name == "pve1":
                 args += ["--metrics", f"127.0.0.1:{PORT}"]
             if node.name == "pve2":  # an error path: the daemon warns once and goes on
-                args += ["--metrics-file", UNWRITABLE]
+                args += ["--metrics-file", UNWRITABLE, "--metrics-file-interval", "1"]
             daemons[node.name] = Daemon(cluster, node, grace=3, extra_args=args)
             daemons[node.name].write(definition)
         for d in daemons.values():
