@@ -409,6 +409,38 @@ static void mark_skipped(struct plan *p, int step)
 	}
 }
 
+/*
+ * An op that goes on its own (the guard, FRR, WireGuard's device) is applied
+ * here: true. False: it goes into the phase's netlink batch.
+ */
+static bool apply_alone(struct reconcile *r, struct op *op)
+{
+	int ret = 0;
+
+	if (op->type == OP_WG_PEER || op->type == OP_WG_DEVICE)
+		return true; /* all together, after the phase's batch (apply_wg_config) */
+	if (is_firewall_op(op)) {
+		log_op(op);
+		ret = firewall_apply(op);
+		if (ret < 0)
+			report_failure(op, ret, "");
+		return true;
+	}
+	if (op->type == OP_FRR_CONFIG) {
+		ret = frr_write_and_reload(r->frr_pathspace, r->owner, op->text);
+		if (ret < 0)
+			report_failure(op, ret, "");
+		return true;
+	}
+	if (!is_wg_op(op))
+		return false;
+	log_op(op);
+	ret = fabric_apply(r, op);
+	if (ret < 0)
+		report_failure(op, ret, wg_last_error());
+	return true;
+}
+
 int plan_apply(struct reconcile *r, struct plan *p)
 {
 	int first_err = frr_check_plan(r->frr_pathspace, p);
@@ -428,7 +460,6 @@ int plan_apply(struct reconcile *r, struct plan *p)
 
 		for (size_t i = 0; i < p->n; i++) {
 			struct op *op = &p->ops[i];
-			int ret;
 
 			if ((int)op->phase != phase)
 				continue;
@@ -436,28 +467,8 @@ int plan_apply(struct reconcile *r, struct plan *p)
 				log_op(op); /* deleted with its group */
 				continue;
 			}
-			if (is_firewall_op(op)) {
-				log_op(op);
-				ret = firewall_apply(op);
-				if (ret < 0)
-					report_failure(op, ret, "");
+			if (apply_alone(r, op))
 				continue;
-			}
-			if (op->type == OP_FRR_CONFIG) {
-				ret = frr_write_and_reload(r->frr_pathspace, r->owner, op->text);
-				if (ret < 0)
-					report_failure(op, ret, "");
-				continue;
-			}
-			if (op->type == OP_WG_PEER || op->type == OP_WG_DEVICE)
-				continue; /* all together, below */
-			if (is_wg_op(op)) {
-				log_op(op);
-				ret = fabric_apply(r, op);
-				if (ret < 0)
-					report_failure(op, ret, wg_last_error());
-				continue;
-			}
 			if (!b && !(b = new_batch(r, p, phase, &paced))) {
 				free(done);
 				return -ENOMEM;
@@ -475,6 +486,15 @@ int plan_apply(struct reconcile *r, struct plan *p)
 		for (size_t i = 0; i < p->n; i++) {
 			if ((int)p->ops[i].phase == phase && p->ops[i].failed)
 				failed = true;
+		}
+		if (failed && p->down && phase == PHASE_FRR) {
+			/*
+			 * down goes on: nothing after FRR's part needs it, and the node
+			 * leaves the fabric (its peers drop it at BGP's hold time); a
+			 * down again takes the part out once frr-reload.py does
+			 */
+			first_err = -EIO;
+			continue;
 		}
 		if (failed) {
 			/* later phases build on this one: stop here, the next apply resumes */

@@ -920,6 +920,33 @@ def test_frr_reload_failure_is_reported(evpn):
     assert fabricd(cluster, frrs, pve3, "plan", "-c", path).rc == 0
 
 
+BROKEN_LINES = "router bgp 65099 vrf blue\n no-such-command here\nexit\n"
+
+
+def test_down_goes_on_when_frr_refuses_its_part(evpn):
+    """down takes fabricd's part out of FRR first, so that bgpd says goodbye over the
+    fabric; when frr-reload.py fails (a broken line of the operator's), the node still
+    leaves: its links and WireGuard go, down exits 1 naming what failed, and a down
+    once the line is fixed takes the part out of FRR (from 3d1aa82 until 2026-12-07 down
+    stopped at FRR and removed nothing)."""
+    cluster, frrs = evpn
+    pve3, frr = cluster.node("pve3"), frrs["pve3"]
+    path = f"{cluster.tmpdir}/cluster.json"
+    assert f"router bgp {ASN}\n" in frr.running_config()
+    frr.write_conf(frr.read_conf() + BROKEN_LINES)
+    res = fabricd(cluster, frrs, pve3, "down", "-c", path)
+    assert res.rc == 1, res
+    assert "frr-reload.py" in res.stderr and "then run down again" in res.stderr, res
+    left = {"wgfab0", "vnet100", "vnet200", "vx100", "vx200"} & set(pve3.links())
+    assert not left, f"down left {left} because FRR refused its part"
+    assert f"router bgp {ASN}\n" in frr.running_config()  # FRR's, until the line is fixed
+    frr.write_conf(frr.read_conf().replace(BROKEN_LINES, ""))
+    res = fabricd(cluster, frrs, pve3, "down", "-c", path)
+    assert res.rc == 0, res
+    assert f"router bgp {ASN}\n" not in frr.running_config() + "\n"
+    apply(cluster, frrs, path, nodes=[pve3])  # as the tests after it expect
+
+
 def test_daemon_says_when_frr_dies_and_comes_back(evpn):
     """Nothing tells fabricd when zebra or bgpd dies, and the node's EVPN vnets then
     neither advertise nor learn: the daemon watches their PIDs, says it once when they
