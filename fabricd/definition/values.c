@@ -326,59 +326,73 @@ bool config_json_int(const json_t *v, long long *out)
 
 /* One open object or array while json_path_at scans: its key, or its element index. */
 struct json_frame {
-	bool object, want_key;
+	bool object, want_key, cut; /* cut: its key did not fit */
 	unsigned int index;
 	char key[64];
 };
 
-/* Past the string that starts at text[i] (a '"'); its raw text, cut short, into key. */
-static size_t json_skip_string(const char *text, size_t i, size_t end, char *key, size_t len)
+/* Past the string that starts at text[i] (a '"'); its raw text into k's key when k. */
+static size_t json_skip_string(const char *text, size_t i, size_t end, struct json_frame *k)
 {
 	size_t o = 0;
 
+	if (k)
+		k->cut = false;
 	for (i++; i < end && text[i] != '"'; i++) {
 		if (text[i] == '\\' && i + 1 < end)
 			i++;
-		if (key && o + 1 < len)
-			key[o++] = text[i];
+		if (k && o + 1 < sizeof(k->key))
+			k->key[o++] = text[i];
+		else if (k)
+			k->cut = true;
 	}
-	if (key)
-		key[o] = '\0';
+	if (k)
+		k->key[o] = '\0';
 	return i;
 }
 
-/* Appends each frame's part ("zones", "[0]", ".vnets") to out. */
-static void json_path_format(const struct json_frame *f, unsigned int depth, char *out, size_t len)
+/* Appends each frame's part ("zones", "[0]", ".vnets") to out; false when it did not fit. */
+static bool json_path_format(const struct json_frame *f, unsigned int depth, char *out, size_t len)
 {
 	size_t o = 0;
 
 	out[0] = '\0';
 	for (unsigned int k = 0; k < depth && o < len; k++) {
+		if (f[k].object && f[k].cut)
+			return false;
 		if (f[k].object)
 			o += snprintf(out + o, len - o, "%s%s", o ? "." : "", f[k].key);
 		else
 			o += snprintf(out + o, len - o, "[%u]", f[k].index);
 	}
+	return o < len;
 }
 
 /*
  * The JSON path of the key that ends before byte offset of text (where jansson
  * stops at a duplicate key), from the brackets, commas and keys before it;
- * "(top level)" when it cannot tell.
+ * "(top level)" when it cannot tell; "(path too deep)" past JSON_FRAMES levels
+ * (jansson takes 2048), "(path too long)" when it or one of its keys does not fit: a
+ * wrong path would send the reader to another key (until 2026-12-07 a key
+ * after 33 nested brackets was named at the wrong level).
  */
+#define JSON_FRAMES 32
 static void json_path_at(const char *text, size_t len, size_t offset, char *out, size_t out_len)
 {
-	struct json_frame f[32];
-	unsigned int depth = 0;
+	struct json_frame f[JSON_FRAMES];
+	unsigned int depth = 0; /* levels open; frames only for the first JSON_FRAMES */
 	size_t end = offset < len ? offset : len;
 
 	for (size_t i = 0; i < end; i++) {
-		struct json_frame *top = depth ? &f[depth - 1] : NULL;
+		struct json_frame *top = depth && depth <= JSON_FRAMES ? &f[depth - 1] : NULL;
 		char ch = text[i];
 
-		if ((ch == '{' || ch == '[') && depth < 32)
-			f[depth++] = (struct json_frame){.object = ch == '{', .want_key = true};
-		else if ((ch == '}' || ch == ']') && depth)
+		if (ch == '{' || ch == '[') {
+			if (depth < JSON_FRAMES)
+				f[depth] =
+				    (struct json_frame){.object = ch == '{', .want_key = true};
+			depth++;
+		} else if ((ch == '}' || ch == ']') && depth)
 			depth--;
 		else if (ch == ',' && top && top->object)
 			top->want_key = true;
@@ -388,11 +402,13 @@ static void json_path_at(const char *text, size_t len, size_t offset, char *out,
 			top->want_key = false;
 		else if (ch == '"')
 			i = json_skip_string(text, i, end,
-					     top && top->object && top->want_key ? top->key : NULL,
-					     sizeof(top->key));
+					     top && top->object && top->want_key ? top : NULL);
 	}
-	json_path_format(f, depth, out, out_len);
-	if (!out[0])
+	if (depth > JSON_FRAMES)
+		snprintf(out, out_len, "(path too deep)");
+	else if (!json_path_format(f, depth, out, out_len))
+		snprintf(out, out_len, "(path too long)");
+	else if (!out[0])
 		snprintf(out, out_len, "(top level)");
 }
 

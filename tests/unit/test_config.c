@@ -59,8 +59,12 @@ struct tcase {
 #define TEXT(name, text, path, msg) {name, {NULL}, text, path, msg, NULL}
 /* clang-format on */
 
-#define A10  "aaaaaaaaaa"
-#define A100 A10 A10 A10 A10 A10 A10 A10 A10 A10 A10
+#define A10	"aaaaaaaaaa"
+#define A100	A10 A10 A10 A10 A10 A10 A10 A10 A10 A10
+#define OPEN10	"[[[[[[[[[["
+#define CLOSE10 "]]]]]]]]]]"
+#define OPEN40	OPEN10 OPEN10 OPEN10 OPEN10
+#define CLOSE40 CLOSE10 CLOSE10 CLOSE10 CLOSE10
 
 static const struct tcase cases[] = {
     OK("base", NULL),
@@ -427,6 +431,17 @@ static const struct tcase cases[] = {
 	"\"transport\": \"plain\",", "\"transport\": \"plain\", \"transport\": \"x\","),
     BAD("duplicate key in a string's braces", "zones[0].name", "appears twice", ZONE0,
 	"{\"name\": \"[{\\\"a,\", \"name\": \"tenant-a\","),
+    /* past 32 levels: until 2026-12-07 the path after a deep array was "(top level)" */
+    BAD("duplicate key after 40 nested arrays", "version", "appears twice", "\"version\": 1,",
+	"\"deep\": " OPEN40 CLOSE40 ", \"version\": 1, \"version\": 1,"),
+    BAD("duplicate key after 40 nested arrays, nested", "zones[1].vnets[0].vni", "appears twice",
+	"\"vni\": 200", "\"d\": " OPEN40 "1" CLOSE40 ", \"vni\": 200, \"vni\": 201"),
+    BAD("duplicate key 40 levels deep", "(path too deep)", "appears twice", "\"version\": 1,",
+	"\"deep\": " OPEN40 "{\"a\": 1, \"a\": 2}" CLOSE40 ", \"version\": 1,"),
+    BAD("duplicate long key", "(path too long)", "appears twice", "\"version\": 1,",
+	"\"" A100 "\": 1, \"" A100 "\": 2, \"version\": 1,"),
+    BAD("duplicate key after a long key", "version", "appears twice", "\"version\": 1,",
+	"\"" A100 "\": 1, \"version\": 1, \"version\": 1,"),
     TEXT("empty text", "", "<input>", "is empty; a definition is one JSON object"),
     BAD("nul escape", "<input>:1:", "invalid JSON", "\"lab\"", "\"l\\u0000b\""),
 };
