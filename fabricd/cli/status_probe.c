@@ -5,8 +5,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "cli/status_probe.h"
 
 /* Results older than this many rounds (and a minute) are the last words of a stopped daemon. */
@@ -44,7 +46,7 @@ static json_t *current_results(json_t *results, const struct cluster *c)
 
 /*
  * The probe results in path, or NULL; a file there that is not the results
- * `fabricd run` writes (not JSON, no "probes" array) is said, with what to do:
+ * `fabricd run` writes (not JSON, no "probes" array, a directory) is said, with what to do:
  * status would otherwise say only "probes: none".
  */
 static json_t *read_results(const char *path)
@@ -52,8 +54,18 @@ static json_t *read_results(const char *path)
 	static const char todo[] = "not the probe results `fabricd run` writes: give the "
 				   "--probe-file that run writes, or remove this file";
 	json_error_t jerr;
-	json_t *j = path ? json_load_file(path, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+	struct stat st;
+	json_t *j;
 
+	/* a directory: "remove this file" (until 2026-12-07) was not what to do */
+	if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		log_warn("%s: a directory, not the probe results `fabricd run` writes: give the "
+			 "--probe-file that run writes (a file; " FABRICD_DEFAULT_PROBE_FILE
+			 " when run has no --probe-file)",
+			 path, netns_inode());
+		return NULL;
+	}
+	j = path ? json_load_file(path, JSON_REJECT_DUPLICATES, &jerr) : NULL;
 	if (!j && path && access(path, F_OK) == 0)
 		log_warn("%s:%d:%d: %s: %s", path, jerr.line, jerr.column, jerr.text, todo);
 	else if (j && !json_is_array(json_object_get(j, "probes")))

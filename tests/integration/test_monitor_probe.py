@@ -213,6 +213,14 @@ def test_a_probe_file_run_did_not_write_is_named(fabric):
     os.unlink(wrong)
     res = n.fabricd("status", "-c", d.path, "--probe-file", wrong)
     assert res.rc == 0 and "probe" not in res.stderr, res.stderr  # no file: not an error
+    # a directory is said to be one (until 2026-12-07: "or remove this file")
+    os.mkdir(wrong)
+    res = n.fabricd("status", "-c", d.path, "--probe-file", wrong)
+    os.rmdir(wrong)
+    assert res.rc == 0 and "probes: none" in res.stdout, res
+    assert f"{wrong}: a directory, not the probe results" in res.stderr, res.stderr
+    assert "give the --probe-file that run writes (a file; /run/fabricd/probe.net" in res.stderr
+    assert "remove this file" not in res.stderr, res.stderr
     wait_until(lambda: "probes (by fabricd run" in status(fabric), timeout=10)
     res = n.fabricd("status", "-c", d.path, "--probe-file", f"{d.dir}/probe.json")
     assert "probe" not in res.stderr, res.stderr
