@@ -225,41 +225,88 @@ static int check_key_file(int fd, const char *path, const struct key_file_kind *
 }
 
 /*
- * The directory of file (path as given, or where its links lead): one that
- * group or others may write, without the sticky bit /tmp has, lets them
- * rename the key away and put another file in its place (a link to another
- * key of the host, which passes every check of the file). 0 or -EPERM with
- * err filled.
+ * One directory that holds the key file (in is its own directory, else
+ * below is the entry of dir on the way down to it), as OpenSSH's StrictModes
+ * wants: owned by root or this user, and not writable by group or others
+ * without the sticky bit /tmp has. Whoever may write it can rename the key
+ * (or the directory below) away and put a link to another key of the host in
+ * its place, which passes every check of the file. 0 or -EPERM with err
+ * filled.
  */
-static int check_key_dir(const char *file, const char *path, const struct key_file_kind *k,
-			 char *err, size_t errlen)
+static int check_key_dir(const char *dir, const char *below, const char *path,
+			 const struct key_file_kind *k, char *err, size_t errlen)
 {
-	const char *slash = strrchr(file, '/');
-	char dir[PATH_MAX];
 	struct stat st;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
-	if (stat(dir, &st) < 0 || !(st.st_mode & 022) || (st.st_mode & S_ISVTX))
+	if (stat(dir, &st) < 0)
 		return 0; /* the file was opened: a directory that cannot be read is no threat */
-	snprintf(err, errlen,
-		 "%s %s is in %s, which group or others may write (mode %04o): they could put "
-		 "another file in its place; run chmod go-w %s, or keep the key in a directory "
-		 "of its own (mode 0700)",
-		 k->noun, path, dir, (unsigned int)(st.st_mode & 07777), dir);
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "%s %s is %s %s, which belongs to uid %u, neither root nor this user "
+			 "(uid %u): that user could put another %s in the place of %s; run "
+			 "chown root %s",
+			 k->noun, path, below ? "under" : "in", dir, (unsigned int)st.st_uid,
+			 (unsigned int)geteuid(), below ? "directory" : "file",
+			 below ? below : path, dir);
+		return -EPERM;
+	}
+	if (!(st.st_mode & 022) || (st.st_mode & S_ISVTX))
+		return 0;
+	if (!below)
+		snprintf(err, errlen,
+			 "%s %s is in %s, which group or others may write (mode %04o): they could "
+			 "put another file in its place; run chmod go-w %s, or keep the key in a "
+			 "directory of its own (mode 0700)",
+			 k->noun, path, dir, (unsigned int)(st.st_mode & 07777), dir);
+	else
+		snprintf(err, errlen,
+			 "%s %s is under %s, which group or others may write (mode %04o): they "
+			 "could put a directory of their own in the place of %s; run chmod go-w %s "
+			 "(or chmod +t %s, as /tmp has)",
+			 k->noun, path, dir, (unsigned int)(st.st_mode & 07777), below, dir, dir);
 	return -EPERM;
 }
 
-/* check_key_dir for the path as given and for the file it leads to */
+/*
+ * check_key_dir for every directory from file's own up to /; a relative file
+ * is taken from the working directory.
+ */
+static int check_key_dir_walk(const char *file, const char *path, const struct key_file_kind *k,
+			      char *err, size_t errlen)
+{
+	char dir[PATH_MAX], below[PATH_MAX], *slash;
+	int ret;
+
+	if (file[0] == '/')
+		ret = snprintf(dir, sizeof(dir), "%s", file);
+	else if (getcwd(below, sizeof(below)))
+		ret = snprintf(dir, sizeof(dir), "%s/%s", below, file);
+	else
+		ret = -1;
+	if (ret < 0 || (size_t)ret >= sizeof(dir))
+		return 0; /* too long to walk: the file itself was checked */
+	below[0] = '\0';
+	while ((slash = strrchr(dir, '/'))) {
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		ret = check_key_dir(dir, below[0] ? below : NULL, path, k, err, errlen);
+		if (ret < 0 || slash == dir)
+			return ret;
+		snprintf(below, sizeof(below), "%s", dir);
+	}
+	return 0;
+}
+
+/* check_key_dir_walk for the path as given and for the file it leads to */
 static int check_key_dirs(const char *path, const struct key_file_kind *k, char *err, size_t errlen)
 {
 	char *real = realpath(path, NULL);
-	int ret = check_key_dir(path, path, k, err, errlen);
+	int ret = check_key_dir_walk(path, path, k, err, errlen);
 
 	if (!ret && real)
-		ret = check_key_dir(real, path, k, err, errlen);
+		ret = check_key_dir_walk(real, path, k, err, errlen);
 	free(real);
 	return ret;
 }

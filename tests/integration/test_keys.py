@@ -183,3 +183,68 @@ def test_a_key_in_a_directory_others_may_write_is_refused(fabricd, tmp_path, dir
     assert (f"error: private key file {path} is in {keys}, which group or others may write "
             f"(mode 0{dir_mode:o}): they could put another file in its place; run chmod go-w "
             f"{keys}") in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("open_mode,owner,refused", [
+    (0o755, 0, None), (0o1777, 0, None), (0o777, 0, "mode"), (0o770, 0, "mode"),
+    (0o755, 65534, "owner"), (0o1777, 65534, "owner")])
+@pytest.mark.parametrize("link", [None, "to", "from"])
+def test_a_key_under_a_directory_others_may_write_is_refused(fabricd, tmp_path, open_mode, owner,
+                                                              refused, link):
+    """As OpenSSH's StrictModes: whoever may write any directory above the key's own
+    (without the sticky bit), or owns one (neither root nor fabricd's user), can rename
+    the key's directory away and put one of their own in its place, holding a link to
+    another key of the host; until 2026-12-07 only the key's own directory was checked.
+    Links: the key under open/ reached by a link from a safe place ("to"), or a link
+    under open/ to a key in a safe place ("from"); both paths are walked."""
+    above = tmp_path / "open"
+    keys = above / "keys"
+    keys.mkdir(parents=True)
+    os.chmod(keys, 0o700)
+    key = keys / "private.key"
+    if link == "from":
+        (tmp_path / "safe").mkdir(mode=0o700)
+        key = tmp_path / "safe" / "private.key"
+    with open(key, "w") as f:
+        os.chmod(key, 0o600)
+        f.write(run([fabricd, "genkey"]).stdout)
+    path = key
+    if link == "to":
+        path = tmp_path / "link.key"  # tmp_path is 0700: the link itself is safe
+        path.symlink_to(key)
+    elif link == "from":
+        path = keys / "private.key"
+        path.symlink_to(key)
+    os.chown(above, owner, owner)
+    os.chmod(above, open_mode)
+    r = run([fabricd, "pubkey", "--key-file", str(path)])
+    if refused is None:
+        assert r.returncode == 0 and len(r.stdout) == 45, r.stderr
+        return
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    if refused == "mode":
+        assert (f"error: private key file {path} is under {above}, which group or others "
+                f"may write (mode 0{open_mode:o}): they could put a directory of their own "
+                f"in the place of {keys}; run chmod go-w {above}") in r.stderr, r.stderr
+    else:
+        assert (f"error: private key file {path} is under {above}, which belongs to uid "
+                f"{owner}, neither root nor this user (uid 0): that user could put another "
+                f"directory in the place of {keys}; run chown root {above}") in r.stderr, \
+            r.stderr
+
+
+def test_a_key_in_a_directory_another_user_owns_is_refused(fabricd, tmp_path):
+    """The key's own directory, owned by another user (who may chmod it at will)."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    key = keys / "private.key"
+    with open(key, "w") as f:
+        os.chmod(key, 0o600)
+        f.write(run([fabricd, "genkey"]).stdout)
+    os.chmod(keys, 0o700)
+    os.chown(keys, 65534, 65534)
+    r = run([fabricd, "pubkey", "--key-file", str(key)])
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    assert (f"error: private key file {key} is in {keys}, which belongs to uid 65534, neither "
+            f"root nor this user (uid 0): that user could put another file in the place of "
+            f"{key}; run chown root {keys}") in r.stderr, r.stderr
