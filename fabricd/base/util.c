@@ -239,19 +239,36 @@ size_t u64_lower_bound(const uint64_t *v, size_t n, uint64_t key)
 	return lo;
 }
 
-int open_lock_file(const char *path)
+int open_lock_file(const char *path, char *why, size_t whylen)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	struct stat st;
+	int ret;
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 077) &&
-	    fchmod(fd, 0600) < 0 && errno != EPERM) {
-		int ret = -errno;
-
-		close(fd);
-		return ret;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(why, whylen, "%s", strerror(-ret));
+		goto fail;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		/* made in advance by a user who may write its directory: they can hold it */
+		snprintf(why, whylen,
+			 "it belongs to uid %u, neither root nor this user (uid %u), who could "
+			 "hold it and stop every fabricd that waits for it: remove it (rm %s; "
+			 "fabricd makes it again)",
+			 (unsigned int)st.st_uid, (unsigned int)geteuid(), path);
+		ret = -EPERM;
+		goto fail;
+	}
+	if (st.st_uid == geteuid() && (st.st_mode & 077) && fchmod(fd, 0600) < 0 &&
+	    errno != EPERM) {
+		ret = -errno;
+		snprintf(why, whylen, "%s", strerror(-ret));
+		goto fail;
 	}
 	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }

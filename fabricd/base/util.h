@@ -46,10 +46,13 @@ int write_temp_fd(int fd, const struct stat *owner, mode_t mode, const void *dat
  * writable by its owner alone: flock needs no more than an open file, so a
  * lock file others may read is one any local user can hold, stopping every
  * writer that waits for it. A lock file of this user's with a wider mode
- * (an older fabricd made them 0644) is narrowed to 0600. The fd (O_CLOEXEC,
- * never through a symbolic link) or -errno.
+ * (an older fabricd made them 0644) is narrowed to 0600. One that belongs to
+ * another user than root and this one (made in advance in a directory that
+ * user may write) is refused with -EPERM: its owner may open it, and hold it,
+ * at will. The fd (O_CLOEXEC, never through a symbolic link) or -errno with
+ * why filled (what went wrong and, for another user's file, what to do).
  */
-int open_lock_file(const char *path);
+int open_lock_file(const char *path, char *why, size_t whylen);
 /* Writes value to a kernel setting such as a /proc/sys file, in one write. 0 or -errno. */
 int write_proc(const char *path, const char *value);
 /* fsync of path's directory: a rename into it survives a crash (best effort). */

@@ -240,6 +240,7 @@ static int take_lock(struct deffile *f, unsigned int wait_s, const char *command
 int deffile_open_locked(const char *path, unsigned int wait_s, const char *command,
 			struct deffile *f, char *err, size_t errlen)
 {
+	char why[PATH_MAX + 256];
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -257,16 +258,18 @@ int deffile_open_locked(const char *path, unsigned int wait_s, const char *comma
 		snprintf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
-	f->lock_fd = open_lock_file(f->lock_path);
+	f->lock_fd = open_lock_file(f->lock_path, why, sizeof(why));
 	if (f->lock_fd < 0) {
 		ret = f->lock_fd;
 		snprintf(err, errlen,
 			 "%s: cannot open the definition's lock file: %s; nothing was changed "
 			 "(%s)",
-			 f->lock_path, strerror(-ret),
-			 ret == -EROFS ? "an edit writes next to the definition: edit it where "
-					 "its directory is writable"
-				       : "run as a user who may write to that directory");
+			 f->lock_path, why,
+			 ret == -EROFS	 ? "an edit writes next to the definition: edit it where "
+					   "its directory is writable"
+			 : ret == -EPERM ? "keep the definition in a directory others may not "
+					   "write"
+					 : "run as a user who may write to that directory");
 		return ret;
 	}
 	ret = take_lock(f, wait_s, command, err, errlen);

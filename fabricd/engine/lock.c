@@ -86,13 +86,18 @@ static void lock_path(struct node_lock *l, const char *kind)
 	snprintf(l->path, sizeof(l->path), "%s/%snet%llu.lock", NODE_LOCK_DIR, kind, netns_inode());
 }
 
-static int open_node_lock_file(struct node_lock *l, const char *kind)
+/* 0 or -errno with why filled */
+static int open_node_lock_file(struct node_lock *l, const char *kind, char *why, size_t whylen)
 {
-	if (mkdir(NODE_LOCK_DIR, 0755) < 0 && errno != EEXIST)
-		return -errno;
 	lock_path(l, kind);
+	if (mkdir(NODE_LOCK_DIR, 0755) < 0 && errno != EEXIST) {
+		int ret = -errno;
+
+		snprintf(why, whylen, "%s", strerror(-ret));
+		return ret;
+	}
 	/* O_CLOEXEC: a wireguard-go started while it is held must not inherit it */
-	l->fd = open_lock_file(l->path);
+	l->fd = open_lock_file(l->path, why, whylen);
 	return l->fd < 0 ? l->fd : 0;
 }
 
@@ -101,16 +106,17 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 {
 	long long deadline = monotonic_ms() + wait_ms;
 	struct timespec pause = {.tv_nsec = LOCK_POLL_MS * 1000000L};
-	char holder[128];
+	char holder[128], why[512];
 	bool told = false;
 	int ret;
 
 	l->fd = -1;
-	ret = open_node_lock_file(l, "");
+	ret = open_node_lock_file(l, "", why, sizeof(why));
 	if (ret < 0) {
-		log_error("node %s: cannot open the lock %s: %s; commands that change the node "
-			  "need " NODE_LOCK_DIR " writable (a tmpfs, as /run is)",
-			  node, l->path, strerror(-ret));
+		log_error("node %s: cannot open the lock %s: %s%s", node, l->path, why,
+			  ret == -EPERM ? ""
+					: "; commands that change the node need " NODE_LOCK_DIR
+					  " writable (a tmpfs, as /run is)");
 		return ret;
 	}
 	while (flock(l->fd, LOCK_EX | LOCK_NB) < 0) {
@@ -157,21 +163,22 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 
 int node_daemon_lock_take(struct node_lock *l, const char *node, const char *cluster)
 {
-	char holder[128];
+	char holder[128], why[512];
 	int ret;
 
 	l->fd = -1;
-	ret = open_node_lock_file(l, "daemon.");
-	if (ret == 0 && flock(l->fd, LOCK_EX | LOCK_NB) < 0)
+	ret = open_node_lock_file(l, "daemon.", why, sizeof(why));
+	if (ret == 0 && flock(l->fd, LOCK_EX | LOCK_NB) < 0) {
 		ret = -errno;
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	}
 	if (ret == -EWOULDBLOCK) {
 		read_holder(l->fd, holder, sizeof(holder));
 		log_error("node %s: another fabricd run (pid and command: %s) already keeps this "
 			  "node; stop it first, one daemon per node (lock %s)",
 			  node, holder[0] ? holder : UNKNOWN_HOLDER, l->path);
 	} else if (ret < 0) {
-		log_error("node %s: cannot take the daemon's lock %s: %s", node, l->path,
-			  strerror(-ret));
+		log_error("node %s: cannot take the daemon's lock %s: %s", node, l->path, why);
 	} else if ((ret = write_holder(l->fd, "run", cluster)) < 0) {
 		log_warn("node %s: cannot record the daemon in %s: %s", node, l->path,
 			 strerror(-ret));

@@ -158,3 +158,42 @@ def test_a_user_cannot_hang_a_join_on_its_key_directory(fabricd_bin):
         assert not os.path.exists(f"{keys}/pve2.key") and not os.path.exists(f"{keys}/pve2.key.new")
         with open(path) as f:
             assert "pve2" not in f.read()
+
+
+def test_a_lock_file_another_user_made_is_refused(make_cluster):
+    """A definition in a directory others may write (here a sticky one, as /tmp):
+    a user made its FILE.lock in advance (0666, theirs) and holds it. Narrowing
+    the mode is not theirs to undo, nor ours to do (chmod needs the owner); until
+    2026-12-07 fabricd waited for them and failed "busy", now it refuses the file
+    at once, naming it and what to do (replacing it would let two fabricd lock two
+    different files)."""
+    cluster = make_cluster(1)
+    fabricd = cluster.fabricd_bin
+    with tempfile.TemporaryDirectory(prefix="fabtest-lock-") as tmp:
+        os.chmod(tmp, 0o1777)
+        path = f"{tmp}/cluster.json"
+        cluster.write_definition(cluster.definition(zones=[SECURE]), path)
+        lock = f"{path}.lock"
+        subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                        "/usr/bin/python3", "-c",
+                        "import os, sys; os.close(os.open(sys.argv[1], os.O_CREAT | "
+                        "os.O_WRONLY, 0o666)); os.chmod(sys.argv[1], 0o666)", lock],
+                       check=True, timeout=30)
+        assert os.stat(lock).st_uid == NOBODY
+        with UserHolds(lock) as user:
+            assert user.held, user.line
+            res = subprocess.run([fabricd, "set-transport", "-c", path, "--lock-wait", "2",
+                                  "tenant-secure", "plain"],
+                                 capture_output=True, text=True, timeout=30)
+        assert res.returncode == 1, res.stderr
+        assert (f"{lock}: cannot open the definition's lock file: it belongs to uid {NOBODY}, "
+                f"neither root nor this user (uid 0), who could hold it and stop every fabricd "
+                f"that waits for it: remove it (rm {lock}; fabricd makes it again); nothing "
+                f"was changed (keep the definition in a directory others may not write)"
+                ) in res.stderr, res.stderr
+        assert "waiting" not in res.stderr, res.stderr
+        os.unlink(lock)
+        res = subprocess.run([fabricd, "set-transport", "-c", path, "tenant-secure", "plain"],
+                             capture_output=True, text=True, timeout=30)
+        assert res.returncode == 0, res.stderr
+        assert os.stat(lock).st_uid == 0 and os.stat(lock).st_mode & 0o777 == 0o600
