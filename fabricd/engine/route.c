@@ -69,18 +69,12 @@ int route_get(struct nl_sock *s, const struct ip_addr *dst, struct route_hop *ho
 	return hop->oif ? 0 : -ENETUNREACH;
 }
 
-int route_path_mtu(struct nl_sock *s, const struct link_table *links, const struct ip_addr *dst,
-		   unsigned int *mtu)
+int route_hop_mtu(const struct link_table *links, const struct route_hop *hop, unsigned int *mtu)
 {
-	struct route_hop hop;
-	const struct link_obs *l;
-	int ret = route_get(s, dst, &hop);
+	const struct link_obs *l = link_by_index(links, hop->oif);
 
-	if (ret < 0)
-		return ret;
-	l = link_by_index(links, hop.oif);
 	if (!l)
 		return -ENODEV;
-	*mtu = hop.mtu && hop.mtu < l->mtu ? hop.mtu : l->mtu;
+	*mtu = hop->mtu && hop->mtu < l->mtu ? hop->mtu : l->mtu;
 	return 0;
 }

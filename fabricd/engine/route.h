@@ -20,10 +20,10 @@ struct route_hop {
 int route_get(struct nl_sock *s, const struct ip_addr *dst, struct route_hop *hop);
 
 /*
- * The path MTU towards dst as wg-quick computes it: the route's MTU metric
- * when set, else the MTU of the outgoing link. 0 or -errno (-ENETUNREACH).
+ * The path MTU of the route hop (route_get's answer) as wg-quick computes it:
+ * the route's MTU metric when set, else the MTU of the outgoing link. 0 or
+ * -ENODEV (its link is not in links).
  */
-int route_path_mtu(struct nl_sock *s, const struct link_table *links, const struct ip_addr *dst,
-		   unsigned int *mtu);
+int route_hop_mtu(const struct link_table *links, const struct route_hop *hop, unsigned int *mtu);
 
 #endif

@@ -443,12 +443,7 @@ int session_plan(struct session *s)
 		s->r.converged = s->converged;
 	}
 	diag_init(&diag);
-	underlay_check_local(s->r.rtnl, s->cluster, s->self);
-	if (s->cluster->fabric.flags & FABRIC_HAS_UNDERLAY_MTU) {
-		mtu = s->cluster->fabric.underlay_mtu;
-		underlay_check_given_mtu(s->r.rtnl, &s->have.links, s->cluster, s->self);
-	} else if (underlay_measure_mtu(s->r.rtnl, s->cluster, s->self, &s->have.links, &mtu,
-					&diag) < 0) {
+	if (underlay_survey(s->r.rtnl, s->cluster, s->self, &s->have.links, &mtu, &diag) < 0) {
 		if (mismatch[0])
 			diag_add(&diag, "fabric " FABRIC_IFNAME, "%s", mismatch);
 		return unmeasured(s, &diag);

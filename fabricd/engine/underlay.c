@@ -4,11 +4,37 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "engine/route.h"
 #include "engine/underlay.h"
+
+/*
+ * The route towards each other node's underlay address, asked once a pass
+ * (indexed like c->nodes; self's is not asked): the MTU measurement and the
+ * source-address check both read it. Until 2026-12-07 each asked the kernel
+ * itself, 2 x (N - 1) RTM_GETROUTE a pass (126 at 64 nodes).
+ */
+struct peer_route {
+	int ret; /* route_get's: 0 or -errno */
+	struct route_hop hop;
+};
+
+static void survey_routes(struct nl_sock *rtnl, const struct cluster *c, size_t self,
+			  struct peer_route *r)
+{
+	for (size_t i = 0; i < c->n_nodes; i++)
+		r[i].ret = i == self ? -ENOENT : route_get(rtnl, &c->nodes[i].underlay, &r[i].hop);
+}
+
+/* The path MTU towards node i (route_hop_mtu), or the lookup's -errno. */
+static int path_mtu(const struct peer_route *r, const struct link_table *links, size_t i,
+		    unsigned int *mtu)
+{
+	return r[i].ret < 0 ? r[i].ret : route_hop_mtu(links, &r[i].hop, mtu);
+}
 
 /*
  * Each node measures its own underlay, and nodes that measure differently
@@ -37,7 +63,7 @@ static void warn_unshared_mtu(unsigned int mtu)
  * node it leads to. Stops at the first node without a route when
  * unreachable is given (its index there, the lookup's -errno returned).
  */
-static int smallest_path(struct nl_sock *rtnl, const struct link_table *links,
+static int smallest_path(const struct peer_route *r, const struct link_table *links,
 			 const struct cluster *c, size_t self, unsigned int *mtu, size_t *narrow,
 			 size_t *unreachable)
 {
@@ -48,7 +74,7 @@ static int smallest_path(struct nl_sock *rtnl, const struct link_table *links,
 
 		if (i == self)
 			continue;
-		ret = route_path_mtu(rtnl, links, &c->nodes[i].underlay, &m);
+		ret = path_mtu(r, links, i, &m);
 		if (ret < 0 && unreachable) {
 			*unreachable = i;
 			return ret;
@@ -61,12 +87,18 @@ static int smallest_path(struct nl_sock *rtnl, const struct link_table *links,
 	return 0;
 }
 
-int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t self,
-			 const struct link_table *links, unsigned int *mtu, struct diag *diag)
+/*
+ * The underlay MTU when the definition does not give it: the smallest path
+ * MTU towards the other nodes, as wg-quick computes it per endpoint (1500,
+ * with a warning, for a cluster of one). 0, or -errno with the node it
+ * cannot reach in diag.
+ */
+static int measure_mtu(const struct peer_route *r, const struct cluster *c, size_t self,
+		       const struct link_table *links, unsigned int *mtu, struct diag *diag)
 {
 	char a[IP_ADDR_STRLEN], path[FABRICD_NAME_MAX + 8];
 	size_t narrow, gone;
-	int ret = smallest_path(rtnl, links, c, self, mtu, &narrow, &gone);
+	int ret = smallest_path(r, links, c, self, mtu, &narrow, &gone);
 
 	if (ret < 0) {
 		/* every node without a route, not only the first: a cut link loses them all */
@@ -76,8 +108,7 @@ int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t s
 
 			if (i != gone && i == self)
 				continue;
-			if (i != gone &&
-			    (err = route_path_mtu(rtnl, links, &c->nodes[i].underlay, &m)) >= 0)
+			if (i != gone && (err = path_mtu(r, links, i, &m)) >= 0)
 				continue;
 			snprintf(path, sizeof(path), "node %s", c->nodes[i].name);
 			diag_add(diag, path,
@@ -103,15 +134,15 @@ int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t s
  * carries, plain VXLAN's largest frames are dropped without a word. A node
  * without a route is said by the fabric's own failures, not here.
  */
-void underlay_check_given_mtu(struct nl_sock *rtnl, const struct link_table *links,
-			      const struct cluster *c, size_t self)
+static void check_given_mtu(const struct peer_route *r, const struct link_table *links,
+			    const struct cluster *c, size_t self)
 {
 	static unsigned int warned_given, warned_path;
 	unsigned int given = c->fabric.underlay_mtu, smallest;
 	size_t narrow = 0;
 	char a[IP_ADDR_STRLEN];
 
-	smallest_path(rtnl, links, c, self, &smallest, &narrow, NULL);
+	smallest_path(r, links, c, self, &smallest, &narrow, NULL);
 	if (!smallest || smallest >= given || (given == warned_given && smallest == warned_path))
 		return;
 	warned_given = given;
@@ -146,7 +177,8 @@ static bool guards_accept(const struct node *n, const struct ip_addr *src)
  * works only while the other side starts the sessions: said once per
  * (node, address) a process sees.
  */
-static void check_source(struct nl_sock *rtnl, const struct cluster *c, size_t self)
+static void check_source(struct nl_sock *rtnl, const struct peer_route *r, const struct cluster *c,
+			 size_t self)
 {
 	static struct ip_addr warned_src;
 	static char warned_node[FABRICD_NAME_MAX + 1];
@@ -163,9 +195,14 @@ static void check_source(struct nl_sock *rtnl, const struct cluster *c, size_t s
 		    ip_addr_parse(peer->endpoint_host, &to) < 0)
 			to = peer->underlay;
 		/* an endpoint of the other family: that node's guard takes it from anywhere */
-		if (i == self || to.family != me->underlay.family ||
-		    route_get(rtnl, &to, &hop) < 0 || !hop.src.family ||
-		    guards_accept(me, &hop.src))
+		if (i == self || to.family != me->underlay.family)
+			continue;
+		/* the survey's answer, unless the endpoint is another address */
+		hop = r[i].hop;
+		if (ip_addr_equal(&to, &peer->underlay) ? r[i].ret < 0
+							: route_get(rtnl, &to, &hop) < 0)
+			continue;
+		if (!hop.src.family || guards_accept(me, &hop.src))
 			continue;
 		if (!strcmp(warned_node, peer->name) && ip_addr_equal(&hop.src, &warned_src))
 			return;
@@ -186,7 +223,13 @@ static void check_source(struct nl_sock *rtnl, const struct cluster *c, size_t s
 	warned_node[0] = '\0';
 }
 
-void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t self)
+/*
+ * A warning (once per address a process sees) when this node's underlay
+ * address is not an address of this host: its VXLAN devices send from it.
+ * When it is, check_source.
+ */
+static void check_local(struct nl_sock *rtnl, const struct peer_route *r, const struct cluster *c,
+			size_t self)
 {
 	static struct ip_addr warned;
 	const struct ip_addr *own = &c->nodes[self].underlay;
@@ -201,7 +244,7 @@ void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t 
 			log_info("nodes[%zu].underlay: %s is an address of this host now", self,
 				 ip_addr_str(own, a, sizeof(a)));
 		memset(&warned, 0, sizeof(warned));
-		check_source(rtnl, c, self);
+		check_source(rtnl, r, c, self);
 		return;
 	}
 	if (ip_addr_equal(own, &warned))
@@ -213,4 +256,27 @@ void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t 
 		 "it: correct the address in the definition, give this host that address, or "
 		 "name this host's node with -n",
 		 self, ip_addr_str(own, a, sizeof(a)), c->nodes[self].name);
+}
+
+int underlay_survey(struct nl_sock *rtnl, const struct cluster *c, size_t self,
+		    const struct link_table *links, unsigned int *mtu, struct diag *diag)
+{
+	struct peer_route *r = calloc(c->n_nodes ? c->n_nodes : 1, sizeof(*r));
+	int ret = 0;
+
+	if (!r) {
+		diag_add(diag, "fabric",
+			 "out of memory asking the routes to the %zu nodes; run again", c->n_nodes);
+		return -ENOMEM;
+	}
+	survey_routes(rtnl, c, self, r);
+	check_local(rtnl, r, c, self);
+	if (c->fabric.flags & FABRIC_HAS_UNDERLAY_MTU) {
+		*mtu = c->fabric.underlay_mtu;
+		check_given_mtu(r, links, c, self);
+	} else {
+		ret = measure_mtu(r, c, self, links, mtu, diag);
+	}
+	free(r);
+	return ret;
 }

@@ -15,29 +15,21 @@
 #include "netlink/nl.h"
 
 /*
- * The underlay MTU when the definition does not give it: the smallest path
- * MTU towards the other nodes, as wg-quick computes it per endpoint (1500,
- * with a warning, for a cluster of one). 0, or -errno with the node it
- * cannot reach in diag.
+ * One pass's look at the underlay, one RTM_GETROUTE per other node (and one
+ * towards this node's own address), the answers shared by:
+ *  - the underlay MTU into mtu: fabric.underlay_mtu when given, with a
+ *    warning (once per value a process sees) when a path to some other node
+ *    carries less (the MTUs built from it are black holes for the largest
+ *    frames); else the smallest path MTU towards the other nodes, as wg-quick
+ *    computes it per endpoint (1500, with a warning, for a cluster of one);
+ *  - a warning (once per address a process sees) when this node's underlay
+ *    address is not an address of this host: its VXLAN devices send from it.
+ *    When it is, a warning (once per node and address) when the route towards
+ *    another node picks another source address: WireGuard sends from that
+ *    one, and the other node's guard drops it.
+ * 0, or -errno with the node it cannot reach (MTU not given) in diag.
  */
-int underlay_measure_mtu(struct nl_sock *rtnl, const struct cluster *c, size_t self,
-			 const struct link_table *links, unsigned int *mtu, struct diag *diag);
-
-/*
- * A warning (once per value a process sees) when fabric.underlay_mtu is more
- * than the path to some other node carries: the MTUs built from it are
- * black holes for the largest frames.
- */
-void underlay_check_given_mtu(struct nl_sock *rtnl, const struct link_table *links,
-			      const struct cluster *c, size_t self);
-
-/*
- * A warning (once per address a process sees) when this node's underlay
- * address is not an address of this host: its VXLAN devices send from it.
- * When it is, a warning (once per node and address) when the route towards
- * another node picks another source address: WireGuard sends from that one,
- * and the other node's guard drops it.
- */
-void underlay_check_local(struct nl_sock *rtnl, const struct cluster *c, size_t self);
+int underlay_survey(struct nl_sock *rtnl, const struct cluster *c, size_t self,
+		    const struct link_table *links, unsigned int *mtu, struct diag *diag);
 
 #endif
