@@ -80,6 +80,14 @@ def scrape_text(node, addr="127.0.0.1", path="/metrics", port=PORT):
     return res.stdout
 
 
+def scrapes(node):
+    """Whether node's daemon answers a scrape (not 503 before its first convergence)."""
+    try:
+        return bool(scrape_text(node))
+    except AssertionError:
+        return False
+
+
 def parse(text):
     """{(name, frozenset(labels)): value} of every sample, and the families by name."""
     samples, families = {}, {}
@@ -292,6 +300,8 @@ def test_metrics_file_is_written_every_10_s_by_default(fabric):
         d.stop()
         d.extra_args = usual
         d.start()
+        # the tests after this one scrape pve2 at once: 503 until its first convergence
+        wait_until(lambda: scrapes(pve2), timeout=15, what="pve2's metrics after its restart")
     assert not os.path.exists(path), "the file outlived its daemon"
 
 
