@@ -156,6 +156,13 @@ def test_a_key_in_memory_is_not_dumpable(fabricd):
         proc.communicate(input=b"not a key\n", timeout=30)
 
 
+def write_key(fabricd, path):
+    """A new private key into path, mode 0600 before any byte is in it."""
+    with open(path, "w") as f:
+        os.chmod(path, 0o600)
+        f.write(run([fabricd, "genkey"]).stdout)
+
+
 @pytest.mark.parametrize("dir_mode,refused", [(0o700, False), (0o755, False), (0o1777, False),
                                               (0o777, True), (0o770, True)])
 @pytest.mark.parametrize("through_link", [False, True])
@@ -167,9 +174,7 @@ def test_a_key_in_a_directory_others_may_write_is_refused(fabricd, tmp_path, dir
     keys = tmp_path / "keys"
     keys.mkdir()
     key = keys / "private.key"
-    with open(key, "w") as f:
-        os.chmod(key, 0o600)
-        f.write(run([fabricd, "genkey"]).stdout)
+    write_key(fabricd, key)
     os.chmod(keys, dir_mode)
     path = key
     if through_link:
@@ -205,9 +210,7 @@ def test_a_key_under_a_directory_others_may_write_is_refused(fabricd, tmp_path, 
     if link == "from":
         (tmp_path / "safe").mkdir(mode=0o700)
         key = tmp_path / "safe" / "private.key"
-    with open(key, "w") as f:
-        os.chmod(key, 0o600)
-        f.write(run([fabricd, "genkey"]).stdout)
+    write_key(fabricd, key)
     path = key
     if link == "to":
         path = tmp_path / "link.key"  # tmp_path is 0700: the link itself is safe
@@ -238,9 +241,7 @@ def test_a_key_in_a_directory_another_user_owns_is_refused(fabricd, tmp_path):
     keys = tmp_path / "keys"
     keys.mkdir()
     key = keys / "private.key"
-    with open(key, "w") as f:
-        os.chmod(key, 0o600)
-        f.write(run([fabricd, "genkey"]).stdout)
+    write_key(fabricd, key)
     os.chmod(keys, 0o700)
     os.chown(keys, 65534, 65534)
     r = run([fabricd, "pubkey", "--key-file", str(key)])
