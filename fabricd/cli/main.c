@@ -151,14 +151,18 @@ static int take_config(struct options *o, const char *arg)
 	return 0;
 }
 
-/* Seconds, fractions allowed (tests probe faster); 0 turns the probe rounds off. */
-static int parse_probe_interval(const char *text, unsigned int *ms)
+/*
+ * Seconds, fractions allowed, min..3600 (or 0 where zero_ok) for option name,
+ * into ms; -1 (logged, with hint) otherwise.
+ */
+static int parse_interval(const char *name, const char *text, double min, bool zero_ok,
+			  const char *hint, unsigned int *ms)
 {
 	char *end;
 	double s = strtod(text, &end);
 
-	if (*end || !*text || !(s == 0 || (s >= 0.1 && s <= 3600))) {
-		log_error("--probe-interval \"%s\": give seconds, 0.1..3600 (0: no probes)", text);
+	if (*end || !*text || !((zero_ok && s == 0) || (s >= min && s <= 3600))) {
+		log_error("%s \"%s\": give seconds, %g..3600 (%s)", name, text, min, hint);
 		return -1;
 	}
 	*ms = (unsigned int)(s * 1000 + 0.5);
@@ -166,32 +170,23 @@ static int parse_probe_interval(const char *text, unsigned int *ms)
 }
 
 /*
- * Seconds, fractions allowed, 0.5..3600: how often run rewrites --metrics-file
- * (node_exporter reads it only when Prometheus scrapes, every 15-60 s).
+ * --probe-interval (tests probe faster; 0 turns the rounds off) or
+ * --metrics-file-interval (node_exporter reads the file only when Prometheus
+ * scrapes, every 15-60 s), c, into o. 0, or -1 (said).
  */
-static int parse_metrics_file_interval(const char *text, unsigned int *ms)
-{
-	char *end;
-	double s = strtod(text, &end);
-
-	if (*end || !*text || !(s >= 0.5 && s <= 3600)) {
-		log_error("--metrics-file-interval \"%s\": give seconds, 0.5..3600 (default %u)",
-			  text, FABRICD_DEFAULT_METRICS_FILE_INTERVAL_MS / 1000);
-		return -1;
-	}
-	*ms = (unsigned int)(s * 1000 + 0.5);
-	return 0;
-}
-
-/* --probe-interval or --metrics-file-interval (c), into o. 0, or -1 (said). */
 static int take_interval(struct options *o, int c, const char *arg)
 {
+	char hint[32];
+
 	if (c == OPT_PROBE_INTERVAL) {
 		o->probe_interval_given = true;
-		return parse_probe_interval(arg, &o->probe_interval_ms);
+		return parse_interval("--probe-interval", arg, 0.1, true, "0: no probes",
+				      &o->probe_interval_ms);
 	}
 	o->metrics_file_interval_given = true;
-	return parse_metrics_file_interval(arg, &o->metrics_file_interval_ms);
+	snprintf(hint, sizeof(hint), "default %u", FABRICD_DEFAULT_METRICS_FILE_INTERVAL_MS / 1000);
+	return parse_interval("--metrics-file-interval", arg, 0.5, false, hint,
+			      &o->metrics_file_interval_ms);
 }
 
 /* Whole seconds 0..max for option name; -1 (logged) otherwise. */
