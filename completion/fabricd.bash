@@ -8,8 +8,10 @@ _fabricd()
 	_init_completion || return
 
 	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave zone vnet import-pve"
-	# --psk-dir, --ifupdown-file and --grace only where they are read (fabricd refuses them elsewhere)
-	local node_opts="-c --config -n --node --key-file --wg-backend --verbose --help --lock-wait --frr-pathspace"
+	# --psk-dir, --ifupdown-file, --grace and --lock-wait only where they are read (fabricd
+	# refuses them elsewhere: --lock-wait is for the commands that change a node or edit the
+	# definition, not render, plan or status)
+	local node_opts="-c --config -n --node --key-file --wg-backend --verbose --help --frr-pathspace"
 
 	if ((cword == 1)); then
 		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
@@ -53,9 +55,9 @@ _fabricd()
 	render) opts="$node_opts --json --sdn-dir --corosync" ;;
 	status) opts="$node_opts --json --dot --svg --probe-file --grace --sdn-dir --corosync" ;;
 	plan) opts="$node_opts --json --grace --psk-dir --sdn-dir --corosync" ;;
-	apply) opts="$node_opts --grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;
-	down) opts="$node_opts --cluster --ifupdown-file --probe-file --sdn-dir --corosync" ;;
-	run) opts="$node_opts --grace --psk-dir --ifupdown-file --metrics --metrics-file --metrics-file-interval --probe-interval --probe-file --sdn-dir --corosync" ;;
+	apply) opts="$node_opts --lock-wait --grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;
+	down) opts="$node_opts --lock-wait --cluster --ifupdown-file --probe-file --sdn-dir --corosync" ;;
+	run) opts="$node_opts --lock-wait --grace --psk-dir --ifupdown-file --metrics --metrics-file --metrics-file-interval --probe-interval --probe-file --sdn-dir --corosync" ;;
 	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --simple --verbose --help" ;;
 	set-transport)
 		opts="-c --config --lock-wait --verbose --help"
@@ -75,15 +77,15 @@ _fabricd()
 	genkey) opts="--help" ;;
 	pubkey) opts="--key-file --help" ;;
 	bench) opts="--duration --streams --repeat --json --svg --quick --reference --wg-backend --verbose --help --control-plane --nodes --vnis" ;;
-	init) opts="-c --config --cluster --prefix --listen-port -n --node --underlay --key-file --verbose --help" ;;
-	join) opts="-c --config -n --node --underlay --key-file --rotate-key --verbose --help" ;;
-	leave) opts="-c --config -n --node --verbose --help" ;;
+	init) opts="-c --config --lock-wait --cluster --prefix --listen-port -n --node --underlay --key-file --verbose --help" ;;
+	join) opts="-c --config --lock-wait -n --node --underlay --key-file --rotate-key --verbose --help" ;;
+	leave) opts="-c --config --lock-wait -n --node --verbose --help" ;;
 	zone | vnet)
 		if ((cword == 2)) && [[ $cur != -* ]]; then
 			COMPREPLY=($(compgen -W "add remove" -- "$cur"))
 			return
 		fi
-		opts="-c --config --verbose --help"
+		opts="-c --config --lock-wait --verbose --help"
 		# add's own options (all of them before the action is given)
 		if [[ ${words[2]} != remove ]]; then
 			[[ ${words[1]} == zone ]] && opts="$opts --transport --vnet --nodes --pve-zone"
