@@ -268,3 +268,26 @@ def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean9
     assert r.returncode == 1 and "error: node \"hv4\" is not in" in r.stderr and \
         "add this node to Proxmox's WireGuard fabric" in r.stderr and "join" not in r.stderr, \
         r.stderr
+
+
+def test_pending_simple_zone_not_yet_applied_is_said(clean92, tmp_path):
+    """--pending --simple: a Simple zone only in the pending zones.cfg is written as a followed
+    zone, which check, plan and run refuse until Proxmox's SDN Apply deploys it: said at import
+    (until 2026-12-07 nothing said so and the first `fabricd check` failed)."""
+    sdn = clean92 / "sdn"
+    with open(sdn / "zones.cfg", "a") as f:
+        f.write("\nsimple: front\n\tipam pve\n")
+    out = tmp_path / "cluster.json"
+    args = ["import-pve", "--sdn-dir", sdn, "--corosync", clean92 / "corosync.conf",
+            "--pending", "--simple", "secure", "-o", out]
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    assert ("zones.cfg:" in r.stderr and "[simple: front]: not applied yet" in r.stderr
+            and "Apply" in r.stderr), r.stderr
+    assert run("check", "-c", out).returncode == 1
+    running = json.loads((sdn / ".running-config").read_text())
+    running["zones"]["ids"]["front"] = {"type": "simple", "ipam": "pve"}
+    (sdn / ".running-config").write_text(json.dumps(running))
+    r = run(*args)
+    assert r.returncode == 0 and "not applied yet" not in r.stderr, r.stderr
+    assert run("check", "-c", out).returncode == 0

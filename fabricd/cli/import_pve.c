@@ -22,6 +22,8 @@
 #include "definition/config.h"
 #include "definition/pve_import.h"
 #include "definition/pve_load.h"
+#include "definition/pve_running.h"
+#include "definition/pve_sections.h"
 #include "definition/wgkey.h"
 
 /* A key --generate-keys made, held until the import is accepted. */
@@ -322,6 +324,48 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 	return 0;
 }
 
+/*
+ * --pending --simple: a followed zone takes its vnets from .running-config,
+ * so a Simple zone that is only pending is refused by check, plan and run
+ * until Proxmox's SDN Apply deploys it. Said here, as a warning.
+ */
+static void warn_unapplied(const struct import_args *a, const struct pve_files *x, struct diag *d)
+{
+	const struct pve_file *zones = &x->pending[0];
+	struct pve_running r = {0};
+	char path[PATH_MAX], where[PVE_WHERE_LEN];
+	struct diag ignored;
+	size_t len;
+	char *text;
+
+	if (!a->paths.pending || !a->simple)
+		return;
+	snprintf(path, sizeof(path), "%s/.running-config", a->paths.sdn_dir);
+	diag_init(&ignored);
+	if (pve_read_file(path, &text, &len) == 0) {
+		pve_running_parse(text, len, &r, &ignored); /* unreadable: none is applied */
+		free(text);
+	}
+	for (size_t i = 0; i < zones->n; i++) {
+		const struct pve_section *s = &zones->sections[i];
+		bool applied = false;
+
+		if (strcmp(s->type, "simple"))
+			continue;
+		for (size_t k = 0; k < r.zones.n && !applied; k++)
+			applied = !strcmp(r.zones.sections[k].id, s->id) &&
+				  !strcmp(r.zones.sections[k].type, "simple");
+		if (!applied)
+			diag_warn(d, pve_where(where, zones, s, NULL),
+				  "not applied yet (%s has no Simple zone %s): fabricd check, plan "
+				  "and run refuse the zone that follows it until you Apply the SDN "
+				  "configuration in Proxmox (Datacenter > SDN)",
+				  path, s->id);
+	}
+	pve_running_free(&r);
+	diag_free(&ignored);
+}
+
 /* Prints what was found; 0 when the definition may be written. */
 static int report(const struct import_args *a, const struct diag *d)
 {
@@ -412,9 +456,10 @@ int cmd_import_pve(const struct options *o)
 	ret = pve_files_read(&a.paths, &x, &d);
 	if (ret == 0)
 		ret = pve_import_run(&x.in, &opts, &imp, &d);
-	if (ret == 0)
+	if (ret == 0) {
+		warn_unapplied(&a, &x, &d);
 		ret = report(&a, &d);
-	else
+	} else
 		diag_print(&d, stderr);
 	if (ret == 0 && !(json = pve_import_json(imp)))
 		ret = -ENOMEM;
