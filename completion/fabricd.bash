@@ -10,7 +10,7 @@ _fabricd()
 	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave zone vnet import-pve"
 	# --psk-dir, --ifupdown-file, --grace and --lock-wait only where they are read (fabricd
 	# refuses them elsewhere: --lock-wait is for the commands that change a node or edit the
-	# definition, not render, plan or status)
+	# definition, not render, plan or status; --frr-pathspace not for render, which reads no FRR)
 	local node_opts="-c --config -n --node --key-file --wg-backend --verbose --help --frr-pathspace"
 
 	if ((cword == 1)); then
@@ -52,7 +52,7 @@ _fabricd()
 	local opts
 	case ${words[1]} in
 	check) opts="-c --config --json --verbose --help" ;;
-	render) opts="$node_opts --json --sdn-dir --corosync" ;;
+	render) opts="-c --config -n --node --key-file --wg-backend --verbose --help --json --sdn-dir --corosync" ;;
 	status) opts="$node_opts --json --dot --svg --probe-file --grace --sdn-dir --corosync" ;;
 	plan) opts="$node_opts --json --grace --psk-dir --sdn-dir --corosync" ;;
 	apply) opts="$node_opts --lock-wait --grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;

@@ -378,6 +378,8 @@ static bool options_fit(const char *name, const struct options *o)
 	    {o->lock_wait_given, "--lock-wait is", " run apply down set-transport init join leave ",
 	     "the commands that change a node or edit the definition (run, apply, down, "
 	     "set-transport, init, join, leave, zone, vnet)"},
+	    {o->frr_pathspace != NULL, "--frr-pathspace is", " run apply plan status down ",
+	     "the commands that read or change FRR (run, apply, plan, status, down)"},
 	};
 	char padded[64];
 

@@ -129,3 +129,16 @@ def test_lock_wait_is_offered_to_every_command_that_reads_it(tools, tmp_path):
         assert refused(tools, tmp_path, line.split()[1] if reader not in ("zone", "vnet")
                        else f"{reader} add", "--lock-wait") is None, reader
     assert not missing, f"--lock-wait not completed for: {missing}"
+
+
+@pytest.mark.parametrize("command", ["check", "render", "set-transport", "init", "join",
+                                     "leave", "genkey", "pubkey"])
+def test_frr_pathspace_is_refused_where_no_frr_is_read(tools, tmp_path, command):
+    """`fabricd check --frr-pathspace X` (or init, join, ...) ignored it until 2026-12-07,
+    against "a command refuses the options of other commands"; completion offered it to
+    render."""
+    why = refused(tools, tmp_path, command, "--frr-pathspace")
+    assert why and "would ignore it" in why, f"{command} --frr-pathspace: {why}"
+    assert "--frr-pathspace" not in complete(f"fabricd {command} --frr")
+    for reader in ("run", "apply", "plan", "status", "down"):
+        assert refused(tools, tmp_path, reader, "--frr-pathspace") is None, reader
