@@ -346,23 +346,29 @@ static void check_node_rules(struct pve_import *imp, struct imp_node *n)
 	}
 }
 
-static void cluster_name(struct pve_import *imp)
+void pve_cluster_name(const char *corosync_name, char *buf, size_t len)
 {
-	const struct corosync_conf *cc = imp->in->corosync;
-	const char *name = cc && cc->cluster_name ? cc->cluster_name : "pve";
+	const char *name = corosync_name ? corosync_name : "pve";
 	size_t j = 0;
 
 	/* "Lab_Cluster" -> "lab-cluster": fabricd's names are [a-z0-9-] */
-	for (size_t i = 0; name[i] && j < sizeof(imp->cluster) - 1; i++) {
+	for (size_t i = 0; name[i] && j < len - 1; i++) {
 		char ch = (char)tolower((unsigned char)name[i]);
 
 		if (!isalnum((unsigned char)ch))
 			ch = j ? '-' : 'x';
-		imp->cluster[j++] = ch;
+		buf[j++] = ch;
 	}
-	imp->cluster[j] = '\0';
+	buf[j] = '\0';
 	if (!j)
-		snprintf(imp->cluster, sizeof(imp->cluster), "pve");
+		snprintf(buf, len, "pve");
+}
+
+static void cluster_name(struct pve_import *imp)
+{
+	const struct corosync_conf *cc = imp->in->corosync;
+
+	pve_cluster_name(cc ? cc->cluster_name : NULL, imp->cluster, sizeof(imp->cluster));
 }
 
 int pve_import_run(const struct pve_input *in, const struct pve_import_opts *opts,

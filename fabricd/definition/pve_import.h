@@ -67,6 +67,13 @@ struct pve_import;
  * could be built (the caller writes it only when d->n == 0 or with --partial).
  * 0, or -ENOMEM / the new_key error.
  */
+/*
+ * corosync.conf's totem.cluster_name (NULL: absent) as fabricd's cluster
+ * name, as import-pve writes it: "Lab_Cluster" -> "lab-cluster", "pve" when
+ * there is none.
+ */
+void pve_cluster_name(const char *corosync_name, char *buf, size_t len);
+
 int pve_import_run(const struct pve_input *in, const struct pve_import_opts *opts,
 		   struct pve_import **out, struct diag *d);
 

@@ -17,6 +17,8 @@
 #include "definition/config.h"
 #include "definition/pve_follow.h"
 #include "definition/keyfile.h"
+#include "definition/pve_corosync.h"
+#include "definition/pve_import.h"
 #include "definition/pve_load.h"
 #include "engine/converged.h"
 #include "engine/ifupdown.h"
@@ -150,6 +152,53 @@ static int cluster_by_name(const char *name, struct cluster **out)
 	return 0;
 }
 
+/*
+ * down --sdn-dir with Proxmox's files unusable (pmxcfs without quorum or not
+ * mounted, a file half written): down needs no vnet, only the cluster's name,
+ * which corosync.conf gives as import-pve maps it. Without that, --cluster.
+ */
+static int load_pve_for_down(const struct options *o, struct cluster **out)
+{
+	static const struct pve_import_opts opts = {.measured = true};
+	char path[PATH_MAX], name[FABRICD_NAME_MAX + 1] = "";
+	struct corosync_conf cc = {0};
+	struct pve_paths p;
+	struct diag diag;
+	size_t len;
+	char *text;
+	int ret;
+
+	diag_init(&diag);
+	pve_paths_init(&p, o->sdn_dir, o->corosync, path, sizeof(path));
+	ret = pve_load_cluster(&p, &opts, out, &diag);
+	for (size_t i = 0; ret < 0 && i < diag.n; i++)
+		log_warn("%s", diag.msgs[i]); /* down goes on without them */
+	if (ret == 0)
+		diag_print(&diag, stderr);
+	diag_free(&diag);
+	if (ret == 0)
+		return 0;
+	diag_init(&diag);
+	if (pve_read_file(path, &text, &len) == 0) {
+		if (corosync_parse(text, len, path, &cc, &diag) == 0 && cc.cluster_name)
+			pve_cluster_name(cc.cluster_name, name, sizeof(name));
+		corosync_free(&cc);
+		free(text);
+	}
+	diag_free(&diag);
+	if (!name[0]) {
+		log_error("%s: Proxmox's configuration could not be read (above) and %s names no "
+			  "cluster; nothing was changed: take the node down without it: fabricd "
+			  "down --cluster NAME (corosync.conf's cluster_name, in lower case)",
+			  o->sdn_dir, path);
+		return -1;
+	}
+	log_warn("%s: Proxmox's configuration could not be read (above); down needs no vnet: "
+		 "removing everything fabricd owns for cluster %s (corosync.conf) on this node",
+		 o->sdn_dir, name);
+	return cluster_by_name(name, out);
+}
+
 /* For down (it needs no vnet): followed vnets left out when .running-config is unusable. */
 static int load_for_down(const struct options *o, struct cluster **out)
 {
@@ -159,7 +208,7 @@ static int load_for_down(const struct options *o, struct cluster **out)
 	if (o->cluster_name)
 		return cluster_by_name(o->cluster_name, out);
 	if (o->sdn_dir)
-		return load_cluster(o, out, true);
+		return load_pve_for_down(o, out);
 	diag_init(&diag);
 	ret = config_load_file(o->config, out, &diag);
 	if (ret == 0 && pve_follow_load(*out, &diag) < 0) {

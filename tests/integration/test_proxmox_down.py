@@ -99,3 +99,41 @@ def test_down_without_running_config(applied, broken):
     assert "vnet1" in links and "vnet2" in links, "down removed Proxmox's bridges"
     res = node.fabricd("down", "-c", config)
     assert res.rc == 0 and "warning:" in res.stderr, res  # and again: nothing left, no error
+
+
+@pytest.mark.parametrize("broken", ["running-config missing", "running-config not json",
+                                    "corosync.conf missing"])
+def test_down_sdn_dir_without_proxmox_files(make_cluster, broken):
+    """`down --sdn-dir DIR` (what the daemon tells a node taken out of the fabric to run) with
+    Proxmox's files unreadable (pmxcfs without quorum or not mounted, a half-written file):
+    down needs no vnet. With corosync.conf readable it takes the cluster's name from there and
+    removes all fabricd owns; without it, it refuses and says `--cluster NAME` (until
+    2026-12-07 both refused, "definition not valid, nothing was changed", with no way out
+    named)."""
+    from test_proxmox_follow import FakePve
+    cluster = make_cluster(2)
+    pve = FakePve(cluster)
+    pve.apply("secure", {"blue": 100})
+    node = cluster.nodes[0]
+    res = node.fabricd("apply", "--sdn-dir", pve.sdn)
+    assert res.rc == 0, res
+    assert owned(node), "apply left nothing of fabricd's to remove"
+    running = os.path.join(pve.sdn, ".running-config")
+    if broken == "running-config missing":
+        os.rename(running, running + ".away")
+    elif broken == "running-config not json":
+        write_running(running, '{"version":')
+    else:
+        os.rename(os.path.join(pve.dir, "corosync.conf"), os.path.join(pve.dir, "away.conf"))
+    res = node.fabricd("down", "--sdn-dir", pve.sdn)
+    if broken == "corosync.conf missing":
+        assert res.rc == 1, res
+        assert f"fabricd down --cluster NAME" in res.stderr, res
+        assert owned(node), "down changed something"
+        res = node.fabricd("down", "--cluster", cluster.cluster_name)
+    else:
+        assert "down needs no vnet" in res.stderr and cluster.cluster_name in res.stderr, res
+        assert "error:" not in res.stderr, res
+    assert res.rc == 0, res
+    assert owned(node) == [], f"down left {owned(node)}"
+    assert node.run(["nft", "list", "tables"]).stdout.strip() == "", "the guard stayed"
