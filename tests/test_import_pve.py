@@ -291,3 +291,27 @@ def test_pending_simple_zone_not_yet_applied_is_said(clean92, tmp_path):
     r = run(*args)
     assert r.returncode == 0 and "not applied yet" not in r.stderr, r.stderr
     assert run("check", "-c", out).returncode == 0
+
+
+def test_every_vnet_a_followed_zone_cannot_carry_is_named(clean92, tmp_path):
+    """A followed Simple zone with several vnets fabricd cannot carry: check names each, not
+    only the first (until 2026-12-07 one per run: an operator renamed one vnet, applied, and
+    was told of the next)."""
+    sdn = clean92 / "sdn"
+    running = json.loads((sdn / ".running-config").read_text())
+    running["zones"]["ids"]["front"] = {"type": "simple", "ipam": "pve"}
+    for vnet in ("vs1234", "wgfab0", "Web2", "ok1"):
+        running["vnets"]["ids"][vnet] = {"type": "vnet", "zone": "front"}
+    running["vnets"]["ids"]["iso1"] = {"type": "vnet", "zone": "front", "isolate-ports": 1}
+    (sdn / ".running-config").write_text(json.dumps(running))
+    with open(sdn / "zones.cfg", "a") as f:
+        f.write("\nsimple: front\n\tipam pve\n")
+    out = tmp_path / "cluster.json"
+    r = run("import-pve", "--sdn-dir", sdn, "--corosync", clean92 / "corosync.conf",
+            "--pending", "--simple", "secure", "-o", out)
+    assert r.returncode == 0, r.stderr
+    c = run("check", "-c", out)
+    assert c.returncode == 1, c.stdout + c.stderr
+    for vnet in ("vs1234", "wgfab0", "Web2", "iso1"):
+        assert f"[vnet: {vnet}]" in c.stderr, c.stderr
+    assert "[vnet: ok1]" not in c.stderr, c.stderr

@@ -201,6 +201,7 @@ static int collect(const struct cluster *c, size_t i, const struct pve_running *
 	const struct zone *z = &c->zones[i];
 	char where[PVE_WHERE_LEN];
 	size_t n = 0;
+	int ret = 0;
 
 	for (size_t k = 0; k < r->vnets.n; k++)
 		n += !strcmp(vnet_zone(&r->vnets.sections[k]), z->pve_zone);
@@ -222,7 +223,8 @@ static int collect(const struct cluster *c, size_t i, const struct pve_running *
 				 "the vnet id %s; fabricd cannot carry it in zone %s: rename the "
 				 "vnet in Proxmox (a-z and 0-9) and Apply",
 				 problem, z->name);
-			return -EINVAL;
+			ret = -EINVAL; /* and the other vnets' problems too */
+			continue;
 		}
 		if (vnet_flag(&r->vnets, s, "vlanaware"))
 			diag_warn(d, where,
@@ -237,7 +239,8 @@ static int collect(const struct cluster *c, size_t i, const struct pve_running *
 			    "would reach no other node; clear isolate-ports on the vnet in "
 			    "Proxmox and Apply",
 			    s->id);
-			return -EINVAL;
+			ret = -EINVAL; /* and the other vnets' problems too */
+			continue;
 		}
 		snprintf(v->name, sizeof(v->name), "%s", s->id);
 		v->vni = pve_follow_vni(s->id, z->vni_first, z->vni_last);
@@ -250,7 +253,7 @@ static int collect(const struct cluster *c, size_t i, const struct pve_running *
 		}
 		f->secs[f->n++] = s;
 	}
-	return 0;
+	return ret;
 }
 
 /* Pins for vnets Proxmox does not have (any more): not carried, said once. */
