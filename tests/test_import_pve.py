@@ -315,3 +315,15 @@ def test_every_vnet_a_followed_zone_cannot_carry_is_named(clean92, tmp_path):
     for vnet in ("vs1234", "wgfab0", "Web2", "iso1"):
         assert f"[vnet: {vnet}]" in c.stderr, c.stderr
     assert "[vnet: ok1]" not in c.stderr, c.stderr
+
+
+def test_an_empty_corosync_conf_is_named(tmp_path):
+    """corosync.conf empty (half written, or pmxcfs without quorum): the error says the file
+    names no node, not "no node could be imported (above)" with nothing above about it."""
+    coro = tmp_path / "corosync.conf"
+    coro.write_text("")
+    r = run("import-pve", "--sdn-dir", PVE / "pve8" / "sdn", "--corosync", coro,
+            "--generate-keys", tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert f"{coro}: names no node (no nodelist)" in r.stderr, r.stderr
+    assert "no node could be imported" not in r.stderr, r.stderr

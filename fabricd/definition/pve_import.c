@@ -399,7 +399,12 @@ int pve_import_run(const struct pve_input *in, const struct pve_import_opts *opt
 	}
 	if (ret == 0)
 		ret = imp_zones(imp);
-	if (ret == 0 && pve_import_node_count(imp) == 0)
+	if (ret == 0 && imp->n_nodes == 0) /* an empty file: pmxcfs without quorum? */
+		diag_add(
+		    d, in->corosync_name ? in->corosync_name : "nodes",
+		    "names no node (no nodelist), nor does a WireGuard fabric; nothing to "
+		    "write: give the cluster's corosync.conf (--corosync FILE), written whole");
+	else if (ret == 0 && pve_import_node_count(imp) == 0)
 		diag_add(d, in->corosync_name ? in->corosync_name : "nodes",
 			 "no node could be imported (above); nothing to write");
 	if (ret < 0) {
