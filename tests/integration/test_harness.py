@@ -192,6 +192,29 @@ def test_teardown_leaves_nothing_behind(netns_env):
     cluster.close()  # idempotent
 
 
+@pytest.mark.netns
+@pytest.mark.skipif(not os.path.isdir("/etc/network/interfaces.d"),
+                    reason="no /etc/network/interfaces.d on this machine")
+def test_each_node_has_its_own_ifupdown_directory(netns_env):
+    """fabricd's default --ifupdown-file is /etc/network/interfaces.d/fabricd: what one
+    node writes there is neither the machine's nor another node's (the nodes of
+    concurrent runs wrote and removed the machine's file)."""
+    cluster = SimCluster(2)
+    name = f"fabtest-{cluster.suffix}"
+    path = f"/etc/network/interfaces.d/{name}"
+    try:
+        pve1, pve2 = cluster.nodes
+        pve1.run(["sh", "-c", f"echo pve1 > {path}"])
+        assert pve1.run(["cat", path]).stdout == "pve1\n"
+        assert not os.path.exists(path), "written into the machine's /etc"
+        assert pve2.run(["test", "-e", path], check=False).returncode != 0, "pve2 sees pve1's file"
+    finally:
+        cluster.close()
+        if os.path.exists(path):
+            os.unlink(path)
+    assert cluster.leftovers() == []
+
+
 def _not_zombie(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:

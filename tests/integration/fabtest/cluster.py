@@ -489,6 +489,13 @@ class SimCluster:
         # exists on Debian; mkdir -p only covers machines where it does not)
         node.run(["sh", "-c", "mkdir -p /run/wireguard && "
                   "mount -t tmpfs -o mode=0755 fabtest-wg /run/wireguard"])
+        # fabricd's default --ifupdown-file, /etc/network/interfaces.d/fabricd, of
+        # this node only: a node with "bridges": "existing" wrote the machine's own,
+        # and every other node then removed it as stale, racing (concurrent runs,
+        # and the QEMU guest, which sees the host's /etc through 9p: its unlink
+        # failed with ENOENT and the daemon's first convergence with it)
+        node.run(["sh", "-c", "[ ! -d /etc/network/interfaces.d ] || "
+                  "mount -t tmpfs -o mode=0755 fabtest-ifupdown /etc/network/interfaces.d"])
 
         private_key = run(["wg", "genkey"]).stdout.strip()
         node.key_file = f"{self.tmpdir}/{name}.key"
