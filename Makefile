@@ -68,14 +68,19 @@ BIN := $(BUILD)/fabricd/fabricd
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all tools check unit unit-run fuzz fuzz-smoke vmcheck demo install deb clean format deps integration
+.PHONY: FORCE all tools check unit unit-run fuzz fuzz-smoke vmcheck demo install deb clean format deps integration
 all: fabricd/fabricd
 
 # The user-facing binary is always fabricd/fabricd (the release build, or the
 # sanitized one with SANITIZE=1). Copied beside it and renamed: a daemon or a
 # test running the old one ("Text file busy") keeps it, the next start gets this.
-fabricd/fabricd: $(BIN)
-	$(Q)cp $(BIN) $@.new && mv -f $@.new $@
+# Compared on every make, not by date: after `make SANITIZE=1` the copy is newer
+# than the release build, and a plain `make` would otherwise leave the
+# sanitized binary in place.
+fabricd/fabricd: $(BIN) FORCE
+	$(Q)cmp -s $(BIN) $@ || { cp $(BIN) $@.new && mv -f $@.new $@; }
+
+FORCE:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
