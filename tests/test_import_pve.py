@@ -327,3 +327,53 @@ def test_an_empty_corosync_conf_is_named(tmp_path):
     assert r.returncode == 1, r.stderr
     assert f"{coro}: names no node (no nodelist)" in r.stderr, r.stderr
     assert "no node could be imported" not in r.stderr, r.stderr
+
+
+def test_a_peer_that_is_a_node_not_imported_is_named(tmp_path):
+    """A VXLAN zone's peer that is a corosync node import-pve rejects (its name, its address):
+    the zone's message names that node and why, and --partial writes the zone without it
+    (until 2026-12-07 the whole zone was dropped, said to peer an address "not of a cluster
+    node"). A peer that is no node's address still drops its zone, and names corosync.conf's
+    host-name addresses it may be."""
+    root = tmp_path / "pve"
+    shutil.copytree(PVE / "pve8", root)
+    coro = root / "corosync.conf"
+    text = coro.read_text()
+    args = ["import-pve", "--sdn-dir", root / "sdn", "--corosync", coro, "--generate-keys",
+            tmp_path]
+    out = tmp_path / "cluster.json"
+    # its name: hv2.lab.example is no fabricd node name
+    coro.write_text(text.replace("name: hv2\n", "name: hv2.lab.example\n"))
+    r = run(*args, "-o", out)
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    r = run(*args, "--partial", "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert "is not an address of a cluster node" not in r.stderr, r.stderr
+    for zone, peer in (("lab", "203.0.113.12"), ("lab6", "2001:db8:10::12")):
+        assert (f"[vxlan: {zone}] peers: peer {peer} is node hv2.lab.example of {coro}, which "
+                f"was not imported (above, at {coro}:14: its name is not a fabricd node name); "
+                "the zone leaves it out: rename the node") in r.stderr, r.stderr
+    d = json.loads(out.read_text())
+    assert [n["name"] for n in d["nodes"]] == ["hv1", "hv3"]
+    assert {z["name"]: [v["name"] for v in z["vnets"]] for z in d["zones"]} == \
+        {"lab": ["app"], "lab6": ["v6net"]}
+    assert run("check", "-c", out).returncode == 0
+    # its address: inside the fabric prefix; lab6 peers it by its other link
+    coro.write_text(text.replace("ring0_addr: 203.0.113.12", "ring0_addr: 10.255.0.2"))
+    r = run(*args, "--partial", "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert "error: hv2: underlay 10.255.0.2 is inside the fabric prefix" in r.stderr, r.stderr
+    assert ("[vxlan: lab6] peers: peer 2001:db8:10::12 is node hv2, which was not imported "
+            "(above, at \"hv2\"); the zone leaves it out") in r.stderr, r.stderr
+    assert [z["name"] for z in json.loads(out.read_text())["zones"]] == ["lab6"]
+    # host names only: the peer's address is nowhere in corosync.conf, hv2 is named as maybe it
+    coro.write_text(text.replace("ring0_addr: 203.0.113.12", "ring0_addr: hv2-ring")
+                    .replace("ring1_addr: 2001:db8:10::12", "ring1_addr: hv2-ring6"))
+    r = run(*args, "--partial", "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert ("[vxlan: lab] peers: \"203.0.113.12\" is not an address of a cluster node "
+            "(corosync.conf, WireGuard endpoint); fabricd builds VXLAN only between its nodes; "
+            "in corosync.conf, node hv2 (not imported, above) has ring0_addr \"hv2-ring\", a "
+            "host name fabricd does not resolve: if this peer is that node, write its address "
+            "there instead") in r.stderr, r.stderr
+

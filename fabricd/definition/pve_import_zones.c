@@ -44,11 +44,87 @@ static int peer_node(const struct pve_import *imp, const struct ip_addr *a)
 	return -1;
 }
 
+/* The corosync node with the literal address a, or NULL (only not imported ones are asked). */
+static const struct corosync_node *corosync_node_at(const struct pve_import *imp,
+						    const struct ip_addr *a)
+{
+	const struct corosync_conf *cc = imp->in->corosync;
+	struct ip_addr b;
+
+	for (size_t i = 0; cc && i < cc->n_nodes; i++)
+		for (int l = 0; l < COROSYNC_LINKS; l++)
+			if (cc->nodes[i].addr[l] && ip_addr_parse(cc->nodes[i].addr[l], &b) == 0 &&
+			    ip_addr_equal(&b, a))
+				return &cc->nodes[i];
+	return NULL;
+}
+
+/*
+ * A peer that is a corosync node not imported (said above, at the node):
+ * the zone goes on without it, named here (with --partial it is written so;
+ * following, the others carry it meanwhile). false: the peer is no node.
+ */
+static bool peer_of_node_not_imported(struct pve_import *imp, const char *where, const char *peer,
+				      const struct ip_addr *a, int idx)
+{
+	const char *cn_file = imp->in->corosync_name ? imp->in->corosync_name : "corosync.conf";
+	const struct corosync_node *cn = idx < 0 ? corosync_node_at(imp, a) : NULL;
+	char name[FABRICD_NAME_MAX + 1];
+
+	if (idx >= 0)
+		diag_warn(imp->d, where,
+			  "peer %s is node %s, which was not imported (above, at \"%s\"); the "
+			  "zone leaves it out: fix the node and import again",
+			  peer, imp->nodes[idx].name, imp->nodes[idx].name);
+	else if (cn)
+		diag_warn(imp->d, where,
+			  "peer %s is node %s of %s, which was not imported (above, at %s:%u: its "
+			  "name %s); the zone leaves it out: rename the node and import again",
+			  peer, cn->name, cn_file, cn_file, cn->line,
+			  imp_name(name, sizeof(name), cn->name)
+			      ? "is another node's once lowercased"
+			      : "is not a fabricd node name");
+	return idx >= 0 || cn;
+}
+
+static bool imported(const struct pve_import *imp, const char *pve_name)
+{
+	char name[FABRICD_NAME_MAX + 1];
+	int idx = imp_name(name, sizeof(name), pve_name) ? imp_find_node(imp, name) : -1;
+
+	return idx >= 0 && imp->nodes[idx].usable;
+}
+
+/* Into buf: corosync nodes with a host name for an address (the peer may be one), or "". */
+static void host_name_hint(const struct pve_import *imp, char *buf, size_t len)
+{
+	const struct corosync_conf *cc = imp->in->corosync;
+	struct ip_addr b;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; cc && i < cc->n_nodes; i++)
+		for (int l = 0; l < COROSYNC_LINKS && used < len; l++)
+			if (cc->nodes[i].addr[l] && ip_addr_parse(cc->nodes[i].addr[l], &b) < 0) {
+				used += (size_t)snprintf(
+				    buf + used, len - used, "%s node %s%s has ring%d_addr \"%s\"",
+				    used ? "," : "; in corosync.conf,", cc->nodes[i].name,
+				    imported(imp, cc->nodes[i].name) ? ""
+								     : " (not imported, above)",
+				    l, cc->nodes[i].addr[l]);
+				break;
+			}
+	if (used && used < len)
+		snprintf(buf + used, len - used,
+			 ", a host name fabricd does not resolve: if this peer is that node, write "
+			 "its address there instead");
+}
+
 static int members_from_peers(struct pve_import *imp, const struct pve_section *s,
 			      struct imp_zone *z, const char *peers)
 {
 	const struct pve_file *zf = imp->in->zones;
-	char where[PVE_WHERE_LEN], ua[IP_ADDR_STRLEN];
+	char where[PVE_WHERE_LEN], ua[IP_ADDR_STRLEN], hint[512];
 	char **items;
 	int n = pve_split_list(peers, &items);
 	bool ok = true;
@@ -58,18 +134,24 @@ static int members_from_peers(struct pve_import *imp, const struct pve_section *
 	pve_where(where, zf, s, "peers");
 	for (int k = 0; k < n; k++) {
 		struct ip_addr a;
-		int idx = ip_addr_parse(items[k], &a) == 0 ? peer_node(imp, &a) : -1;
+		bool parsed = ip_addr_parse(items[k], &a) == 0;
+		int idx = parsed ? peer_node(imp, &a) : -1;
 
+		if (parsed && (idx < 0 || !imp->nodes[idx].usable) &&
+		    peer_of_node_not_imported(imp, where, items[k], &a, idx))
+			continue;
 		if (idx < 0) {
-			diag_add(imp->d, where,
-				 "\"%s\" is not an address of a cluster node (corosync.conf, "
-				 "WireGuard endpoint); fabricd builds VXLAN only between its nodes",
-				 items[k]);
+			host_name_hint(imp, hint, sizeof(hint));
+			diag_add(
+			    imp->d, where,
+			    "\"%s\" is not an address of a cluster node (corosync.conf, "
+			    "WireGuard endpoint); fabricd builds VXLAN only between its nodes%s",
+			    items[k], hint);
 			ok = false;
 			continue;
 		}
 		z->member[idx] = true;
-		if (!ip_addr_equal(&imp->nodes[idx].underlay, &a) && imp->nodes[idx].usable)
+		if (!ip_addr_equal(&imp->nodes[idx].underlay, &a))
 			diag_warn(imp->d, where,
 				  "%s is node %s; fabricd carries the zone over its underlay %s",
 				  items[k], imp->nodes[idx].name,
