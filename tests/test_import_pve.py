@@ -377,3 +377,30 @@ def test_a_peer_that_is_a_node_not_imported_is_named(tmp_path):
             "host name fabricd does not resolve: if this peer is that node, write its address "
             "there instead") in r.stderr, r.stderr
 
+
+def test_vlan_aware_vnet_of_a_followed_simple_zone_is_said_at_import(clean92, tmp_path):
+    """import-pve --simple warns of a vlan-aware vnet in a Simple zone as check and run do (one
+    source, naming the vnets.cfg line and what to do); until 2026-12-07 it said nothing."""
+    sdn = clean92 / "sdn"
+    with open(sdn / "zones.cfg", "a") as f:
+        f.write("\nsimple: front\n\tipam pve\n")
+    with open(sdn / "vnets.cfg", "a") as f:
+        f.write("\nvnet: web\n\tzone front\n\tvlanaware 1\n\nvnet: web2\n\tzone front\n")
+    line = (sdn / "vnets.cfg").read_text().split("\n").index("vnet: web") + 1
+    running = json.loads((sdn / ".running-config").read_text())
+    running["zones"]["ids"]["front"] = {"type": "simple", "ipam": "pve"}
+    running["vnets"]["ids"]["web"] = {"type": "vnet", "zone": "front", "vlanaware": 1}
+    running["vnets"]["ids"]["web2"] = {"type": "vnet", "zone": "front"}
+    (sdn / ".running-config").write_text(json.dumps(running))
+    out = tmp_path / "cluster.json"
+    r = run("import-pve", "--sdn-dir", sdn, "--corosync", clean92 / "corosync.conf",
+            "--pending", "--simple", "secure", "-o", out)
+    assert r.returncode == 0, r.stderr
+    said = ("[vnet: web]: vlanaware: zone front carries it untagged (fabricd's VXLAN port is a "
+            "plain port of the bridge, default PVID), so frames its guests tag with a VLAN do "
+            "not reach the other nodes; make a vnet per VLAN and clear vlanaware in Proxmox")
+    assert f"warning: vnets.cfg:{line} {said}" in r.stderr, r.stderr
+    assert "[vnet: web2]" not in r.stderr, r.stderr
+    c = run("check", "-c", out)
+    assert c.returncode == 0 and f"warning: .running-config (vnets) {said}" in c.stderr, \
+        c.stdout + c.stderr

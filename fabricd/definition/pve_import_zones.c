@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "definition/mtu.h"
+#include "definition/pve_follow.h"
 #include "definition/pve_import_priv.h"
 
 #define PROXMOX_DEFAULT_MTU 1450 /* what Proxmox gives a VXLAN zone without "mtu" */
@@ -562,6 +563,19 @@ static bool zone_defined(const struct pve_import *imp, const char *pve_id)
 	return false;
 }
 
+/* A vnet of a followed Simple zone: what check and run will warn of is said now. */
+static void follow_vnet(struct pve_import *imp, const struct imp_zone *z,
+			const struct pve_section *s)
+{
+	const struct pve_file *vf = imp->in->vnets;
+	const char *va = imp_get(imp, vf, s, "vlanaware");
+	char where[PVE_WHERE_LEN];
+	bool aware = false;
+
+	if (va && pve_parse_bool(vf->dialect, va, &aware) == 0 && aware)
+		pve_follow_warn_vlanaware(imp->d, pve_where(where, vf, s, NULL), z->name);
+}
+
 static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 {
 	const struct pve_file *vf = imp->in->vnets;
@@ -592,8 +606,10 @@ static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 			  zone);
 		return 0;
 	}
-	if (z->follow)
-		return 0; /* read from .running-config at run time, with its VNI */
+	if (z->follow) { /* read from .running-config at run time, with its VNI */
+		follow_vnet(imp, z, s);
+		return 0;
+	}
 	/* the vnet is its bridge's name, which Linux keeps as written: no lowercasing here */
 	for (const char *p = s->id; *p; p++) {
 		if (*p >= 'A' && *p <= 'Z') {
