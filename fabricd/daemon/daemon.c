@@ -66,7 +66,7 @@
 #define RETRY_MIN_MS 250
 #define RETRY_MAX_MS 30000
 
-enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_NFT, EV_TIMER };
+enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_NFT, EV_TIMER, EV_METRICS };
 /* A definition file changed but maybe not whole: none, a check to come, one seen it. */
 enum { SETTLE_NONE, SETTLE_NEW, SETTLE_SEEN };
 
@@ -512,6 +512,7 @@ static void handle_signal(struct daemon *d)
 static void check(struct daemon *d)
 {
 	struct wg_device *dev = NULL;
+	int got;
 
 	d->check_at = now_ms() + CHECK_MS;
 	file_watch_retry(&d->watch);
@@ -542,7 +543,10 @@ static void check(struct daemon *d)
 	}
 	if (!d->wg_known || d->pass_at)
 		return;
-	if (wg_get(d->backend, FABRIC_IFNAME, &dev) < 0 || wg_signature(dev) != d->wg_sig) {
+	got = wg_get(d->backend, FABRIC_IFNAME, &dev);
+	if (got == 0)
+		monitor_wg_seen(d->monitor, dev); /* its endpoint changes, from the same read */
+	if (got < 0 || wg_signature(dev) != d->wg_sig) {
 		log_debug("fabric %s: WireGuard settings differ from the last pass", FABRIC_IFNAME);
 		d->wg_known = false;
 		schedule(d, REASON_PEERS, 0);
@@ -708,7 +712,8 @@ int daemon_run(const struct options *given)
 		close_all(&d);
 		return 1;
 	}
-	if (monitor_open(o, &d.monitor) < 0) { /* it said why */
+	if (monitor_open(o, &d.monitor) < 0 || /* it said why */
+	    (monitor_fd(d.monitor) >= 0 && add_fd(&d, monitor_fd(d.monitor), EV_METRICS) < 0)) {
 		close_all(&d);
 		return 1;
 	}

@@ -2,11 +2,13 @@
 /*
  * daemon/metrics_http.h - serves the metrics text on GET /metrics
  * (libmicrohttpd). The daemon's loop publishes a finished text; requests are
- * answered from the last one published.
+ * answered from the last one published, or, when it is over a second old,
+ * from the one the loop renders for them (metrics_http_fd).
  */
 #ifndef FABRICD_DAEMON_METRICS_HTTP_H
 #define FABRICD_DAEMON_METRICS_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -28,6 +30,13 @@ int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **
  * sends it (that one goes when the response is done).
  */
 void metrics_http_publish(struct metrics_http *h, struct metrics_text *t);
+/*
+ * Readable (EPOLLIN) when a scrape waits for a text newer than the last
+ * published; the loop then calls metrics_http_wanted().
+ */
+int metrics_http_fd(const struct metrics_http *h);
+/* Reads the fd; true while a scrape waits for a render (until the next publish). */
+bool metrics_http_wanted(struct metrics_http *h);
 /* The port bound (useful with port 0). */
 unsigned int metrics_http_port(const struct metrics_http *h);
 void metrics_http_stop(struct metrics_http *h);

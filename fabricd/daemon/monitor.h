@@ -13,6 +13,7 @@
 #include "engine/options.h"
 #include "engine/plan.h"
 #include "engine/session.h"
+#include "wireguard/wg.h"
 
 struct monitor;
 
@@ -32,7 +33,19 @@ void monitor_applied(struct monitor *m, const struct plan *p, unsigned int reaso
 /* A pass converged: the zones, vnets and peers to report on and to probe. */
 void monitor_converged(struct monitor *m, const struct session *s);
 /*
- * From the loop, at least every 500 ms: refreshes the metrics when due.
+ * The fabric's device as the daemon's periodic check read it (NULL: none):
+ * the peers' endpoints are compared with the last seen, without a read of
+ * its own.
+ */
+void monitor_wg_seen(struct monitor *m, const struct wg_device *dev);
+/*
+ * What the loop polls (EPOLLIN) besides: readable when a scrape waits for a
+ * text, which the next monitor_tick() renders. -1: none (no --metrics).
+ */
+int monitor_fd(const struct monitor *m);
+/*
+ * From the loop, at least every 500 ms and after each event: renders the
+ * metrics when a scrape or the file needs them.
  * True when FRR's zebra and bgpd run again after they were down: plan again
  * (a daemon started by hand, without its configuration, lacks fabricd's part).
  */
