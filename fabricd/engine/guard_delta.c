@@ -111,15 +111,19 @@ static bool parse_line(const char *s, size_t len, struct delta_line *l)
 	return parse_elems(open + 3, end - 2, l);
 }
 
-/* The delta text as lines of keys. 0, 1 (not a shape sent here), or -ENOMEM. */
-static int parse_delta(const char *text, struct delta *d)
+/*
+ * The delta text (after its mark, when marked) as lines of keys. 0, 1 (not a
+ * shape sent here, or more than one send holds), or -ENOMEM.
+ */
+static int parse_delta(const char *text, bool marked, struct delta *d)
 {
-	const char *s;
+	const char *s = text;
 
 	memset(d, 0, sizeof(*d));
-	if (strncmp(text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK)))
+	if (marked && strncmp(text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK)))
 		return 1;
-	s = text + strlen(FIREWALL_DELTA_MARK);
+	if (marked)
+		s += strlen(FIREWALL_DELTA_MARK);
 	while (*s) {
 		size_t len = strcspn(s, "\n");
 		struct delta_line *grown = realloc(d->lines, (d->n + 1) * sizeof(*grown));
@@ -247,7 +251,7 @@ static int read_answers(struct nl_sock *s, size_t n_acked, char *err, size_t err
 	return -EIO;
 }
 
-int firewall_delta_send(const char *text, char *err, size_t errlen)
+static int send_delta(const char *text, bool marked, char *err, size_t errlen)
 {
 	struct nl_sock s = {0};
 	struct delta d;
@@ -256,7 +260,7 @@ int firewall_delta_send(const char *text, char *err, size_t errlen)
 	int ret;
 
 	err[0] = '\0';
-	ret = parse_delta(text, &d);
+	ret = parse_delta(text, marked, &d);
 	if (ret == 0) {
 		batch = build_batch(&d, &len, &n_acked);
 		ret = batch ? 0 : -ENOMEM;
@@ -274,4 +278,14 @@ int firewall_delta_send(const char *text, char *err, size_t errlen)
 		nl_close(&s);
 	free(batch);
 	return ret;
+}
+
+int firewall_delta_send(const char *text, char *err, size_t errlen)
+{
+	return send_delta(text, true, err, errlen);
+}
+
+int firewall_load_send(const char *text, char *err, size_t errlen)
+{
+	return send_delta(text, false, err, errlen);
 }

@@ -31,5 +31,11 @@ int firewall_apply(struct op *op);
  * -errno the kernel refused it and nothing changed (err says why).
  */
 int firewall_delta_send(const char *text, char *err, size_t errlen);
+/*
+ * The same for a new table's chunk of set elements (kinds/guard_render.c,
+ * firewall_load_steps: "add element" lines without the mark), up to 2,048
+ * elements in one transaction. 0, 1 or -errno as firewall_delta_send.
+ */
+int firewall_load_send(const char *text, char *err, size_t errlen);
 
 #endif

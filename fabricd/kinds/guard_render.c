@@ -595,8 +595,19 @@ static int add_chunk(struct strlist *out, const char *set, const char *from, con
 	char *s;
 	int ret;
 
-	/* the separators' newlines and indent are whitespace to nft */
-	sbuf_printf(&b, "add element " TABLE_NAME " %s { %.*s }\n", set, (int)(to - from), from);
+	/*
+	 * one line, elements joined by ", ": the form of a delta's lines, which
+	 * engine/guard_delta.c sends over netlink (nft reads it alike)
+	 */
+	sbuf_printf(&b, "add element " TABLE_NAME " %s { ", set);
+	for (const char *p = from; p < to;) {
+		const char *sep = strstr(p, ELEM_SEP);
+		const char *stop = sep && sep < to ? sep : to;
+
+		sbuf_printf(&b, "%s%.*s", p == from ? "" : ", ", (int)(stop - p), p);
+		p = stop == to ? to : stop + strlen(ELEM_SEP);
+	}
+	sbuf_printf(&b, " }\n");
 	s = sbuf_take(&b);
 	if (!s)
 		return -ENOMEM;

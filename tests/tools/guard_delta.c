@@ -2,7 +2,9 @@
 /*
  * guard_delta - sends the guard delta text on stdin in the current network
  * namespace, for tests/integration/test_guard_delta.py: "send" through
- * engine/guard_delta.c alone (prints "rc=N" and the kernel's words), "apply"
+ * engine/guard_delta.c alone (prints "rc=N" and the kernel's words), "load"
+ * the same for a new table's chunk (firewall_load_send: lines without the
+ * delta's mark, as firewall_load_steps writes them), "apply"
  * as an op through firewall_apply (netlink, then libnftables for what it
  * leaves or the kernel refused; prints "rc=N", the log on stderr).
  */
@@ -42,14 +44,18 @@ int main(int argc, char **argv)
 	char *text = read_all(stdin);
 	int ret;
 
-	if (argc != 2 || !text || (strcmp(argv[1], "send") && strcmp(argv[1], "apply"))) {
-		fprintf(stderr, "usage: guard_delta send|apply < delta\n");
+	if (argc != 2 || !text ||
+	    (strcmp(argv[1], "send") && strcmp(argv[1], "load") && strcmp(argv[1], "apply"))) {
+		fprintf(stderr, "usage: guard_delta send|load|apply < delta\n");
 		free(text);
 		return 2;
 	}
 	log_set_verbose(true);
 	if (!strcmp(argv[1], "send")) {
 		ret = firewall_delta_send(text, err, sizeof(err));
+		printf("rc=%d %s\n", ret, err);
+	} else if (!strcmp(argv[1], "load")) {
+		ret = firewall_load_send(text, err, sizeof(err));
 		printf("rc=%d %s\n", ret, err);
 	} else {
 		struct plan p;

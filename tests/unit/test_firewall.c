@@ -700,10 +700,16 @@ static void check_chunks(const struct strlist *st, size_t from, size_t to, const
 	char head[96];
 
 	snprintf(head, sizeof(head), "add element inet fabricd %s { ", set);
-	for (size_t i = from; i < to; i++)
+	for (size_t i = from; i < to; i++) {
 		CHECK(!strncmp(st->v[i], head, strlen(head)) &&
 			  st->v[i][strlen(st->v[i]) - 1] == '\n',
 		      "step %zu adds elements to %s: %s", i, set, st->v[i]);
+		/* a delta's line, as engine/guard_delta.c sends over netlink: one line, ", " */
+		CHECK(strchr(st->v[i], '\n') == st->v[i] + strlen(st->v[i]) - 1 &&
+			  !strchr(st->v[i], '\t') &&
+			  count_of(st->v[i], ", ") + 1 == count_of(st->v[i], " . "),
+		      "step %zu is one line of elements joined by \", \": %s", i, st->v[i]);
+	}
 	CHECK_INT((int)count_of(st->v[to - 1], " . "), (int)n_last,
 		  "%s: the last chunk holds the rest", set);
 	for (size_t m = 0; m < n_elems; m++) {
