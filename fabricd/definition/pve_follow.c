@@ -194,16 +194,6 @@ static bool vnet_flag(const struct pve_file *f, const struct pve_section *s, con
 	return kv && pve_parse_bool(f->dialect, kv->value, &on) == 0 && on;
 }
 
-void pve_follow_warn_vlanaware(struct diag *d, const char *where, const char *zone)
-{
-	diag_warn(d, where,
-		  "vlanaware: zone %s carries it untagged (fabricd's VXLAN port is a plain port "
-		  "of the bridge, default PVID), so frames its guests tag with a VLAN do not "
-		  "reach the other nodes; make a vnet per VLAN and clear vlanaware in Proxmox, "
-		  "or keep the VLANs on one node",
-		  zone);
-}
-
 /* Fills f with Proxmox's vnets of zone i; pins come from the definition. 0 or -errno. */
 static int collect(const struct cluster *c, size_t i, const struct pve_running *r,
 		   struct followed *f, struct diag *d)
@@ -237,7 +227,7 @@ static int collect(const struct cluster *c, size_t i, const struct pve_running *
 			continue;
 		}
 		if (vnet_flag(&r->vnets, s, "vlanaware"))
-			pve_follow_warn_vlanaware(d, where, z->name);
+			pve_warn_vlanaware(d, where, z->name);
 		if (vnet_flag(&r->vnets, s, "isolate-ports")) {
 			diag_add(
 			    d, pve_where(where, &r->vnets, s, "isolate-ports"),

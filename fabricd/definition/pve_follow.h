@@ -45,12 +45,6 @@ uint32_t pve_follow_vni(const char *id, uint32_t first, uint32_t last);
  */
 int pve_follow_apply(struct cluster *c, const struct pve_running *r, struct diag *d);
 
-/*
- * The warning for a vlan-aware vnet (at where, its section) of a Simple zone
- * that zone follows: check, plan and run at follow time, import-pve --simple.
- */
-void pve_follow_warn_vlanaware(struct diag *d, const char *where, const char *zone);
-
 /* Reads pve_follow_path() and applies it; nothing is read when no zone follows. 0 or -errno. */
 int pve_follow_load(struct cluster *c, struct diag *d);
 

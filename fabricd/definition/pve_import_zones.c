@@ -11,7 +11,6 @@
 #include <strings.h>
 
 #include "definition/mtu.h"
-#include "definition/pve_follow.h"
 #include "definition/pve_import_priv.h"
 
 #define PROXMOX_DEFAULT_MTU 1450 /* what Proxmox gives a VXLAN zone without "mtu" */
@@ -573,7 +572,7 @@ static void follow_vnet(struct pve_import *imp, const struct imp_zone *z,
 	bool aware = false;
 
 	if (va && pve_parse_bool(vf->dialect, va, &aware) == 0 && aware)
-		pve_follow_warn_vlanaware(imp->d, pve_where(where, vf, s, NULL), z->name);
+		pve_warn_vlanaware(imp->d, pve_where(where, vf, s, NULL), z->name);
 }
 
 static int read_vnet(struct pve_import *imp, const struct pve_section *s)

@@ -548,3 +548,13 @@ const char *pve_props_get(const struct pve_props *p, const char *key)
 			return p->kv[i].value;
 	return NULL;
 }
+
+void pve_warn_vlanaware(struct diag *d, const char *where, const char *zone)
+{
+	diag_warn(d, where,
+		  "vlanaware: zone %s carries it untagged (fabricd's VXLAN port is a plain port "
+		  "of the bridge, default PVID), so frames its guests tag with a VLAN do not "
+		  "reach the other nodes; make a vnet per VLAN and clear vlanaware in Proxmox, "
+		  "or keep the VLANs on one node",
+		  zone);
+}

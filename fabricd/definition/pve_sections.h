@@ -76,6 +76,13 @@ const char *pve_where(char *buf, const struct pve_file *f, const struct pve_sect
 		      const char *key);
 
 /*
+ * The warning for a vlan-aware vnet (where: its section) of a Simple zone that
+ * fabricd's zone follows: one wording for check, plan and run (pve_follow.c)
+ * and import-pve --simple (pve_import_zones.c).
+ */
+void pve_warn_vlanaware(struct diag *d, const char *where, const char *zone);
+
+/*
  * Boolean as the dialect accepts it: PERL "1"/"0" (a bare key is 1); RUST and
  * property strings 1|0|on|off|yes|no|true|false in any case. 0 or -EINVAL.
  */
