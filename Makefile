@@ -139,7 +139,7 @@ check:
 # check runs through tests/test_vm.py), with the same limit: about 13 minutes
 # of emulation on 2 cores, more while the machine is busy.
 VM_TIMEOUT ?= 2400
-vmcheck: all
+vmcheck: all $(BUILD)/tests/unit/test_wg_genl_live
 	$(Q)start=$$(date +%s); rc=0; \
 	VM_TIMEOUT=$(VM_TIMEOUT) tests/vm/run-vm-tests.sh $$(grep -v '^#' tests/vm/focused.txt) || rc=$$?; \
 	echo "make vmcheck: $$(( $$(date +%s) - start )) s (limit $(VM_TIMEOUT) s), exit $$rc"; \
