@@ -170,6 +170,21 @@ static int obj_cb(const struct nlmsghdr *nlh, void *data)
 	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
+/* NFTA_SET_DESC's NFTA_SET_DESC_SIZE: the size the set was declared with (0: none). */
+static uint32_t declared_size(const struct nlattr *desc)
+{
+	const struct nlattr *a;
+
+	if (!desc)
+		return 0;
+	mnl_attr_for_each_nested(a, desc)
+	{
+		if (mnl_attr_get_type(a) == NFTA_SET_DESC_SIZE && mnl_attr_get_payload_len(a) >= 4)
+			return ntohl(mnl_attr_get_u32(a));
+	}
+	return 0;
+}
+
 static int set_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reader *rd = data;
@@ -182,7 +197,7 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	if (!name || (u32_attr(tb[NFTA_SET_FLAGS]) & NFT_SET_ANONYMOUS) ||
 	    !ours(tb[NFTA_SET_TABLE]))
 		return MNL_CB_OK;
-	rd->err = firewall_obs_add_set(rd->fw, name);
+	rd->err = firewall_obs_add_set(rd->fw, name, declared_size(tb[NFTA_SET_DESC]));
 	return rd->err ? MNL_CB_ERROR : MNL_CB_OK;
 }
 

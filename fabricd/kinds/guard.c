@@ -23,6 +23,7 @@ struct firewall_obs {
 	struct strlist lines;
 	struct firewall_elems sets[FW_N_SETS];
 	bool has_set[FW_N_SETS];
+	uint32_t sizes[FW_N_SETS]; /* declared (0: none) */
 	struct firewall_counter counters[FW_N_COUNTERS];
 	bool has_counter[FW_N_COUNTERS];
 };
@@ -54,13 +55,15 @@ int firewall_obs_add_counter(struct firewall_obs *fw, const char *name, uint64_t
 	return strlist_add(&fw->lines, line);
 }
 
-int firewall_obs_add_set(struct firewall_obs *fw, const char *name)
+int firewall_obs_add_set(struct firewall_obs *fw, const char *name, uint32_t size)
 {
 	enum firewall_set_id id = firewall_set_by_name(name);
 	char line[160];
 
-	if (id < FW_N_SETS)
+	if (id < FW_N_SETS) {
 		fw->has_set[id] = true;
+		fw->sizes[id] = size;
+	}
 	snprintf(line, sizeof(line), "set %s", name);
 	return strlist_add(&fw->lines, line);
 }
@@ -267,16 +270,17 @@ bool firewall_conflict(const struct firewall_obs *fw, const char *owner, struct 
 struct view {
 	const char *comment, *summary;
 	const struct firewall_elems *sets; /* FW_N_SETS */
+	const uint32_t *sizes;		   /* FW_N_SETS: declared (0: none) */
 };
 
 static struct view view_of_obs(const struct firewall_obs *fw)
 {
-	return (struct view){fw->comment, fw->summary ? fw->summary : "", fw->sets};
+	return (struct view){fw->comment, fw->summary ? fw->summary : "", fw->sets, fw->sizes};
 }
 
 static struct view view_of_rs(const struct firewall_ruleset *rs)
 {
-	return (struct view){rs->comment, rs->summary, rs->sets};
+	return (struct view){rs->comment, rs->summary, rs->sets, rs->sizes};
 }
 
 /* Whether text has the line line[0..n) as a whole line. */
@@ -375,6 +379,32 @@ static bool sets_equal(const struct firewall_elems *a, const struct firewall_ele
 static bool only_elements_differ(const struct view *have, const struct firewall_ruleset *rs)
 {
 	return !strcmp(have->comment, rs->comment) && !strcmp(have->summary, rs->summary);
+}
+
+/* How many elements of from minus lacks (both sorted). */
+static size_t count_missing(const struct firewall_elems *from, const struct firewall_elems *minus)
+{
+	size_t k = 0, n = 0;
+
+	for (size_t i = 0; i < from->n; i++) {
+		struct firewall_key e;
+		int c = 1;
+
+		elems_get(from, i, &e);
+		while (k < minus->n && (c = elems_cmp(minus, k, &e)) < 0)
+			k++;
+		n += !(k < minus->n && c == 0);
+	}
+	return n;
+}
+
+uint32_t firewall_set_size_keep(const struct firewall_elems *want,
+				const struct firewall_elems *have, uint32_t have_size)
+{
+	if (have_size && want->n <= (size_t)have_size && want->n * 8 >= have_size &&
+	    have->n + count_missing(want, have) <= have_size)
+		return have_size;
+	return firewall_set_size_fresh(want->n);
 }
 
 /* Appends the elements of from that minus lacks (both sorted), ", "-separated; how many. */
@@ -489,28 +519,46 @@ static bool any_plain_sending(const struct node_state *want)
 	return false;
 }
 
+/* The first set whose declared size have and rs differ in, or -1. */
+static int size_changed(const struct view *have, const struct firewall_ruleset *rs)
+{
+	for (int i = 0; i < FW_N_SETS; i++) {
+		if (have->sizes[i] != rs->sizes[i])
+			return i;
+	}
+	return -1;
+}
+
 /* Plans loading the whole of want's table (stage sealed) in phase; the detail says why. */
 static int plan_table(const struct node_state *want, const struct view *have, bool sealed,
-		      const struct firewall_counter *carry, enum op_phase phase, struct plan *p)
+		      const struct firewall_counter *carry, const uint32_t *sizes,
+		      enum op_phase phase, struct plan *p)
 {
 	struct op *op =
 	    plan_add(p, KIND_GUARD, OP_FIREWALL_SET, phase, have ? VERB_CHANGE : VERB_CREATE, NULL);
 	struct firewall_ruleset rs;
 	size_t n_secure = 0;
-	int ret;
+	int ret, resized;
 
 	if (!op)
 		return -ENOMEM;
-	ret = firewall_render_stage(want, carry, sealed, &rs);
+	ret = firewall_render_sized(want, carry, sealed, sizes, true, &rs);
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < want->n_vnets; i++)
 		n_secure += want->vnets[i].transport == TRANSPORT_SECURE;
+	resized = have ? size_changed(have, &rs) : -1;
 	if (phase == PHASE_SEAL)
 		op_detail(op, "sealed: switched vnets' plain VXLAN no longer leaves this node");
 	else if (!have)
 		op_detail(op, "guard for %zu plain and %zu secure vnets, WireGuard port %u",
 			  want->n_vnets - n_secure, n_secure, want->fabric.listen_port);
+	else if (resized >= 0)
+		op_detail(op,
+			  "set %s declared for %u elements, %zu wanted (now %u): replaced in one "
+			  "transaction, counters kept",
+			  firewall_set_names[resized], have->sizes[resized], rs.sets[resized].n,
+			  rs.sizes[resized]);
 	else if (strcmp(have->comment, rs.comment))
 		op_detail(op, "rules changed: replaced in one transaction, counters kept");
 	else if (only_elements_differ(have, &rs))
@@ -558,7 +606,28 @@ static int plan_stage(const struct node_state *want, const struct view *have, bo
 		return 0;
 	if (have && only_elements_differ(have, rs) && !any_vnet_switching(want))
 		return plan_delta(have, phase, rs, p);
-	return plan_table(want, have, sealed, carry, phase, p);
+	return plan_table(want, have, sealed, carry, rs->sizes, phase, p);
+}
+
+/*
+ * rs, rendered with fresh sizes, declared instead with the sizes have's sets
+ * keep (firewall_set_size_keep; the text is not made): rendered again when
+ * they differ. 0 or -ENOMEM.
+ */
+static int size_like(const struct node_state *want, const struct view *have, bool sealed,
+		     struct firewall_ruleset *rs)
+{
+	uint32_t sizes[FW_N_SETS];
+	bool same = true;
+
+	for (int i = 0; i < FW_N_SETS; i++) {
+		sizes[i] = firewall_set_size_keep(&rs->sets[i], &have->sets[i], have->sizes[i]);
+		same = same && sizes[i] == rs->sizes[i];
+	}
+	if (same)
+		return 0;
+	firewall_ruleset_free(rs);
+	return firewall_render_sized(want, NULL, sealed, sizes, false, rs);
 }
 
 int firewall_plan(const struct node_state *want, const struct firewall_obs *have, struct plan *p)
@@ -576,6 +645,8 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 	for (int i = 0; i < FW_N_COUNTERS; i++)
 		firewall_obs_counter(have, (enum firewall_counter_id)i, &carry[i]);
 	ret = firewall_render_summary(want, true, &sealed);
+	if (ret == 0 && have)
+		ret = size_like(want, &kernel, true, &sealed);
 	if (ret < 0)
 		return ret;
 	/*
@@ -590,10 +661,14 @@ int firewall_plan(const struct node_state *want, const struct firewall_obs *have
 		return ret;
 	}
 	ret = firewall_render_summary(want, false, &early);
+	if (ret == 0 && have)
+		ret = size_like(want, &kernel, false, &early);
 	if (ret == 0)
 		ret = plan_stage(want, have ? &kernel : NULL, false, carry, &early, PHASE_GUARD, p);
 	/* the seal starts from the early table, whatever the kernel held before */
 	before_seal = view_of_rs(&early);
+	if (ret == 0)
+		ret = size_like(want, &before_seal, true, &sealed);
 	if (ret == 0)
 		ret = plan_stage(want, &before_seal, true, carry, &sealed, PHASE_SEAL, p);
 	firewall_ruleset_free(&early);

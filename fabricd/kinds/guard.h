@@ -134,6 +134,8 @@ struct firewall_ruleset {
 	char *text;    /* "table inet fabricd { ... }", loadable by nft */
 	char *summary; /* the observation's summary of the kernel's copy when in sync */
 	struct firewall_elems sets[FW_N_SETS];
+	/* each set's declared size (0: none; kinds/guard_render.c, firewall_set_size_fresh) */
+	uint32_t sizes[FW_N_SETS];
 	/* of the text without set elements, counter values and comment: the table's skeleton */
 	uint64_t hash;
 	char comment[FABRICD_NAME_MAX + 64];
@@ -165,8 +167,9 @@ struct firewall_obs *firewall_obs_new(void);
 void firewall_obs_set_comment(struct firewall_obs *fw, const char *comment);
 int firewall_obs_add_counter(struct firewall_obs *fw, const char *name, uint64_t packets,
 			     uint64_t bytes);
-/* A set (or map); its elements follow with firewall_obs_add_elem(). */
-int firewall_obs_add_set(struct firewall_obs *fw, const char *name);
+/* A set (or map) and its declared size (0: none); its elements follow with firewall_obs_add_elem().
+ */
+int firewall_obs_add_set(struct firewall_obs *fw, const char *name, uint32_t size);
 /* Whether the set was added; dropping the elements gathered so far (a dump restarts). */
 bool firewall_obs_has_set(const struct firewall_obs *fw, enum firewall_set_id id);
 void firewall_obs_clear_set(struct firewall_obs *fw, enum firewall_set_id id);

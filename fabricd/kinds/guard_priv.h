@@ -76,6 +76,35 @@ int firewall_load_steps(const char *text, size_t chunk, struct strlist *out);
 /* firewall_render_stage() without the text (what planning compares). 0 or -ENOMEM. */
 int firewall_render_summary(const struct node_state *want, bool sealed,
 			    struct firewall_ruleset *out);
+/*
+ * The same with each set's declared size given (sizes: FW_N_SETS of them),
+ * where the two above choose firewall_set_size_fresh() of its elements; the
+ * text only when with_text. 0 or -ENOMEM.
+ */
+int firewall_render_sized(const struct node_state *want, const struct firewall_counter *carry,
+			  bool sealed, const uint32_t *sizes, bool with_text,
+			  struct firewall_ruleset *out);
+
+/*
+ * A set of at least FW_SIZED_MIN elements is declared with a size, so that
+ * the kernel keeps it in its hash of fixed size (nft_hash), whose dump
+ * costs one pass: the resizable one (nft_rhash) starts its walk again from
+ * the first element for every 32 KiB message of a dump, quadratic in the
+ * elements (a no-op plan of 64 nodes x 1024 vnets, 2 x 32,256 elements,
+ * spent half its CPU there; README "Scale"). A fixed size cannot grow: a
+ * set needing more is declared anew, the table replaced in one transaction.
+ */
+#define FW_SIZED_MIN 1024
+/* The size a new set of n elements gets: 0 under FW_SIZED_MIN, else 2-4 times n. */
+uint32_t firewall_set_size_fresh(size_t n);
+/*
+ * The size to declare for want where the kernel's set is have, declared
+ * with have_size: have_size while it holds have and what want adds (a
+ * delta adds before it deletes) and is not 8 times more than want needs;
+ * else firewall_set_size_fresh(want->n).
+ */
+uint32_t firewall_set_size_keep(const struct firewall_elems *want,
+				const struct firewall_elems *have, uint32_t have_size);
 
 /* What the chains depend on (kinds/guard_chains.c). */
 struct firewall_chain_params {

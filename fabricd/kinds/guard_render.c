@@ -37,6 +37,7 @@ struct spec {
 	struct firewall_elems carried_members; /* "addr . vni" */
 	struct firewall_elems fabric_members;  /* "addr . vni", the fabric prefix's family */
 	struct firewall_elems node_vnis;       /* "vni": every vnet of this node */
+	uint32_t size[FW_N_SETS];	       /* declared sizes, by set id (0: none) */
 	int fabric_family;
 	int wg_any_family; /* WireGuard of this family from anywhere (firewall_chain_params) */
 };
@@ -343,9 +344,11 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 /* --- text ------------------------------------------------------------------------------ */
 
 static void render_set(struct sbuf *b, const char *name, const char *type, const char *what,
-		       const struct firewall_elems *elems)
+		       const struct firewall_elems *elems, uint32_t size)
 {
 	sbuf_printf(b, "\n\t# %s\n\tset %s {\n\t\t%s\n", what, name, type);
+	if (size)
+		sbuf_printf(b, "\t\tsize %u\n", size);
 	if (elems->n) {
 		sbuf_printf(b, "\t\telements = {");
 		for (size_t i = 0; i < elems->n; i++) {
@@ -392,29 +395,33 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 	render_set(b, "plain_members",
 		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						  : "typeof ip saddr . @th,96,24",
-		   "(member underlay address, VNI) of this node's plain vnets", &s->plain_members);
+		   "(member underlay address, VNI) of this node's plain vnets", &s->plain_members,
+		   s->size[FW_SET_PLAIN_MEMBERS]);
 	render_set(b, "secure_vnis", "typeof @th,96,24", "VNIs of this node's secure vnets",
-		   &s->secure_vnis);
+		   &s->secure_vnis, s->size[FW_SET_SECURE_VNIS]);
 	render_set(b, "wireguard_peers_ip", "type ipv4_addr",
-		   "the other nodes' underlay and endpoint addresses", &s->wg_ip);
+		   "the other nodes' underlay and endpoint addresses", &s->wg_ip,
+		   s->size[FW_SET_WG_IP]);
 	render_set(b, "wireguard_peers_ip6", "type ipv6_addr",
-		   "the other nodes' underlay and endpoint addresses", &s->wg_ip6);
+		   "the other nodes' underlay and endpoint addresses", &s->wg_ip6,
+		   s->size[FW_SET_WG_IP6]);
 	render_set(b, "carried_vnis", "typeof @th,96,24",
-		   "VNIs of this node's EVPN vnets carried through WireGuard", &s->carried_vnis);
+		   "VNIs of this node's EVPN vnets carried through WireGuard", &s->carried_vnis,
+		   s->size[FW_SET_CARRIED_VNIS]);
 	render_set(b, "carried_members",
 		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						  : "typeof ip saddr . @th,96,24",
 		   "(member underlay address, VNI) of this node's secure EVPN vnets, through "
 		   "WireGuard only",
-		   &s->carried_members);
+		   &s->carried_members, s->size[FW_SET_CARRIED_MEMBERS]);
 	render_set(b, "fabric_members",
 		   s->fabric_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						: "typeof ip saddr . @th,96,24",
 		   "(member fabric address, VNI) of this node's vnets, through WireGuard only",
-		   &s->fabric_members);
+		   &s->fabric_members, s->size[FW_SET_FABRIC_MEMBERS]);
 	render_set(b, "node_vnis", "typeof @th,96,24",
 		   "VNIs of this node's vnets: plain VXLAN of any other VNI is not fabricd's",
-		   &s->node_vnis);
+		   &s->node_vnis, s->size[FW_SET_NODE_VNIS]);
 
 	firewall_render_chains(b, &params, NULL);
 	sbuf_printf(b, "}\n");
@@ -474,9 +481,43 @@ static uint64_t skeleton_hash(const struct spec *s, bool *failed)
 	return h;
 }
 
-/* Everything but the text (with_text false), or all of it. */
+uint32_t firewall_set_size_fresh(size_t n)
+{
+	uint32_t size = FW_SIZED_MIN;
+
+	if (n < FW_SIZED_MIN)
+		return 0;
+	while (size < n && size < (UINT32_C(1) << 30))
+		size <<= 1;
+	return size * 2;
+}
+
+/* The spec's set of that id. */
+static const struct firewall_elems *spec_set(const struct spec *s, int id)
+{
+	switch (id) {
+	case FW_SET_PLAIN_MEMBERS:
+		return &s->plain_members;
+	case FW_SET_SECURE_VNIS:
+		return &s->secure_vnis;
+	case FW_SET_WG_IP:
+		return &s->wg_ip;
+	case FW_SET_WG_IP6:
+		return &s->wg_ip6;
+	case FW_SET_CARRIED_VNIS:
+		return &s->carried_vnis;
+	case FW_SET_CARRIED_MEMBERS:
+		return &s->carried_members;
+	case FW_SET_FABRIC_MEMBERS:
+		return &s->fabric_members;
+	default:
+		return &s->node_vnis;
+	}
+}
+
+/* Everything but the text (with_text false), or all of it; sizes NULL: fresh ones. */
 static int render(const struct node_state *want, const struct firewall_counter *carry, bool sealed,
-		  bool with_text, struct firewall_ruleset *out)
+		  const uint32_t *sizes, bool with_text, struct firewall_ruleset *out)
 {
 	struct sbuf b = {0};
 	bool failed;
@@ -487,6 +528,10 @@ static int render(const struct node_state *want, const struct firewall_counter *
 	ret = spec_build(want, sealed, &s);
 	if (ret < 0)
 		return ret;
+	for (int i = 0; i < FW_N_SETS; i++) {
+		s.size[i] = sizes ? sizes[i] : firewall_set_size_fresh(spec_set(&s, i)->n);
+		out->sizes[i] = s.size[i];
+	}
 	out->hash = skeleton_hash(&s, &failed);
 	snprintf(out->comment, sizeof(out->comment), "%s %016llx", want->owner,
 		 (unsigned long long)out->hash);
@@ -513,13 +558,20 @@ static int render(const struct node_state *want, const struct firewall_counter *
 int firewall_render_stage(const struct node_state *want, const struct firewall_counter *carry,
 			  bool sealed, struct firewall_ruleset *out)
 {
-	return render(want, carry, sealed, true, out);
+	return render(want, carry, sealed, NULL, true, out);
 }
 
 int firewall_render_summary(const struct node_state *want, bool sealed,
 			    struct firewall_ruleset *out)
 {
-	return render(want, NULL, sealed, false, out);
+	return render(want, NULL, sealed, NULL, false, out);
+}
+
+int firewall_render_sized(const struct node_state *want, const struct firewall_counter *carry,
+			  bool sealed, const uint32_t *sizes, bool with_text,
+			  struct firewall_ruleset *out)
+{
+	return render(want, carry, sealed, sizes, with_text, out);
 }
 
 int firewall_render(const struct node_state *want, const struct firewall_counter *carry,

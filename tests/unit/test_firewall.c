@@ -431,7 +431,7 @@ static struct firewall_obs *obs_build(const char *comment, const char *const ver
 						   i == FW_DROP_PLAIN ? 550 : 10),
 			  0, "counter");
 	for (int i = 0; i < FW_N_SETS; i++)
-		CHECK_INT(firewall_obs_add_set(fw, firewall_set_names[i]), 0, "set");
+		CHECK_INT(firewall_obs_add_set(fw, firewall_set_names[i], 0), 0, "set");
 	if (!drop_member)
 		firewall_obs_add_elem(fw, "plain_members", member, sizeof(member));
 	if (extra_member)
@@ -856,6 +856,67 @@ static void test_evpn_carry(void)
 	cluster_free(c);
 }
 
+/* n VNI keys from first on (3 bytes each), sorted. */
+static void vni_keys(struct firewall_elems *l, uint32_t first, size_t n)
+{
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < n; i++) {
+		struct firewall_key k = {.len = 3};
+		uint32_t v = first + (uint32_t)i;
+
+		k.b[0] = (uint8_t)(v >> 16);
+		k.b[1] = (uint8_t)(v >> 8);
+		k.b[2] = (uint8_t)v;
+		CHECK_INT(elems_add(l, &k), 0, "add a key");
+	}
+	elems_sort(l);
+}
+
+/*
+ * Set sizes (README "Scale": a sized set's dump is linear): none under
+ * FW_SIZED_MIN, 2-4 times the elements above; kept while have and what want
+ * adds fit and it is not 8 times too big.
+ */
+static void test_set_sizes(void)
+{
+	struct firewall_elems want, have;
+
+	CHECK_INT((int)firewall_set_size_fresh(0), 0, "empty: no size");
+	CHECK_INT((int)firewall_set_size_fresh(FW_SIZED_MIN - 1), 0, "small: no size");
+	CHECK_INT((int)firewall_set_size_fresh(FW_SIZED_MIN), 2 * FW_SIZED_MIN, "at the minimum");
+	CHECK_INT((int)firewall_set_size_fresh(1025), 4096, "just over a power of two");
+	CHECK_INT((int)firewall_set_size_fresh(32256), 65536, "the bench's plain_members");
+
+	/* 3000 in a set of 8192: 100 more fit, kept */
+	vni_keys(&have, 1, 3000);
+	vni_keys(&want, 1, 3100);
+	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 8192, "growth that fits");
+	elems_free(&want);
+	/* a delta adds before it deletes: 3000 there and 5200 new ones do not fit 8192 */
+	vni_keys(&want, 100000, 5200);
+	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 16384,
+		  "what the delta adds does not fit: fresh");
+	elems_free(&want);
+	/* shrinking: kept down to an eighth, then fresh */
+	vni_keys(&want, 1, 1024);
+	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 8192, "an eighth: kept");
+	elems_free(&want);
+	vni_keys(&want, 1, 1023);
+	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 0,
+		  "under an eighth and small: no size");
+	elems_free(&want);
+	/* declared without a size (an older fabricd's table) */
+	vni_keys(&want, 1, 3000);
+	CHECK_INT((int)firewall_set_size_keep(&want, &have, 0), 8192, "unsized and large: fresh");
+	elems_free(&want);
+	elems_free(&have);
+	vni_keys(&have, 1, 10);
+	vni_keys(&want, 1, 12);
+	CHECK_INT((int)firewall_set_size_keep(&want, &have, 0), 0, "unsized and small: none");
+	elems_free(&want);
+	elems_free(&have);
+}
+
 int main(void)
 {
 	test_load_steps();
@@ -865,5 +926,6 @@ int main(void)
 	test_observed_summary();
 	test_delta();
 	test_evpn_carry();
+	test_set_sizes();
 	return unit_summary("test_firewall");
 }

@@ -1031,7 +1031,7 @@ static void evpn_fixture(struct fixture *f, bool carried)
 		return;
 	f->have.firewall = firewall_obs_new();
 	firewall_obs_set_comment(f->have.firewall, "fabricd:lab 0");
-	CHECK_INT(firewall_obs_add_set(f->have.firewall, "carried_vnis"), 0, "carried_vnis");
+	CHECK_INT(firewall_obs_add_set(f->have.firewall, "carried_vnis", 0), 0, "carried_vnis");
 	CHECK_INT(firewall_obs_add_elem(f->have.firewall, "carried_vnis", vni100, 3), 0, "VNI 100");
 	CHECK_INT(firewall_obs_finish(f->have.firewall), 0, "finish");
 }
