@@ -89,8 +89,10 @@ int ifupdown_sync(const struct node_state *s, const char *path)
 		return 0;
 	}
 	if (!*want) {
-		/* nothing to keep: remove the file, but only one fabricd wrote */
-		if (n >= 0 && !strncmp(have, HEADER, strlen(HEADER)) && unlink(path) < 0)
+		/* nothing to keep: remove the file, but only one fabricd wrote (gone since: so be
+		 * it) */
+		if (n >= 0 && !strncmp(have, HEADER, strlen(HEADER)) && unlink(path) < 0 &&
+		    errno != ENOENT)
 			ret = -errno;
 	} else if (n >= 0 && strncmp(have, HEADER, strlen(HEADER))) {
 		log_error("%s exists and was not written by fabricd: move it away (ifreload would "
