@@ -129,6 +129,7 @@ struct metrics_http {
 	struct snapshot *cur;	   /* the last published text, under lock */
 	unsigned long published_n; /* texts published, under lock */
 	bool wanted;		   /* a scrape waits for a render, under lock */
+	long long wanted_at;	   /* when wanted was set (CLOCK_MONOTONIC ms), under lock */
 	int wake;		   /* eventfd: tells the loop that wanted was set */
 	unsigned int port;
 };
@@ -248,18 +249,26 @@ static struct snapshot *fresh_snapshot(struct metrics_http *h)
 {
 	struct snapshot *before = h->cur;
 	unsigned long n = h->published_n;
-	long long deadline = mono_ms() + WAIT_MS;
-	struct timespec until = {deadline / 1000, (deadline % 1000) * 1000000L};
+	long long now = mono_ms(), deadline;
+	struct timespec until;
 	uint64_t one = 1;
 
-	if (!before || mono_ms() - before->rendered_ms < FRESH_MS)
+	if (!before || now - before->rendered_ms < FRESH_MS)
 		return before;
 	if (!h->wanted) {
 		h->wanted = true;
+		h->wanted_at = now;
 		/* a full counter (2^64 - 2 unread wakes) cannot be: the loop reads it */
 		if (write(h->wake, &one, sizeof(one)) < 0)
 			log_debug("metrics: cannot wake the loop: %s", strerror(errno));
 	}
+	/*
+	 * Scrapes that come while one waits share its deadline: this thread answers
+	 * one request at a time, so a wait each made the third of three scrapes on a
+	 * busy loop wait 3 x WAIT_MS.
+	 */
+	deadline = h->wanted_at + WAIT_MS;
+	until = (struct timespec){deadline / 1000, (deadline % 1000) * 1000000L};
 	while (h->published_n == n &&
 	       pthread_cond_timedwait(&h->published, &h->lock, &until) != ETIMEDOUT)
 		;

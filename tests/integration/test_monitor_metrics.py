@@ -627,3 +627,38 @@ def test_endpoint_changes_between_scrapes_are_counted(fabric):
     after = value(parse(scrape_text(pve2))[0], "fabricd_peer_endpoint_changes_total",
                   peer="pve1")
     assert after == before + 2, (before, after)
+
+
+TIMED = ("import json, sys, threading, time, urllib.request\n"
+         "took = []\n"
+         "def get():\n"
+         "    start = time.monotonic()\n"
+         "    urllib.request.urlopen('http://127.0.0.1:%d/metrics', timeout=30).read()\n"
+         "    took.append(time.monotonic() - start)\n"
+         "ts = [threading.Thread(target=get) for _ in range(3)]\n"
+         "[t.start() for t in ts]; [t.join() for t in ts]\n"
+         "sys.stdout.write(json.dumps(sorted(took)))\n")
+
+
+def test_scrapes_waiting_on_a_busy_loop_share_one_wait(fabric):
+    """While the daemon's loop is busy (here: its wireguard-go stopped, each WireGuard
+    read waits 5 s), a scrape waits at most 2 s for a new text, then gets the last one.
+    The HTTP server answers one request at a time, so scrapes arriving together waited
+    2 s each in turn (the third 6 s, past a scraper's timeout at more of them): they
+    share the first one's wait."""
+    pve2 = fabric.cluster.node("pve2")
+    if fabric.cluster.wg_backend != "userspace":
+        pytest.skip("wireguard-go only")
+    scrape_text(pve2)
+    ((pid, _),) = [(p, n) for p, n in pve2.processes() if n == "wireguard-go"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(1.5)  # the last text is over a second old, the loop is in a read
+        res = pve2.run(["/usr/bin/python3", "-c", TIMED % PORT], check=False, timeout=60)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert res.returncode == 0, res.stderr
+    took = json.loads(res.stdout)
+    # one wait of 2 s for all three (before: 2, 4 and 6 s)
+    assert took[-1] < 4.0, took
+    assert "fabricd_build_info" in scrape_text(pve2)
