@@ -879,6 +879,22 @@ static void vni_keys(struct firewall_elems *l, uint32_t first, size_t n)
  */
 static void test_set_sizes(void)
 {
+	static const struct {
+		size_t have_n;	     /* VNIs 1.. */
+		uint32_t want_first; /* VNIs want_first.. */
+		size_t want_n;
+		uint32_t have_size, size; /* declared, and what to declare */
+		const char *what;
+	} keep[] = {
+	    {3000, 1, 3100, 8192, 8192, "growth that fits"},
+	    /* a delta adds before it deletes: 3000 there and 5200 new do not fit 8192 */
+	    {3000, 100000, 5200, 8192, 16384, "what the delta adds does not fit: fresh"},
+	    {3000, 1, 1024, 8192, 8192, "an eighth: kept"},
+	    {3000, 1, 1023, 8192, 0, "under an eighth and small: no size"},
+	    /* declared without a size (an older fabricd's table) */
+	    {3000, 1, 3000, 0, 8192, "unsized and large: fresh"},
+	    {10, 1, 12, 0, 0, "unsized and small: none"},
+	};
 	struct firewall_elems want, have;
 
 	CHECK_INT((int)firewall_set_size_fresh(0), 0, "empty: no size");
@@ -887,34 +903,14 @@ static void test_set_sizes(void)
 	CHECK_INT((int)firewall_set_size_fresh(1025), 4096, "just over a power of two");
 	CHECK_INT((int)firewall_set_size_fresh(32256), 65536, "the bench's plain_members");
 
-	/* 3000 in a set of 8192: 100 more fit, kept */
-	vni_keys(&have, 1, 3000);
-	vni_keys(&want, 1, 3100);
-	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 8192, "growth that fits");
-	elems_free(&want);
-	/* a delta adds before it deletes: 3000 there and 5200 new ones do not fit 8192 */
-	vni_keys(&want, 100000, 5200);
-	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 16384,
-		  "what the delta adds does not fit: fresh");
-	elems_free(&want);
-	/* shrinking: kept down to an eighth, then fresh */
-	vni_keys(&want, 1, 1024);
-	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 8192, "an eighth: kept");
-	elems_free(&want);
-	vni_keys(&want, 1, 1023);
-	CHECK_INT((int)firewall_set_size_keep(&want, &have, 8192), 0,
-		  "under an eighth and small: no size");
-	elems_free(&want);
-	/* declared without a size (an older fabricd's table) */
-	vni_keys(&want, 1, 3000);
-	CHECK_INT((int)firewall_set_size_keep(&want, &have, 0), 8192, "unsized and large: fresh");
-	elems_free(&want);
-	elems_free(&have);
-	vni_keys(&have, 1, 10);
-	vni_keys(&want, 1, 12);
-	CHECK_INT((int)firewall_set_size_keep(&want, &have, 0), 0, "unsized and small: none");
-	elems_free(&want);
-	elems_free(&have);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		vni_keys(&have, 1, keep[i].have_n);
+		vni_keys(&want, keep[i].want_first, keep[i].want_n);
+		CHECK_INT((int)firewall_set_size_keep(&want, &have, keep[i].have_size),
+			  (int)keep[i].size, "%s", keep[i].what);
+		elems_free(&want);
+		elems_free(&have);
+	}
 }
 
 int main(void)
