@@ -727,20 +727,24 @@ def test_a_new_tables_large_allow_list_is_loaded_over_netlink(make_cluster):
     assert pve1.fabricd("plan", "-c", path).rc == 0
 
 
-def test_large_sets_are_declared_with_a_size_kept_while_it_fits(make_cluster):
+@pytest.mark.parametrize("family", [4, 6], ids=["ipv4", "ipv6"])
+def test_large_sets_are_declared_with_a_size_kept_while_it_fits(make_cluster, family):
     """A set of 1,024 elements or more is declared with a size (the kernel then keeps it
     in a hash of fixed size, whose dump is linear; the resizable one's is quadratic: half
     of a no-op plan's CPU at 64 nodes x 1024 vnets, README "Scale"). The size is kept
     while what a delta adds fits and it is not 8 times too big; past that the table is
-    declared anew in one transaction, and every time the plan afterwards is empty."""
-    cluster = make_cluster(2)
+    declared anew in one transaction, and every time the plan afterwards is empty. IPv6:
+    20-byte keys (address . VNI) in the same kind of set."""
+    cluster = make_cluster(2, family=family, fabric_family=family)
     pve1 = cluster["pve1"]
     definition = cluster.definition()
     for index in range(3, 34):  # 32 other nodes
         private = pve1.run(["wg", "genkey"]).stdout
         public = pve1.run(["wg", "pubkey"], input=private).stdout.strip()
-        definition["nodes"].append({"name": f"pve{index}", "underlay": f"192.0.2.{100 + index}",
-                                    "fabric_address": f"10.255.0.{index}", "public_key": public})
+        underlay, fabric = ((f"192.0.2.{100 + index}", f"10.255.0.{index}") if family == 4 else
+                            (f"2001:db8::{100 + index:x}", f"fd00:255::{index:x}"))
+        definition["nodes"].append({"name": f"pve{index}", "underlay": underlay,
+                                    "fabric_address": fabric, "public_key": public})
 
     def declare(n_vnets):
         definition["zones"] = [zone("wide", "plain", [(f"w{i}", 7000 + i) for i in range(n_vnets)])]
