@@ -129,6 +129,7 @@ struct metrics_http {
 	struct snapshot *cur;	   /* the last published text, under lock */
 	unsigned long published_n; /* texts published, under lock */
 	bool wanted;		   /* a scrape waits for a render, under lock */
+	bool outdated;		   /* a pass ended since cur was rendered, under lock */
 	long long wanted_at;	   /* when wanted was set (CLOCK_MONOTONIC ms), under lock */
 	int wake;		   /* eventfd: tells the loop that wanted was set */
 	unsigned int port;
@@ -253,7 +254,8 @@ static struct snapshot *fresh_snapshot(struct metrics_http *h)
 	struct timespec until;
 	uint64_t one = 1;
 
-	if (!before || now - before->rendered_ms < FRESH_MS)
+	/* a pass since the render: its counts are in no text yet, whatever the age */
+	if (!before || (!h->outdated && now - before->rendered_ms < FRESH_MS))
 		return before;
 	if (!h->wanted) {
 		h->wanted = true;
@@ -404,6 +406,7 @@ void metrics_http_publish(struct metrics_http *h, struct metrics_text *t)
 	h->cur = s;
 	h->published_n++;
 	h->wanted = false;
+	h->outdated = false;
 	pthread_cond_broadcast(&h->published);
 	if (old && old->refs) {
 		old->retired = true; /* a response still sends it: the last one frees it */
@@ -414,6 +417,15 @@ void metrics_http_publish(struct metrics_http *h, struct metrics_text *t)
 		*t = old->t;
 		free(old);
 	}
+}
+
+void metrics_http_outdated(struct metrics_http *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->outdated = true;
+	pthread_mutex_unlock(&h->lock);
 }
 
 int metrics_http_fd(const struct metrics_http *h)

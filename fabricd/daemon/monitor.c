@@ -213,6 +213,7 @@ void monitor_pass_end(struct monitor *m, bool ok)
 	m->d.duration_sum += seconds;
 	for (int i = 0; i < METRICS_N_BUCKETS; i++)
 		m->d.duration_buckets[i] += seconds <= metrics_duration_buckets[i];
+	metrics_http_outdated(m->http);
 }
 
 void monitor_reloaded(struct monitor *m)

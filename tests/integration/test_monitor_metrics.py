@@ -28,7 +28,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fabtest import SimCluster, wait_until, zone
+from fabtest import SimCluster, wait_quiet, wait_until, zone
 from fabtest.cluster import node_lock_path
 from fabtest.daemon import Daemon, start_daemons, stop_daemons
 
@@ -369,6 +369,23 @@ def test_passes_put_off_for_another_writer_are_not_counted(fabric):
     wait_until(lambda: pve1.link("vx100"), timeout=5, what="vx100 repaired once the lock went")
     samples, _ = parse(scrape_text(pve1))
     assert value(samples, "fabricd_reconcile_passes_total") - passes <= 4, samples
+
+
+def test_a_pass_since_the_last_render_is_in_the_next_scrape(fabric):
+    """Texts are rendered for scrapes and shared for a second; a pass that ended since the
+    last render makes the next scrape render again, so it counts that pass (the text of
+    a second before did not: a repair right after a scrape was missing from the next)."""
+    pve1 = fabric.cluster.node("pve1")
+    wait_quiet(lambda: value(parse(scrape_text(pve1))[0], "fabricd_reconcile_passes_total"),
+               quiet=1.5, timeout=15)
+    before, _ = parse(scrape_text(pve1))
+    scraped = time.monotonic()
+    pve1.run(["ip", "link", "del", "vx100"])
+    wait_until(lambda: pve1.link("vx100"), timeout=5, interval=0.01, what="vx100 repaired")
+    samples, _ = parse(scrape_text(pve1))
+    elapsed = time.monotonic() - scraped
+    assert value(samples, "fabricd_reconcile_passes_total") > \
+        value(before, "fabricd_reconcile_passes_total"), f"the repair pass missing {elapsed:.2f} s later"
 
 
 def test_a_refused_definition_is_shown_until_fixed(fabric):
