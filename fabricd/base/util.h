@@ -90,5 +90,7 @@ size_t u64_lower_bound(const uint64_t *v, size_t n, uint64_t key);
 
 /* CLOCK_MONOTONIC in milliseconds, with the fraction: for timing a pass's parts. */
 double clock_mono_ms(void);
+/* CLOCK_MONOTONIC in whole milliseconds (deadlines, intervals). */
+long long monotonic_ms(void);
 
 #endif

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "daemon/metrics_http.h"
 
 #define CONTENT_TYPE	 "text/plain; version=0.0.4; charset=utf-8"
@@ -134,14 +135,6 @@ struct metrics_http {
 	int wake;		   /* eventfd: tells the loop that wanted was set */
 	unsigned int port;
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 int metrics_parse_listen(const char *text, struct sockaddr_storage *ss, char *err, size_t len)
 {
@@ -250,7 +243,7 @@ static struct snapshot *fresh_snapshot(struct metrics_http *h)
 {
 	struct snapshot *before = h->cur;
 	unsigned long n = h->published_n;
-	long long now = mono_ms(), deadline;
+	long long now = monotonic_ms(), deadline;
 	struct timespec until;
 	uint64_t one = 1;
 
@@ -399,7 +392,7 @@ void metrics_http_publish(struct metrics_http *h, struct metrics_text *t)
 		return; /* the previous text stays */
 	s->h = h;
 	s->t = *t;
-	s->rendered_ms = mono_ms();
+	s->rendered_ms = monotonic_ms();
 	*t = (struct metrics_text){0};
 	pthread_mutex_lock(&h->lock);
 	old = h->cur;

@@ -73,14 +73,6 @@ struct monitor {
 
 #define FRR_CHECK_MS 2000
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* The repair count of kind (the first word of an op's object), added at 0 when new. */
 static struct metrics_repair *repair_of(struct metrics_data *d, const char *object)
 {
@@ -420,7 +412,7 @@ static void see_endpoints(struct monitor *m, const struct wg_device *dev)
 {
 	size_t j = 0;
 
-	m->endpoints_at = mono_ms();
+	m->endpoints_at = monotonic_ms();
 	for (size_t i = 0; dev && i < m->d.n_peers; i++) {
 		const struct wg_peer *p;
 
@@ -604,9 +596,9 @@ static bool check_frr(struct monitor *m)
 	char why[512];
 	bool up, back;
 
-	if (!m->d.evpn || mono_ms() < m->frr_check_at)
+	if (!m->d.evpn || monotonic_ms() < m->frr_check_at)
 		return false;
-	m->frr_check_at = mono_ms() + FRR_CHECK_MS;
+	m->frr_check_at = monotonic_ms() + FRR_CHECK_MS;
 	up = frr_running(m->frr_pathspace, why, sizeof(why));
 	if (!up && (m->d.frr_running || !m->d.frr_checked))
 		log_error("frr: %s; until it runs, this node's EVPN vnets neither advertise nor "
@@ -642,17 +634,17 @@ bool monitor_tick(struct monitor *m)
 
 	if (!m || !m->metrics || !m->converged)
 		return frr_back;
-	write_due = m->metrics_file && mono_ms() >= m->file_at;
+	write_due = m->metrics_file && monotonic_ms() >= m->file_at;
 	/* the first text at once (a scrape before it gets 503), then on demand */
 	scrape_due = m->http && (!m->published || metrics_http_wanted(m->http));
 	if (!write_due && !scrape_due) {
 		/* the periodic check reads them while it can; when it cannot, here */
-		if (m->http && mono_ms() - m->endpoints_at >= ENDPOINTS_MS)
+		if (m->http && monotonic_ms() - m->endpoints_at >= ENDPOINTS_MS)
 			read_peers(m);
 		return frr_back;
 	}
 	if (write_due)
-		m->file_at = mono_ms() + m->file_interval_ms;
+		m->file_at = monotonic_ms() + m->file_interval_ms;
 	if (render(m) < 0)
 		return frr_back;
 	if (write_due) {

@@ -21,14 +21,6 @@
 /* The node locks (not the daemon's) this process holds. */
 static int nodes_held;
 
-static long long monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /*
  * Whether a stop is waiting: the daemon blocks SIGTERM and SIGINT (it reads
  * them from a signalfd), so while it waits here they stay pending; another

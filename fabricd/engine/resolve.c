@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "engine/resolve.h"
 
 struct name_entry {
@@ -27,14 +28,6 @@ static struct {
 	size_t n;
 	struct name_entry **v;
 } cache;
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static struct name_entry *entry_get(const char *host, uint16_t port, int family)
 {
@@ -79,7 +72,7 @@ static int entry_start(struct name_entry *e)
 	if (ret) {
 		log_warn("peer endpoint %s: cannot start resolving it: %s", e->host,
 			 gai_strerror(ret));
-		e->refresh_ms = mono_ms() + RESOLVE_RETRY_S * 1000LL;
+		e->refresh_ms = monotonic_ms() + RESOLVE_RETRY_S * 1000LL;
 		return -1;
 	}
 	e->pending = true;
@@ -101,7 +94,7 @@ static bool entry_finish(struct name_entry *e)
 		memcpy(&e->addr, res->ai_addr, res->ai_addrlen);
 		e->answered = true;
 		e->warned = false;
-		e->refresh_ms = mono_ms() + RESOLVE_TTL_S * 1000LL;
+		e->refresh_ms = monotonic_ms() + RESOLVE_TTL_S * 1000LL;
 	} else {
 		/* an earlier answer stays in use until a lookup gives another */
 		if (!e->warned)
@@ -116,7 +109,7 @@ static bool entry_finish(struct name_entry *e)
 				: "",
 			    err ? gai_strerror(err) : "no address");
 		e->warned = true;
-		e->refresh_ms = mono_ms() + RESOLVE_RETRY_S * 1000LL;
+		e->refresh_ms = monotonic_ms() + RESOLVE_RETRY_S * 1000LL;
 	}
 	if (res)
 		freeaddrinfo(res);
@@ -130,7 +123,7 @@ static void wait_for(struct name_entry **list, size_t n, long long deadline_ms)
 	for (;;) {
 		const struct gaicb *reqs[64];
 		size_t k = 0;
-		long long left = deadline_ms - mono_ms();
+		long long left = deadline_ms - monotonic_ms();
 		struct timespec ts;
 
 		for (size_t i = 0; i < n && k < 64; i++) {
@@ -151,7 +144,7 @@ void resolve_endpoints(struct node_state *want, int wait_ms)
 	int family = want->wg_family == AF_INET ? AF_INET : AF_UNSPEC;
 	struct name_entry *fresh[64];
 	size_t n_fresh = 0;
-	long long now = mono_ms();
+	long long now = monotonic_ms();
 
 	for (size_t i = 0; i < want->fabric.n_peers; i++) {
 		struct desired_peer *dp = &want->fabric.peers[i];
