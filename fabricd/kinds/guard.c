@@ -381,33 +381,10 @@ static bool only_elements_differ(const struct view *have, const struct firewall_
 	return !strcmp(have->comment, rs->comment) && !strcmp(have->summary, rs->summary);
 }
 
-/* How many elements of from minus lacks (both sorted). */
-static size_t count_missing(const struct firewall_elems *from, const struct firewall_elems *minus)
-{
-	size_t k = 0, n = 0;
-
-	for (size_t i = 0; i < from->n; i++) {
-		struct firewall_key e;
-		int c = 1;
-
-		elems_get(from, i, &e);
-		while (k < minus->n && (c = elems_cmp(minus, k, &e)) < 0)
-			k++;
-		n += !(k < minus->n && c == 0);
-	}
-	return n;
-}
-
-uint32_t firewall_set_size_keep(const struct firewall_elems *want,
-				const struct firewall_elems *have, uint32_t have_size)
-{
-	if (have_size && want->n <= (size_t)have_size && want->n * 8 >= have_size &&
-	    have->n + count_missing(want, have) <= have_size)
-		return have_size;
-	return firewall_set_size_fresh(want->n);
-}
-
-/* Appends the elements of from that minus lacks (both sorted), ", "-separated; how many. */
+/*
+ * Appends the elements of from that minus lacks (both sorted), ", "-separated,
+ * to b (NULL: only counts them); how many.
+ */
 static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
 			  const struct firewall_elems *minus)
 {
@@ -423,10 +400,22 @@ static size_t delta_elems(struct sbuf *b, const struct firewall_elems *from,
 			k++;
 		if (k < minus->n && c == 0)
 			continue;
-		key_text(&e, text, sizeof(text));
-		sbuf_printf(b, "%s%s", n++ ? ", " : "", text);
+		if (b) {
+			key_text(&e, text, sizeof(text));
+			sbuf_printf(b, "%s%s", n ? ", " : "", text);
+		}
+		n++;
 	}
 	return n;
+}
+
+uint32_t firewall_set_size_keep(const struct firewall_elems *want,
+				const struct firewall_elems *have, uint32_t have_size)
+{
+	if (have_size && want->n <= (size_t)have_size && want->n * 8 >= have_size &&
+	    have->n + delta_elems(NULL, want, have) <= have_size)
+		return have_size;
+	return firewall_set_size_fresh(want->n);
 }
 
 /*

@@ -42,16 +42,33 @@ struct spec {
 	int wg_any_family; /* WireGuard of this family from anywhere (firewall_chain_params) */
 };
 
+/* The spec's set of that id. */
+static struct firewall_elems *spec_set(struct spec *s, int id)
+{
+	switch (id) {
+	case FW_SET_PLAIN_MEMBERS:
+		return &s->plain_members;
+	case FW_SET_SECURE_VNIS:
+		return &s->secure_vnis;
+	case FW_SET_WG_IP:
+		return &s->wg_ip;
+	case FW_SET_WG_IP6:
+		return &s->wg_ip6;
+	case FW_SET_CARRIED_VNIS:
+		return &s->carried_vnis;
+	case FW_SET_CARRIED_MEMBERS:
+		return &s->carried_members;
+	case FW_SET_FABRIC_MEMBERS:
+		return &s->fabric_members;
+	default:
+		return &s->node_vnis;
+	}
+}
+
 static void spec_free(struct spec *s)
 {
-	elems_free(&s->plain_members);
-	elems_free(&s->secure_vnis);
-	elems_free(&s->wg_ip);
-	elems_free(&s->wg_ip6);
-	elems_free(&s->carried_vnis);
-	elems_free(&s->carried_members);
-	elems_free(&s->fabric_members);
-	elems_free(&s->node_vnis);
+	for (int i = 0; i < FW_N_SETS; i++)
+		elems_free(spec_set(s, i));
 }
 
 static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
@@ -330,14 +347,8 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		return ret;
 	}
 	/* sorted (the member pairs are already): the text does not follow the definition's order */
-	elems_sort(&s->plain_members);
-	elems_sort(&s->secure_vnis);
-	elems_sort(&s->wg_ip);
-	elems_sort(&s->wg_ip6);
-	elems_sort(&s->carried_vnis);
-	elems_sort(&s->carried_members);
-	elems_sort(&s->fabric_members);
-	elems_sort(&s->node_vnis);
+	for (int i = 0; i < FW_N_SETS; i++)
+		elems_sort(spec_set(s, i));
 	return 0;
 }
 
@@ -465,14 +476,8 @@ static uint64_t skeleton_hash(const struct spec *s, bool *failed)
 	uint64_t h;
 	char *text;
 
-	memset(&bare.plain_members, 0, sizeof(bare.plain_members));
-	memset(&bare.secure_vnis, 0, sizeof(bare.secure_vnis));
-	memset(&bare.wg_ip, 0, sizeof(bare.wg_ip));
-	memset(&bare.wg_ip6, 0, sizeof(bare.wg_ip6));
-	memset(&bare.carried_vnis, 0, sizeof(bare.carried_vnis));
-	memset(&bare.carried_members, 0, sizeof(bare.carried_members));
-	memset(&bare.fabric_members, 0, sizeof(bare.fabric_members));
-	memset(&bare.node_vnis, 0, sizeof(bare.node_vnis));
+	for (int i = 0; i < FW_N_SETS; i++)
+		memset(spec_set(&bare, i), 0, sizeof(struct firewall_elems));
 	render_table(&b, &bare, NULL, NULL);
 	text = sbuf_take(&b);
 	*failed = !text;
@@ -490,29 +495,6 @@ uint32_t firewall_set_size_fresh(size_t n)
 	while (size < n && size < (UINT32_C(1) << 30))
 		size <<= 1;
 	return size * 2;
-}
-
-/* The spec's set of that id. */
-static const struct firewall_elems *spec_set(const struct spec *s, int id)
-{
-	switch (id) {
-	case FW_SET_PLAIN_MEMBERS:
-		return &s->plain_members;
-	case FW_SET_SECURE_VNIS:
-		return &s->secure_vnis;
-	case FW_SET_WG_IP:
-		return &s->wg_ip;
-	case FW_SET_WG_IP6:
-		return &s->wg_ip6;
-	case FW_SET_CARRIED_VNIS:
-		return &s->carried_vnis;
-	case FW_SET_CARRIED_MEMBERS:
-		return &s->carried_members;
-	case FW_SET_FABRIC_MEMBERS:
-		return &s->fabric_members;
-	default:
-		return &s->node_vnis;
-	}
 }
 
 /* Everything but the text (with_text false), or all of it; sizes NULL: fresh ones. */
@@ -542,14 +524,8 @@ static int render(const struct node_state *want, const struct firewall_counter *
 	}
 	ret = failed ? -ENOMEM : spec_summary(&s, &out->summary);
 	/* the sets move into the ruleset */
-	out->sets[FW_SET_PLAIN_MEMBERS] = s.plain_members;
-	out->sets[FW_SET_SECURE_VNIS] = s.secure_vnis;
-	out->sets[FW_SET_WG_IP] = s.wg_ip;
-	out->sets[FW_SET_WG_IP6] = s.wg_ip6;
-	out->sets[FW_SET_CARRIED_VNIS] = s.carried_vnis;
-	out->sets[FW_SET_CARRIED_MEMBERS] = s.carried_members;
-	out->sets[FW_SET_FABRIC_MEMBERS] = s.fabric_members;
-	out->sets[FW_SET_NODE_VNIS] = s.node_vnis;
+	for (int i = 0; i < FW_N_SETS; i++)
+		out->sets[i] = *spec_set(&s, i);
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;
