@@ -38,6 +38,11 @@ bool name_reserved(const char *s)
 	return strspn(s + 2, "0123456789") == strlen(s + 2);
 }
 
+bool name_kernel_refuses(const char *s)
+{
+	return !strcmp(s, "all") || !strcmp(s, "default") || !strcmp(s, "lo");
+}
+
 bool name_valid(const char *s)
 {
 	size_t n = strlen(s);

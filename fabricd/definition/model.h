@@ -147,6 +147,12 @@ int cluster_find_node(const struct cluster *c, const char *name);
 bool name_valid(const char *s);
 /* A name fabricd gives a device of its own (wgfab0, vx<VNI>, vs<VNI>): no vnet may have it. */
 bool name_reserved(const char *s);
+/*
+ * A name no bridge can take: the kernel refuses "all" and "default" (they name
+ * the per-protocol settings in /proc/sys/net/ipv4/conf/ and ipv6), and every
+ * network namespace has "lo".
+ */
+bool name_kernel_refuses(const char *s);
 
 /* Port the node listens on: its own override or the fabric's. */
 uint16_t node_listen_port(const struct cluster *c, const struct node *n);

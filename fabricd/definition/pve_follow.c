@@ -87,6 +87,9 @@ static const char *vnet_name_problem(const char *id)
 	}
 	if (name_reserved(id))
 		return "is the name of a device fabricd creates itself (wgfab0, vx<VNI>, vs<VNI>)";
+	if (name_kernel_refuses(id))
+		return "cannot be an interface name (the kernel refuses \"all\" and \"default\", "
+		       "and every network namespace has \"lo\")";
 	return NULL;
 }
 

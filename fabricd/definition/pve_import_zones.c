@@ -633,6 +633,13 @@ static int read_vnet(struct pve_import *imp, const struct pve_section *s)
 			 "vx<VNI>, vs<VNI>): rename the vnet in Proxmox");
 		return 0;
 	}
+	if (name_kernel_refuses(name)) {
+		diag_add(imp->d, where,
+			 "vnet id cannot be an interface name (the kernel refuses \"all\" and "
+			 "\"default\", and every network namespace has \"lo\"): rename the vnet "
+			 "in Proxmox");
+		return 0;
+	}
 	if (vnet_checks(imp, s, &vni))
 		return 0;
 	if (remember_vnet(imp, name, vni) < 0 ||

@@ -302,16 +302,6 @@ static void verify_ports(const struct cluster *c, struct config_report *r)
 	}
 }
 
-/*
- * Names no bridge can take: the kernel refuses "all" and "default" (they name
- * the per-protocol settings in /proc/sys/net/ipv4/conf/ and ipv6), and every
- * network namespace has "lo".
- */
-static bool kernel_ifname(const char *name)
-{
-	return !strcmp(name, "all") || !strcmp(name, "default") || !strcmp(name, "lo");
-}
-
 /* A vnet's place in the definition, for the duplicate checks' sorted index. */
 struct vnet_ref {
 	const struct vnet *v;
@@ -443,7 +433,7 @@ static void verify_vnet(const struct vnet_ref *x, const struct vnet_ref *same_na
 			     "vs<VNI>); choose another vnet name",
 			     q);
 	}
-	if (kernel_ifname(v->name)) {
+	if (name_kernel_refuses(v->name)) {
 		config_path(path, "zones[%zu].vnets[%zu].name", x->zone, x->at);
 		config_error(r, path,
 			     "%s cannot be an interface name (the kernel refuses \"all\" and "

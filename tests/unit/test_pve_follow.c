@@ -273,6 +273,8 @@ static void test_errors(void)
 	     "[vnet: vx12]: the vnet id is the name of a device fabricd creates itself"},
 	    {"\"wgfab0\": {\"type\": \"vnet\", \"zone\": \"front\"}",
 	     "[vnet: wgfab0]: the vnet id"},
+	    {"\"default\": {\"type\": \"vnet\", \"zone\": \"front\"}",
+	     "[vnet: default]: the vnet id cannot be an interface name (the kernel refuses"},
 	    /* FNV-1a: v33 and vnet1 both hash to 1895 in [1000, 1999] */
 	    {"\"v33\": {\"type\": \"vnet\", \"zone\": \"front\"}, \"vnet1\": {\"type\": \"vnet\", "
 	     "\"zone\": \"front\"}",
