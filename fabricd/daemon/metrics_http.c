@@ -131,6 +131,7 @@ struct metrics_http {
 	unsigned long published_n; /* texts published, under lock */
 	bool wanted;		   /* a scrape waits for a render, under lock */
 	bool outdated;		   /* a pass ended since cur was rendered, under lock */
+	bool stopping;		   /* the daemon exits: no scrape waits, under lock */
 	long long wanted_at;	   /* when wanted was set (CLOCK_MONOTONIC ms), under lock */
 	int wake;		   /* eventfd: tells the loop that wanted was set */
 	unsigned int port;
@@ -264,7 +265,7 @@ static struct snapshot *fresh_snapshot(struct metrics_http *h)
 	 */
 	deadline = h->wanted_at + WAIT_MS;
 	until = (struct timespec){deadline / 1000, (deadline % 1000) * 1000000L};
-	while (h->published_n == n &&
+	while (h->published_n == n && !h->stopping &&
 	       pthread_cond_timedwait(&h->published, &h->lock, &until) != ETIMEDOUT)
 		;
 	return h->cur;
@@ -448,6 +449,11 @@ void metrics_http_stop(struct metrics_http *h)
 {
 	if (!h)
 		return;
+	/* a scrape waiting for a render no loop will make would hold up the exit */
+	pthread_mutex_lock(&h->lock);
+	h->stopping = true;
+	pthread_cond_broadcast(&h->published);
+	pthread_mutex_unlock(&h->lock);
 	mhd.stop_daemon(h->mhd);
 	sync_destroy(h);
 	if (h->cur)

@@ -679,3 +679,40 @@ def test_scrapes_waiting_on_a_busy_loop_share_one_wait(fabric):
     # one wait of 2 s for all three (before: 2, 4 and 6 s)
     assert took[-1] < 4.0, took
     assert "fabricd_build_info" in scrape_text(pve2)
+
+
+def test_a_scrape_waiting_for_a_render_does_not_hold_up_the_exit(make_cluster):
+    """SIGTERM while a scrape waits for a render: when the loop comes back from a busy
+    pass it finds the signal and the scrape's wake together and stops without
+    rendering; the HTTP server's stop then waited out the rest of the scrape's 2 s
+    before the daemon could exit. The stop now ends the wait (the last text is sent)."""
+    cluster = make_cluster(2)
+    if cluster.wg_backend != "userspace":
+        pytest.skip("wireguard-go only (stopped to keep a pass busy)")
+    pve2 = cluster.node("pve2")
+    daemons = start_daemons(cluster, cluster.definition(zones=[]), grace=3,
+                            extra_args=["--metrics", str(PORT)])
+    daemon = daemons["pve2"]
+    try:
+        wait_until(lambda: scrapes(pve2), timeout=15, what="pve2's first text")
+        ((pid, _),) = [(p, n) for p, n in pve2.processes() if n == "wireguard-go"]
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            # a reload's pass reads WireGuard and waits there (the 500 ms check does
+            # not read while a pass is due: the loop is in the pass, not in the check)
+            daemon.send_signal(signal.SIGHUP)
+            time.sleep(1.5)  # the last text is over a second old
+            scraper = pve2.run_bg(["/usr/bin/python3", "-c", SCRAPE.format(
+                addr="127.0.0.1", port=PORT, path="/metrics")])
+            time.sleep(0.5)  # the scrape waits for a render until 2 s after it came
+            daemon.send_signal(signal.SIGTERM)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        resumed = time.monotonic()
+        assert daemon.proc.wait(timeout=10) == 0, daemon.log()
+        took = time.monotonic() - resumed
+        scraper.wait(timeout=10)  # the last text, or the connection closed by the exit
+        # before: about 1.5 s more (the rest of the scrape's wait)
+        assert took < 0.9, f"the exit took {took:.2f} s after the pass could go on"
+    finally:
+        stop_daemons(daemons)
