@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cli/leave.c - `fabricd leave -c FILE [-n NODE]`: removes the node from the
- * definition and from its zones' node lists; the other nodes' daemons then
- * remove its peer and FDB entries.
+ * definition, from its zones' node lists and from the EVPN route reflectors;
+ * the other nodes' daemons then remove its peer and FDB entries.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,14 +40,13 @@ int cmd_leave(const struct options *o)
 		printf("%s: node %s is not a member; nothing to change\n", o->config, m.name);
 		return 0;
 	}
+	printf("%s: node %s left", o->config, m.name);
+	if (res.reflector_left)
+		printf(" (and fabric.evpn.route_reflectors)");
 	if (res.zones_left)
-		printf("%s: node %s left (and the node lists of %zu zone%s); the other nodes' "
-		       "daemons remove its peer and FDB entries\n",
-		       o->config, m.name, res.zones_left, res.zones_left == 1 ? "" : "s");
-	else
-		printf("%s: node %s left; the other nodes' daemons remove its peer and FDB "
-		       "entries\n",
-		       o->config, m.name);
+		printf(" (and the node lists of %zu zone%s)", res.zones_left,
+		       res.zones_left == 1 ? "" : "s");
+	printf("; the other nodes' daemons remove its peer and FDB entries\n");
 	printf("on %s, stop fabricd; `fabricd down -c %s` there removes its fabric\n", m.name,
 	       o->config);
 	if (res.zones_left)

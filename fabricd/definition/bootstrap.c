@@ -338,6 +338,38 @@ static int leave_zones(json_t *root, const char *name, struct bootstrap_result *
 	return ret;
 }
 
+/*
+ * Removes name from fabric.evpn.route_reflectors, as from the zones' node lists; -EINVAL
+ * when it is the only reflector (an empty list is a full mesh: every node's sessions change).
+ */
+static int leave_reflectors(json_t *root, const char *name, struct bootstrap_result *res,
+			    struct diag *d)
+{
+	json_t *evpn = json_object_get(json_object_get(root, "fabric"), "evpn");
+	json_t *list = json_object_get(evpn, "route_reflectors");
+
+	for (size_t i = 0; json_is_array(list) && i < json_array_size(list); i++) {
+		const char *member = json_string_value(json_array_get(list, i));
+		char path[64];
+
+		if (!member || strcmp(member, name))
+			continue;
+		if (json_array_size(list) > 1) {
+			json_array_remove(list, i);
+			res->reflector_left = true;
+			return 0;
+		}
+		snprintf(path, sizeof(path), "fabric.evpn.route_reflectors[%zu]", i);
+		diag_add(d, path,
+			 "node %s is the only route reflector: nothing was changed; name another "
+			 "reflector first (a list that holds both, applied on every node, then the "
+			 "other alone), then leave",
+			 name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int bootstrap_leave(const char *text, size_t len, const char *name, struct bootstrap_result *res,
 		    struct diag *d)
 {
@@ -365,6 +397,8 @@ int bootstrap_leave(const char *text, size_t len, const char *name, struct boots
 	}
 	json_array_remove(json_object_get(root, "nodes"), (size_t)idx);
 	ret = leave_zones(root, name, res, d);
+	if (leave_reflectors(root, name, res, d) < 0)
+		ret = -EINVAL;
 	if (ret < 0)
 		goto out;
 	res->outcome = BOOTSTRAP_REMOVED;

@@ -37,6 +37,7 @@ struct bootstrap_result {
 	char *text;			     /* the new definition (malloc), NULL when unchanged */
 	char fabric_address[IP_ADDR_STRLEN]; /* the node's, after the edit (init, join) */
 	size_t zones_left;		     /* leave: zones whose node list lost the node */
+	bool reflector_left;		     /* leave: taken out of fabric.evpn.route_reflectors */
 	size_t changed;			     /* zone/vnet edits: vnets added or removed */
 	char absent[256];		     /* vnet remove: the names in no zone, ", " between */
 };
@@ -61,7 +62,10 @@ int bootstrap_create(const char *cluster, const char *prefix, unsigned int liste
 int bootstrap_join(const char *text, size_t len, const struct member_request *m, bool rotate_key,
 		   struct bootstrap_result *res, struct diag *d);
 
-/* Removes node name from nodes[] and from every zones[].nodes list. */
+/*
+ * Removes node name from nodes[], from every zones[].nodes list and from
+ * fabric.evpn.route_reflectors (refused when it is the only reflector).
+ */
 int bootstrap_leave(const char *text, size_t len, const char *name, struct bootstrap_result *res,
 		    struct diag *d);
 

@@ -743,3 +743,43 @@ def test_a_stalled_rotation_whose_key_new_is_ahead_of_the_clock_is_an_error(make
         assert "run `fabricd join -c FILE` again to finish it" in log, log
     finally:
         stop_daemons({"pve2": d2})
+
+
+def test_leave_of_a_route_reflector(fabricd_bin, tmp_path):
+    """A node named in fabric.evpn.route_reflectors leaves: with another reflector left, leave
+    takes it out of the list as out of the zones' node lists; the only reflector is refused,
+    saying what to do. Both were refused with "n1 is not a node of this cluster; name a node
+    from nodes" (the edited file's check), though n1 was one."""
+    path = str(tmp_path / "f.json")
+    fabricd(fabricd_bin, "init", "-c", path, "--cluster", "lab", "--prefix", PREFIX,
+            "--underlay", "192.0.2.11", *key_args(tmp_path, "pve1"), check_rc=0)
+    for i in (2, 3):
+        fabricd(fabricd_bin, "join", "-c", path, "--underlay", f"192.0.2.1{i}",
+                *key_args(tmp_path, f"pve{i}"), check_rc=0)
+
+    def write(reflectors):
+        with open(path) as f:
+            definition = json.load(f)
+        definition["fabric"].update(control_plane="evpn",
+                                    evpn={"asn": 65000, "route_reflectors": reflectors})
+        definition["zones"] = [{"name": "z", "transport": "plain",
+                                "vnets": [{"name": "vnet100", "vni": 100}]}]
+        with open(path, "w") as f:
+            json.dump(definition, f, indent=2)
+        with open(path) as f:
+            return f.read()
+
+    text = write(["pve1"])
+    res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve1", check_rc=1)
+    assert "fabric.evpn.route_reflectors[0]: node pve1 is the only route reflector" in res.stderr
+    assert "name another reflector first" in res.stderr and "not a node" not in res.stderr, \
+        res.stderr
+    assert open(path).read() == text
+    write(["pve2", "pve1"])
+    res = fabricd(fabricd_bin, "leave", "-c", path, "-n", "pve1", check_rc=0)
+    assert "node pve1 left (and fabric.evpn.route_reflectors)" in res.stdout, res.stdout
+    with open(path) as f:
+        definition = json.load(f)
+    assert definition["fabric"]["evpn"]["route_reflectors"] == ["pve2"]
+    assert [n["name"] for n in definition["nodes"]] == ["pve2", "pve3"]
+    fabricd(fabricd_bin, "check", "-c", path, check_rc=0)
