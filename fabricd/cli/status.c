@@ -156,6 +156,30 @@ static json_t *status_switch(const struct session *s, const struct desired_vnet 
 	return json_null();
 }
 
+/*
+ * The ports of bridge br (guests' taps and veths: fabricd's own VXLAN ports
+ * are at the zone MTU) whose MTU is over the zone's: the kernel drops their
+ * larger frames at the VXLAN port without a counter, so nothing else says so.
+ */
+static void add_ports_over_mtu(const struct session *s, json_t *bridge, const char *br_name,
+			       unsigned int mtu)
+{
+	const struct link_obs *br = link_find(&s->have.links, br_name);
+	json_t *over = json_array();
+
+	for (size_t i = 0; br && mtu && i < s->have.links.n; i++) {
+		const struct link_obs *l = &s->have.links.links[i];
+
+		if (l->master == br->ifindex && l->mtu > mtu && !link_is_owned(l, s->r.owner))
+			json_array_append_new(over, json_pack("{s:s, s:I}", "name", l->name, "mtu",
+							      (json_int_t)l->mtu));
+	}
+	if (json_array_size(over))
+		json_object_set_new(bridge, "ports_over_mtu", over);
+	else
+		json_decref(over);
+}
+
 static json_t *status_zones(const struct session *s)
 {
 	const struct cluster *c = s->cluster;
@@ -177,6 +201,7 @@ static json_t *status_zones(const struct session *s)
 			/* Proxmox's (zone "bridges": "existing"): not fabricd's, and rightly */
 			if (v->existing_bridge)
 				json_object_set_new(bridge, "existing", json_true());
+			add_ports_over_mtu(s, bridge, v->name, dz->mtu);
 			json_array_append_new(vnets, json_pack("{s:s, s:I, s:o, s:o, s:o}", "name",
 							       v->name, "vni", (json_int_t)v->vni,
 							       "bridge", bridge, "vxlan",
@@ -352,6 +377,19 @@ static const char *link_words(json_t *link)
 	return words;
 }
 
+/* "; port tap100i0 MTU 1500 over the zone's 1390: ..." */
+static void print_ports_over_mtu(json_t *ports, const char *mtu)
+{
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(ports, i, p)
+	    printf("; port %s MTU %lld OVER the zone's %s: its frames over %s are dropped, "
+		   "not sent to the other nodes (give it MTU %s)",
+		   json_string_value(json_object_get(p, "name")),
+		   json_integer_value(json_object_get(p, "mtu")), mtu, mtu, mtu);
+}
+
 static void print_text(json_t *j)
 {
 	json_t *fabric = json_object_get(j, "fabric"), *evpn = json_object_get(j, "evpn"), *v, *z;
@@ -391,6 +429,7 @@ static void print_text(json_t *j)
 			json_array_foreach(json_object_get(vx, "remotes"), r, remote)
 			    printf("%s%s", r ? ", " : " -> ", json_string_value(remote));
 			print_switch(json_object_get(v, "switch"));
+			print_ports_over_mtu(json_object_get(br, "ports_over_mtu"), mtu_text);
 			printf("\n");
 		}
 	}

@@ -242,3 +242,34 @@ def test_every_node_without_a_route_is_named(make_cluster):
         assert f"node {peer}: no route to its underlay address" in res.stderr, res
     doc = status_json(pve1, config)
     assert len([c for c in doc["conflicts"] if "no route" in c]) == 2, doc["conflicts"]
+
+
+def test_a_guest_port_over_the_zone_mtu_is_named(applied):
+    """A guest whose tap is over its zone's MTU loses its larger frames at the VXLAN port,
+    without a counter anywhere (`ip -s link` of neither the bridge nor the port); until
+    2026-12-07 status said nothing of it either."""
+    cluster, config = applied
+    pve1, pve2 = cluster.nodes
+    big = cluster.add_guest(pve1, "vnet810", "10.81.0.1/24", mtu=1500)
+    fits = cluster.add_guest(pve2, "vnet810", "10.81.0.2/24")
+    try:
+        assert fits.mtu == 1390
+        wait_until(lambda: big.ping(fits), timeout=10, what="the two guests")
+        assert not big.ping(fits, size=1500 - 28, df=True), "1500-byte frames crossed"
+        doc = status_json(pve1, config)
+        vnets = {v["name"]: v for z in doc["zones"] for v in z["vnets"]}
+        assert vnets["vnet810"]["bridge"]["ports_over_mtu"] == \
+            [{"name": big.tap, "mtu": 1500}], vnets["vnet810"]
+        assert "ports_over_mtu" not in vnets["vnet820"]["bridge"], vnets["vnet820"]
+        assert "ports_over_mtu" not in status_json(pve2, config)["zones"][0]["vnets"][0][
+            "bridge"]
+        text = pve1.fabricd("status", "-c", config)
+        assert text.rc == 0 and f"; port {big.tap} MTU 1500 OVER the zone's 1390: its " \
+            "frames over 1390 are dropped, not sent to the other nodes (give it MTU 1390)" \
+            in text.stdout, text
+        pve1.run(["ip", "link", "set", big.tap, "mtu", "1390"])
+        assert "ports_over_mtu" not in status_json(pve1, config)["zones"][0]["vnets"][0][
+            "bridge"]
+    finally:
+        for guest in (big, fits):
+            guest.node.run(["ip", "link", "del", guest.tap], check=False)
