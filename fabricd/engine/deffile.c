@@ -326,8 +326,12 @@ int deffile_replace(struct deffile *f, const char *text, size_t len, char *err, 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%s.%d", f->path, host, (int)getpid());
 	ret = write_temp(f, tmp, text, len);
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: cannot write it: %s; nothing was changed", tmp,
-			 strerror(-ret));
+		snprintf(err, errlen,
+			 "%s: cannot write it: %s; nothing was changed: an edit writes a new file "
+			 "next to the definition and renames it over the definition; free space or "
+			 "allow writing in that directory (its mode, an immutable attribute, a "
+			 "read-only mount)",
+			 tmp, strerror(-ret));
 		unlink(tmp);
 		return ret;
 	}
@@ -344,8 +348,11 @@ int deffile_replace(struct deffile *f, const char *text, size_t len, char *err, 
 	}
 	if (rename(tmp, f->path) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: cannot replace it: %s; nothing was changed", f->path,
-			 strerror(-ret));
+		snprintf(err, errlen,
+			 "%s: cannot replace it: %s; nothing was changed: an edit renames a new "
+			 "file over it; allow that (an immutable attribute: `lsattr`; the "
+			 "directory's mode; a read-only mount; a file mounted over it)",
+			 f->path, strerror(-ret));
 		unlink(tmp);
 		return ret;
 	}

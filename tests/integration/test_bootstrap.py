@@ -783,3 +783,31 @@ def test_leave_of_a_route_reflector(fabricd_bin, tmp_path):
     assert definition["fabric"]["evpn"]["route_reflectors"] == ["pve2"]
     assert [n["name"] for n in definition["nodes"]] == ["pve2", "pve3"]
     fabricd(fabricd_bin, "check", "-c", path, check_rc=0)
+
+
+def test_a_definition_that_cannot_be_replaced_says_what_to_do(fabricd_bin, two_node_files):
+    """The lock file there, but the temporary file cannot be written next to the definition
+    (an immutable directory), or the definition cannot be replaced (an immutable file): the
+    error names the file and says what to do (it said only "nothing was changed")."""
+    files = two_node_files
+    path, tmp = files["path"], files["tmp"]
+    if run(["chattr", "+i", path], check=False).returncode != 0:
+        pytest.skip("this file system has no immutable attribute")
+    try:
+        text = open(path).read()
+        for argv in (["zone", "add", "-c", path, "blue", "--transport", "plain"],
+                     ["join", "-c", path, "--underlay", "192.0.2.13",
+                      *key_args(tmp, "pve3")]):
+            res = fabricd(fabricd_bin, *argv, check_rc=1)
+            assert f"{path}: cannot replace it: Operation not permitted; nothing was changed: " \
+                   "an edit renames a new file over it; allow that" in res.stderr, res.stderr
+        run(["chattr", "-i", path])
+        run(["chattr", "+i", tmp])
+        res = fabricd(fabricd_bin, "zone", "add", "-c", path, "blue", "--transport", "plain",
+                      check_rc=1)
+        assert ": cannot write it: Operation not permitted; nothing was changed: an edit " \
+               "writes a new file next to the definition" in res.stderr, res.stderr
+        assert open(path).read() == text
+    finally:
+        run(["chattr", "-i", tmp], check=False)
+        run(["chattr", "-i", path], check=False)
