@@ -333,6 +333,61 @@ static void tidy(const char *line, size_t n, char *out, size_t len)
 		 at < n ? (int)(n - at - 1 > 160 ? 160 : n - at - 1) : 0, at < n ? colon + 1 : "");
 }
 
+/* The name of a summary line's object: what comes before its ':' ("chain output"). */
+static size_t object_key(const char *line, size_t n)
+{
+	const char *colon = memchr(line, ':', n);
+
+	return colon ? (size_t)(colon - line) : n;
+}
+
+/* Whether list ("a, b") has key[0..n) as an item. */
+static bool listed(const char *list, const char *key, size_t n)
+{
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, key, n))
+			return true;
+		p += len + (p[len] == ',');
+		p += *p == ' ';
+	}
+	return false;
+}
+
+/*
+ * Adds to out ("chain a, chain b") the objects of text's lines that other
+ * lacks, but the one already described (skip[0..skip_n)).
+ */
+static void other_objects(const char *text, const char *other, const char *skip, size_t skip_n,
+			  char *out, size_t len)
+{
+	for (const char *line = text; *line;) {
+		size_t n = strcspn(line, "\n"), k = object_key(line, n), used = strlen(out);
+
+		if (!has_line(other, line, n) && !(k == skip_n && !strncmp(line, skip, k)) &&
+		    !listed(out, line, k) && used + k + 3 < len)
+			snprintf(out + used, len - used, "%s%.*s", used ? ", " : "", (int)k, line);
+		line += n + (line[n] == '\n');
+	}
+}
+
+/*
+ * After the first difference the detail describes: the other objects that
+ * differ, named (a second chain changed by hand is not hidden behind the first).
+ */
+static void describe_others(const char *want, const char *have, const char *first, size_t n,
+			    struct op *op)
+{
+	char others[256] = "";
+	size_t k = object_key(first, n);
+
+	other_objects(want, have, first, k, others, sizeof(others));
+	other_objects(have, want, first, k, others, sizeof(others));
+	if (others[0])
+		op_detail(op, "and %s differ%s too", others, strchr(others, ',') ? "" : "s");
+}
+
 /*
  * What the kernel's copy lacks or has extra, for the plan's detail: an
  * object (a chain, by its name before ':') in both with another shape says
@@ -352,18 +407,19 @@ static void describe_drift(const char *want, const char *have, struct op *op)
 		}
 		tidy(line, n, a, sizeof(a));
 		op_detail(op, "kernel copy has objects the definition does not make: %s", a);
+		describe_others(want, have, line, n, op);
 		return;
 	}
 	tidy(line, n, a, sizeof(a));
 	colon = memchr(line, ':', n);
 	if (colon)
 		found = line_starting(have, line, (size_t)(colon - line) + 1, &m);
-	if (!found) {
+	if (!found)
 		op_detail(op, "kernel copy lacks %s", a);
-		return;
-	}
-	tidy(found, m, b, sizeof(b));
-	op_detail(op, "kernel copy differs: %s, where the definition makes %s", b, a);
+	else
+		op_detail(op, "kernel copy differs: %s, where the definition makes %s",
+			  (tidy(found, m, b, sizeof(b)), b), a);
+	describe_others(want, have, line, n, op);
 }
 
 static bool sets_equal(const struct firewall_elems *a, const struct firewall_elems *b)

@@ -438,6 +438,23 @@ def test_a_rule_replaced_in_place_is_drift(guarded, case):
     assert pve1.run(["nft", "list", "chain", "inet", "fabricd", chain]).stdout == before
 
 
+def test_every_chain_changed_by_hand_is_named(guarded):
+    """Two chains' drops deleted: the plan names both (until 2026-12-07 only the first, so
+    the secure port's drop gone by hand went unsaid behind the leak rule's)."""
+    pve1 = guarded.cluster.node("pve1")
+    for chain, marker in (("output", "9a2957"), ("secure_vxlan_in", "drop_secure")):
+        listed = pve1.run(["nft", "-a", "list", "chain", "inet", "fabricd", chain]).stdout
+        handle = [line.split()[-1] for line in listed.splitlines() if marker in line][0]
+        nft(pve1, "delete", "rule", "inet", "fabricd", chain, "handle", handle)
+    res = pve1.fabricd("plan", "-c", guarded.path)
+    assert res.rc == 2 and "kernel copy differs: chain output: filter output -10 accept, " \
+        "rules: drop(254902), where the definition makes chain output: filter output -10 " \
+        "accept, rules: drop(9a2957) drop(254902), and chain secure_vxlan_in differs too)" \
+        in res.stdout, res
+    guarded.cluster.apply_all(guarded.path, nodes=[pve1])
+    assert pve1.fabricd("plan", "-c", guarded.path).rc == 0
+
+
 def table_handle(node):
     """The table's handle: a replaced table gets a new one."""
     for item in table_json(node):

@@ -511,6 +511,17 @@ static const struct {
      "kernel copy differs: chain output: filter output -10 accept, rules: drop(9a2957) "
      "-(by hand), where the definition makes chain output: filter output -10 accept, "
      "rules: " OUTPUT_AS_RENDERED},
+    /* until 2026-12-07 only the first was named: the secure port's drop gone was not said */
+    {"two chains' drops deleted",
+     {INPUT_AS_RENDERED, "drop(254902)", PLAIN_IN_AS_RENDERED, "accept(22c8c2) accept(a213c1)",
+      "accept(ca7e32) accept(5e0206)"},
+     "kernel copy differs: chain output: filter output -10 accept, rules: drop(254902), where "
+     "the definition makes chain output: filter output -10 accept, rules: " OUTPUT_AS_RENDERED
+     ", and chain secure_vxlan_in, chain wireguard_in differ too"},
+    {"one more chain's drop deleted",
+     {INPUT_AS_RENDERED, "drop(254902)", PLAIN_IN_AS_RENDERED, "accept(22c8c2) accept(a213c1)",
+      WG_IN_AS_RENDERED},
+     "rules: " OUTPUT_AS_RENDERED ", and chain secure_vxlan_in differs too"},
 };
 
 static void test_observed_summary(void)
