@@ -237,10 +237,13 @@ static int take_lock(struct deffile *f, unsigned int wait_s, const char *command
 	return 0;
 }
 
+#define GIVE_FILE "give the definition file with -c FILE (readable by this user)"
+
 int deffile_open_locked(const char *path, unsigned int wait_s, const char *command,
 			struct deffile *f, char *err, size_t errlen)
 {
 	char why[PATH_MAX + 256];
+	struct stat st;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -252,6 +255,12 @@ int deffile_open_locked(const char *path, unsigned int wait_s, const char *comma
 					 "40): give the definition's own path with -c"
 				       : "give a definition in an existing directory with -c");
 		return ret;
+	}
+	/* before its lock file is made next to it (DIR.lock) */
+	if (stat(f->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: cannot read it: %s; nothing was changed: %s", path,
+			 strerror(EISDIR), GIVE_FILE);
+		return -EISDIR;
 	}
 	if ((size_t)snprintf(f->lock_path, sizeof(f->lock_path), "%s.lock", f->path) >=
 	    sizeof(f->lock_path)) {
@@ -285,8 +294,8 @@ int deffile_reread(struct deffile *f, char *err, size_t errlen)
 	int ret = load(f);
 
 	if (ret < 0)
-		snprintf(err, errlen, "%s: cannot read it: %s; nothing was changed", f->path,
-			 strerror(-ret));
+		snprintf(err, errlen, "%s: cannot read it: %s; nothing was changed: %s", f->path,
+			 strerror(-ret), GIVE_FILE);
 	return ret;
 }
 

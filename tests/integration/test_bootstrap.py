@@ -215,6 +215,17 @@ ERRORS = [
                         (["join"], ["-n", "pve3", "--underlay", "192.0.2.13", "--key-file",
                                     "{tmp}/pve3.key"]),
                         (["leave"], ["-n", "pve2"]))],
+    # -c a directory: named, and what to do (it said only "nothing was changed")
+    *[(f"{cmd[0]} on a directory", [*cmd[:1], "-c", "{tmp}", *cmd[1:]],
+       "{tmp}: cannot read it: Is a directory; nothing was changed: give the definition "
+       "file with -c FILE")  # and no {tmp}.lock made beside it
+      for cmd in (["init", "--cluster", "lab", "--prefix", PREFIX, "--underlay", "192.0.2.13",
+                   "-n", "pve3", "--key-file", "{tmp}/pve3.key"],
+                  ["join", "-n", "pve3", "--underlay", "192.0.2.13", "--key-file",
+                   "{tmp}/pve3.key"],
+                  ["leave", "-n", "pve2"],
+                  ["zone", "add", "blue", "--transport", "plain"],
+                  ["vnet", "remove", "vnet100"])],
     ("no lock possible", ["join", "-c", "/proc/fabricd-test.json", "-n", "pve3", "--underlay",
                           "192.0.2.13", "--key-file", "{tmp}/pve3.key"],
      "cannot open the definition's lock file"),
@@ -282,6 +293,7 @@ def test_cli_errors(fabricd_bin, two_node_files, name, argv, message):
     after = {k: open(v).read() for k, v in files.items() if os.path.isfile(v)}
     assert before == after, f"{name}: a definition changed"
     assert not os.path.exists(files["new"]), f"{name}: created {files['new']}"
+    assert not os.path.exists(files["tmp"] + ".lock"), f"{name}: locked the directory"
     # a refused join or init leaves no key behind either (it waits in KEY.new until then)
     left = [f for f in os.listdir(files["tmp"]) if f == "pve3.key" or f.endswith(".new")]
     assert left == [], f"{name}: left {left}"
