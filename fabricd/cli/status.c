@@ -473,7 +473,8 @@ int cmd_status(const struct options *o)
 		goto out;
 	}
 	if (o->json) {
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(j, stdout,
+			   JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 		fputc('\n', stdout);
 	} else {
 		print_text(j);

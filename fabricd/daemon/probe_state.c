@@ -23,6 +23,10 @@ struct round {
 	size_t n;
 };
 
+/* 6 digits: a round trip to the microsecond (jansson's 17 printed 0.13699999999999998) */
+#define PROBE_JSON_FLAGS                                                                           \
+	(JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(6))
+
 static json_t *result_json(const struct probe_result *r)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:I, s:o, s:I}", "peer",
@@ -37,11 +41,7 @@ static json_t *result_json(const struct probe_result *r)
 /* v (taken) as JSON after text; -1 when it could not be made or written. */
 static int put(FILE *f, const char *text, json_t *v)
 {
-	int ret =
-	    v && fputs(text, f) >= 0 &&
-		    json_dumpf(v, f, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) == 0
-		? 0
-		: -1;
+	int ret = v && fputs(text, f) >= 0 && json_dumpf(v, f, PROBE_JSON_FLAGS) == 0 ? 0 : -1;
 
 	json_decref(v);
 	return ret;

@@ -20,6 +20,7 @@ when the fault goes. `status --svg` draws every node and link.
 import base64
 import json
 import os
+import re
 import shutil
 import time
 import xml.etree.ElementTree as ET
@@ -134,6 +135,9 @@ def test_healthy_paths_pass_at_the_zone_mtu_quietly(fabric):
                    what=f"every probe from {node} passes")
     text = status(fabric)
     assert "pve1 -> pve2, zone red (plain): ok, 1390-byte frames pass" in text, text
+    # round trips as a person reads them (was 0.13699999999999998: 17 digits)
+    rtts = re.findall(r'"rtt_ms": ([0-9.e+-]+)', status(fabric, "pve1", "--json"))
+    assert rtts and all(len(r.replace(".", "").lstrip("0")) <= 6 for r in rtts), rtts
     assert "pve1 -> pve3, zone blue (secure): ok" in text, text
     # the metrics take the probe results on their next refresh (once a second)
     def metrics_agree():
