@@ -116,7 +116,7 @@ const char *config_jtype(const json_t *v)
 	case JSON_NULL:
 		break;
 	}
-	return "null";
+	return "no value"; /* "null is no value; give ...", not "null is null" */
 }
 
 /* The offending value as the operator wrote it, quoted, escaped and truncated. */
@@ -654,7 +654,7 @@ static void load_root(struct config_loader *l, json_t *root)
 	if (!json_is_object(root)) {
 		config_error(&l->r, "(top level)",
 			     "is %s; a definition is one JSON object {\"version\": 1, ...}",
-			     config_jtype(root));
+			     json_is_null(root) ? "null" : config_jtype(root));
 		return;
 	}
 	check_keys(l, root, "", top_keys);

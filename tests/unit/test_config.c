@@ -137,7 +137,7 @@ static const struct tcase cases[] = {
     BAD("node is string", "nodes[1]", "\"pve2\" is a string; give an object", NODE1,
 	"\"pve2\", {\"name\": \"pve2\","),
     BAD("node name missing", "nodes[1].name", "missing", NODE1, "{"),
-    BAD("node name null", "nodes[1].name", "null is null", NODE1, "{\"name\": null,"),
+    BAD("node name null", "nodes[1].name", "null is no value; give a string", NODE1, "{\"name\": null,"),
     BAD("underlay missing", "nodes[1].underlay", "missing", "\"underlay\": \"192.0.2.12\", ", ""),
     BAD("fabric_address missing", "nodes[2].fabric_address", "missing",
 	"\"fabric_address\": \"10.255.0.3\",", ""),
