@@ -130,6 +130,14 @@ bool ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b)
 	return a->family == b->family && !memcmp(a->bytes, b->bytes, ip_addr_len(a));
 }
 
+bool ip_addr_in(const struct ip_addr *a, const struct ip_addr *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ip_addr_equal(a, &list[i]))
+			return true;
+	return false;
+}
+
 bool ip_prefix_contains(const struct ip_prefix *p, const struct ip_addr *a)
 {
 	size_t full = p->len / 8;

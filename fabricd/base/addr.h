@@ -30,6 +30,8 @@ const char *ip_addr_str(const struct ip_addr *a, char *buf, size_t len);
 
 size_t ip_addr_len(const struct ip_addr *a); /* 4, 16, or 0 */
 bool ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b);
+/* Whether a is one of list[0..n). */
+bool ip_addr_in(const struct ip_addr *a, const struct ip_addr *list, size_t n);
 bool ip_prefix_contains(const struct ip_prefix *p, const struct ip_addr *a);
 /*
  * Why a cannot be a node's unicast address on a network ("unspecified",

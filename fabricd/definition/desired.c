@@ -161,7 +161,8 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 		desired_vxlan_name(v->other_vxlan, v->vni, TRANSPORT_SECURE);
 		v->other_port = c->fabric.secure_port;
 		v->other_local = me->fabric_address;
-		v->other_remotes = dz->fabrics;
+		/* the other transport's VTEPs: kinds/fdb.c keeps zebra's entries to them */
+		v->other_remotes = secure ? dz->underlays : dz->fabrics;
 		return 0;
 	}
 	desired_vxlan_name(v->vxlan, v->vni, z->transport);

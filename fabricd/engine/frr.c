@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/addr.h"
 #include "base/diag.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -645,4 +646,45 @@ json_t *frr_show_json(const char *pathspace, const char *cmd)
 	free(out);
 	free(err);
 	return j;
+}
+
+static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
+{
+	json_t *t;
+	size_t i;
+
+	if (!json_is_array(list) || !json_array_size(list))
+		return 0;
+	*out = calloc(json_array_size(list), sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	json_array_foreach(list, i, t)
+	{
+		json_t *ip = json_is_string(t) ? t : json_object_get(t, "ip");
+
+		if (json_is_string(ip) && ip_addr_parse(json_string_value(ip), &(*out)[*n]) == 0)
+			(*n)++;
+	}
+	return 0;
+}
+
+int frr_zebra_vteps(const char *pathspace, uint32_t vni, struct ip_addr **out, size_t *n)
+{
+	char cmd[64];
+	json_t *j, *list;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!daemon_alive(pathspace, "zebra"))
+		return 0; /* a dead zebra holds nothing: what it left is no one's */
+	snprintf(cmd, sizeof(cmd), "show evpn vni %u json", vni);
+	j = frr_show_json(pathspace, cmd);
+	if (!j)
+		return -EIO;
+	/* FRR 8.4 lists the remote VTEPs under "numRemoteVteps", later releases count them there */
+	list = json_object_get(j, "remoteVteps");
+	ret = vteps_from(json_is_array(list) ? list : json_object_get(j, "numRemoteVteps"), out, n);
+	json_decref(j);
+	return ret;
 }

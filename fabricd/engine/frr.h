@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -76,5 +77,13 @@ void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *dia
 
 /* The JSON output of `vtysh [-N NAME] -c CMD`, or NULL (logged at debug level). */
 json_t *frr_show_json(const char *pathspace, const char *cmd);
+
+struct ip_addr;
+/*
+ * The remote VTEPs zebra holds for vni (`show evpn vni VNI json`) into *out
+ * (malloc'd, *n of them; none when zebra does not know the VNI or does not
+ * run). 0, -EIO when zebra runs but did not answer, or -ENOMEM.
+ */
+int frr_zebra_vteps(const char *pathspace, uint32_t vni, struct ip_addr **out, size_t *n);
 
 #endif

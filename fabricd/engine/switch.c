@@ -61,8 +61,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "engine/frr.h"
 #include "engine/reconcile.h"
 #include "engine/switch.h"
 #include "kinds/fdb.h"
@@ -304,6 +306,10 @@ static void port_init(struct vxlan_port *d, const struct reconcile *r, const str
 		d->n_remotes = own_transport ? v->n_remotes : v->n_other_remotes;
 		d->remotes = own_transport ? v->remotes : v->other_remotes;
 	}
+	if (v->evpn && own_transport) {
+		d->n_also = v->n_other_remotes;
+		d->also = v->other_remotes;
+	}
 	snprintf(d->alias, sizeof(d->alias), "%s", r->owner);
 }
 
@@ -382,6 +388,31 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	return 0;
 }
 
+/*
+ * The VTEPs zebra holds for d's VNI into d (*zebra: to free), when its device
+ * has a flood entry to no member (kinds/fdb.c removes the stale ones): asked
+ * of vtysh only then. Unknown when zebra runs and does not say: all kept.
+ */
+static void evpn_zebra_vteps(const struct reconcile *r, const struct observed *have,
+			     struct vxlan_port *d, struct ip_addr **zebra)
+{
+	const struct link_obs *l = link_find(&have->links, d->name);
+	struct fdb_cursor c;
+	struct ip_addr dst;
+	bool stranger = false;
+
+	*zebra = NULL;
+	if (!l)
+		return;
+	fdb_cursor_start(&have->fdb, l->ifindex, &c);
+	while (!stranger && fdb_next(&have->fdb, &c, &dst))
+		stranger = !ip_addr_in(&dst, d->remotes, d->n_remotes) &&
+			   !ip_addr_in(&dst, d->also, d->n_also);
+	if (stranger && frr_zebra_vteps(r->frr_pathspace, d->vni, zebra, &d->n_zebra) < 0)
+		d->zebra_unknown = true;
+	d->zebra = *zebra;
+}
+
 /* An EVPN vnet's one device: a switch changes its VTEP (kinds/vxlan.c) and its note. */
 static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 			  const struct link_obs *bridge, const struct observed *have,
@@ -390,6 +421,7 @@ static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *
 	bool clear;
 	struct vxlan_port d;
 	struct vnet_stage st;
+	struct ip_addr *zebra;
 	struct op *op;
 	int ret;
 
@@ -398,7 +430,9 @@ static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *
 	port_init(&d, r, v, true, VXLAN_SENDS);
 	if (st.stage != STAGE_STEADY)
 		port_note(&d, r, &st, clear ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE);
+	evpn_zebra_vteps(r, have, &d, &zebra);
 	ret = plan_port(r, &d, bridge, have, p);
+	free(zebra);
 	if (ret < 0 || st.stage == STAGE_STEADY)
 		return ret;
 	op = plan_add_later(p, st.due, st.due - r->boot_now, KIND_VXLAN, OP_LINK_CHANGE,

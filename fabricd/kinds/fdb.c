@@ -162,6 +162,36 @@ static int plan_dels(const struct fdb_table *fdb, const struct ip_addr *sorted,
 }
 
 /*
+ * An EVPN device: zebra installs its flood entries (fabricd adds none), but a
+ * zebra that died (kill -9, the OOM killer) leaves them, and the one started
+ * again never learns of a VTEP withdrawn meanwhile. An entry to no member of
+ * the zone, in either transport, that zebra does not hold (want->zebra, read
+ * by the engine) is stale and goes; one zebra holds (a node that left the
+ * zone but still announces it) is zebra's: removed, it comes back at once.
+ * Entries with extras are not zebra's: left alone.
+ */
+static int evpn_plan_stale(const struct kind_input *in, struct plan *p)
+{
+	const struct vxlan_port *want = in->port;
+	const struct fdb_table *fdb = &in->have->fdb;
+	struct fdb_cursor c;
+	struct ip_addr dst;
+
+	if (in->recreated || !in->link || want->role != VXLAN_SENDS || want->zebra_unknown)
+		return 0;
+	fdb_cursor_start(fdb, in->link->ifindex, &c);
+	while (fdb_next(fdb, &c, &dst)) {
+		if (ip_addr_in(&dst, want->remotes, want->n_remotes) ||
+		    ip_addr_in(&dst, want->also, want->n_also) ||
+		    ip_addr_in(&dst, want->zebra, want->n_zebra))
+			continue;
+		if (plan_del(p, want, in->link->ifindex, &dst, NULL) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * in: port (the device wanted), link (its owned link; NULL only when
  * recreated), recreated, have->fdb. Each wanted remote is bisected in the
  * table (sorted by device and address), each of the device's entries in the
@@ -176,7 +206,7 @@ static int fdb_plan(const struct kind_input *in, struct plan *p)
 	int ret;
 
 	if (want->evpn)
-		return 0; /* FRR's zebra owns an EVPN vnet's flood list and MACs: leave them */
+		return evpn_plan_stale(in, p); /* zebra's flood list and MACs, but stale ones */
 	for (size_t r = 0; r < want->n_remotes; r++) {
 		struct op *op;
 

@@ -34,6 +34,18 @@ struct vxlan_port {
 	enum vxlan_role role;
 	size_t n_remotes; /* the all-zeros entries it should have */
 	const struct ip_addr *remotes;
+	/*
+	 * EVPN: the members' addresses in the other transport (a VTEP zebra
+	 * installs while a switch is under way), and the remote VTEPs zebra
+	 * holds for the VNI, read only when the device has an entry to neither
+	 * list (zebra_unknown: FRR runs but did not say). A flood entry to none
+	 * of them is stale (zebra died and missed the withdrawal): removed.
+	 */
+	size_t n_also;
+	const struct ip_addr *also;
+	size_t n_zebra;
+	const struct ip_addr *zebra;
+	bool zebra_unknown;
 	char alias[LINK_ALIAS_MAX]; /* the owner mark and the stage note, if any */
 	bool late; /* if it is created: in PHASE_STANDBY, after the flood entries */
 };

@@ -539,6 +539,46 @@ def test_static_zone_switch_under_daemons_keeps_unicast(evpn):
     apply(cluster, frrs, main)  # the static zone goes
 
 
+def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
+    """zebra killed (OOM, kill -9) leaves the flood entries it installed; pve3 leaves an
+    EVPN zone meanwhile and withdraws its VTEP, which the zebra started again never
+    learns of, so nobody removed pve1's entry to pve3: the zone's broadcasts went on
+    to a node outside it, for good (found 2026-12-07). An entry on an EVPN device to
+    no member of the zone that zebra does not hold is apply's to remove."""
+    cluster, frrs = evpn
+    pve1, pve2, pve3 = cluster.nodes
+    main = f"{cluster.tmpdir}/cluster.json"
+    definition = evpn_definition(cluster)
+    definition["zones"].append(zone("lv", "plain", [("vnet302", 302)]))
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/lv.json")
+    apply(cluster, frrs, path)
+    wait_until(lambda: pve1.fdb_remotes("vx302") == underlays_but(cluster, pve1), timeout=15,
+               what="pve1 vx302 floods to pve2 and pve3")
+    frr = frrs["pve1"]
+    definition["zones"][-1]["nodes"] = ["pve1", "pve2"]
+    path = cluster.write_definition(definition, f"{cluster.tmpdir}/lv-narrow.json")
+    # pve3 has not applied yet and still announces VNI 302: zebra's entry to it stays
+    # (removed, zebra puts it back at once: a daemon would loop)
+    apply(cluster, frrs, path, nodes=[pve1, pve2])
+    assert pve1.fdb_remotes("vx302") == underlays_but(cluster, pve1)
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 0, res
+    for pid in frr.pids():
+        os.kill(pid, signal.SIGKILL)
+    apply(cluster, frrs, path, nodes=[pve3])
+    assert "vx302" not in pve3.links()
+    frr.stop_daemons()
+    frr.start_daemons()
+    apply(cluster, frrs, path, nodes=[pve1])
+    assert pve1.fdb_remotes("vx302") == [pve2.underlay], "stale flood entry to pve3"
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 0, res
+    apply(cluster, frrs, main)  # the zone goes
+    wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
+    wait_until(lambda: frr.remote_vteps(100) == fabrics_but(cluster, pve1), timeout=30,
+               what="pve1's zebra learns the VTEPs again")
+
+
 def test_status_shows_peers_and_vnis(evpn):
     cluster, frrs = evpn
     path = f"{cluster.tmpdir}/cluster.json"
