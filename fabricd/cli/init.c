@@ -2,7 +2,8 @@
 /*
  * cli/init.c - `fabricd init -c FILE --cluster NAME --prefix CIDR
  * [--listen-port N]`: a new definition with this node as its first member
- * (and this node's private key, when it has none yet).
+ * (and this node's private key, when it has none yet). An empty file is
+ * filled, keeping its owner and mode.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ static int init_edit(const struct deffile *f, void *data, struct bootstrap_resul
 	const struct init_args *a = data;
 	struct member_request req = {a->m->name, a->m->underlay, a->m->public_key};
 
-	if (f->exists) {
+	if (f->exists && !deffile_blank(f)) {
 		diag_add(d, f->path,
 			 "a definition already exists: nothing was changed; add this node to it "
 			 "with `fabricd join -c %s`, or remove the file first",

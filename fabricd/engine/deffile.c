@@ -16,6 +16,7 @@
  * and reports -EAGAIN when someone else changed it, and the caller redoes
  * its edit on the new content.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -77,6 +78,16 @@ static int read_fd(int fd, char **text, size_t *len, struct stat *st)
 	*text = buf;
 	*len = used;
 	return 0;
+}
+
+bool deffile_blank(const struct deffile *f)
+{
+	if (!f->exists)
+		return false;
+	for (size_t i = 0; i < f->len; i++)
+		if (!isspace((unsigned char)f->text[i]))
+			return false;
+	return true;
 }
 
 /* Reads path into f (exists = false when there is none). 0 or -errno. */

@@ -33,6 +33,9 @@ struct deffile {
 int deffile_open_locked(const char *path, unsigned int wait_s, const char *command,
 			struct deffile *f, char *err, size_t errlen);
 
+/* Exists but empty or white space only: made ahead for its owner and mode (init fills it). */
+bool deffile_blank(const struct deffile *f);
+
 /*
  * Replaces the file with text: same owner and mode (0644 for a new file),
  * written to a temporary file next to it, flushed and renamed over it.

@@ -606,6 +606,28 @@ def test_init_where_the_file_system_decides_the_mode(fabricd_bin, tmp_path):
     assert fabricd(fabricd_bin, "check", "-c", str(path)).returncode == 0
 
 
+def test_init_fills_an_empty_file_made_ahead(fabricd_bin, tmp_path):
+    """A file made ahead for its mode (`install -m 0640 /dev/null FILE`) is filled by init,
+    keeping that mode (it said "a definition already exists; use join", and join then
+    failed on its empty JSON: join now says to init); a file with anything in it is still
+    refused."""
+    path = tmp_path / "fabricd.json"
+    path.write_text("\n")
+    os.chmod(path, 0o640)
+    res = fabricd(fabricd_bin, "join", "-c", str(path), "--underlay", "192.0.2.12",
+                  *key_args(tmp_path, "pve2"), check_rc=1)
+    assert f"{path}: empty: nothing was changed; create the cluster in it with `fabricd init" \
+        in res.stderr, res.stderr
+    assert path.read_text() == "\n" and not (tmp_path / "pve2").exists()
+    init = ["init", "-c", str(path), "--cluster", "lab", "--prefix", PREFIX,
+            "--underlay", "192.0.2.11", *key_args(tmp_path, "pve1")]
+    fabricd(fabricd_bin, *init, check_rc=0)
+    assert json.loads(path.read_text())["nodes"][0]["name"] == "pve1"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+    res = fabricd(fabricd_bin, *init, check_rc=1)
+    assert "a definition already exists" in res.stderr, res.stderr
+
+
 def test_prefix_for_one_node_is_warned(fabricd_bin, tmp_path):
     path = tmp_path / "f.json"
     res = fabricd(fabricd_bin, "init", "-c", str(path), "--cluster", "lab", "--prefix",
