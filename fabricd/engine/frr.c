@@ -623,12 +623,14 @@ void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *dia
 		diag_warn(diag, "frr", "%s; apply will refuse until it runs", why);
 }
 
-json_t *frr_show_json(const char *pathspace, const char *cmd)
+/* The JSON output of `vtysh [-N NAME] -c CMD` within timeout_ms, or NULL; run()'s result in *ret.
+ */
+static json_t *show_json(const char *pathspace, const char *cmd, int timeout_ms, int *ret)
 {
 	char *argv[8], *out = NULL, *err = NULL;
 	json_error_t jerr;
 	json_t *j = NULL;
-	int n = 0, ret;
+	int n = 0;
 
 	argv[n++] = (char *)VTYSH;
 	if (pathspace) {
@@ -638,14 +640,21 @@ json_t *frr_show_json(const char *pathspace, const char *cmd)
 	argv[n++] = (char *)"-c";
 	argv[n++] = (char *)cmd;
 	argv[n] = NULL;
-	ret = run(argv, &out, &err, FRR_RUN_TIMEOUT_MS);
-	if (ret == 0 && out)
+	*ret = run(argv, &out, &err, timeout_ms);
+	if (*ret == 0 && out)
 		j = json_loads(out, 0, &jerr);
 	if (!j)
-		log_debug("frr: vtysh -c '%s': exit %d, %s", cmd, ret, err ? err : "");
+		log_debug("frr: vtysh -c '%s': exit %d, %s", cmd, *ret, err ? err : "");
 	free(out);
 	free(err);
 	return j;
+}
+
+json_t *frr_show_json(const char *pathspace, const char *cmd)
+{
+	int ret;
+
+	return show_json(pathspace, cmd, FRR_RUN_TIMEOUT_MS, &ret);
 }
 
 static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
@@ -668,6 +677,14 @@ static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
 	return 0;
 }
 
+/*
+ * A zebra that did not answer within FRR_READ_TIMEOUT_MS (stopped, stuck) is
+ * not asked again for ZEBRA_SILENT_MS: a plan asks once for each EVPN vnet
+ * with a flood entry to no member, and the daemon on every pass.
+ */
+#define ZEBRA_SILENT_MS 30000
+static double zebra_silent_at = -1;
+
 int frr_zebra_vteps(const char *pathspace, uint32_t vni, struct ip_addr **out, size_t *n)
 {
 	char cmd[64];
@@ -678,8 +695,16 @@ int frr_zebra_vteps(const char *pathspace, uint32_t vni, struct ip_addr **out, s
 	*n = 0;
 	if (!daemon_alive(pathspace, "zebra"))
 		return 0; /* a dead zebra holds nothing: what it left is no one's */
+	if (zebra_silent_at >= 0 && clock_mono_ms() - zebra_silent_at < ZEBRA_SILENT_MS)
+		return -EIO;
 	snprintf(cmd, sizeof(cmd), "show evpn vni %u json", vni);
-	j = frr_show_json(pathspace, cmd);
+	j = show_json(pathspace, cmd, FRR_READ_TIMEOUT_MS, &ret);
+	zebra_silent_at = ret == -ETIMEDOUT ? clock_mono_ms() : -1;
+	if (ret == -ETIMEDOUT)
+		log_warn("frr: vtysh -c '%s' did not answer within %d s (is zebra stopped or "
+			 "stuck?): flood entries of VNI %u to no member are kept, and zebra is not "
+			 "asked again for %d s; see `systemctl status frr` and FRR's log",
+			 cmd, FRR_READ_TIMEOUT_MS / 1000, vni, ZEBRA_SILENT_MS / 1000);
 	if (!j)
 		return -EIO;
 	/* FRR 8.4 lists the remote VTEPs under "numRemoteVteps", later releases count them there */

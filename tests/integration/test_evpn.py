@@ -548,6 +548,8 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
     cluster, frrs = evpn
     pve1, pve2, pve3 = cluster.nodes
     main = f"{cluster.tmpdir}/cluster.json"
+    if not os.path.exists(main):  # run alone (-k): the earlier tests' definition
+        cluster.write_definition(evpn_definition(cluster), main)
     definition = evpn_definition(cluster)
     definition["zones"].append(zone("lv", "plain", [("vnet302", 302)]))
     path = cluster.write_definition(definition, f"{cluster.tmpdir}/lv.json")
@@ -577,6 +579,59 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
     wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
     wait_until(lambda: frr.remote_vteps(100) == fabrics_but(cluster, pve1), timeout=30,
                what="pve1's zebra learns the VTEPs again")
+
+
+def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
+    """A flood entry on an EVPN device to no VTEP (zebra does not hold it) goes, under
+    apply and under the daemon. zebra stopped (SIGSTOP: stuck, its pid alive) answers no
+    vtysh: the entry is kept (unknown), and apply and plan wait FRR's read timeout for
+    `show evpn vni`, not the 60 s of a reload (found 2026-12-07: apply took 63 s)."""
+    cluster, frrs = evpn
+    pve1 = cluster.nodes[0]
+    frr = frrs["pve1"]
+    main = f"{cluster.tmpdir}/cluster.json"
+    stray = "192.0.2.250" if cluster.family == 4 else "2001:db8::250"
+    members = underlays_but(cluster, pve1)
+
+    def add_stray():
+        pve1.run(["bridge", "fdb", "append", "00:00:00:00:00:00", "dev", "vx200", "dst", stray])
+        assert stray in pve1.fdb_remotes("vx200")
+
+    if not os.path.exists(main):  # run alone (-k): the earlier tests' definition
+        cluster.write_definition(evpn_definition(cluster), main)
+    apply(cluster, frrs, main)
+    wait_until(lambda: frr.remote_vteps(200) == members, timeout=30,
+               what="pve1's zebra learns pve2's and pve3's VTEPs")
+    wait_until(lambda: pve1.fdb_remotes("vx200") == members, timeout=15,
+               what="pve1 vx200 floods to pve2 and pve3")
+    add_stray()
+    apply(cluster, frrs, main, nodes=[pve1])
+    assert pve1.fdb_remotes("vx200") == members, "stray flood entry kept"
+    add_stray()
+    zebra = int(open(f"{frr.rundir}/zebra.pid").read())
+    os.kill(zebra, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        res = fabricd(cluster, frrs, pve1, "apply", "-c", main)
+        took = time.monotonic() - started
+    finally:
+        os.kill(zebra, signal.SIGCONT)
+    assert res.rc == 0, res
+    assert took < 20, f"apply waited {took:.1f} s for a stuck zebra"
+    assert "show evpn vni 200 json' did not answer within 3 s" in res.stderr, res
+    assert stray in pve1.fdb_remotes("vx200"), "removed though zebra did not say"
+    d = Daemon(cluster, pve1, extra_args=["--frr-pathspace", frr.pathspace,
+                                          "--probe-interval", "0"])
+    d.write(evpn_definition(cluster))
+    try:
+        d.start()
+        wait_until(lambda: pve1.fdb_remotes("vx200") == members, timeout=10,
+                   what="the daemon removes the stray flood entry")
+        add_stray()
+        wait_until(lambda: pve1.fdb_remotes("vx200") == members, timeout=10,
+                   what="the daemon removes a stray flood entry added by hand")
+    finally:
+        d.stop()
 
 
 def test_status_shows_peers_and_vnis(evpn):
