@@ -4,6 +4,7 @@
  * state and the VNIs and remote VTEPs FRR knows, from FRR's JSON show
  * commands (`show bgp l2vpn evpn summary json`, `show evpn vni detail json`).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,8 +110,15 @@ void status_evpn_add(const struct options *o, const struct cluster *c, size_t se
 		json_object_set_new(j, "evpn", evpn);
 		return;
 	}
-	summary = frr_show_json(o->frr_pathspace, "show bgp l2vpn evpn summary json");
-	detail = frr_show_json(o->frr_pathspace, "show evpn vni detail json");
+	why[0] = '\0';
+	detail = NULL;
+	/* a stuck FRR: one wait, not two (status is read by a person waiting) */
+	if (frr_show_json(o->frr_pathspace, "show bgp l2vpn evpn summary json", &summary, why,
+			  sizeof(why)) != -ETIMEDOUT)
+		frr_show_json(o->frr_pathspace, "show evpn vni detail json", &detail, why,
+			      sizeof(why));
+	if (why[0])
+		json_object_set_new(evpn, "error", json_string(why));
 	json_object_set_new(evpn, "peers", peers_json(c, summary));
 	json_object_set_new(evpn, "vnis", vnis_json(detail));
 	json_decref(summary);

@@ -650,11 +650,27 @@ static json_t *show_json(const char *pathspace, const char *cmd, int timeout_ms,
 	return j;
 }
 
-json_t *frr_show_json(const char *pathspace, const char *cmd)
+/* status: a person waits, FRR busy with a large table still answers within it */
+#define FRR_SHOW_TIMEOUT_MS 10000
+
+int frr_show_json(const char *pathspace, const char *cmd, json_t **out, char *why, size_t len)
 {
 	int ret;
 
-	return show_json(pathspace, cmd, FRR_RUN_TIMEOUT_MS, &ret);
+	*out = show_json(pathspace, cmd, FRR_SHOW_TIMEOUT_MS, &ret);
+	if (*out)
+		return 0;
+	if (ret == -ETIMEDOUT) {
+		snprintf(why, len,
+			 "vtysh -c '%s' did not answer within %d s (is a bgpd or zebra stopped or "
+			 "stuck?): see `systemctl status frr` and FRR's log",
+			 cmd, FRR_SHOW_TIMEOUT_MS / 1000);
+		return ret;
+	}
+	snprintf(why, len,
+		 "vtysh -c '%s' gave no JSON (%s %d): see `systemctl status frr` and FRR's log",
+		 cmd, ret < 0 ? "error" : "exit status", ret < 0 ? -ret : ret);
+	return -EIO;
 }
 
 static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)

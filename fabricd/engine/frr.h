@@ -75,8 +75,11 @@ int frr_check_plan(const char *pathspace, const struct plan *p);
 /* The same for plan: a warning, so that plan and status still show everything. */
 void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *diag);
 
-/* The JSON output of `vtysh [-N NAME] -c CMD`, or NULL (logged at debug level). */
-json_t *frr_show_json(const char *pathspace, const char *cmd);
+/*
+ * The JSON output of `vtysh [-N NAME] -c CMD` into *out (waited for at most
+ * 10 s): 0, or -ETIMEDOUT or -EIO with why into why[len] and *out NULL.
+ */
+int frr_show_json(const char *pathspace, const char *cmd, json_t **out, char *why, size_t len);
 
 struct ip_addr;
 /*

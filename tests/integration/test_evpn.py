@@ -614,8 +614,16 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
         started = time.monotonic()
         res = fabricd(cluster, frrs, pve1, "apply", "-c", main)
         took = time.monotonic() - started
+        # status asks zebra too: it waited 60 s and then showed no VNIs without a word
+        started = time.monotonic()
+        shown = fabricd(cluster, frrs, pve1, "status", "-c", main, "--json")
+        status_took = time.monotonic() - started
     finally:
         os.kill(zebra, signal.SIGCONT)
+    assert status_took < 20, f"status waited {status_took:.1f} s for a stuck zebra"
+    # vtysh waits for every daemon, zebra too: its first question already times out
+    assert "' did not answer within 10 s (is a bgpd or zebra stopped or stuck?)" in \
+        json.loads(shown.stdout)["evpn"]["error"], shown
     assert res.rc == 0, res
     assert took < 20, f"apply waited {took:.1f} s for a stuck zebra"
     assert "show evpn vni 200 json' did not answer within 3 s" in res.stderr, res
