@@ -306,7 +306,10 @@ int deffile_reread(struct deffile *f, char *err, size_t errlen)
 
 	if (ret < 0)
 		snprintf(err, errlen, "%s: cannot read it: %s; nothing was changed: %s", f->path,
-			 strerror(-ret), GIVE_FILE);
+			 strerror(-ret),
+			 ret == -EACCES || ret == -EISDIR
+			     ? GIVE_FILE
+			     : "check the file system it is on (dmesg), then try again");
 	return ret;
 }
 

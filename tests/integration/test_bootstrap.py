@@ -845,3 +845,20 @@ def test_a_definition_that_cannot_be_replaced_says_what_to_do(fabricd_bin, two_n
     finally:
         run(["chattr", "-i", tmp], check=False)
         run(["chattr", "-i", path], check=False)
+
+
+def test_a_definition_that_cannot_be_read_says_what_to_do(fabricd_bin, two_node_files):
+    """A read error that is not the operator's -c (EIO: the disk, the network file system)
+    points at the file system, not at -c FILE (it said to give the definition file)."""
+    import shutil
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    path = two_node_files["path"]
+    text = open(path).read()
+    res = run(["strace", "-f", "-o", "/dev/null", "-P", path, "-e", "trace=read",
+               "-e", "inject=read:error=EIO", fabricd_bin, "zone", "add", "-c", path, "blue",
+               "--transport", "plain"], check=False)
+    assert res.returncode == 1, res.stderr
+    assert f"{path}: cannot read it: Input/output error; nothing was changed: check the file " \
+           "system it is on (dmesg), then try again" in res.stderr, res.stderr
+    assert open(path).read() == text
