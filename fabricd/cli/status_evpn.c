@@ -48,13 +48,10 @@ static json_t *peers_json(const struct cluster *c, json_t *summary)
 
 static void add_vni(json_t *vnis, json_t *v)
 {
-	json_t *vteps = json_array(), *t, *list = json_object_get(v, "remoteVteps");
+	json_t *vteps = json_array(), *t;
 	size_t i;
 
-	/* FRR 8.4 lists the remote VTEPs under "numRemoteVteps", later releases count them there */
-	if (!json_is_array(list))
-		list = json_object_get(v, "numRemoteVteps");
-	json_array_foreach(list, i, t)
+	json_array_foreach(frr_vni_remote_vteps(v), i, t)
 	{
 		json_t *ip = json_is_string(t) ? t : json_object_get(t, "ip");
 

@@ -673,6 +673,33 @@ int frr_show_json(const char *pathspace, const char *cmd, json_t **out, char *wh
 	return -EIO;
 }
 
+json_t *frr_vni_remote_vteps(json_t *vni)
+{
+	json_t *list = json_object_get(vni, "remoteVteps");
+
+	/* FRR 8.4 lists the remote VTEPs under "numRemoteVteps", later releases count them there */
+	return json_is_array(list) ? list : json_object_get(vni, "numRemoteVteps");
+}
+
+/* The entry of `show evpn vni detail json` (an array, or an object keyed by VNI) for vni. */
+static json_t *detail_vni(json_t *detail, uint32_t vni)
+{
+	char key[16];
+	json_t *v;
+	size_t i;
+
+	if (!json_is_array(detail)) {
+		snprintf(key, sizeof(key), "%u", vni);
+		return json_object_get(detail, key);
+	}
+	json_array_foreach(detail, i, v)
+	{
+		if (json_integer_value(json_object_get(v, "vni")) == (json_int_t)vni)
+			return v;
+	}
+	return NULL;
+}
+
 static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
 {
 	json_t *t;
@@ -695,37 +722,52 @@ static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
 
 /*
  * A zebra that did not answer within FRR_READ_TIMEOUT_MS (stopped, stuck) is
- * not asked again for ZEBRA_SILENT_MS: a plan asks once for each EVPN vnet
- * with a flood entry to no member, and the daemon on every pass.
+ * not asked again for ZEBRA_SILENT_MS. An answer is one read of every VNI,
+ * kept: a plan asks for each EVPN vnet with a flood entry to no member, the
+ * daemon on every pass, and a VTEP outside the fabric (a switch's) makes
+ * that every vnet on every pass (one vtysh each made a pass of 100 such
+ * vnets take seconds).
  */
 #define ZEBRA_SILENT_MS 30000
 static double zebra_silent_at = -1;
+static struct {
+	json_t *detail; /* `show evpn vni detail json` */
+	double at;	/* when it was read */
+} zebra_read;
 
-int frr_zebra_vteps(const char *pathspace, uint32_t vni, struct ip_addr **out, size_t *n)
+/* zebra_read made at read_since_ms or later: 0, or -EIO (said) */
+static int zebra_detail(const char *pathspace, double read_since_ms)
 {
-	char cmd[64];
-	json_t *j, *list;
+	static const char cmd[] = "show evpn vni detail json";
+	int ret;
+
+	if (zebra_read.detail && zebra_read.at >= read_since_ms)
+		return 0;
+	if (zebra_silent_at >= 0 && clock_mono_ms() - zebra_silent_at < ZEBRA_SILENT_MS)
+		return -EIO;
+	json_decref(zebra_read.detail);
+	zebra_read.detail = show_json(pathspace, cmd, FRR_READ_TIMEOUT_MS, &ret);
+	zebra_read.at = clock_mono_ms();
+	zebra_silent_at = ret == -ETIMEDOUT ? clock_mono_ms() : -1;
+	if (ret == -ETIMEDOUT)
+		log_warn("frr: vtysh -c '%s' did not answer within %d s (is zebra stopped or "
+			 "stuck?): flood entries of EVPN vnets to no member are kept, and zebra is "
+			 "not asked again for %d s; see `systemctl status frr` and FRR's log",
+			 cmd, FRR_READ_TIMEOUT_MS / 1000, ZEBRA_SILENT_MS / 1000);
+	return zebra_read.detail ? 0 : -EIO;
+}
+
+int frr_zebra_vteps(const char *pathspace, uint32_t vni, double read_since_ms, struct ip_addr **out,
+		    size_t *n)
+{
 	int ret;
 
 	*out = NULL;
 	*n = 0;
 	if (!daemon_alive(pathspace, "zebra"))
 		return 0; /* a dead zebra holds nothing: what it left is no one's */
-	if (zebra_silent_at >= 0 && clock_mono_ms() - zebra_silent_at < ZEBRA_SILENT_MS)
-		return -EIO;
-	snprintf(cmd, sizeof(cmd), "show evpn vni %u json", vni);
-	j = show_json(pathspace, cmd, FRR_READ_TIMEOUT_MS, &ret);
-	zebra_silent_at = ret == -ETIMEDOUT ? clock_mono_ms() : -1;
-	if (ret == -ETIMEDOUT)
-		log_warn("frr: vtysh -c '%s' did not answer within %d s (is zebra stopped or "
-			 "stuck?): flood entries of VNI %u to no member are kept, and zebra is not "
-			 "asked again for %d s; see `systemctl status frr` and FRR's log",
-			 cmd, FRR_READ_TIMEOUT_MS / 1000, vni, ZEBRA_SILENT_MS / 1000);
-	if (!j)
-		return -EIO;
-	/* FRR 8.4 lists the remote VTEPs under "numRemoteVteps", later releases count them there */
-	list = json_object_get(j, "remoteVteps");
-	ret = vteps_from(json_is_array(list) ? list : json_object_get(j, "numRemoteVteps"), out, n);
-	json_decref(j);
-	return ret;
+	ret = zebra_detail(pathspace, read_since_ms);
+	if (ret < 0)
+		return ret;
+	return vteps_from(frr_vni_remote_vteps(detail_vni(zebra_read.detail, vni)), out, n);
 }

@@ -83,10 +83,16 @@ int frr_show_json(const char *pathspace, const char *cmd, json_t **out, char *wh
 
 struct ip_addr;
 /*
- * The remote VTEPs zebra holds for vni (`show evpn vni VNI json`) into *out
- * (malloc'd, *n of them; none when zebra does not know the VNI or does not
- * run). 0, -EIO when zebra runs but did not answer, or -ENOMEM.
+ * The remote VTEPs zebra holds for vni into *out (malloc'd, *n of them; none
+ * when zebra does not know the VNI or does not run), from a read of every
+ * VNI (`show evpn vni detail json`) made at read_since_ms (CLOCK_MONOTONIC)
+ * or later. 0, -EIO when
+ * zebra runs but did not answer (now or within the last 30 s), or -ENOMEM.
  */
-int frr_zebra_vteps(const char *pathspace, uint32_t vni, struct ip_addr **out, size_t *n);
+int frr_zebra_vteps(const char *pathspace, uint32_t vni, double read_since_ms, struct ip_addr **out,
+		    size_t *n);
+
+/* A VNI's remote VTEPs in `show evpn vni [detail] json`: a list in every FRR release. */
+json_t *frr_vni_remote_vteps(json_t *vni);
 
 #endif

@@ -39,6 +39,8 @@ struct reconcile {
 	long long now;	    /* wall clock of this pass (the retire note's deadline for people) */
 	long long
 	    boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
+	/* CLOCK_MONOTONIC ms when the kernel's state was read: FRR's answers after it saw it */
+	double observed_ms;
 
 	/* --frr-pathspace: FRR daemons started with -N NAME; NULL = the host's */
 	const char *frr_pathspace;

@@ -470,6 +470,7 @@ int session_plan(struct session *s)
 	s->r.boot_now = (long long)boot.tv_sec;
 	s->r.now = (long long)time(NULL);
 	ret = s->view ? view_observe(s->view, &s->r, &s->have) : observe(&s->r, &s->have);
+	s->r.observed_ms = clock_mono_ms();
 	if (ret == -EAGAIN) {
 		/* each try of a dump was cut short by changes: busy, nothing wrong */
 		log_error("cannot read the kernel's state: it kept changing while it was read; %s",

@@ -64,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "engine/frr.h"
 #include "engine/reconcile.h"
 #include "engine/switch.h"
@@ -388,6 +389,30 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	return 0;
 }
 
+/* Whether d's device has a flood entry to no member (held: also none zebra holds). */
+static bool has_stray(const struct observed *have, int ifindex, const struct vxlan_port *d,
+		      bool held)
+{
+	struct fdb_cursor c;
+	struct ip_addr dst;
+
+	fdb_cursor_start(&have->fdb, ifindex, &c);
+	while (fdb_next(&have->fdb, &c, &dst))
+		if (!ip_addr_in(&dst, d->remotes, d->n_remotes) &&
+		    !ip_addr_in(&dst, d->also, d->n_also) &&
+		    (!held || !ip_addr_in(&dst, d->zebra, d->n_zebra)))
+			return true;
+	return false;
+}
+
+/*
+ * "Zebra holds it" (which keeps an entry) may come from a read of up to 10 s
+ * ago; "it does not" (which removes one) only from a read after the kernel's
+ * state was: zebra adds a VTEP to its table before the kernel's, so an entry
+ * it installed since an older read must not go for that read.
+ */
+#define ZEBRA_HELD_MS 10000
+
 /*
  * The VTEPs zebra holds for d's VNI into d (*zebra: to free), when its device
  * has a flood entry to no member (kinds/fdb.c removes the stale ones): asked
@@ -397,20 +422,21 @@ static void evpn_zebra_vteps(const struct reconcile *r, const struct observed *h
 			     struct vxlan_port *d, struct ip_addr **zebra)
 {
 	const struct link_obs *l = link_find(&have->links, d->name);
-	struct fdb_cursor c;
-	struct ip_addr dst;
-	bool stranger = false;
+	int ret;
 
 	*zebra = NULL;
-	if (!l)
+	if (!l || !has_stray(have, l->ifindex, d, false))
 		return;
-	fdb_cursor_start(&have->fdb, l->ifindex, &c);
-	while (!stranger && fdb_next(&have->fdb, &c, &dst))
-		stranger = !ip_addr_in(&dst, d->remotes, d->n_remotes) &&
-			   !ip_addr_in(&dst, d->also, d->n_also);
-	if (stranger && frr_zebra_vteps(r->frr_pathspace, d->vni, zebra, &d->n_zebra) < 0)
-		d->zebra_unknown = true;
+	ret = frr_zebra_vteps(r->frr_pathspace, d->vni, clock_mono_ms() - ZEBRA_HELD_MS, zebra,
+			      &d->n_zebra);
 	d->zebra = *zebra;
+	if (ret == 0 && has_stray(have, l->ifindex, d, true)) {
+		free(*zebra);
+		ret = frr_zebra_vteps(r->frr_pathspace, d->vni, r->observed_ms, zebra, &d->n_zebra);
+		d->zebra = *zebra;
+	}
+	if (ret < 0)
+		d->zebra_unknown = true;
 }
 
 /* An EVPN vnet's one device: a switch changes its VTEP (kinds/vxlan.c) and its note. */

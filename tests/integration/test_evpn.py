@@ -551,7 +551,7 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
     if not os.path.exists(main):  # run alone (-k): the earlier tests' definition
         cluster.write_definition(evpn_definition(cluster), main)
     definition = evpn_definition(cluster)
-    definition["zones"].append(zone("lv", "plain", [("vnet302", 302)]))
+    definition["zones"].append(zone("lv", "plain", [("vnet302", 302), ("vnet303", 303)]))
     path = cluster.write_definition(definition, f"{cluster.tmpdir}/lv.json")
     apply(cluster, frrs, path)
     wait_until(lambda: pve1.fdb_remotes("vx302") == underlays_but(cluster, pve1), timeout=15,
@@ -565,6 +565,14 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
     assert pve1.fdb_remotes("vx302") == underlays_but(cluster, pve1)
     res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
     assert res.rc == 0, res
+    # zebra is asked once for every VNI, not once for each vnet with such an entry (a VTEP
+    # outside the fabric, a switch's, made that one vtysh per vnet and pass)
+    trace = f"{cluster.tmpdir}/plan.execve"
+    pve1.run(["strace", "-f", "-qq", "-e", "trace=execve", "-o", trace, cluster.fabricd_bin,
+              "plan", "-c", path, "--frr-pathspace", frr.pathspace, "-n", "pve1",
+              "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend])
+    asked = [line for line in open(trace) if "show evpn vni" in line]
+    assert len(asked) == 1, asked
     for pid in frr.pids():
         os.kill(pid, signal.SIGKILL)
     apply(cluster, frrs, path, nodes=[pve3])
@@ -593,9 +601,10 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
     stray = "192.0.2.250" if cluster.family == 4 else "2001:db8::250"
     members = underlays_but(cluster, pve1)
 
-    def add_stray():
+    def add_stray(check=True):
         pve1.run(["bridge", "fdb", "append", "00:00:00:00:00:00", "dev", "vx200", "dst", stray])
-        assert stray in pve1.fdb_remotes("vx200")
+        # under a daemon it may be gone again before it can be seen
+        assert not check or stray in pve1.fdb_remotes("vx200")
 
     if not os.path.exists(main):  # run alone (-k): the earlier tests' definition
         cluster.write_definition(evpn_definition(cluster), main)
@@ -620,13 +629,13 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
         status_took = time.monotonic() - started
     finally:
         os.kill(zebra, signal.SIGCONT)
-    assert status_took < 20, f"status waited {status_took:.1f} s for a stuck zebra"
+    assert status_took < 28, f"status waited {status_took:.1f} s for a stuck zebra"
     # vtysh waits for every daemon, zebra too: its first question already times out
     assert "' did not answer within 10 s (is a bgpd or zebra stopped or stuck?)" in \
         json.loads(shown.stdout)["evpn"]["error"], shown
     assert res.rc == 0, res
     assert took < 20, f"apply waited {took:.1f} s for a stuck zebra"
-    assert "show evpn vni 200 json' did not answer within 3 s" in res.stderr, res
+    assert "show evpn vni detail json' did not answer within 3 s" in res.stderr, res
     assert stray in pve1.fdb_remotes("vx200"), "removed though zebra did not say"
     d = Daemon(cluster, pve1, extra_args=["--frr-pathspace", frr.pathspace,
                                           "--probe-interval", "0"])
@@ -635,7 +644,7 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
         d.start()
         wait_until(lambda: pve1.fdb_remotes("vx200") == members, timeout=10,
                    what="the daemon removes the stray flood entry")
-        add_stray()
+        add_stray(check=False)
         wait_until(lambda: pve1.fdb_remotes("vx200") == members, timeout=10,
                    what="the daemon removes a stray flood entry added by hand")
     finally:
