@@ -30,45 +30,17 @@ struct spec {
 	/* an EVPN vnet is here: the chains that carry its VXLAN (a route chain costs every packet)
 	 */
 	bool carry;
-	struct firewall_elems plain_members;   /* "addr . vni" */
-	struct firewall_elems secure_vnis;     /* "vni" */
-	struct firewall_elems wg_ip, wg_ip6;   /* addresses */
-	struct firewall_elems carried_vnis;    /* "vni" */
-	struct firewall_elems carried_members; /* "addr . vni" */
-	struct firewall_elems fabric_members;  /* "addr . vni", the fabric prefix's family */
-	struct firewall_elems node_vnis;       /* "vni": every vnet of this node */
-	uint32_t size[FW_N_SETS];	       /* declared sizes, by set id (0: none) */
+	/* by set id (kinds/guard.h: FW_SET_*; fabric_members in the fabric prefix's family) */
+	struct firewall_elems sets[FW_N_SETS];
+	uint32_t size[FW_N_SETS]; /* declared sizes (0: none) */
 	int fabric_family;
 	int wg_any_family; /* WireGuard of this family from anywhere (firewall_chain_params) */
 };
 
-/* The spec's set of that id. */
-static struct firewall_elems *spec_set(struct spec *s, int id)
-{
-	switch (id) {
-	case FW_SET_PLAIN_MEMBERS:
-		return &s->plain_members;
-	case FW_SET_SECURE_VNIS:
-		return &s->secure_vnis;
-	case FW_SET_WG_IP:
-		return &s->wg_ip;
-	case FW_SET_WG_IP6:
-		return &s->wg_ip6;
-	case FW_SET_CARRIED_VNIS:
-		return &s->carried_vnis;
-	case FW_SET_CARRIED_MEMBERS:
-		return &s->carried_members;
-	case FW_SET_FABRIC_MEMBERS:
-		return &s->fabric_members;
-	default:
-		return &s->node_vnis;
-	}
-}
-
 static void spec_free(struct spec *s)
 {
 	for (int i = 0; i < FW_N_SETS; i++)
-		elems_free(spec_set(s, i));
+		elems_free(&s->sets[i]);
 }
 
 static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long vni)
@@ -82,9 +54,9 @@ static int add_addr(struct firewall_elems *l, const struct ip_addr *a, long long
 static int add_wg_peer(struct spec *s, const struct ip_addr *a)
 {
 	if (a->family == AF_INET)
-		return add_addr(&s->wg_ip, a, -1);
+		return add_addr(&s->sets[FW_SET_WG_IP], a, -1);
 	if (a->family == AF_INET6)
-		return add_addr(&s->wg_ip6, a, -1);
+		return add_addr(&s->sets[FW_SET_WG_IP6], a, -1);
 	return 0; /* a DNS endpoint: resolved only when WireGuard is configured */
 }
 
@@ -145,9 +117,9 @@ static unsigned int vnet_pairs(const struct desired_vnet *v, bool sealed)
 static int add_vnet_vnis(struct spec *s, const struct desired_vnet *v, bool sealed)
 {
 	if (v->evpn)
-		return v->carried ? add_addr(&s->carried_vnis, NULL, v->vni) : 0;
+		return v->carried ? add_addr(&s->sets[FW_SET_CARRIED_VNIS], NULL, v->vni) : 0;
 	if (v->transport == TRANSPORT_SECURE && (sealed || !v->plain_sending))
-		return add_addr(&s->secure_vnis, NULL, v->vni);
+		return add_addr(&s->sets[FW_SET_SECURE_VNIS], NULL, v->vni);
 	return 0;
 }
 
@@ -175,9 +147,9 @@ static int reserve_members(struct spec *s, const struct node_state *want, const 
 			plain += other_members(want, &want->vnets[i]);
 		fabric += other_members(want, &want->vnets[i]);
 	}
-	if (elems_reserve(&s->plain_members, plain) < 0)
+	if (elems_reserve(&s->sets[FW_SET_PLAIN_MEMBERS], plain) < 0)
 		return -ENOMEM;
-	return elems_reserve(&s->fabric_members, fabric);
+	return elems_reserve(&s->sets[FW_SET_FABRIC_MEMBERS], fabric);
 }
 
 /* What the pairs are made of: the nodes in one address's order, the vnets by VNI. */
@@ -285,11 +257,14 @@ static int add_member_pairs(struct spec *s, const struct node_state *want, const
 	int ret = pairs_order_init(&o, want);
 
 	if (!ret)
-		ret = add_pairs(&s->plain_members, PAIRS_PLAIN, false, &o, want, pairs);
+		ret =
+		    add_pairs(&s->sets[FW_SET_PLAIN_MEMBERS], PAIRS_PLAIN, false, &o, want, pairs);
 	if (!ret)
-		ret = add_pairs(&s->carried_members, PAIRS_CARRIED, false, &o, want, pairs);
+		ret = add_pairs(&s->sets[FW_SET_CARRIED_MEMBERS], PAIRS_CARRIED, false, &o, want,
+				pairs);
 	if (!ret)
-		ret = add_pairs(&s->fabric_members, PAIRS_FABRIC, true, &o, want, pairs);
+		ret =
+		    add_pairs(&s->sets[FW_SET_FABRIC_MEMBERS], PAIRS_FABRIC, true, &o, want, pairs);
 	pairs_order_free(&o);
 	return ret;
 }
@@ -328,7 +303,7 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 		pairs[i] = (uint8_t)vnet_pairs(&want->vnets[i], sealed);
 		ret = add_vnet_vnis(s, &want->vnets[i], sealed);
 		if (!ret)
-			ret = add_addr(&s->node_vnis, NULL, want->vnets[i].vni);
+			ret = add_addr(&s->sets[FW_SET_NODE_VNIS], NULL, want->vnets[i].vni);
 	}
 	if (!ret)
 		ret = reserve_members(s, want, pairs);
@@ -348,18 +323,21 @@ static int spec_build(const struct node_state *want, bool sealed, struct spec *s
 	}
 	/* sorted (the member pairs are already): the text does not follow the definition's order */
 	for (int i = 0; i < FW_N_SETS; i++)
-		elems_sort(spec_set(s, i));
+		elems_sort(&s->sets[i]);
 	return 0;
 }
 
 /* --- text ------------------------------------------------------------------------------ */
 
-static void render_set(struct sbuf *b, const char *name, const char *type, const char *what,
-		       const struct firewall_elems *elems, uint32_t size)
+/* Set id of s as name, of type, with what it holds as a comment. */
+static void render_set(struct sbuf *b, const struct spec *s, int id, const char *name,
+		       const char *type, const char *what)
 {
+	const struct firewall_elems *elems = &s->sets[id];
+
 	sbuf_printf(b, "\n\t# %s\n\tset %s {\n\t\t%s\n", what, name, type);
-	if (size)
-		sbuf_printf(b, "\t\tsize %u\n", size);
+	if (s->size[id])
+		sbuf_printf(b, "\t\tsize %u\n", s->size[id]);
 	if (elems->n) {
 		sbuf_printf(b, "\t\telements = {");
 		for (size_t i = 0; i < elems->n; i++) {
@@ -403,36 +381,29 @@ static void render_table(struct sbuf *b, const struct spec *s, const char *comme
 				    (unsigned long long)carry[i].bytes);
 		sbuf_printf(b, "\t}\n");
 	}
-	render_set(b, "plain_members",
+	render_set(b, s, FW_SET_PLAIN_MEMBERS, "plain_members",
 		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						  : "typeof ip saddr . @th,96,24",
-		   "(member underlay address, VNI) of this node's plain vnets", &s->plain_members,
-		   s->size[FW_SET_PLAIN_MEMBERS]);
-	render_set(b, "secure_vnis", "typeof @th,96,24", "VNIs of this node's secure vnets",
-		   &s->secure_vnis, s->size[FW_SET_SECURE_VNIS]);
-	render_set(b, "wireguard_peers_ip", "type ipv4_addr",
-		   "the other nodes' underlay and endpoint addresses", &s->wg_ip,
-		   s->size[FW_SET_WG_IP]);
-	render_set(b, "wireguard_peers_ip6", "type ipv6_addr",
-		   "the other nodes' underlay and endpoint addresses", &s->wg_ip6,
-		   s->size[FW_SET_WG_IP6]);
-	render_set(b, "carried_vnis", "typeof @th,96,24",
-		   "VNIs of this node's EVPN vnets carried through WireGuard", &s->carried_vnis,
-		   s->size[FW_SET_CARRIED_VNIS]);
-	render_set(b, "carried_members",
+		   "(member underlay address, VNI) of this node's plain vnets");
+	render_set(b, s, FW_SET_SECURE_VNIS, "secure_vnis", "typeof @th,96,24",
+		   "VNIs of this node's secure vnets");
+	render_set(b, s, FW_SET_WG_IP, "wireguard_peers_ip", "type ipv4_addr",
+		   "the other nodes' underlay and endpoint addresses");
+	render_set(b, s, FW_SET_WG_IP6, "wireguard_peers_ip6", "type ipv6_addr",
+		   "the other nodes' underlay and endpoint addresses");
+	render_set(b, s, FW_SET_CARRIED_VNIS, "carried_vnis", "typeof @th,96,24",
+		   "VNIs of this node's EVPN vnets carried through WireGuard");
+	render_set(b, s, FW_SET_CARRIED_MEMBERS, "carried_members",
 		   s->underlay_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						  : "typeof ip saddr . @th,96,24",
 		   "(member underlay address, VNI) of this node's secure EVPN vnets, through "
-		   "WireGuard only",
-		   &s->carried_members, s->size[FW_SET_CARRIED_MEMBERS]);
-	render_set(b, "fabric_members",
+		   "WireGuard only");
+	render_set(b, s, FW_SET_FABRIC_MEMBERS, "fabric_members",
 		   s->fabric_family == AF_INET6 ? "typeof ip6 saddr . @th,96,24"
 						: "typeof ip saddr . @th,96,24",
-		   "(member fabric address, VNI) of this node's vnets, through WireGuard only",
-		   &s->fabric_members, s->size[FW_SET_FABRIC_MEMBERS]);
-	render_set(b, "node_vnis", "typeof @th,96,24",
-		   "VNIs of this node's vnets: plain VXLAN of any other VNI is not fabricd's",
-		   &s->node_vnis, s->size[FW_SET_NODE_VNIS]);
+		   "(member fabric address, VNI) of this node's vnets, through WireGuard only");
+	render_set(b, s, FW_SET_NODE_VNIS, "node_vnis", "typeof @th,96,24",
+		   "VNIs of this node's vnets: plain VXLAN of any other VNI is not fabricd's");
 
 	firewall_render_chains(b, &params, NULL);
 	sbuf_printf(b, "}\n");
@@ -477,7 +448,7 @@ static uint64_t skeleton_hash(const struct spec *s, bool *failed)
 	char *text;
 
 	for (int i = 0; i < FW_N_SETS; i++)
-		memset(spec_set(&bare, i), 0, sizeof(struct firewall_elems));
+		memset(&bare.sets[i], 0, sizeof(bare.sets[i]));
 	render_table(&b, &bare, NULL, NULL);
 	text = sbuf_take(&b);
 	*failed = !text;
@@ -511,7 +482,7 @@ static int render(const struct node_state *want, const struct firewall_counter *
 	if (ret < 0)
 		return ret;
 	for (int i = 0; i < FW_N_SETS; i++) {
-		s.size[i] = sizes ? sizes[i] : firewall_set_size_fresh(spec_set(&s, i)->n);
+		s.size[i] = sizes ? sizes[i] : firewall_set_size_fresh(s.sets[i].n);
 		out->sizes[i] = s.size[i];
 	}
 	out->hash = skeleton_hash(&s, &failed);
@@ -525,7 +496,7 @@ static int render(const struct node_state *want, const struct firewall_counter *
 	ret = failed ? -ENOMEM : spec_summary(&s, &out->summary);
 	/* the sets move into the ruleset */
 	for (int i = 0; i < FW_N_SETS; i++)
-		out->sets[i] = *spec_set(&s, i);
+		out->sets[i] = s.sets[i];
 	if (ret < 0)
 		firewall_ruleset_free(out);
 	return ret;
