@@ -217,10 +217,7 @@ double clock_mono_ms(void)
 
 long long monotonic_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)clock_mono_ms();
 }
 
 size_t capacity_for(size_t n)

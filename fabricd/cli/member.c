@@ -287,18 +287,22 @@ int member_edit(const struct options *o, const char *command, member_edit_fn edi
 	}
 	for (;;) {
 		diag_init(&d);
-		/* the file's syntax by its name (the edits only know its text); init refuses a file
+		/*
+		 * The file's syntax by its name (the edits only know its text); init
+		 * decides itself (it fills an empty file, refuses any other).
 		 */
 		ret = 0;
-		if (deffile_blank(&f) && strcmp(command, "init")) {
-			diag_add(
-			    &d, f.path,
-			    "empty: nothing was changed; create the cluster in it with `fabricd "
-			    "init -c %s --cluster NAME --prefix CIDR` on the first node",
-			    o->config);
-			ret = -EINVAL;
-		} else if (f.exists && strcmp(command, "init")) {
-			ret = config_json_check(f.text, f.len, f.path, NULL, &d);
+		if (f.exists && strcmp(command, "init")) {
+			if (deffile_blank(&f)) {
+				diag_add(&d, f.path,
+					 "empty: nothing was changed; create the cluster in it "
+					 "with `fabricd init -c %s --cluster NAME --prefix "
+					 "CIDR` on the first node",
+					 o->config);
+				ret = -EINVAL;
+			} else {
+				ret = config_json_check(f.text, f.len, f.path, NULL, &d);
+			}
 		}
 		if (ret == 0)
 			ret = edit(&f, data, res, &d);

@@ -53,10 +53,10 @@ static void add_vni(json_t *vnis, json_t *v)
 
 	json_array_foreach(frr_vni_remote_vteps(v), i, t)
 	{
-		json_t *ip = json_is_string(t) ? t : json_object_get(t, "ip");
+		const char *ip = frr_vtep_address(t);
 
-		if (json_is_string(ip))
-			json_array_append_new(vteps, json_string(json_string_value(ip)));
+		if (ip)
+			json_array_append_new(vteps, json_string(ip));
 	}
 	json_array_append_new(
 	    vnis, json_pack("{s:I, s:s, s:s, s:o}", "vni",

@@ -31,14 +31,14 @@ int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **
  */
 void metrics_http_publish(struct metrics_http *h, struct metrics_text *t);
 /*
- * Readable (EPOLLIN) when a scrape waits for a text newer than the last
- * published; the loop then calls metrics_http_wanted().
- */
-/*
  * A pass ended (the loop's thread, as the renders): the next scrape asks for a
  * new text even within a second of the last, so that it counts the pass.
  */
 void metrics_http_outdated(struct metrics_http *h);
+/*
+ * Readable (EPOLLIN) when a scrape waits for a text newer than the last
+ * published; the loop then calls metrics_http_wanted().
+ */
 int metrics_http_fd(const struct metrics_http *h);
 /* Reads the fd; true while a scrape waits for a render (until the next publish). */
 bool metrics_http_wanted(struct metrics_http *h);

@@ -681,6 +681,12 @@ json_t *frr_vni_remote_vteps(json_t *vni)
 	return json_is_array(list) ? list : json_object_get(vni, "numRemoteVteps");
 }
 
+const char *frr_vtep_address(json_t *item)
+{
+	/* FRR 8.4: the address; later releases: an object with it under "ip" */
+	return json_string_value(json_is_string(item) ? item : json_object_get(item, "ip"));
+}
+
 /* The entry of `show evpn vni detail json` (an array, or an object keyed by VNI) for vni. */
 static json_t *detail_vni(json_t *detail, uint32_t vni)
 {
@@ -712,9 +718,9 @@ static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
 		return -ENOMEM;
 	json_array_foreach(list, i, t)
 	{
-		json_t *ip = json_is_string(t) ? t : json_object_get(t, "ip");
+		const char *ip = frr_vtep_address(t);
 
-		if (json_is_string(ip) && ip_addr_parse(json_string_value(ip), &(*out)[*n]) == 0)
+		if (ip && ip_addr_parse(ip, &(*out)[*n]) == 0)
 			(*n)++;
 	}
 	return 0;

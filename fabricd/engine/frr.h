@@ -94,5 +94,7 @@ int frr_zebra_vteps(const char *pathspace, uint32_t vni, double read_since_ms, s
 
 /* A VNI's remote VTEPs in `show evpn vni [detail] json`: a list in every FRR release. */
 json_t *frr_vni_remote_vteps(json_t *vni);
+/* The address of one item of that list, or NULL. */
+const char *frr_vtep_address(json_t *item);
 
 #endif

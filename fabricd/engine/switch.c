@@ -389,7 +389,7 @@ static int plan_stage_end(const struct reconcile *r, const struct desired_vnet *
 	return 0;
 }
 
-/* Whether d's device has a flood entry to no member (held: also none zebra holds). */
+/* Whether d's device has a stale flood entry (kinds/fdb.c; held: zebra's answer counts). */
 static bool has_stray(const struct observed *have, int ifindex, const struct vxlan_port *d,
 		      bool held)
 {
@@ -398,9 +398,7 @@ static bool has_stray(const struct observed *have, int ifindex, const struct vxl
 
 	fdb_cursor_start(&have->fdb, ifindex, &c);
 	while (fdb_next(&have->fdb, &c, &dst))
-		if (!ip_addr_in(&dst, d->remotes, d->n_remotes) &&
-		    !ip_addr_in(&dst, d->also, d->n_also) &&
-		    (!held || !ip_addr_in(&dst, d->zebra, d->n_zebra)))
+		if (fdb_evpn_stray(d, &dst, held))
 			return true;
 	return false;
 }

@@ -170,6 +170,13 @@ static int plan_dels(const struct fdb_table *fdb, const struct ip_addr *sorted,
  * zone but still announces it) is zebra's: removed, it comes back at once.
  * Entries with extras are not zebra's: left alone.
  */
+bool fdb_evpn_stray(const struct vxlan_port *want, const struct ip_addr *dst, bool with_zebra)
+{
+	return !ip_addr_in(dst, want->remotes, want->n_remotes) &&
+	       !ip_addr_in(dst, want->also, want->n_also) &&
+	       !(with_zebra && ip_addr_in(dst, want->zebra, want->n_zebra));
+}
+
 static int evpn_plan_stale(const struct kind_input *in, struct plan *p)
 {
 	const struct vxlan_port *want = in->port;
@@ -180,14 +187,10 @@ static int evpn_plan_stale(const struct kind_input *in, struct plan *p)
 	if (in->recreated || !in->link || want->role != VXLAN_SENDS || want->zebra_unknown)
 		return 0;
 	fdb_cursor_start(fdb, in->link->ifindex, &c);
-	while (fdb_next(fdb, &c, &dst)) {
-		if (ip_addr_in(&dst, want->remotes, want->n_remotes) ||
-		    ip_addr_in(&dst, want->also, want->n_also) ||
-		    ip_addr_in(&dst, want->zebra, want->n_zebra))
-			continue;
-		if (plan_del(p, want, in->link->ifindex, &dst, NULL) < 0)
+	while (fdb_next(fdb, &c, &dst))
+		if (fdb_evpn_stray(want, &dst, true) &&
+		    plan_del(p, want, in->link->ifindex, &dst, NULL) < 0)
 			return -ENOMEM;
-	}
 	return 0;
 }
 

@@ -87,11 +87,18 @@ bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex);
  * an odd one names them, or the kernel looks for the remote without them). */
 void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct op_fdb *remote);
 
+struct vxlan_port;
+/*
+ * An EVPN device's flood entry to dst that is stale: to no member of its zone
+ * in either transport and (with_zebra) to no VTEP zebra holds (want->zebra).
+ */
+bool fdb_evpn_stray(const struct vxlan_port *want, const struct ip_addr *dst, bool with_zebra);
+
 /*
  * fdb_kind (kinds/kind.h) plans the remotes of device in->port (kinds/vxlan.h)
  * on its link in->link: adds the missing ones (all of them when
  * in->recreated, the device then starts empty), removes the others. An EVPN
- * device's are zebra's: left alone.
+ * device's are zebra's: only stale ones go (fdb_evpn_stray).
  */
 
 #endif
