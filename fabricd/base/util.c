@@ -2,10 +2,12 @@
 /* base/util.c - small helpers shared by several commands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -139,7 +141,7 @@ int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_
 		return ret;
 	path = real;
 	have = keep_owner && stat(path, &st) == 0;
-	if (snprintf(tmp, sizeof(tmp), "%s.fabricd-tmp.%ld", path, (long)getpid()) >=
+	if (snprintf(tmp, sizeof(tmp), "%s" TEMP_MARK "%ld", path, (long)getpid()) >=
 	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	if (have)
@@ -157,6 +159,39 @@ int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_
 	else
 		fsync_parent(path);
 	return ret;
+}
+
+/* TEMP_MARK then a pid of digits only: the pid, or 0 when name is not such a temporary file */
+static long temp_owner_pid(const char *name)
+{
+	const char *mark = strstr(name, TEMP_MARK);
+	char *end;
+	long pid;
+
+	if (!mark || !mark[sizeof(TEMP_MARK) - 1])
+		return 0;
+	pid = strtol(mark + sizeof(TEMP_MARK) - 1, &end, 10);
+	return *end || pid <= 0 ? 0 : pid;
+}
+
+int remove_dead_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int removed = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		long pid = temp_owner_pid(e->d_name);
+
+		/* ESRCH only: a live writer's file, or one we may not signal, stays */
+		if (pid && kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+		    unlinkat(dirfd(d), e->d_name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
 }
 
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner)

@@ -23,6 +23,14 @@ int write_all(int fd, const char *buf, size_t len);
  * file never stays behind.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
+/* The temporary file beside path is path TEMP_MARK pid. */
+#define TEMP_MARK ".fabricd-tmp."
+/*
+ * Removes from dir the temporary files of write_file_atomic whose writer is
+ * dead (killed between open and rename): the number removed, or -errno when
+ * dir cannot be read. Only for a directory of this host (the pid is ours).
+ */
+int remove_dead_temps(const char *dir);
 /*
  * Writes a file's content into fd (left open): 0 or -errno. For content that
  * is made while it is written (a JSON dump through stdio), so that no copy of

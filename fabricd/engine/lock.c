@@ -150,6 +150,8 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 			 strerror(-ret));
 	l->node = true;
 	nodes_held++;
+	/* a writer killed mid-write left its temporary file behind (a live one's stays) */
+	remove_dead_temps(NODE_LOCK_DIR);
 	return 0;
 }
 

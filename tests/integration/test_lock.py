@@ -137,6 +137,36 @@ def test_a_holder_line_left_by_a_process_that_ended_is_not_named(fabric):
             res.stderr, res
 
 
+def test_a_writer_killed_mid_write_leaves_no_temporary_file(fabric):
+    """A file fabricd replaces (guard prints, probe state, FRR's pending reload) is written
+    beside it as NAME.fabricd-tmp.PID and renamed; a writer killed in between left that file
+    in /run/fabricd for good. The next writer holding the lock removes those of dead pids;
+    one of a live process stays."""
+    cluster, definition, daemons = fabric
+    pve1 = cluster.node("pve1")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    live = subprocess.Popen(["sleep", "60"])
+    base = f"/run/fabricd/{cluster.node_prefix}-test.prints"
+    dead_temp, live_temp = f"{base}.fabricd-tmp.{gone.pid}", f"{base}.fabricd-tmp.{live.pid}"
+    try:
+        os.makedirs("/run/fabricd", exist_ok=True)
+        for path in (dead_temp, live_temp, f"{base}.fabricd-tmp.x{gone.pid}"):
+            with open(path, "w") as f:
+                f.write("half")
+        res = pve1.fabricd("apply", "-c", daemons["pve1"].path, "--lock-wait", "5")
+        assert res.rc == 0, res
+        assert not os.path.exists(dead_temp)
+        assert os.path.exists(live_temp)
+        assert os.path.exists(f"{base}.fabricd-tmp.x{gone.pid}"), "not such a name: kept"
+    finally:
+        live.kill()
+        live.wait()
+        for path in (dead_temp, live_temp, f"{base}.fabricd-tmp.x{gone.pid}"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+
 def test_the_lock_is_the_namespace_s_whatever_the_node_is_called(fabric):
     """The lock guards the kernel's state of a namespace: a `down` given another spelling
     of the node than the daemon's (a typo, a host name) waits like any other writer; a
