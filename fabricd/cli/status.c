@@ -390,6 +390,40 @@ static void print_ports_over_mtu(json_t *ports, const char *mtu)
 		   json_integer_value(json_object_get(p, "mtu")), mtu, mtu, mtu);
 }
 
+/*
+ * The zone's MTU, or "unknown" when the underlay cannot be measured; then what
+ * its bridges keep meanwhile (apply changes nothing, the daemon keeps the last
+ * MTU in force), so a reader does not take "unknown" for broken guests.
+ */
+static void zone_mtu_words(const json_t *zone, char *buf, size_t len)
+{
+	json_t *mtu = json_object_get(zone, "mtu"), *vnet;
+	json_int_t low = 0, high = 0;
+	size_t i;
+
+	if (json_is_integer(mtu)) {
+		snprintf(buf, len, "%lld", json_integer_value(mtu));
+		return;
+	}
+	json_array_foreach(json_object_get(zone, "vnets"), i, vnet)
+	{
+		json_t *bridge = json_object_get(vnet, "bridge");
+		json_int_t m = json_integer_value(json_object_get(bridge, "mtu"));
+
+		if (!json_is_true(json_object_get(bridge, "present")) || m <= 0)
+			continue;
+		low = !low || m < low ? m : low;
+		high = m > high ? m : high;
+	}
+	if (!low)
+		snprintf(buf, len, "unknown");
+	else if (low == high)
+		snprintf(buf, len, "unknown, its bridges keep %lld", (long long)low);
+	else
+		snprintf(buf, len, "unknown, its bridges keep %lld-%lld", (long long)low,
+			 (long long)high);
+}
+
 static void print_text(json_t *j)
 {
 	json_t *fabric = json_object_get(j, "fabric"), *evpn = json_object_get(j, "evpn"), *v, *z;
@@ -404,11 +438,9 @@ static void print_text(json_t *j)
 	print_fabric(fabric);
 	json_array_foreach(json_object_get(j, "zones"), i, z)
 	{
-		json_t *mtu = json_object_get(z, "mtu");
-		char mtu_text[32] = "unknown";
+		char mtu_text[96];
 
-		if (json_is_integer(mtu))
-			snprintf(mtu_text, sizeof(mtu_text), "%lld", json_integer_value(mtu));
+		zone_mtu_words(z, mtu_text, sizeof(mtu_text));
 		printf("zone %s: transport %s, mtu %s (%s)\n",
 		       json_string_value(json_object_get(z, "name")),
 		       json_string_value(json_object_get(z, "transport")), mtu_text,
