@@ -207,6 +207,12 @@ static json_t *status_zones(const struct session *s)
 							       "bridge", bridge, "vxlan",
 							       status_link(s, v->vxlan, true),
 							       "switch", status_switch(s, v)));
+			/* the plain vnet's mute secure device, which takes a switch's first frames
+			 */
+			if (v->standby)
+				json_object_set_new(
+				    json_array_get(vnets, json_array_size(vnets) - 1), "standby",
+				    status_link(s, v->other_vxlan, true));
 		}
 		/* null: unknown, the underlay MTU could not be measured (see conflicts) */
 		json_array_append_new(zones,
@@ -390,6 +396,21 @@ static void print_ports_over_mtu(json_t *ports, const char *mtu)
 		   json_integer_value(json_object_get(p, "mtu")), mtu, mtu, mtu);
 }
 
+/* ", standby vs100" for a plain vnet, with what is wrong with it */
+static void print_standby(json_t *standby)
+{
+	json_t *remote;
+	size_t r;
+
+	if (!json_is_object(standby))
+		return;
+	printf(", standby %s%s", json_string_value(json_object_get(standby, "name")),
+	       json_is_true(json_object_get(standby, "present")) ? foreign_words(standby)
+								 : " (absent)");
+	json_array_foreach(json_object_get(standby, "remotes"), r, remote)
+	    printf("%s%s", r ? ", " : " -> ", json_string_value(remote));
+}
+
 /*
  * The zone's MTU, or "unknown" when the underlay cannot be measured; then what
  * its bridges keep meanwhile (apply changes nothing, the daemon keeps the last
@@ -460,6 +481,7 @@ static void print_text(json_t *j)
 									    : " (absent)");
 			json_array_foreach(json_object_get(vx, "remotes"), r, remote)
 			    printf("%s%s", r ? ", " : " -> ", json_string_value(remote));
+			print_standby(json_object_get(v, "standby"));
 			print_switch(json_object_get(v, "switch"));
 			print_ports_over_mtu(json_object_get(br, "ports_over_mtu"), mtu_text);
 			printf("\n");

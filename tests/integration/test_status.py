@@ -64,6 +64,15 @@ def test_status_json_describes_the_node(applied):
     assert vnet["vxlan"]["name"] == "vs820" and vnet["vxlan"]["port"] == 4790
     assert vnet["vxlan"]["remotes"] == [pve2.fabric_address]
     assert vnet["bridge"]["present"] and vnet["bridge"]["owned"]
+    assert "standby" not in vnet, "a secure vnet has no standby"
+    # a plain vnet's mute secure standby is shown (it was only in the metrics)
+    plain = zones["office"]["vnets"][0]
+    assert plain["vxlan"]["name"] == "vx810" and plain["vxlan"]["remotes"] == [pve2.underlay]
+    standby = plain["standby"]
+    assert standby["name"] == "vs810" and standby["present"] and standby["owned"], standby
+    assert standby["port"] == 4790 and standby["remotes"] == [], standby
+    text = pve1.fabricd("status", "-c", config).stdout
+    assert f"vxlan vx810 -> {pve2.underlay}, standby vs810\n" in text, text
 
 
 def test_status_reports_drift(applied):
