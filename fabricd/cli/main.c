@@ -70,6 +70,7 @@ static void usage(FILE *f)
 		"[--partial] ... (fabricd import-pve --help)\n"
 		"       fabricd --version\n"
 		"  -c FILE: default " FABRICD_DEFAULT_CONFIG "\n"
+		"  options may stand before COMMAND too: fabricd -c FILE check\n"
 		"  run:    [--metrics ADDR:PORT] [--metrics-file PATH [--metrics-file-interval "
 		"SECONDS]]\n"
 		"          [--probe-interval SECONDS] [--probe-file PATH]\n"
@@ -228,25 +229,75 @@ static void join_options(struct option *out, const struct option *fixed, size_t 
 	out[n_fixed + N_VALUE_OPTIONS] = (struct option){NULL, 0, NULL, 0};
 }
 
+/* The options with code of their own in parse_options(); value_options[] join them. */
+static const struct option fixed_opts[] = {
+    {"config", required_argument, NULL, 'c'},
+    {"node", required_argument, NULL, 'n'},
+    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
+    {"verbose", no_argument, NULL, 'v'},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
+    {"probe-interval", required_argument, NULL, OPT_PROBE_INTERVAL},
+    {"metrics-file-interval", required_argument, NULL, OPT_METRICS_FILE_INTERVAL},
+    {"frr-pathspace", required_argument, NULL, OPT_FRR_PATHSPACE},
+    {"ifupdown-file", required_argument, NULL, OPT_IFUPDOWN_FILE},
+    {"help", no_argument, NULL, 'h'},
+};
+#define N_FIXED_OPTIONS (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
+#define N_LONG_OPTIONS	(N_FIXED_OPTIONS + N_VALUE_OPTIONS + 1)
+
+/*
+ * "fabricd -c FILE check": options before the command move after it, where
+ * the command's parser reads them ("fabricd check -c FILE"); argv is
+ * reordered in place. 0; 1 for --help and no command; or -1 (said) where no
+ * command follows them, or one is not fabricd's or lacks its value (so where
+ * the options end is unknown).
+ */
+static int command_first(int argc, char **argv)
+{
+	struct option long_opts[N_LONG_OPTIONS];
+	bool help = false;
+	char *name;
+	int c, at;
+
+	join_options(long_opts, fixed_opts, N_FIXED_OPTIONS);
+	opterr = 0;
+	optind = 0;
+	/* '+': stop at the first word that is not an option, the command; ':': say it here */
+	while ((c = getopt_long(argc, argv, "+:c:n:vh", long_opts, NULL)) != -1) {
+		help |= c == 'h';
+		if (c != '?' && c != ':')
+			continue;
+		log_error("\"%s\" before the command: %s; give the command first: fabricd "
+			  "COMMAND [OPTIONS] (see fabricd --help)",
+			  argv[optind - 1],
+			  c == ':' ? "it needs a value" : "not an option every command shares");
+		return -1;
+	}
+	at = optind;
+	/* the next getopt_long() starts afresh, in its own order ("set-transport Z plain -c F") */
+	opterr = 1;
+	optind = 0;
+	if (at >= argc && help)
+		return 1;
+	if (at >= argc) {
+		log_error("no command after \"%s\": give one, such as fabricd check -c FILE (see "
+			  "fabricd --help)",
+			  argv[argc - 1]);
+		return -1;
+	}
+	name = argv[at];
+	memmove(&argv[2], &argv[1], (size_t)(at - 1) * sizeof(*argv));
+	argv[1] = name;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option fixed_opts[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"node", required_argument, NULL, 'n'},
-	    {"wg-backend", required_argument, NULL, OPT_WG_BACKEND},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"grace", required_argument, NULL, OPT_GRACE},
-	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
-	    {"probe-interval", required_argument, NULL, OPT_PROBE_INTERVAL},
-	    {"metrics-file-interval", required_argument, NULL, OPT_METRICS_FILE_INTERVAL},
-	    {"frr-pathspace", required_argument, NULL, OPT_FRR_PATHSPACE},
-	    {"ifupdown-file", required_argument, NULL, OPT_IFUPDOWN_FILE},
-	    {"help", no_argument, NULL, 'h'},
-	};
-	struct option long_opts[sizeof(fixed_opts) / sizeof(fixed_opts[0]) + N_VALUE_OPTIONS + 1];
+	struct option long_opts[N_LONG_OPTIONS];
 	int c;
 
-	join_options(long_opts, fixed_opts, sizeof(fixed_opts) / sizeof(fixed_opts[0]));
+	join_options(long_opts, fixed_opts, N_FIXED_OPTIONS);
 
 	/* options and arguments in any order: "set-transport ZONE secure --grace 0" */
 	while ((c = getopt_long(argc, argv, "c:n:vh", long_opts, NULL)) != -1) {
@@ -433,6 +484,35 @@ static bool options_fit(const char *name, const struct options *o)
 	return true;
 }
 
+/*
+ * --help, help and --version: their exit status; otherwise -1, with argv's
+ * command first (see command_first()), or 1 (said) where it cannot be.
+ */
+static int help_version_or_command_first(int argc, char **argv)
+{
+	int moved;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 1 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		if (argc > 2) {
+			log_error("--version takes nothing after it (\"%s\")", argv[2]);
+			return 1;
+		}
+		printf("fabricd %s\n", FABRICD_VERSION);
+		return 0;
+	}
+	if (argv[1][0] != '-' || !argv[1][1])
+		return -1;
+	moved = command_first(argc, argv);
+	if (moved > 0)
+		usage(stdout);
+	return moved == 0 ? -1 : moved > 0 ? 0 : 1;
+}
+
 static int run_command(int argc, char **argv)
 {
 	struct options o = {
@@ -448,18 +528,9 @@ static int run_command(int argc, char **argv)
 	const char *name;
 	int first;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 1 : 0;
-	}
-	if (!strcmp(argv[1], "--version")) {
-		if (argc > 2) {
-			log_error("--version takes nothing after it (\"%s\")", argv[2]);
-			return 1;
-		}
-		printf("fabricd %s\n", FABRICD_VERSION);
-		return 0;
-	}
+	first = help_version_or_command_first(argc, argv);
+	if (first >= 0)
+		return first;
 	name = argv[1];
 	/* bench parses its own options (its --json takes a FILE): hand it all of them */
 	if (!strcmp(name, "bench")) {

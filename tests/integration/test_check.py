@@ -320,6 +320,44 @@ def test_options_may_follow_arguments(fabricd, minimal, tmp_path):
     assert json.loads(path.read_text())["zones"][0]["transport"] == other
 
 
+@pytest.mark.parametrize("before,after", [
+    (["-c", "{def}"], ["check"]),
+    (["--json", "--config={def}"], ["check"]),
+    (["-n", "pve2", "-c", "{def}"], ["render", "--json"]),
+    (["-c", "{def}"], ["set-transport", "lan", "secure", "--lock-wait", "0", "-n", "pve1"]),
+    (["-c", "{def}"], ["vnet", "add", "--zone", "lan", "vnet7:7"]),
+], ids=["check", "check-json", "render", "set-transport", "vnet-add"])
+def test_options_may_precede_the_command(fabricd, minimal, tmp_path, before, after):
+    """`fabricd -c FILE check` is `fabricd check -c FILE`: same output, same exit status,
+    same edit (until 2026-12-07 it said: unknown command "-c")."""
+    results = []
+    for order in ("first", "last"):
+        path = write(tmp_path, minimal, f"{order}.json")
+        opts = [str(path) if a == "{def}" else a.replace("{def}", str(path)) for a in before]
+        argv = opts + after if order == "first" else after[:1] + opts + after[1:]
+        r = run(fabricd, *argv)
+        assert r.returncode == 0, r
+        results.append((r.stdout.replace(str(path), "FILE"), json.loads(path.read_text())))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-c"], 'error: "-c" before the command: it needs a value; give the command first'),
+    (["--quick", "bench"], 'error: "--quick" before the command: not an option every command '
+     "shares; give the command first: fabricd COMMAND [OPTIONS]"),
+    (["-c", "x.json"], 'error: no command after "x.json": give one, such as fabricd check -c'),
+], ids=["no-value", "not-shared", "no-command"])
+def test_options_before_no_command_say_so(fabricd, args, message):
+    r = run(fabricd, *args)
+    assert r.returncode == 1 and message in r.stderr and r.stdout == "", r
+
+
+@pytest.mark.parametrize("args", [["help"], ["-v", "--help"], ["-c", "x.json", "-h"]])
+def test_help_as_a_word_or_after_options(fabricd, args):
+    r = run(fabricd, *args)
+    assert r.returncode == 0 and r.stdout.startswith("Usage: fabricd COMMAND"), r
+
+
 def test_the_host_name_is_a_node_name_whatever_its_case(fabricd, repo):
     """Host names ignore case, node names are lower case: a host called PVE1.Example.org is
     node pve1 for every command that defaults -n to it (render here; import-pve, join and
