@@ -65,6 +65,8 @@
 #define CHECK_MS     500
 #define RETRY_MIN_MS 250
 #define RETRY_MAX_MS 30000
+/* the fabric's WireGuard state unreadable (a hung wireguard-go): asked again this soon */
+#define WG_UNREAD_RETRY_MS 1000
 
 enum { EV_SIGNAL, EV_INOTIFY, EV_NETLINK, EV_NFT, EV_TIMER, EV_METRICS };
 /* A definition file changed but maybe not whole: none, a check to come, one seen it. */
@@ -180,6 +182,13 @@ static void converged_status(struct daemon *d, const struct session *s)
 
 	if (d->pending.cluster)
 		return; /* converged to the last good one: run_pass says a new one waits */
+	if (s->have.wg_error) {
+		set_status(d,
+			   "%s: fabric " FABRIC_IFNAME " does not answer (wireguard-go stopped "
+			   "or hung?), its peers wait; the rest converged",
+			   d->node);
+		return;
+	}
 	set_status(d, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged",
 		   d->def_invalid ? "definition not valid, last good one in force; " : "", d->node,
 		   w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),
@@ -386,6 +395,18 @@ static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *c
 	return 0;
 }
 
+/* After a pass that applied: its WireGuard part too, or it waits (daemon/wg_hung.h). */
+static void wg_settled(struct daemon *d, const struct session *s)
+{
+	if (s->have.wg_error) {
+		/* the rest converged: ask again soon; moved endpoints are set then */
+		schedule(d, REASON_PEERS, WG_UNREAD_RETRY_MS);
+		return;
+	}
+	cluster_free(d->roam_base); /* applied: every moved endpoint is set */
+	d->roam_base = NULL;
+}
+
 static int run_pass_locked(struct daemon *d)
 {
 	unsigned int reasons = d->reasons;
@@ -428,7 +449,7 @@ static int run_pass_locked(struct daemon *d)
 			      cand ? cand : d->cluster) < 0 ||
 	      session_plan(&s) < 0;
 	log_text = captured ? log_capture_end() : NULL;
-	wg_hung_seen(&d->hung, s.r.backend, ret && s.have.wg_error, now_ms());
+	wg_hung_seen(&d->hung, s.r.backend, s.have.wg_error, now_ms());
 	if (ret)
 		return pass_unplanned(d, &s, cand, log_text, reasons);
 	if (log_text)
@@ -447,8 +468,7 @@ static int run_pass_locked(struct daemon *d)
 		pass_failed(d, reasons);
 		return -1;
 	}
-	cluster_free(d->roam_base); /* applied: every moved endpoint is set */
-	d->roam_base = NULL;
+	wg_settled(d, &s);
 	/* the retire stage's next step: an ordinary pass plans and applies it when due */
 	wake = plan_next_due(&s.plan);
 	d->wake_at = wake ? wake_from_boottime(wake) : 0;

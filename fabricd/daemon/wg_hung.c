@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * daemon/wg_hung.c - ends a wireguard-go fabricd started that stopped answering
+ * daemon/wg_hung.c - says when the fabric device's WireGuard state cannot be
+ * read, and ends a wireguard-go fabricd started that stopped answering
  * (daemon/wg_hung.h).
  */
 #include <errno.h>
@@ -12,14 +13,41 @@
 #include "wireguard/uapi.h"
 #include "base/log.h"
 
+/* Once, when a pass first finds it unreadable. */
+static void tell_unanswered(enum wg_backend backend)
+{
+	bool userspace = backend == WG_BACKEND_USERSPACE;
+	bool ours = userspace && wg_uapi_started_by_fabricd(FABRIC_IFNAME);
+
+	log_warn("fabric %s: its WireGuard state cannot be read (%s): its settings and peers "
+		 "wait, everything else on the node is repaired meanwhile; %s",
+		 FABRIC_IFNAME,
+		 userspace ? "its wireguard-go does not answer on its socket: stopped, or hung?"
+			   : "the kernel's WireGuard does not answer",
+		 ours	     ? "fabricd ends that wireguard-go after 15 s without an answer and "
+			       "starts another"
+		 : userspace ? "end that wireguard-go (fabricd makes the device again)"
+			     : "if it stays so, run `fabricd down` and apply again");
+}
+
 void wg_hung_seen(struct wg_hung *h, enum wg_backend backend, bool unanswered, long long now_ms)
 {
 	pid_t pid;
 
-	if (!unanswered || backend != WG_BACKEND_USERSPACE) {
+	if (!unanswered) {
+		if (h->told)
+			log_info("fabric %s: its WireGuard state is read again; its settings and "
+				 "peers are repaired as the rest",
+				 FABRIC_IFNAME);
 		h->since_ms = 0;
+		h->told = false;
 		return;
 	}
+	if (!h->told)
+		tell_unanswered(backend);
+	h->told = true;
+	if (backend != WG_BACKEND_USERSPACE)
+		return;
 	if (!h->since_ms)
 		h->since_ms = now_ms;
 	if (now_ms - h->since_ms < WG_HUNG_LIMIT_MS)

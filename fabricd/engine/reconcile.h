@@ -51,6 +51,13 @@ struct reconcile {
 	 * learned it from an authenticated packet). Off for a one-shot apply.
 	 */
 	bool roaming;
+	/*
+	 * The daemon: a fabric device whose WireGuard state cannot be read (a
+	 * stopped or hung wireguard-go) keeps its settings and peers as they
+	 * are, and the rest of the node is planned; otherwise that is a
+	 * conflict that stops every change (a one-shot apply, plan, status).
+	 */
+	bool wg_unread_ok;
 	size_t n_endpoint_moved;
 	bool *endpoint_moved; /* owned; freed by reconcile_close */
 	/* the daemon: vnets its last pass found converged, left out if unchanged (converged.h) */

@@ -532,6 +532,7 @@ int session_use_view(struct session *s, struct obs_view *v, struct converged *c)
 {
 	s->view = v;
 	s->converged = c;
+	s->r.wg_unread_ok = true; /* a hung wireguard-go holds back no other repair */
 	return 0;
 }
 

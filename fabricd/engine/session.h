@@ -87,8 +87,9 @@ int session_load_keys_kept(struct session *s, const struct options *o, struct ke
 /*
  * The daemon: plan from its kept view v (engine/view.h) instead of reading
  * the kernel in full, and leave out the vnets c knows converged and nothing
- * changed for (engine/converged.h; c may be NULL); after
- * session_open_cluster. Returns 0.
+ * changed for (engine/converged.h; c may be NULL); a fabric device whose
+ * WireGuard state cannot be read holds back nothing else (reconcile.h,
+ * wg_unread_ok); after session_open_cluster. Returns 0.
  */
 struct obs_view;
 int session_use_view(struct session *s, struct obs_view *v, struct converged *c);

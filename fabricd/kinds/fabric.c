@@ -307,7 +307,7 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 			 l->kind[0] ? l->kind : "non-WireGuard", FABRIC_IFNAME);
 		return 0;
 	}
-	if (l && !have->wg) {
+	if (l && !have->wg && !r->wg_unread_ok) {
 		diag_add(
 		    in->diag, "fabric " FABRIC_IFNAME,
 		    "the device exists but its WireGuard state cannot be read with the %s "
@@ -335,6 +335,8 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 	ret = plan_link(want, l, have->wg_adopt, p);
 	if (!ret)
 		ret = ifaddr_kind.plan(&addr, p);
+	if (l && !have->wg)
+		return ret; /* unread (wg_unread_ok): its settings and peers wait */
 	if (!ret)
 		ret = plan_device(r, want, l ? have->wg : NULL, p);
 	if (!ret)

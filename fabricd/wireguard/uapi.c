@@ -9,6 +9,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,9 @@
 #include "definition/wgkey.h"
 
 #define IO_TIMEOUT_S 5
-#define REPLY_MAX    ((size_t)64 << 20)
+/* once one did not answer in IO_TIMEOUT_S: each pass asks, and must not wait that long */
+#define UNANSWERED_TIMEOUT_MS 200
+#define REPLY_MAX	      ((size_t)64 << 20)
 
 /* ---- a growing text buffer; it may hold keys, so every copy is wiped ---- */
 
@@ -386,11 +389,21 @@ void wg_uapi_run_path(char *buf, size_t len, const char *ifname, const char *suf
 	snprintf(buf, len, "%s/%s.%s", WG_UAPI_RUN_DIR, ifname, suffix);
 }
 
-static int uapi_exchange(const char *ifname, const char *req, size_t len, struct text *reply)
+/*
+ * Whether the last exchange timed out: a stopped or hung wireguard-go. Until
+ * one gets an answer, each waits UNANSWERED_TIMEOUT_MS, not IO_TIMEOUT_S: the
+ * daemon asks on every pass, and its other repairs go on meanwhile.
+ */
+static bool unanswered;
+
+static int uapi_exchange_once(const char *ifname, const char *req, size_t len, struct text *reply)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
 	int fd, ret;
+
+	if (unanswered)
+		tv = (struct timeval){.tv_usec = UNANSWERED_TIMEOUT_MS * 1000};
 
 	wg_uapi_run_path(sun.sun_path, sizeof(sun.sun_path), ifname, "sock");
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -403,6 +416,8 @@ static int uapi_exchange(const char *ifname, const char *req, size_t len, struct
 		ret = -errno;
 		if (ret == -ENOENT || ret == -ECONNREFUSED)
 			ret = -ENODEV;
+		else if (ret == -EAGAIN) /* its backlog full: it accepts nothing */
+			ret = -ETIMEDOUT;
 		goto out;
 	}
 	while (len) {
@@ -442,6 +457,17 @@ out:
 	return ret;
 }
 
+static int uapi_exchange(const char *ifname, const char *req, size_t len, struct text *reply)
+{
+	int ret = uapi_exchange_once(ifname, req, len, reply);
+
+	if (ret == -ETIMEDOUT)
+		unanswered = true;
+	else if (ret == 0 || ret == -ENODEV)
+		unanswered = false; /* it answered, or another will: the next one waits in full */
+	return ret;
+}
+
 static void exchange_error(const char *ifname, const char *what, int err)
 {
 	char path[RUN_PATH_MAX];
@@ -452,6 +478,11 @@ static void exchange_error(const char *ifname, const char *what, int err)
 				  path);
 	else
 		wg_set_last_error("%s: %s failed: %s (%s)", ifname, what, strerror(-err), path);
+}
+
+bool wg_uapi_unanswered(void)
+{
+	return unanswered;
 }
 
 bool wg_uapi_exists(const char *ifname)

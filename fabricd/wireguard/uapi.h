@@ -47,6 +47,12 @@ void wg_uapi_text_free(char *text, size_t len);
 int wg_uapi_create(const char *ifname, const char *alias);
 int wg_uapi_destroy(const char *ifname);
 bool wg_uapi_exists(const char *ifname);
+/*
+ * Whether the last exchange with a wireguard-go timed out (stopped or hung:
+ * still there); an answer or a socket gone clears it. Until then each
+ * exchange waits 200 ms, not 5 s.
+ */
+bool wg_uapi_unanswered(void);
 int wg_uapi_get(const char *ifname, struct wg_device **out);
 int wg_uapi_set(const struct wg_device *change);
 /* The PID file names a live "wireguard-go <ifname>" in our network namespace. */

@@ -289,12 +289,13 @@ bool wg_survived_link_burst(enum wg_backend backend, const char *ifname, size_t 
 {
 	if (backend != WG_BACKEND_USERSPACE)
 		return true;
+	/* one that does not answer (stopped, hung) is there: wg_hung.h is about it */
 	if (!wg_exists(backend, ifname))
-		return false;
+		return wg_uapi_unanswered();
 	if (link_changes <= USERSPACE_QUIET_MSGS)
 		return true; /* too few to overflow it: no need to wait for it to close */
 	usleep(USERSPACE_SETTLE_US);
-	return wg_exists(backend, ifname);
+	return wg_exists(backend, ifname) || wg_uapi_unanswered();
 }
 
 void wg_wait_started(enum wg_backend backend, const char *ifname)

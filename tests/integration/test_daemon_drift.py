@@ -500,8 +500,10 @@ def test_a_change_made_while_passes_fail_is_repaired_as_drift(fabric):
 
 
 def test_a_hung_wireguard_go_is_ended_and_started_again(fabric):
-    """pve1's wireguard-go stopped (SIGSTOP): it does not answer on its socket, and every
-    pass stops at that, a plain zone's repair included. After 15 s without an answer the
+    """pve1's wireguard-go stopped (SIGSTOP): it does not answer on its socket. Its peers
+    wait, but every other repair goes on within a second, a plain zone's bridge set down
+    (until 2026-12-07 every pass stopped at that conflict until the end below, 15-26 s;
+    each then waited for the socket's 5 s timeout). After 15 s without an answer the
     daemon, which started it, ends it and starts another; all is repaired, guests ping."""
     if fabric.cluster.wg_backend != "userspace":
         pytest.skip("wireguard-go only")
@@ -513,14 +515,20 @@ def test_a_hung_wireguard_go_is_ended_and_started_again(fabric):
     try:
         daemon.wait_log("does not answer", since=mark, timeout=20)
         pve1.run(["ip", "link", "set", "vnet100", "down"])
+        start = time.monotonic()
+        wait_until(lambda: "UP" in pve1.run(["ip", "-br", "link", "show", "vnet100"]).stdout,
+                   timeout=20, interval=0.02, what="vnet100 repaired beside the hung wireguard-go")
+        elapsed = time.monotonic() - start
+        assert elapsed < REPAIR_LIMIT, f"vnet100 repaired after {elapsed:.2f} s, limit " \
+            f"{REPAIR_LIMIT} s, with wireguard-go stopped:\n{daemon.log_since(mark)}"
+        assert "not converged" not in daemon.log_since(mark), daemon.log_since(mark)
         log = daemon.wait_log(f"its wireguard-go (PID {pid}, started by fabricd) has not "
                               "answered on its socket for 15 s", since=mark, timeout=40)
     finally:
         os.kill(pid, signal.SIGCONT)  # ended by then, or let go when the test failed
     wait_until(lambda: pve1.run(["cat", "/run/wireguard/wgfab0.pid"], check=False).stdout
                .strip() not in ("", str(pid)), timeout=20, what="another wireguard-go")
-    wait_until(lambda: "UP" in pve1.run(["ip", "-br", "link", "show", "vnet100"]).stdout,
-               timeout=20, what="vnet100 repaired")
+    daemon.wait_log("its WireGuard state is read again", since=mark)
     for a, b in fabric.guests.values():
         wait_until(lambda: a.ping(b), timeout=20, what=f"{a.name} -> {b.name}\n{log}")
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
