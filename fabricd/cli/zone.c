@@ -27,7 +27,8 @@
 #define MAX_ITEMS 256 /* vnets or nodes in one command */
 
 struct zone_args {
-	struct options o; /* o.config: -c FILE */
+	struct options o;   /* o.config: -c FILE, or the default */
+	const char *config; /* -c FILE as given */
 	const char *action;
 	const char *zone;      /* zone add|remove: the positional; vnet add: --zone */
 	const char *transport; /* --transport */
@@ -69,12 +70,36 @@ static int add_vnet(struct zone_args *a, const char *arg, const char *option)
 	return 0;
 }
 
+/*
+ * A single-valued option into *field: given again with another value it is
+ * refused (the last one won unseen: `--zone a --zone b` added to b). 0, or -1 (said).
+ */
+static int take_once(const char **field, const char *name, const char *arg, const char *hint)
+{
+	if (!arg[0]) {
+		log_error("%s \"\": give a value%s", name, hint);
+		return -1;
+	}
+	if (*field && strcmp(*field, arg)) {
+		log_error("%s given twice (\"%s\", then \"%s\"): give it once%s", name, *field, arg,
+			  hint);
+		return -1;
+	}
+	*field = arg;
+	return 0;
+}
+
 /* --nodes a,b,c into a->names */
 static int split_nodes(struct zone_args *a, const char *list)
 {
 	char *save = NULL, *tok;
 
-	free(a->nodes_copy);
+	/* a second --nodes replaced the first: `--nodes pve1 --nodes pve2` was pve2 alone */
+	if (a->has_nodes) {
+		log_error("--nodes given twice: give one comma-separated list, such as --nodes "
+			  "pve1,pve2");
+		return -1;
+	}
 	a->nodes_copy = strdup(list);
 	if (!a->nodes_copy) {
 		log_error("out of memory");
@@ -104,24 +129,23 @@ static int parse_one(struct zone_args *a, int c, const char *usage)
 {
 	switch (c) {
 	case 'c':
+		if (take_once(&a->config, "-c", optarg, " (the definition file's path)") < 0)
+			return -1;
 		a->o.config = optarg;
 		return 0;
 	case 'v':
 		log_set_verbose(true);
 		return 0;
 	case OPT_TRANSPORT:
-		a->transport = optarg;
-		return 0;
+		return take_once(&a->transport, "--transport", optarg, " (plain or secure)");
 	case OPT_VNET:
 		return add_vnet(a, optarg, "--vnet");
 	case OPT_NODES:
 		return split_nodes(a, optarg);
 	case OPT_ZONE:
-		a->zone = optarg;
-		return 0;
+		return take_once(&a->zone, "--zone", optarg, " (the zone the vnets go into)");
 	case OPT_PVE_ZONE:
-		a->pve_zone = optarg;
-		return 0;
+		return take_once(&a->pve_zone, "--pve-zone", optarg, " (a Proxmox Simple zone)");
 	case OPT_LOCK_WAIT:
 		return cli_parse_seconds("lock-wait", optarg, 3600, &a->o.lock_wait);
 	case 'h':
