@@ -173,9 +173,12 @@ static bool leaves(const struct op *op)
 /* A remote the FDB phase just removed (a later phase's have not gone yet). */
 static bool removed_now(const struct op *op)
 {
-	/* one with extras was set by hand beside the wanted remote, which stays */
+	static const uint8_t flood[6];
+
+	/* one with extras was set by hand beside the wanted remote, which stays; one with a MAC
+	 * is zebra's stale MAC entry, no remote */
 	return op->type == OP_FDB_DEL && op->phase == PHASE_NEIGH && !op->failed && op->ifindex &&
-	       !op->u.fdb.x.has;
+	       !op->u.fdb.x.has && !memcmp(op->u.fdb.mac, flood, 6);
 }
 
 void fdb_forget_learned(struct nl_sock *s, const struct plan *p)

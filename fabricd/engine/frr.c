@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "engine/frr.h"
+#include "engine/frr_priv.h"
 #include "engine/plan.h"
 #include "kinds/frr.h"
 
@@ -152,13 +153,6 @@ static bool pending_cut_short(const char *pathspace)
 }
 
 static int run(char *const argv[], char **out, char **err_text, int timeout_ms);
-
-/*
- * How long `show running-config` may take: it is read on every plan and
- * daemon pass, which a bgpd that takes the connection and never answers
- * (stopped, stuck) must not hold up for FRR_RUN_TIMEOUT_MS.
- */
-#define FRR_READ_TIMEOUT_MS 3000
 
 /*
  * The daemon observes on every pass (a burst of zebra's FDB entries makes
@@ -324,7 +318,7 @@ void frr_obs_free(struct frr_obs *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static bool daemon_alive(const char *pathspace, const char *daemon)
+bool frr_daemon_alive(const char *pathspace, const char *daemon)
 {
 	char path[PATH_MAX], *text = NULL;
 	long pid;
@@ -347,7 +341,7 @@ bool frr_running(const char *pathspace, char *why, size_t len)
 	static const char *const daemons[] = {"zebra", "bgpd"};
 
 	for (size_t i = 0; i < 2; i++) {
-		if (daemon_alive(pathspace, daemons[i]))
+		if (frr_daemon_alive(pathspace, daemons[i]))
 			continue;
 		snprintf(why, len,
 			 "FRR's %s is not running%s%s (no live PID in " FRR_RUN_DIR "%s%s/%s.pid); "
@@ -623,9 +617,7 @@ void frr_warn_plan(const char *pathspace, const struct plan *p, struct diag *dia
 		diag_warn(diag, "frr", "%s; apply will refuse until it runs", why);
 }
 
-/* The JSON output of `vtysh [-N NAME] -c CMD` within timeout_ms, or NULL; run()'s result in *ret.
- */
-static json_t *show_json(const char *pathspace, const char *cmd, int timeout_ms, int *ret)
+json_t *frr_show_json_within(const char *pathspace, const char *cmd, int timeout_ms, int *ret)
 {
 	char *argv[8], *out = NULL, *err = NULL;
 	json_error_t jerr;
@@ -657,7 +649,7 @@ int frr_show_json(const char *pathspace, const char *cmd, json_t **out, char *wh
 {
 	int ret;
 
-	*out = show_json(pathspace, cmd, FRR_SHOW_TIMEOUT_MS, &ret);
+	*out = frr_show_json_within(pathspace, cmd, FRR_SHOW_TIMEOUT_MS, &ret);
 	if (*out)
 		return 0;
 	if (ret == -ETIMEDOUT) {
@@ -685,95 +677,4 @@ const char *frr_vtep_address(json_t *item)
 {
 	/* FRR 8.4: the address; later releases: an object with it under "ip" */
 	return json_string_value(json_is_string(item) ? item : json_object_get(item, "ip"));
-}
-
-/* The entry of `show evpn vni detail json` (an array, or an object keyed by VNI) for vni. */
-static json_t *detail_vni(json_t *detail, uint32_t vni)
-{
-	char key[16];
-	json_t *v;
-	size_t i;
-
-	if (!json_is_array(detail)) {
-		snprintf(key, sizeof(key), "%u", vni);
-		return json_object_get(detail, key);
-	}
-	json_array_foreach(detail, i, v)
-	{
-		if (json_integer_value(json_object_get(v, "vni")) == (json_int_t)vni)
-			return v;
-	}
-	return NULL;
-}
-
-static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
-{
-	json_t *t;
-	size_t i;
-
-	if (!json_is_array(list) || !json_array_size(list))
-		return 0;
-	*out = calloc(json_array_size(list), sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	json_array_foreach(list, i, t)
-	{
-		const char *ip = frr_vtep_address(t);
-
-		if (ip && ip_addr_parse(ip, &(*out)[*n]) == 0)
-			(*n)++;
-	}
-	return 0;
-}
-
-/*
- * A zebra that did not answer within FRR_READ_TIMEOUT_MS (stopped, stuck) is
- * not asked again for ZEBRA_SILENT_MS. An answer is one read of every VNI,
- * kept: a plan asks for each EVPN vnet with a flood entry to no member, the
- * daemon on every pass, and a VTEP outside the fabric (a switch's) makes
- * that every vnet on every pass (one vtysh each made a pass of 100 such
- * vnets take seconds).
- */
-#define ZEBRA_SILENT_MS 30000
-static double zebra_silent_at = -1;
-static struct {
-	json_t *detail; /* `show evpn vni detail json` */
-	double at;	/* when it was read */
-} zebra_read;
-
-/* zebra_read made at read_since_ms or later: 0, or -EIO (said) */
-static int zebra_detail(const char *pathspace, double read_since_ms)
-{
-	static const char cmd[] = "show evpn vni detail json";
-	int ret;
-
-	if (zebra_read.detail && zebra_read.at >= read_since_ms)
-		return 0;
-	if (zebra_silent_at >= 0 && clock_mono_ms() - zebra_silent_at < ZEBRA_SILENT_MS)
-		return -EIO;
-	json_decref(zebra_read.detail);
-	zebra_read.detail = show_json(pathspace, cmd, FRR_READ_TIMEOUT_MS, &ret);
-	zebra_read.at = clock_mono_ms();
-	zebra_silent_at = ret == -ETIMEDOUT ? clock_mono_ms() : -1;
-	if (ret == -ETIMEDOUT)
-		log_warn("frr: vtysh -c '%s' did not answer within %d s (is zebra stopped or "
-			 "stuck?): flood entries of EVPN vnets to no member are kept, and zebra is "
-			 "not asked again for %d s; see `systemctl status frr` and FRR's log",
-			 cmd, FRR_READ_TIMEOUT_MS / 1000, ZEBRA_SILENT_MS / 1000);
-	return zebra_read.detail ? 0 : -EIO;
-}
-
-int frr_zebra_vteps(const char *pathspace, uint32_t vni, double read_since_ms, struct ip_addr **out,
-		    size_t *n)
-{
-	int ret;
-
-	*out = NULL;
-	*n = 0;
-	if (!daemon_alive(pathspace, "zebra"))
-		return 0; /* a dead zebra holds nothing: what it left is no one's */
-	ret = zebra_detail(pathspace, read_since_ms);
-	if (ret < 0)
-		return ret;
-	return vteps_from(frr_vni_remote_vteps(detail_vni(zebra_read.detail, vni)), out, n);
 }

@@ -91,6 +91,13 @@ struct ip_addr;
  */
 int frr_zebra_vteps(const char *pathspace, uint32_t vni, double read_since_ms, struct ip_addr **out,
 		    size_t *n);
+/*
+ * The MACs zebra holds for vni (`show evpn mac vni all json`, local and
+ * remote), as frr_zebra_vteps: one read for every VNI, kept, made at
+ * read_since_ms or later. *out malloc'd, *n of them. 0, -EIO or -ENOMEM.
+ */
+int frr_zebra_macs(const char *pathspace, uint32_t vni, double read_since_ms, uint8_t (**out)[6],
+		   size_t *n);
 
 /* A VNI's remote VTEPs in `show evpn vni [detail] json`: a list in every FRR release. */
 json_t *frr_vni_remote_vteps(json_t *vni);

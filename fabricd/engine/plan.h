@@ -90,10 +90,16 @@ struct fdb_extra {
 	uint8_t has;   /* FDB_HAS_*; 0 for what fabricd makes */
 };
 
-/* An FDB op's remote; a removed entry's extras too (the kernel finds it by them). */
+/*
+ * An FDB op's remote; a removed entry's extras too (the kernel finds it by
+ * them). mac: all zeros for a flood entry; else a stale MAC entry of zebra's
+ * to delete (kinds/fdb.c), with the bridge's entry for it too when master.
+ */
 struct op_fdb {
 	struct ip_addr dst;
 	struct fdb_extra x;
+	uint8_t mac[6];
+	bool master;
 };
 
 /*

@@ -31,10 +31,18 @@ static void op_object(const struct op *op, char *buf, size_t len)
 			 op->u.del.name);
 		return;
 	case OP_FDB_ADD:
-	case OP_FDB_DEL:
-		snprintf(buf, len, "fdb %s remote %s", op->ifname,
-			 ip_addr_str(&op->u.fdb.dst, a, sizeof(a)));
+	case OP_FDB_DEL: {
+		const uint8_t *m = op->u.fdb.mac;
+
+		if (m[0] | m[1] | m[2] | m[3] | m[4] | m[5])
+			snprintf(buf, len, "fdb %s mac %02x:%02x:%02x:%02x:%02x:%02x remote %s",
+				 op->ifname, m[0], m[1], m[2], m[3], m[4], m[5],
+				 ip_addr_str(&op->u.fdb.dst, a, sizeof(a)));
+		else
+			snprintf(buf, len, "fdb %s remote %s", op->ifname,
+				 ip_addr_str(&op->u.fdb.dst, a, sizeof(a)));
 		return;
+	}
 	case OP_ADDR_ADD:
 	case OP_ADDR_DEL:
 		snprintf(buf, len, "address %s/%u on %s",

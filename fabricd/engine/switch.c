@@ -437,6 +437,49 @@ static void evpn_zebra_vteps(const struct reconcile *r, const struct observed *h
 		d->zebra_unknown = true;
 }
 
+/* Whether d's device has a stale MAC entry of zebra's (kinds/fdb.c; held: zebra's answer counts).
+ */
+static bool has_stray_mac(const struct observed *have, int ifindex, const struct vxlan_port *d,
+			  bool held)
+{
+	const struct fdb_mac *m;
+	size_t n = fdb_macs_of(&have->fdb, ifindex, &m);
+
+	for (size_t i = 0; i < n; i++)
+		if (fdb_evpn_stray_mac(d, &m[i], held))
+			return true;
+	return false;
+}
+
+/*
+ * The MACs zebra holds for d's VNI into d (*macs: to free), when its device
+ * has a MAC entry of zebra's to no member, as evpn_zebra_vteps: asked of
+ * vtysh only then, "held" from a read of up to 10 s ago, "not held" only
+ * from one after the kernel's state was (zebra holds a MAC before the kernel
+ * has its entry).
+ */
+static void evpn_zebra_macs(const struct reconcile *r, const struct observed *have,
+			    struct vxlan_port *d, uint8_t (**macs)[6])
+{
+	const struct link_obs *l = link_find(&have->links, d->name);
+	int ret;
+
+	*macs = NULL;
+	if (!l || !has_stray_mac(have, l->ifindex, d, false))
+		return;
+	ret = frr_zebra_macs(r->frr_pathspace, d->vni, clock_mono_ms() - ZEBRA_HELD_MS, macs,
+			     &d->n_zebra_macs);
+	d->zebra_macs = (const uint8_t(*)[6]) * macs;
+	if (ret == 0 && has_stray_mac(have, l->ifindex, d, true)) {
+		free(*macs);
+		ret = frr_zebra_macs(r->frr_pathspace, d->vni, r->observed_ms, macs,
+				     &d->n_zebra_macs);
+		d->zebra_macs = (const uint8_t(*)[6]) * macs;
+	}
+	if (ret < 0)
+		d->zebra_macs_unknown = true;
+}
+
 /* An EVPN vnet's one device: a switch changes its VTEP (kinds/vxlan.c) and its note. */
 static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *v,
 			  const struct link_obs *bridge, const struct observed *have,
@@ -446,6 +489,7 @@ static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *
 	struct vxlan_port d;
 	struct vnet_stage st;
 	struct ip_addr *zebra;
+	uint8_t(*macs)[6];
 	struct op *op;
 	int ret;
 
@@ -455,8 +499,10 @@ static int evpn_plan_vnet(const struct reconcile *r, const struct desired_vnet *
 	if (st.stage != STAGE_STEADY)
 		port_note(&d, r, &st, clear ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE);
 	evpn_zebra_vteps(r, have, &d, &zebra);
+	evpn_zebra_macs(r, have, &d, &macs);
 	ret = plan_port(r, &d, bridge, have, p);
 	free(zebra);
+	free(macs);
 	if (ret < 0 || st.stage == STAGE_STEADY)
 		return ret;
 	op = plan_add_later(p, st.due, st.due - r->boot_now, KIND_VXLAN, OP_LINK_CHANGE,

@@ -81,6 +81,7 @@ static void mark(int *set, size_t *n, bool *ok, int ifindex)
 void view_notify(struct obs_view *v, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi;
+	struct fdb_mac mac;
 	int ifindex;
 
 	switch (nlh->nlmsg_type) {
@@ -100,6 +101,8 @@ void view_notify(struct obs_view *v, const struct nlmsghdr *nlh)
 		/* deleting a whole entry notifies its first remote only: the device is read */
 		if (fdb_msg_is_remote(nlh, &ifindex))
 			mark(v->dirty_fdb, &v->n_dirty_fdb, &v->fdb_ok, ifindex);
+		else if (fdb_parse_mac(nlh, &mac) > 0) /* zebra's: kept for its stale ones */
+			mark(v->dirty_fdb, &v->n_dirty_fdb, &v->fdb_ok, mac.ifindex);
 		break;
 	}
 }
@@ -358,10 +361,9 @@ struct fdb_get {
 static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct fdb_get *g = data;
-	struct fdb_entry e;
 
 	/* that device's only: a kernel that ignores the dump's filter sends every device's */
-	if (fdb_parse(nlh, &e) > 0 && e.ifindex == g->ifindex && fdb_table_add(&g->t, &e) < 0) {
+	if (fdb_table_take(&g->t, nlh, g->ifindex) < 0) {
 		errno = ENOMEM;
 		return MNL_CB_ERROR;
 	}

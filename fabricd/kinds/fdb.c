@@ -96,6 +96,37 @@ bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex)
 	return mac && dst;
 }
 
+int fdb_parse_mac(const struct nlmsghdr *nlh, struct fdb_mac *m)
+{
+	const struct ndmsg *ndm;
+	const struct nlattr *attr;
+	bool mac = false;
+
+	memset(m, 0, sizeof(*m));
+	if ((nlh->nlmsg_type != RTM_NEWNEIGH && nlh->nlmsg_type != RTM_DELNEIGH) ||
+	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ndm)))
+		return 0;
+	ndm = mnl_nlmsg_get_payload(nlh);
+	if (ndm->ndm_family != AF_BRIDGE || !(ndm->ndm_flags & NTF_EXT_LEARNED))
+		return 0;
+	m->ifindex = ndm->ndm_ifindex;
+	m->master = !(ndm->ndm_flags & NTF_SELF);
+	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
+	{
+		uint16_t len = mnl_attr_get_payload_len(attr);
+
+		if (mnl_attr_get_type(attr) == NDA_LLADDR && len == 6) {
+			memcpy(m->mac, mnl_attr_get_payload(attr), 6);
+			mac = memcmp(m->mac, zero_mac, 6) != 0;
+		} else if (mnl_attr_get_type(attr) == NDA_DST && (len == 4 || len == 16)) {
+			m->dst.family = len == 4 ? AF_INET : AF_INET6;
+			memcpy(m->dst.bytes, mnl_attr_get_payload(attr), len);
+		}
+	}
+	/* the device's own with a remote, or the bridge's (to that port) without */
+	return mac && (m->master ? !m->dst.family : m->dst.family != 0);
+}
+
 void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct op_fdb *remote)
 {
 	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
@@ -105,7 +136,10 @@ void fdb_put(struct nlmsghdr *nlh, int ifindex, const struct op_fdb *remote)
 	ndm->ndm_state = NUD_NOARP | NUD_PERMANENT;
 	/* NTF_SELF: the entry belongs to the VXLAN device's own table, not the bridge's */
 	ndm->ndm_flags = NTF_SELF;
-	mnl_attr_put(nlh, NDA_LLADDR, sizeof(zero_mac), zero_mac);
+	/* a MAC entry's delete: the bridge's first (the kernel does that one first) */
+	if (remote->master)
+		ndm->ndm_flags |= NTF_MASTER;
+	mnl_attr_put(nlh, NDA_LLADDR, sizeof(remote->mac), remote->mac);
 	mnl_attr_put(nlh, NDA_DST, ip_addr_len(&remote->dst), remote->dst.bytes);
 	if (remote->x.has & FDB_HAS_VNI)
 		mnl_attr_put_u32(nlh, NDA_VNI, remote->x.vni);
@@ -177,6 +211,49 @@ bool fdb_evpn_stray(const struct vxlan_port *want, const struct ip_addr *dst, bo
 	       !(with_zebra && ip_addr_in(dst, want->zebra, want->n_zebra));
 }
 
+static bool mac_in(const uint8_t *mac, const uint8_t (*list)[6], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!memcmp(mac, list[i], 6))
+			return true;
+	return false;
+}
+
+/*
+ * The same for zebra's MAC entries (a guest behind a VTEP that left): frames
+ * to that MAC went on to a node outside the zone. The bridge's entry for the
+ * MAC (to the device's port, extern_learn) goes with it.
+ */
+bool fdb_evpn_stray_mac(const struct vxlan_port *want, const struct fdb_mac *m, bool with_zebra)
+{
+	return !m->master && fdb_evpn_stray(want, &m->dst, false) &&
+	       !(with_zebra && mac_in(m->mac, want->zebra_macs, want->n_zebra_macs));
+}
+
+static int evpn_plan_stale_macs(const struct kind_input *in, struct plan *p)
+{
+	const struct vxlan_port *want = in->port;
+	const struct fdb_mac *m;
+	size_t n = fdb_macs_of(&in->have->fdb, in->link->ifindex, &m);
+
+	for (size_t i = 0; i < n; i++) {
+		struct op *op;
+
+		if (!fdb_evpn_stray_mac(want, &m[i], true))
+			continue;
+		op = plan_add(p, KIND_FDB, OP_FDB_DEL, PHASE_NEIGH, VERB_DELETE, want->name);
+		if (!op)
+			return -ENOMEM;
+		op->ifindex = in->link->ifindex;
+		op->u.fdb.dst = m[i].dst;
+		memcpy(op->u.fdb.mac, m[i].mac, 6);
+		/* the bridge's entry for the MAC comes next (fdb_macs_of) */
+		op->u.fdb.master =
+		    i + 1 < n && m[i + 1].master && !memcmp(m[i + 1].mac, m[i].mac, 6);
+	}
+	return 0;
+}
+
 static int evpn_plan_stale(const struct kind_input *in, struct plan *p)
 {
 	const struct vxlan_port *want = in->port;
@@ -184,7 +261,12 @@ static int evpn_plan_stale(const struct kind_input *in, struct plan *p)
 	struct fdb_cursor c;
 	struct ip_addr dst;
 
-	if (in->recreated || !in->link || want->role != VXLAN_SENDS || want->zebra_unknown)
+	if (in->recreated || !in->link || want->role != VXLAN_SENDS)
+		return 0;
+	/* the MAC entries first: frames to them then flood to the members */
+	if (!want->zebra_macs_unknown && evpn_plan_stale_macs(in, p) < 0)
+		return -ENOMEM;
+	if (want->zebra_unknown)
 		return 0;
 	fdb_cursor_start(fdb, in->link->ifindex, &c);
 	while (fdb_next(fdb, &c, &dst))
@@ -256,11 +338,7 @@ static int fdb_encode(struct kind_encoder *e, struct op *op)
 /* The FDB kind's table of the observed state: struct fdb_table (unsorted until fdb_table_sort). */
 static int fdb_kind_parse(const struct nlmsghdr *nlh, void *table)
 {
-	struct fdb_entry e;
-
-	if (fdb_parse(nlh, &e) <= 0)
-		return 0;
-	return fdb_table_add(table, &e) < 0 ? -ENOMEM : 1;
+	return fdb_table_take(table, nlh, 0) < 0 ? -ENOMEM : 1;
 }
 
 /*
@@ -274,6 +352,13 @@ static void fdb_describe(const struct op *op, char *buf, size_t len)
 
 	if (len)
 		buf[0] = '\0';
+	if (memcmp(op->u.fdb.mac, zero_mac, 6) && len) {
+		snprintf(buf, len,
+			 "zebra's, stale: its VTEP is no member of the zone and zebra does not "
+			 "hold the MAC%s",
+			 op->u.fdb.master ? "; the bridge's entry for it too" : "");
+		return;
+	}
 	if (!x->has || !len)
 		return;
 	if (x->has & FDB_HAS_VNI)

@@ -51,7 +51,23 @@ struct fdb_table {
 	/* entries with extras (changed by hand, so hardly ever any): in no order, not in n */
 	struct fdb_entry *odd;
 	size_t n_odd;
+	/* zebra's MAC entries (struct fdb_mac), sorted by device and MAC too; not in n */
+	struct fdb_mac *macs;
+	size_t n_macs;
 	bool sorted;
+};
+
+/*
+ * A MAC entry FRR's zebra put on a device (extern_learn): its own table's,
+ * with a remote (`bridge fdb show`: MAC dst A self extern_learn), or the
+ * bridge's for that port (master, no remote). Only EVPN devices' are looked
+ * at: a stale one (zebra died and missed the withdrawal) goes.
+ */
+struct fdb_mac {
+	int ifindex;
+	uint8_t mac[6];
+	bool master;
+	struct ip_addr dst; /* family 0 when master */
 };
 
 /* A device's entries one after the other (fdb_next), in the table's order. */
@@ -63,6 +79,13 @@ struct fdb_cursor {
 void fdb_table_free(struct fdb_table *t);
 /* Appends e (the table is then unsorted; one with extras goes to odd). 0 or -ENOMEM. */
 int fdb_table_add(struct fdb_table *t, const struct fdb_entry *e);
+/* Appends m to macs. 0 or -ENOMEM. */
+int fdb_table_add_mac(struct fdb_table *t, const struct fdb_mac *m);
+/*
+ * Adds what nlh is to t, if it is an entry t keeps (an all-zeros one, or
+ * zebra's MAC entry) of device ifindex (any when 0). 0 or -ENOMEM.
+ */
+int fdb_table_take(struct fdb_table *t, const struct nlmsghdr *nlh, int ifindex);
 /* Orders the entries so that fdb_has and the plans find a device's entries by bisection. */
 void fdb_table_sort(struct fdb_table *t);
 /* A remote without extras (what fabricd makes) of device ifindex. */
@@ -70,6 +93,11 @@ bool fdb_has(const struct fdb_table *t, int ifindex, const struct ip_addr *dst);
 /* Any entry of device ifindex, odd ones included. */
 bool fdb_has_device(const struct fdb_table *t, int ifindex);
 void fdb_cursor_start(const struct fdb_table *t, int ifindex, struct fdb_cursor *c);
+/*
+ * The MAC entries of device ifindex in sorted table t: *first and the count,
+ * by MAC, each one's own before the bridge's (master) for the same MAC.
+ */
+size_t fdb_macs_of(const struct fdb_table *t, int ifindex, const struct fdb_mac **first);
 /* The device's next entry into *dst; false when there is none. */
 bool fdb_next(const struct fdb_table *t, struct fdb_cursor *c, struct ip_addr *dst);
 /*
@@ -82,6 +110,8 @@ int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_
 int fdb_parse(const struct nlmsghdr *nlh, struct fdb_entry *e);
 /* An all-zeros entry with a remote (what fabricd makes); its device in *ifindex. */
 bool fdb_msg_is_remote(const struct nlmsghdr *nlh, int *ifindex);
+/* 1 when nlh is zebra's MAC entry (struct fdb_mac, filled into m), 0 otherwise. */
+int fdb_parse_mac(const struct nlmsghdr *nlh, struct fdb_mac *m);
 
 /* RTM_NEWNEIGH (append) or RTM_DELNEIGH body for an all-zeros entry (its extras: a delete of
  * an odd one names them, or the kernel looks for the remote without them). */
@@ -93,6 +123,12 @@ struct vxlan_port;
  * in either transport and (with_zebra) to no VTEP zebra holds (want->zebra).
  */
 bool fdb_evpn_stray(const struct vxlan_port *want, const struct ip_addr *dst, bool with_zebra);
+/*
+ * Zebra's MAC entry m (its own table's, with a remote) on an EVPN device that
+ * is stale: to no member of the zone in either transport and (with_zebra)
+ * for a MAC zebra does not hold for the VNI (want->zebra_macs).
+ */
+bool fdb_evpn_stray_mac(const struct vxlan_port *want, const struct fdb_mac *m, bool with_zebra);
 
 /*
  * fdb_kind (kinds/kind.h) plans the remotes of device in->port (kinds/vxlan.h)

@@ -5,6 +5,7 @@
  * and address.
  */
 #include <errno.h>
+#include <linux/rtnetlink.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -38,6 +39,7 @@ void fdb_table_free(struct fdb_table *t)
 	free(t->v4);
 	free(t->v6);
 	free(t->odd);
+	free(t->macs);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -74,6 +76,28 @@ int fdb_table_add(struct fdb_table *t, const struct fdb_entry *e)
 	}
 	t->n++;
 	t->sorted = false;
+	return 0;
+}
+
+int fdb_table_add_mac(struct fdb_table *t, const struct fdb_mac *m)
+{
+	if (reserve((void **)&t->macs, t->n_macs, t->n_macs + 1, sizeof(*t->macs)) < 0)
+		return -ENOMEM;
+	t->macs[t->n_macs++] = *m;
+	return 0;
+}
+
+int fdb_table_take(struct fdb_table *t, const struct nlmsghdr *nlh, int ifindex)
+{
+	struct fdb_entry e;
+	struct fdb_mac m;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH)
+		return 0;
+	if (fdb_parse(nlh, &e) > 0)
+		return !ifindex || e.ifindex == ifindex ? fdb_table_add(t, &e) : 0;
+	if (fdb_parse_mac(nlh, &m) > 0)
+		return !ifindex || m.ifindex == ifindex ? fdb_table_add_mac(t, &m) : 0;
 	return 0;
 }
 
@@ -135,11 +159,61 @@ static void sort_groups(void *arr, size_t n, size_t size, int (*ifindex_of)(cons
 	}
 }
 
+static int mac_key_cmp(const struct fdb_mac *a, int ifindex, const uint8_t *mac, bool master)
+{
+	int c;
+
+	if (a->ifindex != ifindex)
+		return a->ifindex < ifindex ? -1 : 1;
+	c = memcmp(a->mac, mac, 6);
+	return c ? c : (int)a->master - (int)master;
+}
+
+static int mac_cmp(const void *a, const void *b)
+{
+	const struct fdb_mac *y = b;
+
+	return mac_key_cmp(a, y->ifindex, y->mac, y->master);
+}
+
+static int mac_ifindex(const void *e)
+{
+	return ((const struct fdb_mac *)e)->ifindex;
+}
+
 void fdb_table_sort(struct fdb_table *t)
 {
 	sort_groups(t->v4, t->n_v4, sizeof(*t->v4), v4_ifindex, v4_cmp);
 	sort_groups(t->v6, t->n_v6, sizeof(*t->v6), v6_ifindex, v6_cmp);
+	sort_groups(t->macs, t->n_macs, sizeof(*t->macs), mac_ifindex, mac_cmp);
 	t->sorted = true;
+}
+
+/* The first MAC entry of a device >= ifindex (sorted), or n_macs. */
+static size_t mac_lower(const struct fdb_table *t, int ifindex)
+{
+	static const uint8_t none[6];
+	size_t lo = 0, hi = t->n_macs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mac_key_cmp(&t->macs[mid], ifindex, none, false) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t fdb_macs_of(const struct fdb_table *t, int ifindex, const struct fdb_mac **first)
+{
+	size_t lo = mac_lower(t, ifindex), hi = lo;
+
+	while (hi < t->n_macs && t->macs[hi].ifindex == ifindex)
+		hi++;
+	*first = t->macs + lo;
+	return hi - lo;
 }
 
 /* The first IPv4 key >= key (sorted), or n_v4. */
@@ -272,21 +346,27 @@ int fdb_table_replace_device(struct fdb_table *t, int ifindex, const struct fdb_
 {
 	size_t lo4 = v4_lower(t, v4_key(ifindex, zero_addr)), hi4 = lo4;
 	size_t lo6 = v6_lower(t, ifindex, zero_addr), hi6 = lo6;
+	const struct fdb_mac *macs;
+	size_t lom = mac_lower(t, ifindex), n_macs = fdb_macs_of(t, ifindex, &macs);
 
 	while (hi4 < t->n_v4 && key_ifindex(t->v4[hi4]) == ifindex)
 		hi4++;
 	while (hi6 < t->n_v6 && t->v6[hi6].ifindex == ifindex)
 		hi6++;
-	/* both reserved before either moves: a failure leaves t as it was */
+	/* all reserved before any moves: a failure leaves t as it was */
 	if (reserve((void **)&t->v4, t->n_v4, t->n_v4 - (hi4 - lo4) + fresh->n_v4, sizeof(*t->v4)) <
 		0 ||
 	    reserve((void **)&t->v6, t->n_v6, t->n_v6 - (hi6 - lo6) + fresh->n_v6, sizeof(*t->v6)) <
-		0)
+		0 ||
+	    reserve((void **)&t->macs, t->n_macs, t->n_macs - n_macs + fresh->n_macs,
+		    sizeof(*t->macs)) < 0)
 		return -ENOMEM;
 	if (replace_odd(t, ifindex, fresh) < 0)
 		return -ENOMEM;
 	splice((char *)t->v4, &t->n_v4, lo4, hi4, fresh->v4, fresh->n_v4, sizeof(*t->v4));
 	splice((char *)t->v6, &t->n_v6, lo6, hi6, fresh->v6, fresh->n_v6, sizeof(*t->v6));
+	splice((char *)t->macs, &t->n_macs, lom, lom + n_macs, fresh->macs, fresh->n_macs,
+	       sizeof(*t->macs));
 	t->n = t->n_v4 + t->n_v6;
 	return 0;
 }

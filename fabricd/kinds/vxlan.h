@@ -46,6 +46,14 @@ struct vxlan_port {
 	size_t n_zebra;
 	const struct ip_addr *zebra;
 	bool zebra_unknown;
+	/*
+	 * The MACs zebra holds for the VNI, read only when the device has a MAC
+	 * entry of zebra's to neither list (zebra_macs_unknown: not said). One
+	 * that zebra does not hold is stale: removed.
+	 */
+	size_t n_zebra_macs;
+	const uint8_t (*zebra_macs)[6];
+	bool zebra_macs_unknown;
 	char alias[LINK_ALIAS_MAX]; /* the owner mark and the stage note, if any */
 	bool late; /* if it is created: in PHASE_STANDBY, after the flood entries */
 };

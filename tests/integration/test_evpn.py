@@ -27,7 +27,7 @@ import time
 
 import pytest
 
-from fabtest import wait_until, zone
+from fabtest import run, wait_until, zone
 from fabtest.daemon import Daemon, run_at
 from fabtest.frr import FRR_LIB, Frr, frr_available
 from fabtest.pinger import Pingers, all_pairs
@@ -543,8 +543,10 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
     """zebra killed (OOM, kill -9) leaves the flood entries it installed; pve3 leaves an
     EVPN zone meanwhile and withdraws its VTEP, which the zebra started again never
     learns of, so nobody removed pve1's entry to pve3: the zone's broadcasts went on
-    to a node outside it, for good (found 2026-12-07). An entry on an EVPN device to
-    no member of the zone that zebra does not hold is apply's to remove."""
+    to a node outside it, for good (found 2026-12-07); zebra's MAC entries to pve3's
+    guests stayed too, so unicast to them went on to pve3. An entry on an EVPN device to
+    no member of the zone that zebra does not hold (its VTEP, or its MAC) is apply's to
+    remove."""
     cluster, frrs = evpn
     pve1, pve2, pve3 = cluster.nodes
     main = f"{cluster.tmpdir}/cluster.json"
@@ -556,6 +558,14 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
     apply(cluster, frrs, path)
     wait_until(lambda: pve1.fdb_remotes("vx302") == underlays_but(cluster, pve1), timeout=15,
                what="pve1 vx302 floods to pve2 and pve3")
+    # a guest on pve3 that pve1's zebra learns over BGP (type-2: MAC dst pve3, extern_learn)
+    mac = "02:00:00:30:02:03"
+    g1 = cluster.add_guest(pve1, "vnet302", "10.30.2.1/24", name="lv1")
+    g3 = cluster.add_guest(pve3, "vnet302", "10.30.2.3/24", name="lv3")
+    run(["ip", "-n", g3.ns, "link", "set", "eth0", "address", mac])
+    wait_until(lambda: g1.ping("10.30.2.3"), timeout=10, what="lv1 -> lv3 across the zone")
+    wait_until(lambda: fdb_dst(pve1, "vx302", mac) == pve3.underlay, timeout=5,
+               what="pve1 learnt lv3's MAC at pve3 over BGP")
     frr = frrs["pve1"]
     definition["zones"][-1]["nodes"] = ["pve1", "pve2"]
     path = cluster.write_definition(definition, f"{cluster.tmpdir}/lv-narrow.json")
@@ -563,6 +573,7 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
     # (removed, zebra puts it back at once: a daemon would loop)
     apply(cluster, frrs, path, nodes=[pve1, pve2])
     assert pve1.fdb_remotes("vx302") == underlays_but(cluster, pve1)
+    assert fdb_dst(pve1, "vx302", mac) == pve3.underlay, "a MAC entry zebra holds removed"
     res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
     assert res.rc == 0, res
     # zebra is asked once for every VNI, not once for each vnet with such an entry (a VTEP
@@ -573,17 +584,27 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
               "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend])
     asked = [line for line in open(trace) if "show evpn vni" in line]
     assert len(asked) == 1, asked
+    asked = [line for line in open(trace) if "show evpn mac vni all" in line]
+    assert len(asked) == 1, asked
     for pid in frr.pids():
         os.kill(pid, signal.SIGKILL)
     apply(cluster, frrs, path, nodes=[pve3])
     assert "vx302" not in pve3.links()
     frr.stop_daemons()
     frr.start_daemons()
+    res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
+    assert res.rc == 2 and f"fdb vx302 mac {mac} remote {pve3.underlay}" in res.stdout, res
     apply(cluster, frrs, path, nodes=[pve1])
     assert pve1.fdb_remotes("vx302") == [pve2.underlay], "stale flood entry to pve3"
+    # and zebra's entry for lv3's MAC to pve3 (and the bridge's for it): lv1's frames to
+    # lv3 went on to pve3, outside the zone, for good (found 2026-12-07)
+    assert fdb_dst(pve1, "vx302", mac) is None, "stale MAC entry to pve3"
+    assert not [e for e in pve1.fdb("vx302") if e.get("mac") == mac], pve1.fdb("vx302")
     res = fabricd(cluster, frrs, pve1, "plan", "-c", path)
     assert res.rc == 0, res
     apply(cluster, frrs, main)  # the zone goes
+    for guest in (g1, g3):
+        run(["ip", "-n", guest.node.ns, "link", "del", guest.tap])
     wait_until(lambda: all_established(frrs, frrs, 2), timeout=30, what="EVPN sessions up")
     wait_until(lambda: frr.remote_vteps(100) == fabrics_but(cluster, pve1), timeout=30,
                what="pve1's zebra learns the VTEPs again")
@@ -591,8 +612,9 @@ def test_member_leaving_while_zebra_is_down_leaves_no_flood_entry(evpn):
 
 def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
     """A flood entry on an EVPN device to no VTEP (zebra does not hold it) goes, under
-    apply and under the daemon. zebra stopped (SIGSTOP: stuck, its pid alive) answers no
-    vtysh: the entry is kept (unknown), and apply and plan wait FRR's read timeout for
+    apply and under the daemon, and so does an extern_learn MAC entry to it (zebra does
+    not hold the MAC). zebra stopped (SIGSTOP: stuck, its pid alive) answers no
+    vtysh: the entries are kept (unknown), and apply and plan wait FRR's read timeout for
     `show evpn vni`, not the 60 s of a reload (found 2026-12-07: apply took 63 s)."""
     cluster, frrs = evpn
     pve1 = cluster.nodes[0]
@@ -601,10 +623,19 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
     stray = "192.0.2.250" if cluster.family == 4 else "2001:db8::250"
     members = underlays_but(cluster, pve1)
 
+    mac = "02:00:00:25:00:01"
+
     def add_stray(check=True):
+        # zebra's kind of MAC entry first: the flood entry's notification wakes a daemon
+        pve1.run(["bridge", "fdb", "replace", mac, "dev", "vx200", "dst", stray, "self",
+                  "extern_learn"])
         pve1.run(["bridge", "fdb", "append", "00:00:00:00:00:00", "dev", "vx200", "dst", stray])
         # under a daemon it may be gone again before it can be seen
-        assert not check or stray in pve1.fdb_remotes("vx200")
+        assert not check or (stray in pve1.fdb_remotes("vx200") and
+                             fdb_dst(pve1, "vx200", mac) == stray)
+
+    def gone():
+        return pve1.fdb_remotes("vx200") == members and fdb_dst(pve1, "vx200", mac) is None
 
     if not os.path.exists(main):  # run alone (-k): the earlier tests' definition
         cluster.write_definition(evpn_definition(cluster), main)
@@ -616,6 +647,7 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
     add_stray()
     apply(cluster, frrs, main, nodes=[pve1])
     assert pve1.fdb_remotes("vx200") == members, "stray flood entry kept"
+    assert fdb_dst(pve1, "vx200", mac) is None, "stray MAC entry kept"
     add_stray()
     zebra = int(open(f"{frr.rundir}/zebra.pid").read())
     os.kill(zebra, signal.SIGSTOP)
@@ -637,16 +669,16 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
     assert took < 20, f"apply waited {took:.1f} s for a stuck zebra"
     assert "show evpn vni detail json' did not answer within 3 s" in res.stderr, res
     assert stray in pve1.fdb_remotes("vx200"), "removed though zebra did not say"
+    assert fdb_dst(pve1, "vx200", mac) == stray, "MAC entry removed though zebra did not say"
     d = Daemon(cluster, pve1, extra_args=["--frr-pathspace", frr.pathspace,
                                           "--probe-interval", "0"])
     d.write(evpn_definition(cluster))
     try:
         d.start()
-        wait_until(lambda: pve1.fdb_remotes("vx200") == members, timeout=10,
-                   what="the daemon removes the stray flood entry")
+        wait_until(gone, timeout=10, what="the daemon removes the stray flood and MAC entries")
         add_stray(check=False)
-        wait_until(lambda: pve1.fdb_remotes("vx200") == members, timeout=10,
-                   what="the daemon removes a stray flood entry added by hand")
+        wait_until(gone, timeout=10,
+                   what="the daemon removes stray flood and MAC entries added by hand")
     finally:
         d.stop()
 

@@ -6,7 +6,7 @@
  * alike, a device's entries walked in order, a device's entries replaced
  * (more, fewer, none, a device the table did not have), and all of it
  * checked against a plain list of the same entries; remotes with extras
- * (another VNI, port or device) kept apart.
+ * (another VNI, port or device) kept apart; zebra's MAC entries by device.
  */
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -262,10 +262,75 @@ static void test_odd_entries(void)
 	fdb_table_free(&t);
 }
 
+/* zebra's MAC entry as the kernel dumps it: its own (self, a remote) or the bridge's (master). */
+static void mac_msg(char *buf, int ifindex, uint8_t last, bool master, bool extern_learn)
+{
+	static const uint8_t dst[4] = {192, 0, 2, 13};
+	const uint8_t mac[6] = {2, 0, 0, 0x30, 2, last};
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	ndm->ndm_family = AF_BRIDGE;
+	ndm->ndm_ifindex = ifindex;
+	ndm->ndm_flags = (master ? NTF_MASTER : NTF_SELF) | (extern_learn ? NTF_EXT_LEARNED : 0);
+	mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
+	if (!master)
+		mnl_attr_put(nlh, NDA_DST, 4, dst);
+}
+
+/*
+ * zebra's MAC entries (extern_learn) are kept, learned ones not; sorted, a
+ * device's come together by MAC, its own before the bridge's; a device read
+ * again replaces only its own.
+ */
+static void test_zebra_macs(void)
+{
+	char buf[256];
+	struct fdb_table t = {0}, fresh = {0};
+	const struct fdb_mac *m;
+	struct fdb_mac one;
+
+	mac_msg(buf, 4, 1, false, false);
+	CHECK_INT(fdb_parse_mac((struct nlmsghdr *)buf, &one), 0, "a learned MAC: not zebra's");
+	mac_msg(buf, 4, 1, false, true);
+	CHECK_INT(fdb_parse_mac((struct nlmsghdr *)buf, &one), 1, "zebra's, with its remote");
+	CHECK(!one.master && one.dst.family == AF_INET && one.mac[5] == 1, "its MAC and remote");
+	/* in no order: device 4's MAC 2 (bridge's, own), device 3's MAC 1, device 4's MAC 1 */
+	const int devs[] = {4, 4, 3, 4, 4};
+	const uint8_t lasts[] = {2, 2, 1, 1, 1};
+	const bool masters[] = {true, false, false, false, true};
+	for (size_t i = 0; i < 5; i++) {
+		mac_msg(buf, devs[i], lasts[i], masters[i], true);
+		CHECK_INT(fdb_table_take(&t, (struct nlmsghdr *)buf, 0), 0, "taken");
+	}
+	CHECK_INT((int)t.n, 0, "no flood entry");
+	fdb_table_sort(&t);
+	CHECK_INT((int)fdb_macs_of(&t, 4, &m), 4, "device 4's four");
+	CHECK(m[0].mac[5] == 1 && !m[0].master && m[1].mac[5] == 1 && m[1].master &&
+		  m[2].mac[5] == 2 && !m[2].master && m[3].master,
+	      "by MAC, each one's own before the bridge's");
+	CHECK_INT((int)fdb_macs_of(&t, 5, &m), 0, "device 5 has none");
+	mac_msg(buf, 4, 9, false, true);
+	CHECK_INT(fdb_table_take(&fresh, (struct nlmsghdr *)buf, 4), 0, "fresh: device 4's");
+	mac_msg(buf, 3, 9, false, true);
+	CHECK_INT(fdb_table_take(&fresh, (struct nlmsghdr *)buf, 4), 0, "another's: not taken");
+	fdb_table_sort(&fresh);
+	CHECK_INT(fdb_table_replace_device(&t, 4, &fresh), 0, "device 4 read again");
+	CHECK(fdb_macs_of(&t, 4, &m) == 1 && m[0].mac[5] == 9, "device 4: the fresh one only");
+	CHECK(fdb_macs_of(&t, 3, &m) == 1 && m[0].mac[5] == 1, "device 3's stays");
+	fdb_table_free(&fresh);
+	CHECK_INT(fdb_table_replace_device(&t, 3, &fresh), 0, "device 3 emptied");
+	CHECK_INT((int)t.n_macs, 1, "device 4's left");
+	fdb_table_free(&t);
+	CHECK(!t.macs && !t.n_macs, "freed");
+}
+
 int main(void)
 {
 	test_sorted_and_unsorted();
 	test_replace_device();
 	test_odd_entries();
+	test_zebra_macs();
 	return unit_summary("test_fdb_table");
 }
