@@ -20,6 +20,11 @@
 
 /* The node locks (not the daemon's) this process holds. */
 static int nodes_held;
+/*
+ * The last holder line could not be written (a full /run): said once, not
+ * at each of the daemon's passes, and once when one is written again.
+ */
+static bool holder_unrecorded;
 
 /*
  * Whether a stop is waiting: the daemon blocks SIGTERM and SIGINT (it reads
@@ -145,9 +150,13 @@ int node_lock_take(struct node_lock *l, const char *node, const char *command, u
 		nanosleep(&pause, NULL);
 	}
 	ret = write_holder(l->fd, command, NULL);
-	if (ret < 0)
-		log_warn("node %s: cannot record the lock's holder in %s: %s", node, l->path,
-			 strerror(-ret));
+	if (ret < 0 && !holder_unrecorded)
+		log_warn("node %s: cannot record the lock's holder in %s: %s; a command waiting "
+			 "for the lock cannot name this fabricd (said once until it can)",
+			 node, l->path, strerror(-ret));
+	else if (ret == 0 && holder_unrecorded)
+		log_info("node %s: the lock's holder is recorded in %s again", node, l->path);
+	holder_unrecorded = ret < 0;
 	l->node = true;
 	nodes_held++;
 	/* a writer killed mid-write left its temporary file behind (a live one's stays) */

@@ -313,6 +313,43 @@ def test_daemon_stopped_while_waiting_for_the_lock_exits_at_once(fabric):
                what="pve1 converged (empty plan)")
 
 
+def test_a_full_run_directory_is_said_once_not_at_every_pass(fabric):
+    """/run full (here a 64 KiB tmpfs filled, over /run/fabricd in pve1's mount namespace):
+    the daemon's pass cannot write its holder line into the node lock. It goes on, and
+    says so once, not at every pass (until 2026-12-07 a warning per pass: two per repair,
+    one a minute idle, forever); room again, once that the line is recorded."""
+    cluster, definition, daemons = fabric
+    pve1, daemon = cluster.node("pve1"), daemons["pve1"]
+    inode = os.stat(f"/run/netns/{pve1.ns}").st_ino
+    said = "cannot record the lock's holder"
+    prints = f"guard.net{inode}.prints"
+    # filled aside, then moved over /run/fabricd at once: the guard's prints kept, the lock
+    # made anew (empty); no probe file (one written meanwhile and then removed, as one that
+    # cannot be written is, would make room)
+    full = f"{daemon.dir}/full"
+    mark = daemon.mark()  # a pass may come before the first repair (the probes')
+    pve1.run(["sh", "-c", f"mkdir -p {full} && mount -t tmpfs -o size=64k fabtest-full {full} "
+              f"&& cp /run/fabricd/{prints} {full}/ && "
+              f"{{ dd if=/dev/zero of={full}/fill bs=1k 2>/dev/null; true; }} && "
+              f"mount --move {full} /run/fabricd"])
+    try:
+        for repairs in (1, 2, 3):  # each a pass, and a settling pass after it
+            pve1.run(["ip", "link", "set", "vnet100", "down"])
+            wait_until(lambda: daemon.log_since(mark).count("bridge vnet100: down -> up")
+                       == repairs and "UP" in pve1.run(["ip", "-br", "link", "show",
+                                                        "vnet100"]).stdout,
+                       timeout=5, interval=0.02, what="vnet100 repaired with /run full")
+        log = daemon.log_since(mark)
+        assert log.count(said) == 1, log
+        assert "No space left on device" in log and "not converged" not in log, log
+    finally:
+        pve1.run(["umount", "/run/fabricd"])
+    pve1.run(["ip", "link", "set", "vnet100", "down"])
+    daemon.wait_log("the lock's holder is recorded in", since=mark)
+    wait_until(lambda: not pve1.fabricd("plan", "-c", daemon.path).rc, timeout=10,
+               what="pve1 converged (empty plan)")
+
+
 def test_teardown_removes_the_node_locks(cluster_options):
     """fabricd leaves its lock files (removing one races a waiting writer); a test's
     cluster removes those of its namespaces once nothing runs there."""
