@@ -107,6 +107,7 @@ static int build_fabric(const struct cluster *c, size_t self, struct node_state 
 
 	snprintf(f->ifname, sizeof(f->ifname), "%s", FABRIC_IFNAME);
 	f->listen_port = node_listen_port(c, me);
+	f->secure_port = c->fabric.secure_port;
 	f->address.addr = me->fabric_address;
 	f->address.len = c->fabric.prefix.len;
 	if (c->n_nodes > 1) {

@@ -42,6 +42,7 @@ struct desired_peer {
 struct desired_fabric {
 	char ifname[FABRICD_IFNAME_MAX + 1];
 	uint16_t listen_port;
+	uint16_t secure_port;	  /* fabric.secure_port: the secure VXLAN devices' */
 	unsigned int mtu;	  /* 0 while the underlay MTU is unknown */
 	struct ip_prefix address; /* own fabric address with the prefix length */
 	size_t n_peers;

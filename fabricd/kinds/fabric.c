@@ -202,7 +202,15 @@ static int plan_device(const struct reconcile *r, const struct node_state *want,
 
 	if (key_ok && port_ok)
 		return 0;
-	op = plan_add(p, KIND_FABRIC, OP_WG_DEVICE, PHASE_WG_CONFIG,
+	/*
+	 * WireGuard leaves the port the secure VXLAN devices now want (secure_port
+	 * moved onto the old listen_port in one edit): it moves right after the
+	 * guard, before they are made (EADDRINUSE on every pass otherwise).
+	 */
+	op = plan_add(p, KIND_FABRIC, OP_WG_DEVICE,
+		      have && !port_ok && have->listen_port == want->fabric.secure_port
+			  ? PHASE_GUARD
+			  : PHASE_WG_CONFIG,
 		      have ? VERB_CHANGE : VERB_CREATE, FABRIC_IFNAME);
 	if (!op)
 		return -ENOMEM;

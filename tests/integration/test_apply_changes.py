@@ -399,6 +399,31 @@ def test_the_listen_port_moved_onto_the_old_secure_port_in_one_edit(make_cluster
     assert res.rc == 1 and "listen port 7000 is taken by VXLAN device vxother" in res.stderr, res
 
 
+@pytest.mark.parametrize("listen_port, secure_port", [(51821, 51820), (4790, 51820)],
+                         ids=["secure-onto-old-listen", "swapped"])
+def test_the_secure_port_moved_onto_the_old_listen_port_in_one_edit(make_cluster, listen_port,
+                                                                   secure_port):
+    """secure_port onto the port WireGuard leaves in the same edit (alone, and swapped with
+    it): WireGuard moves before the secure devices are made. It moved after them, so every
+    apply (and every daemon pass) failed with "Address already in use" on the secure
+    devices, which it had already removed: every secure zone was cut until the edit was
+    undone."""
+    cluster = make_cluster(2)
+    definition, _ = applied(cluster, zones=[zone("blue", "secure", [vnet("vnet200", 200)])])
+    moved = dict(definition, fabric=dict(definition["fabric"], secure_port=secure_port,
+                                         listen_port=listen_port))
+    path = cluster.write_definition(moved, f"{cluster.tmpdir}/moved.json")
+    for node in cluster.nodes:
+        res = node.fabricd("apply", "-c", path)
+        assert res.rc == 0 and "failed" not in res.stderr, res
+    for node in cluster.nodes:
+        assert node.fabricd("plan", "-c", path).rc == 0
+        assert node.wg_dump().listen_port == listen_port
+        assert_node_converged(node, moved, ZONE_MTU)
+    g1, g2 = (cluster.add_guest(n, "vnet200", f"10.2.0.{n.index}/24") for n in cluster.nodes)
+    wait_until(lambda: g1.ping(g2), timeout=20, what="g1 -> g2 through the moved secure port")
+
+
 def test_an_owned_device_with_another_vni_is_made_again_once(make_cluster):
     """vx100 (owned) carrying VNI 101: vnet100's plan makes it again, and the removal
     of owned links nobody wants must not delete it a second time (apply used to fail
