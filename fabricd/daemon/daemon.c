@@ -91,6 +91,7 @@ struct daemon {
 	unsigned int reasons;		      /* of the next pass */
 	long long pass_at, check_at, wake_at; /* CLOCK_MONOTONIC ms, 0 = not due */
 	unsigned int failures;		      /* passes failed in a row */
+	char *failed_text; /* what the last of them said (failures > 0): not said again */
 	enum wg_backend backend;
 	bool wg_known; /* wg_sig holds the WireGuard state of the last converged pass */
 	uint64_t wg_sig;
@@ -142,7 +143,8 @@ __attribute__((format(printf, 2, 3))) static void set_status(struct daemon *d, c
 	notify_send(&d->notify, "STATUS=%s", status);
 }
 
-static void pass_failed(struct daemon *d, unsigned int reasons)
+/* repeated: the pass failed as the one before, which said so (debug only) */
+static void pass_failed(struct daemon *d, unsigned int reasons, bool repeated)
 {
 	unsigned int shift = d->failures < 7 ? d->failures : 7;
 	long long delay = (long long)RETRY_MIN_MS << shift;
@@ -153,7 +155,8 @@ static void pass_failed(struct daemon *d, unsigned int reasons)
 	view_invalidate(&d->view); /* the next pass reads everything again */
 	if (reasons & REASON_STARTUP)
 		return; /* no next pass: start() says so */
-	log_error("%s: not converged; trying again in %.1f s", d->node, delay / 1000.0);
+	(repeated ? log_debug : log_error)("%s: not converged; trying again in %.1f s", d->node,
+					   delay / 1000.0);
 	schedule(d, reasons | REASON_RETRY, delay);
 	set_status(d, "not converged, retrying (see the log)");
 }
@@ -223,7 +226,7 @@ static int run_pass(struct daemon *d)
 		return -1;
 	}
 	if (ret < 0) {
-		pass_failed(d, d->reasons);
+		pass_failed(d, d->reasons, false);
 		return -1;
 	}
 	ret = run_pass_locked(d);
@@ -364,9 +367,16 @@ static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *c
 	 */
 	bool key_moved =
 	    !(reasons & REASON_STARTUP) && def_retry_key_sig(d->o->key_file) != d->key_sig;
+	bool repeated = false;
 
-	if (!cand && log_text && !key_moved)
-		fputs(log_text, stderr);
+	if (!cand && log_text && !key_moved) {
+		/* a conflict that stays: said once, not at each retry (30 s apart at most) */
+		repeated = d->failures && d->failed_text && !strcmp(d->failed_text, log_text);
+		if (!repeated)
+			fputs(log_text, stderr);
+		free(d->failed_text);
+		d->failed_text = strdup(log_text);
+	}
 	if (!cand)
 		session_repair_guard(s);
 	session_free(s);
@@ -384,7 +394,7 @@ static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *c
 	}
 	if (!cand) {
 		free(log_text);
-		pass_failed(d, reasons);
+		pass_failed(d, reasons, repeated);
 		return -1;
 	}
 	def_retry_failed(&d->pending, cand, log_text, d->o->config, now_ms());
@@ -399,8 +409,7 @@ static int pass_unplanned(struct daemon *d, struct session *s, struct cluster *c
 static void wg_settled(struct daemon *d, const struct session *s)
 {
 	if (s->have.wg_error) {
-		/* the rest converged: ask again soon; moved endpoints are set then */
-		schedule(d, REASON_PEERS, WG_UNREAD_RETRY_MS);
+		schedule(d, REASON_PEERS, WG_UNREAD_RETRY_MS); /* moved endpoints are set then */
 		return;
 	}
 	cluster_free(d->roam_base); /* applied: every moved endpoint is set */
@@ -465,7 +474,7 @@ static int run_pass_locked(struct daemon *d)
 		report_pass_times(&s, started, loaded, planned, faults);
 	if (ret < 0) {
 		session_free(&s);
-		pass_failed(d, reasons);
+		pass_failed(d, reasons, false);
 		return -1;
 	}
 	wg_settled(d, &s);
@@ -645,6 +654,7 @@ static void close_all(struct daemon *d)
 	cluster_free(d->cluster);
 	cluster_free(d->roam_base);
 	def_retry_drop(&d->pending);
+	free(d->failed_text);
 	free(d->mtus.mtus);
 	keyfile_store_free(&d->keys); /* wiped */
 	view_free(&d->view);
