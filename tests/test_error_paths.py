@@ -71,6 +71,14 @@ BENCH = [
     ("nodes-one", ["--control-plane", "--nodes", "1"], ['--nodes "1"', "from 2 to 1000"]),
     ("vnis-beyond", ["--control-plane", "--vnis", "16385"], ['--vnis "16385"', "from 2 to 16384"]),
     ("too-many-arguments", ["--quick"] * 63, ["bench: too many arguments"]),
+    # an output it cannot write: refused before measuring (--control-plane wrote its report
+    # only after all of it, then failed; a directory passed the data-plane's check too)
+    ("control-plane-json-nowhere", ["--control-plane", "--quick", "--json", "/nonexistent/r.json"],
+     ["--json /nonexistent/r.json: cannot write in its directory", "give a writable path"]),
+    ("control-plane-json-directory", ["--control-plane", "--quick", "--json", "/"],
+     ["--json /: is a directory: give the path of a file to write"]),
+    ("svg-directory", ["--quick", "--svg", "/"],
+     ["--svg /: is a directory: give the path of a file to write"]),
 ]
 
 

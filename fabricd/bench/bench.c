@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,13 +73,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The directory of an output file must exist and be writable before an hour of measuring. */
-static int check_output(const char *opt, const char *path)
+int bench_check_output(const char *opt, const char *path)
 {
+	struct stat st;
 	char copy[4096];
 
 	if (!path)
 		return 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		log_error("bench: %s %s: is a directory: give the path of a file to write", opt,
+			  path);
+		return -1;
+	}
 	snprintf(copy, sizeof(copy), "%s", path);
 	if (access(dirname(copy), W_OK) < 0) {
 		log_error("bench: %s %s: cannot write in its directory (%s): give a writable path",
@@ -358,6 +364,9 @@ static int preflight(const struct bench_opts *o, enum wg_backend *backend)
 	struct kmod_caps caps;
 	char err[256];
 
+	if (bench_check_output("--json", o->json_path) < 0 ||
+	    bench_check_output("--svg", o->svg_path) < 0)
+		return -1;
 	if (geteuid() != 0) {
 		log_error("bench: needs root: it creates network and mount namespaces");
 		return -1;
@@ -376,8 +385,6 @@ static int preflight(const struct bench_opts *o, enum wg_backend *backend)
 			return -1;
 		}
 	}
-	if (check_output("--json", o->json_path) < 0 || check_output("--svg", o->svg_path) < 0)
-		return -1;
 	kmod_probe(&caps);
 	if (kmod_missing_reason(&caps)) {
 		log_error("bench: %s", kmod_missing_reason(&caps));

@@ -255,6 +255,11 @@ json_t *bench_result_json(const struct bench_cell *c, const struct bench_summary
 /* Writes the JSON report (schemas/bench.schema.json) to path. 0 or -errno. */
 int bench_write_json(const struct bench_results *r, const struct bench_summary *s,
 		     const char *path);
+/*
+ * The directory of output file path (option opt; NULL: none) exists and is
+ * writable, checked before minutes of measuring (bench/bench.c). 0, or -1 (said).
+ */
+int bench_check_output(const char *opt, const char *path);
 /* The chart as SVG text on f (bench/svg.c). 0 or -EIO. */
 int bench_write_svg(const struct bench_results *r, const struct bench_summary *s, FILE *f);
 

@@ -377,6 +377,9 @@ static void check_counts(struct cp_run *r)
 
 static int check_opts(const struct cp_opts *o)
 {
+	/* the report is written last: a path it cannot take failed after all the measuring */
+	if (bench_check_output("--json", o->json_path) < 0)
+		return -1;
 	if (geteuid() != 0) {
 		log_error("bench: --control-plane needs root (it creates network namespaces)");
 		return -1;
