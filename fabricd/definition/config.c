@@ -755,8 +755,13 @@ int config_load_file(const char *path, struct cluster **out, struct diag *diag)
 	f = fopen(path, "re");
 	if (!f) {
 		ret = -errno;
-		config_error(&r, path, "cannot open: %s; check the file given with -c",
-			     strerror(-ret));
+		/* without -c this is the default path: "the file given with -c" named none */
+		config_error(&r, path, "cannot open: %s; %s", strerror(-ret),
+			     ret == -ENOENT
+				 ? "give the definition with -c FILE, or make it: `fabricd init -c "
+				   "FILE --cluster NAME --prefix CIDR` (or `fabricd import-pve -o "
+				   "FILE`)"
+				 : "give a definition this user may read with -c FILE");
 		return ret;
 	}
 	for (;;) {
@@ -787,7 +792,7 @@ int config_load_file(const char *path, struct cluster **out, struct diag *diag)
 	}
 	if (ferror(f)) {
 		ret = -EIO;
-		config_error(&r, path, "cannot read: %s; check the file given with -c",
+		config_error(&r, path, "cannot read: %s; give the definition file with -c FILE",
 			     strerror(errno));
 		goto out;
 	}

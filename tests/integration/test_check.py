@@ -191,9 +191,16 @@ def test_duplicate_key_rejected(fabricd, repo, tmp_path):
 
 
 def test_missing_file(fabricd, tmp_path):
+    """The path and how to make one: without -c it is the default path, and the message said
+    "check the file given with -c" (none was given) until 2026-12-07."""
     r = check(fabricd, tmp_path / "nope.json")
-    assert r.returncode == 1
-    assert "cannot open" in r.stderr
+    assert r.returncode == 1 and r.stdout == ""
+    assert (f"error: {tmp_path}/nope.json: cannot open: No such file or directory; give the "
+            "definition with -c FILE, or make it: `fabricd init -c FILE --cluster NAME "
+            "--prefix CIDR`") in r.stderr, r.stderr
+    r = check(fabricd, tmp_path)
+    assert r.returncode == 1 and f"error: {tmp_path}: cannot read: Is a directory; give the " \
+        "definition file with -c FILE" in r.stderr, r.stderr
 
 
 def test_warning_keeps_success(fabricd, minimal, tmp_path):
