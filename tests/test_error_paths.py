@@ -115,6 +115,15 @@ def test_check_of_a_node_the_file_does_not_name(minimal, tmp_path):
     assert res.returncode == 1 and json.loads(res.stdout)["ok"] is False, res.stdout
 
 
+@pytest.mark.parametrize("node", ["PVE1", "pve1 ", "pve1.example.org"])
+def test_check_of_what_is_no_node_name(node):
+    """check -n says what render, plan and apply say of it (it said only "not in the
+    definition", where the node's name in lower case is)."""
+    assert_error(run("check", "-c", MINIMAL, "-n", node),
+                 f'nodes: -n "{node}" is not a node name (lower-case letters, digits and',
+                 "give the node's name in the definition with -n NODE")
+
+
 def test_file_larger_than_16_mib(minimal, tmp_path):
     path = write(tmp_path, json.dumps(minimal) + " " * (16 * 1024 * 1024 + 1))
     assert_error(run("check", "-c", path),

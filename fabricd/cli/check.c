@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "definition/config.h"
+#include "definition/model.h"
 #include "definition/pve_follow.h"
 #include "base/log.h"
 
@@ -70,6 +71,14 @@ static int check_node(const struct options *o, const struct cluster *c, struct d
 {
 	if (!o->node || cluster_find_node(c, o->node) >= 0)
 		return 0;
+	/* as render, plan and apply say it ("PVE1" was only "not in the definition") */
+	if (!name_valid(o->node)) {
+		diag_add(d, "nodes",
+			 "-n \"%.80s\" is not a node name (lower-case letters, digits and '-', at "
+			 "most %d): give the node's name in the definition with -n NODE",
+			 o->node, FABRICD_NAME_MAX);
+		return -1;
+	}
 	diag_add(d, "nodes",
 		 "node \"%s\" (-n) is not in the definition: give one of its nodes with -n, or "
 		 "add this node with `fabricd join -c FILE`",
