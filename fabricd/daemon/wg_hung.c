@@ -56,6 +56,9 @@ void wg_hung_seen(struct wg_hung *h, enum wg_backend backend, bool unanswered, l
 	/* only the one fabricd's PID file names: another's is the operator's to end */
 	if (!wg_uapi_started_by_fabricd(FABRIC_IFNAME))
 		return;
+	/* each ask waited 200 ms meanwhile: a slow one is not ended, only one silent for 5 s */
+	if (wg_uapi_answers_in_full(FABRIC_IFNAME))
+		return;
 	pid = wg_uapi_pid(FABRIC_IFNAME);
 	if (pid <= 0)
 		return;

@@ -7,7 +7,8 @@
  * passes repair everything else meanwhile (engine/reconcile.h,
  * wg_unread_ok), say so once, and ask again every second (after one socket
  * timeout, each ask waits 200 ms, wireguard/uapi.c). The daemon is that
- * process's supervisor: after WG_HUNG_LIMIT_MS without an answer it ends it
+ * process's supervisor: after WG_HUNG_LIMIT_MS without an answer, and none
+ * to a last ask that waits the full 5 s (a slow one is not ended), it ends it
  * (SIGKILL also ends a stopped one) and the next pass starts another, as
  * when it dies. A wireguard-go fabricd did not start (no PID file of its
  * own) is never ended: the warning says what to do.

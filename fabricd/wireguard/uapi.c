@@ -485,6 +485,12 @@ bool wg_uapi_unanswered(void)
 	return unanswered;
 }
 
+bool wg_uapi_answers_in_full(const char *ifname)
+{
+	unanswered = false; /* this one waits IO_TIMEOUT_S */
+	return wg_uapi_exists(ifname);
+}
+
 bool wg_uapi_exists(const char *ifname)
 {
 	struct text reply = {0};

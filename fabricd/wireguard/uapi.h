@@ -53,6 +53,8 @@ bool wg_uapi_exists(const char *ifname);
  * exchange waits 200 ms, not 5 s.
  */
 bool wg_uapi_unanswered(void);
+/* Whether it answers a get within the full 5 s (before it is ended as hung). */
+bool wg_uapi_answers_in_full(const char *ifname);
 int wg_uapi_get(const char *ifname, struct wg_device **out);
 int wg_uapi_set(const struct wg_device *change);
 /* The PID file names a live "wireguard-go <ifname>" in our network namespace. */

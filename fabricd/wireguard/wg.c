@@ -290,6 +290,8 @@ bool wg_survived_link_burst(enum wg_backend backend, const char *ifname, size_t 
 	if (backend != WG_BACKEND_USERSPACE)
 		return true;
 	/* one that does not answer (stopped, hung) is there: wg_hung.h is about it */
+	if (wg_uapi_unanswered())
+		return if_nametoindex(ifname) != 0;
 	if (!wg_exists(backend, ifname))
 		return wg_uapi_unanswered();
 	if (link_changes <= USERSPACE_QUIET_MSGS)
