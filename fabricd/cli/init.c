@@ -6,6 +6,7 @@
  * filled, keeping its owner and mode.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -60,8 +61,18 @@ int cmd_init(const struct options *o)
 	struct bootstrap_result res = {0};
 
 	if (!o->cluster_name || !o->prefix) {
-		log_error("usage: fabricd init -c FILE --cluster NAME --prefix CIDR "
-			  "[--listen-port N] [-n NODE] [--underlay ADDR] [--key-file FILE]");
+		bool both = !o->cluster_name && !o->prefix;
+
+		/* which one: the usage line alone left the operator to compare it */
+		log_error("init: %s missing: give %s%s%s; usage: fabricd init -c FILE --cluster "
+			  "NAME --prefix CIDR [--listen-port N] [-n NODE] [--underlay ADDR] "
+			  "[--key-file FILE]",
+			  both	      ? "--cluster and --prefix are"
+			  : o->prefix ? "--cluster is"
+				      : "--prefix is",
+			  o->cluster_name ? "" : "the cluster's name (such as lab)",
+			  both ? " and " : "",
+			  o->prefix ? "" : "the fabric's prefix (such as 10.255.0.0/24)");
 		return 1;
 	}
 	if (parse_port(o->listen_port, &a.listen_port) < 0 || member_name(o, &m) < 0 ||

@@ -321,6 +321,11 @@ static int vnet_positionals(struct zone_args *a, const char *action)
 		log_error("vnet \"%s\": use vnet add or vnet remove\n%s", action, vnet_usage);
 		return -1;
 	}
+	if (add && !a->zone) {
+		log_error("vnet add: --zone is missing: give the zone the vnets go into\n%s",
+			  vnet_usage);
+		return -1;
+	}
 	if (a->o.argc < 1 || a->transport || a->n_vnets || a->has_nodes || (add != !!a->zone)) {
 		log_error("%s", vnet_usage);
 		return -1;

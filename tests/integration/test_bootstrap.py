@@ -110,10 +110,16 @@ def test_parallel_joins(fabricd_bin, tmp_path):
 
 # (name, argv after the binary, what stderr must say); {path}, {tmp} filled in
 ERRORS = [
+    # which option is missing, named (until 2026-12-07 the usage line alone)
     ("init without --prefix", ["init", "-c", "{path}", "--cluster", "lab"],
+     "error: init: --prefix is missing: give the fabric's prefix (such as 10.255.0.0/24); "
      "usage: fabricd init"),
     ("init without --cluster", ["init", "-c", "{path}", "--prefix", PREFIX],
-     "usage: fabricd init"),
+     "error: init: --cluster is missing: give the cluster's name (such as lab); usage: "
+     "fabricd init"),
+    ("init without either", ["init", "-c", "{path}"],
+     "error: init: --cluster and --prefix are missing: give the cluster's name (such as lab) "
+     "and the fabric's prefix"),
     ("init bad port", ["init", "-c", "{new}", "--cluster", "lab", "--prefix", PREFIX,
                        "--listen-port", "0", "--underlay", "192.0.2.11"], "--listen-port \"0\""),
     ("init host bits", ["init", "-c", "{new}", "--cluster", "lab", "--prefix", "10.255.0.1/24",
@@ -193,7 +199,8 @@ ERRORS = [
     ("vnet add unknown zone", ["vnet", "add", "-c", "{zoned}", "--zone", "nope", "vnet200:200"],
      "zones: there is no zone \"nope\" (zones: solo)"),
     ("vnet add without --zone", ["vnet", "add", "-c", "{zoned}", "vnet200:200"],
-     "usage: fabricd vnet add"),
+     "error: vnet add: --zone is missing: give the zone the vnets go into\nusage: fabricd "
+     "vnet add"),
     ("vnet add bad NAME:VNI", ["vnet", "add", "-c", "{zoned}", "--zone", "solo", "vnet200"],
      "vnet add: \"vnet200\" is not NAME:VNI"),
     ("vnet add VNI taken", ["vnet", "add", "-c", "{zoned}", "--zone", "solo", "vnet200:100"],
