@@ -352,7 +352,19 @@ int cmd_set_transport(const struct options *o)
 	int have = -1, ret = 1, edit, tries = 0;
 
 	if (o->argc != 2) {
-		log_error("usage: fabricd set-transport -c FILE ZONE plain|secure");
+		/* what is wrong, then the usage (it was the usage line alone) */
+		if (o->argc > 2)
+			log_error("set-transport: unexpected argument \"%s\": it takes a zone and "
+				  "its transport; usage: fabricd set-transport -c FILE ZONE "
+				  "plain|secure",
+				  o->argv[2]);
+		else
+			log_error("set-transport: %s; usage: fabricd set-transport -c FILE ZONE "
+				  "plain|secure",
+				  o->argc
+				      ? "the transport is missing: give plain or secure after the "
+					"zone"
+				      : "give the zone and its transport (plain or secure)");
 		return 1;
 	}
 	zone = o->argv[0];

@@ -125,8 +125,13 @@ def test_symlink_stays_a_symlink(fabricd, definition, tmp_path):
 @pytest.mark.parametrize("args,expect", [
     (["green", "secure"], 'zone "green" is not in'),
     (["red", "encrypted"], 'transport "encrypted": use plain or secure'),
-    (["red"], "usage: fabricd set-transport"),
-    (["red", "secure", "extra"], "usage: fabricd set-transport"),
+    # what is wrong, named (until 2026-12-07 the usage line alone)
+    ([], "error: set-transport: give the zone and its transport (plain or secure); usage: "
+     "fabricd set-transport"),
+    (["red"], "error: set-transport: the transport is missing: give plain or secure after "
+     "the zone; usage: fabricd set-transport"),
+    (["red", "secure", "extra"], 'error: set-transport: unexpected argument "extra": it '
+     "takes a zone and its transport; usage: fabricd set-transport"),
 ])
 def test_bad_arguments_change_nothing(fabricd, definition, args, expect):
     before = definition.read_text()
