@@ -64,9 +64,8 @@ int cmd_init(const struct options *o)
 		bool both = !o->cluster_name && !o->prefix;
 
 		/* which one: the usage line alone left the operator to compare it */
-		log_error("init: %s missing: give %s%s%s; usage: fabricd init -c FILE --cluster "
-			  "NAME --prefix CIDR [--listen-port N] [-n NODE] [--underlay ADDR] "
-			  "[--key-file FILE]",
+		log_error("%s missing: give %s%s%s: fabricd init -c FILE --cluster NAME --prefix "
+			  "CIDR",
 			  both	      ? "--cluster and --prefix are"
 			  : o->prefix ? "--cluster is"
 				      : "--prefix is",

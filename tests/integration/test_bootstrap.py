@@ -112,13 +112,12 @@ def test_parallel_joins(fabricd_bin, tmp_path):
 ERRORS = [
     # which option is missing, named (until 2026-12-07 the usage line alone)
     ("init without --prefix", ["init", "-c", "{path}", "--cluster", "lab"],
-     "error: init: --prefix is missing: give the fabric's prefix (such as 10.255.0.0/24); "
-     "usage: fabricd init"),
+     "error: --prefix is missing: give the fabric's prefix (such as 10.255.0.0/24): "
+     "fabricd init -c FILE --cluster NAME --prefix CIDR"),
     ("init without --cluster", ["init", "-c", "{path}", "--prefix", PREFIX],
-     "error: init: --cluster is missing: give the cluster's name (such as lab); usage: "
-     "fabricd init"),
+     "error: --cluster is missing: give the cluster's name (such as lab): fabricd init"),
     ("init without either", ["init", "-c", "{path}"],
-     "error: init: --cluster and --prefix are missing: give the cluster's name (such as lab) "
+     "error: --cluster and --prefix are missing: give the cluster's name (such as lab) "
      "and the fabric's prefix"),
     ("init bad port", ["init", "-c", "{new}", "--cluster", "lab", "--prefix", PREFIX,
                        "--listen-port", "0", "--underlay", "192.0.2.11"], "--listen-port \"0\""),
