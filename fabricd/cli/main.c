@@ -402,6 +402,39 @@ static bool reads_what_was_given(const char *name, unsigned int reads, const str
 	return true;
 }
 
+/*
+ * Where the definition comes from: -c FILE, or --sdn-dir DIR [--corosync
+ * FILE], or for down --cluster NAME; one given where another is read is
+ * refused, or said (a warning) where it is harmless.
+ */
+static bool definition_source_fits(const char *name, const struct options *o)
+{
+	/* down --cluster is the way out when the definition is lost or broken: never read */
+	if (o->cluster_name && !strcmp(name, "down") && (o->config_given || o->sdn_dir))
+		log_warn("down: --cluster %s names the cluster, so %s is not read: down removes "
+			 "what fabricd owns for cluster %s on this node",
+			 o->cluster_name, o->sdn_dir ? "--sdn-dir" : o->config, o->cluster_name);
+	if (o->corosync && !o->sdn_dir && reads_definition_only(name)) {
+		log_error("%s: --corosync goes with --sdn-dir DIR (the definition from Proxmox); "
+			  "without it %s reads -c FILE and would ignore --corosync",
+			  name, name);
+		return false;
+	}
+	/* the definition comes from Proxmox: a -c FILE beside it was ignored without a word */
+	if (o->sdn_dir && o->config_given && !o->cluster_name && reads_definition_only(name))
+		log_warn("%s: --sdn-dir takes the definition from Proxmox's SDN configuration, so "
+			 "-c %s is not read; leave -c out",
+			 name, o->config);
+	if ((o->sdn_dir || o->corosync) && !reads_definition_only(name)) {
+		log_error("%s: --sdn-dir and --corosync are for run, plan, apply, down, status and "
+			  "render (the definition from Proxmox's SDN configuration); %s works on a "
+			  "definition file (-c FILE, which `fabricd import-pve -o FILE` writes)",
+			  name, name);
+		return false;
+	}
+	return true;
+}
+
 /* Options that only some commands read: an error where they would be ignored. */
 static bool options_fit(const char *name, const struct options *o)
 {
@@ -469,19 +502,7 @@ static bool options_fit(const char *name, const struct options *o)
 			  name, name);
 		return false;
 	}
-	/* down --cluster is the way out when the definition is lost or broken: never read */
-	if (o->cluster_name && !strcmp(name, "down") && (o->config_given || o->sdn_dir))
-		log_warn("down: --cluster %s names the cluster, so %s is not read: down removes "
-			 "what fabricd owns for cluster %s on this node",
-			 o->cluster_name, o->sdn_dir ? "--sdn-dir" : o->config, o->cluster_name);
-	if ((o->sdn_dir || o->corosync) && !reads_definition_only(name)) {
-		log_error("%s: --sdn-dir and --corosync are for run, plan, apply, down, status and "
-			  "render (the definition from Proxmox's SDN configuration); %s works on a "
-			  "definition file (-c FILE, which `fabricd import-pve -o FILE` writes)",
-			  name, name);
-		return false;
-	}
-	return true;
+	return definition_source_fits(name, o);
 }
 
 /*

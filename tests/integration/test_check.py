@@ -438,6 +438,20 @@ def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, me
     assert r.returncode == 1 and message in r.stderr, r
 
 
+def test_corosync_without_sdn_dir_and_c_beside_sdn_dir(fabricd, repo):
+    """--corosync goes with --sdn-dir: alone it was ignored (render read -c FILE); -c FILE
+    beside --sdn-dir is not read, and now says so (both were silent until 2026-12-07)."""
+    pve = repo / "tests" / "fixtures" / "pve" / "pve92"
+    example = repo / "examples" / "minimal-2node.json"
+    r = run(fabricd, "render", "-c", example, "-n", "pve1", "--corosync", pve / "corosync.conf")
+    assert r.returncode == 1 and r.stdout == "" and (
+        "error: render: --corosync goes with --sdn-dir DIR (the definition from Proxmox); "
+        "without it render reads -c FILE and would ignore --corosync") in r.stderr, r
+    r = run(fabricd, "render", "-c", example, "--sdn-dir", pve / "sdn", "-n", "hv1")
+    assert (f"warning: render: --sdn-dir takes the definition from Proxmox's SDN "
+            f"configuration, so -c {example} is not read; leave -c out") in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("args,message", [
     (["run", "--metrics-file", "/tmp/x", "--metrics-file-interval", value],
      f'--metrics-file-interval "{value}": give seconds, 0.5..3600 (default 10)')

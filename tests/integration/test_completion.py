@@ -89,6 +89,8 @@ def refused(tools, tmp, command, option):
     argv = [fabricd, *command.split(), *COMMANDS[command], option, *value]
     if option == "--metrics-file-interval":  # only with the file it is the interval of
         argv += ["--metrics-file", f"{tmp}/missing.prom"]
+    if option == "--corosync" and command != "import-pve":  # only with --sdn-dir
+        argv += ["--sdn-dir", f"{tmp}/missing_sdn"]
     if option not in ("-c", "--config") and command != "import-pve":
         argv += ["-c", f"{tmp}/missing.json"]  # nothing to act on
     res = subprocess.run([*where, *argv], capture_output=True, text=True,
