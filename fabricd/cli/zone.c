@@ -251,6 +251,28 @@ static int run_edit(struct zone_args *a)
 	return 0;
 }
 
+/*
+ * zone ACTION's arguments, when they do not fit: said (what is wrong first;
+ * the usage line alone left the operator to compare it), true.
+ */
+static bool zone_arguments_wrong(const struct zone_args *a, const char *action)
+{
+	if (a->o.argc > 1)
+		log_error("zone %s: unexpected argument \"%s\": one zone per command", action,
+			  a->o.argv[1]);
+	else if (a->zone)
+		log_error("zone %s: --zone is for vnet add; give the zone's name alone", action);
+	else if (a->o.argc < 1)
+		log_error("zone %s: the zone's name is missing", action);
+	else if (strcmp(action, "add") &&
+		 (a->transport || a->n_vnets || a->has_nodes || a->pve_zone))
+		log_error("zone remove: --transport, --vnet, --nodes and --pve-zone are for zone "
+			  "add; zone remove takes the zone's name alone");
+	else
+		return false;
+	return true;
+}
+
 static int zone_positionals(struct zone_args *a, const char *action)
 {
 	bool add = !strcmp(action, "add");
@@ -259,8 +281,7 @@ static int zone_positionals(struct zone_args *a, const char *action)
 		log_error("zone \"%s\": use zone add or zone remove\n%s", action, zone_usage);
 		return -1;
 	}
-	if (a->o.argc != 1 || a->zone ||
-	    (!add && (a->transport || a->n_vnets || a->has_nodes || a->pve_zone))) {
+	if (zone_arguments_wrong(a, action)) {
 		log_error("%s", zone_usage);
 		return -1;
 	}

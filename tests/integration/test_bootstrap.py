@@ -186,10 +186,17 @@ ERRORS = [
      "no such definition: nothing was changed; create it with `fabricd init`"),
     ("zone add invalid definition", ["zone", "add", "-c", "{invalid}", "blue", "--transport",
                                      "plain"], "fabricd check -c FILE"),
+    # what is wrong, named before the usage (until 2026-12-07 the usage alone)
     ("zone add two names", ["zone", "add", "-c", "{path}", "blue", "green", "--transport",
-                            "plain"], "usage: fabricd zone add"),
+                            "plain"],
+     'error: zone add: unexpected argument "green": one zone per command\nerror: usage: '
+     "fabricd zone add"),
+    ("zone add no name", ["zone", "add", "-c", "{path}", "--transport", "plain"],
+     "error: zone add: the zone's name is missing\nerror: usage: fabricd zone add"),
     ("zone remove with --transport", ["zone", "remove", "-c", "{zoned}", "solo", "--transport",
-                                      "plain"], "usage: fabricd zone add"),
+                                      "plain"],
+     "error: zone remove: --transport, --vnet, --nodes and --pve-zone are for zone add; zone "
+     "remove takes the zone's name alone\nerror: usage: fabricd zone add"),
     ("zone unknown action", ["zone", "rename", "-c", "{path}", "blue"],
      "zone \"rename\": use zone add or zone remove"),
     ("zone no action", ["zone", "-c", "{path}"], "usage: fabricd zone add"),
