@@ -182,6 +182,81 @@ static void check_listen_port(const struct node_state *want, const struct observ
 			 port, port);
 }
 
+/* One UDP socket the vnets' devices want: a port in a family, and the first device on it. */
+struct vxlan_socket {
+	uint16_t port;
+	int family;
+	const char *name;
+};
+
+/*
+ * Whether what holds port in family is one the plan lives with: a VXLAN
+ * device that is up (the kernel shares its socket; a foreign one that cannot
+ * is check_port's), or the fabric device, which leaves a port the vnets want
+ * before they are made (kinds/fabric.c).
+ */
+static bool vxlan_port_shared(const struct observed *have, uint16_t port, int family)
+{
+	if (have->wg && have->wg->listen_port == port)
+		return true;
+	for (size_t i = 0; i < have->links.n; i++) {
+		const struct link_obs *l = &have->links.links[i];
+
+		if (!strcmp(l->kind, "vxlan") && (l->flags & IFF_UP) && l->port == port &&
+		    (l->vxlan_external || l->vxlan_ipv6 == (family == AF_INET6)))
+			return true;
+	}
+	return false;
+}
+
+static void check_vxlan_socket(const struct node_state *want, const struct observed *have,
+			       const struct vxlan_socket *s, struct diag *diag)
+{
+	bool secure = s->port == want->fabric.secure_port;
+	char path[64];
+
+	if (vxlan_port_shared(have, s->port, s->family) ||
+	    !udp_port_held(s->port, s->family != AF_INET, s->family != AF_INET6))
+		return;
+	snprintf(path, sizeof(path), "vxlan %s", s->name);
+	diag_add(diag, path,
+		 "UDP port %u (%s) is taken: another socket on this node has it (see ss -ulpn "
+		 "'sport = :%u'); free it%s",
+		 s->port, secure ? "fabric.secure_port" : "plain VXLAN", s->port,
+		 secure ? ", or give fabric.secure_port another port" : "");
+}
+
+/*
+ * A VXLAN port the vnets want (4789, fabric.secure_port) that another socket
+ * holds: apply would remove the devices to be made again on it, then fail to
+ * bring the new ones up (EADDRINUSE) on every pass, the zone cut meanwhile.
+ * Each port and family once: a bind is tried only where no device has it.
+ */
+static void check_vxlan_ports(const struct node_state *want, const struct observed *have,
+			      struct diag *diag)
+{
+	struct vxlan_socket seen[8];
+	size_t n = 0;
+
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		const struct desired_vnet *v = &want->vnets[i];
+
+		for (int k = 0; k <= (int)v->standby; k++) {
+			struct vxlan_socket s = {k ? v->other_port : v->port,
+						 k ? v->other_local.family : v->local.family,
+						 k ? v->other_vxlan : v->vxlan};
+			bool known = false;
+
+			for (size_t j = 0; j < n && !known; j++)
+				known = seen[j].port == s.port && seen[j].family == s.family;
+			if (known || !s.port || n == sizeof(seen) / sizeof(seen[0]))
+				continue;
+			seen[n++] = s;
+			check_vxlan_socket(want, have, &s, diag);
+		}
+	}
+}
+
 static bool foreign_vxlan(const struct link_obs *l, const char *owner)
 {
 	return !strcmp(l->kind, "vxlan") && !link_is_owned(l, owner);
@@ -278,6 +353,7 @@ int check_conflicts(const struct node_state *want, const struct observed *have, 
 		check_port(want, foreign[j], diag);
 	free(foreign);
 	check_listen_port(want, have, diag);
+	check_vxlan_ports(want, have, diag);
 	check_renames(want, have, diag);
 	firewall_conflict(have->firewall, want->owner, diag);
 	return 0;

@@ -362,6 +362,36 @@ def test_a_listen_port_another_socket_holds_is_named(make_cluster):
     assert pve1.wg_dump().listen_port == 51820
 
 
+def test_a_secure_port_another_socket_holds_is_named(make_cluster):
+    """fabric.secure_port moved onto a port another socket of one node holds: plan and apply
+    name the port and what to do before any change, and the secure devices stay as they
+    were (apply removed them, failed to bring the new ones up with "Address already in
+    use", and the daemon did so on every pass: the zone was cut on that node); once the
+    port is free the next apply converges."""
+    cluster = make_cluster(2)
+    definition, _ = applied(cluster, zones=[zone("blue", "secure", [vnet("vnet200", 200)])])
+    moved = dict(definition, fabric=dict(definition["fabric"], secure_port=4800))
+    path = cluster.write_definition(moved, f"{cluster.tmpdir}/moved.json")
+    pve1 = cluster.nodes[0]
+    before = pve1.link("vs200")
+    holder = hold_udp_port(pve1, 4800, ipv6=False)
+    try:
+        for command in ("plan", "apply"):
+            res = pve1.fabricd(command, "-c", path)
+            assert res.rc == 1 and "vxlan vs200: UDP port 4800 (fabric.secure_port) is " \
+                "taken: another socket on this node has it" in res.stderr, res
+            assert "already in use" not in res.stderr, res
+        after = pve1.link("vs200")
+        assert after["ifindex"] == before["ifindex"] and "UP" in after["flags"], after
+        assert after["linkinfo"]["info_data"]["port"] == 4790
+    finally:
+        holder.kill()
+        holder.wait()
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0 and pve1.fabricd("plan", "-c", path).rc == 0, res
+    assert_node_converged(pve1, moved, ZONE_MTU)
+
+
 def test_the_listen_port_moved_onto_the_old_secure_port_in_one_edit(make_cluster):
     """secure_port 4790 -> 6000 and listen_port 51820 -> 4790 at once: the port is held by
     fabricd's own secure devices, which the same plan moves first; it is no conflict (the
