@@ -350,9 +350,12 @@ static bool plain_port_in(const struct kind_input *node, const struct desired_vn
  * still send the old vnet's frames with this VNI, and they arrive in v's
  * bridge whether the device is taken over or made anew: said, as nothing
  * can tell those frames apart (nor a vnet renamed from one given to another
- * tenant).
+ * tenant). Not v's own bridge br renamed by hand, which gets its name back,
+ * nor a device of another VNI under v's device's name (names swapped by hand:
+ * it is made again).
  */
-static void warn_vni_handed_over(const struct kind_input *node, const struct desired_vnet *v)
+static void warn_vni_handed_over(const struct kind_input *node, const struct desired_vnet *v,
+				 const struct link_obs *br)
 {
 	const char *names[2] = {v->vxlan, v->other_vxlan};
 
@@ -368,7 +371,8 @@ static void warn_vni_handed_over(const struct kind_input *node, const struct des
 		 * bridge was its mute standby (no remotes) unless that one was
 		 * switching: then it carried the old tenant's secure frames.
 		 */
-		if (!old || !strcmp(old->name, v->name) || strcmp(old->kind, "bridge") ||
+		if (!old || old == br || l->vni != v->vni || !strcmp(old->name, v->name) ||
+		    strcmp(old->kind, "bridge") ||
 		    (!link_is_owned(old, node->want->owner) && !v->existing_bridge) ||
 		    (v->transport == TRANSPORT_SECURE && plain_port_in(node, v, old) &&
 		     !fdb_has_device(&node->have->fdb, l->ifindex)))
@@ -425,7 +429,7 @@ static int plan_vnet(const struct kind_input *node, const struct desired_vnet *v
 		if (br && strcmp(br->kind, "bridge"))
 			br = NULL;
 	}
-	warn_vni_handed_over(node, v);
+	warn_vni_handed_over(node, v, br);
 	/* the vxlan and fdb kinds, through the switch's roles (a stage's end is theirs) */
 	first = p->n;
 	ret = switch_plan_vnet(node->r, v, br, have, p);
