@@ -755,13 +755,8 @@ int config_load_file(const char *path, struct cluster **out, struct diag *diag)
 	f = fopen(path, "re");
 	if (!f) {
 		ret = -errno;
-		/* without -c this is the default path: "the file given with -c" named none */
 		config_error(&r, path, "cannot open: %s; %s", strerror(-ret),
-			     ret == -ENOENT
-				 ? "give the definition with -c FILE, or make it: `fabricd init -c "
-				   "FILE --cluster NAME --prefix CIDR` (or `fabricd import-pve -o "
-				   "FILE`)"
-				 : "give a definition this user may read with -c FILE");
+			     ret == -ENOENT ? CONFIG_MISSING_HINT : CONFIG_UNREADABLE_HINT);
 		return ret;
 	}
 	for (;;) {

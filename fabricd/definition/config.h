@@ -19,6 +19,11 @@
  * returns -EINVAL (or -errno for I/O) with every problem in diag, *out NULL.
  */
 int config_load_file(const char *path, struct cluster **out, struct diag *diag);
+/* Its hints for a path it cannot open: without -c that is the default path, none "given". */
+#define CONFIG_MISSING_HINT                                                                        \
+	"give the definition with -c FILE, or make it: `fabricd init -c FILE --cluster NAME "      \
+	"--prefix CIDR` (or `fabricd import-pve -o FILE`)"
+#define CONFIG_UNREADABLE_HINT "give a definition this user may read with -c FILE"
 int config_load_buffer(const char *buf, size_t len, struct cluster **out, struct diag *diag);
 
 /*
