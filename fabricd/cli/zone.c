@@ -232,14 +232,14 @@ static int run_edit(struct zone_args *a)
 		       "change\n",
 		       a->o.config, a->zone);
 	else if (!strcmp(a->action, "zone add"))
-		printf("%s: zone %s added (%s, %zu vnets%s%s, %s)\n", a->o.config, a->zone,
-		       a->transport, res.changed,
+		printf("%s: zone %s added (%s, %zu vnet%s%s%s, %s)\n", a->o.config, a->zone,
+		       a->transport, res.changed, res.changed == 1 ? "" : "s",
 		       a->pve_zone ? " pinned, the rest from Proxmox zone " : "",
 		       a->pve_zone ? a->pve_zone : "",
 		       a->has_nodes ? "on the nodes listed" : "on every node, joining nodes too");
 	else if (!strcmp(a->action, "zone remove"))
-		printf("%s: zone %s removed with its %zu vnets; running daemons remove them\n",
-		       a->o.config, a->zone, res.changed);
+		printf("%s: zone %s removed with its %zu vnet%s; running daemons remove them\n",
+		       a->o.config, a->zone, res.changed, res.changed == 1 ? "" : "s");
 	else
 		printf("%s: %zu vnet%s %s%s%s%s; running daemons follow\n", a->o.config,
 		       res.changed, res.changed == 1 ? "" : "s",

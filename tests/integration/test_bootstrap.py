@@ -441,7 +441,7 @@ def test_zone_and_vnet_commands(fabricd_bin, two_node_files):
 
     res = fabricd(fabricd_bin, "zone", "add", "-c", path, "tenant", "--transport", "secure",
                   "--vnet", "vnet100:100", "--vnet", "vnet101:101", check_rc=0)
-    assert "on every node" in res.stdout
+    assert "on every node" in res.stdout and "(secure, 2 vnets, " in res.stdout, res.stdout
     assert zones() == [{"name": "tenant", "transport": "secure",
                         "vnets": [{"name": "vnet100", "vni": 100},
                                   {"name": "vnet101", "vni": 101}]}]
@@ -453,8 +453,9 @@ def test_zone_and_vnet_commands(fabricd_bin, two_node_files):
                       *extra, check_rc=0)
         assert "nothing to change" in res.stdout
         assert open(path).read() == text
-    fabricd(fabricd_bin, "zone", "add", "-c", path, "office", "--transport", "plain",
-            "--nodes", "pve2", check_rc=0)
+    res = fabricd(fabricd_bin, "zone", "add", "-c", path, "office", "--transport", "plain",
+                  "--nodes", "pve2", "--vnet", "vnet199:199", check_rc=0)
+    assert "zone office added (plain, 1 vnet, on the nodes listed)" in res.stdout, res.stdout
     fabricd(fabricd_bin, "vnet", "add", "-c", path, "--zone", "office", "vnet200:200",
             "vnet201:201", check_rc=0)
     # a node list is a set: the same zone asked with its nodes in another order is unchanged
@@ -474,7 +475,8 @@ def test_zone_and_vnet_commands(fabricd_bin, two_node_files):
     fabricd(fabricd_bin, "join", "-c", path, "--underlay", "192.0.2.13", *key_args(tmp, "pve3"),
             check_rc=0)
     assert zones()[1] == {"name": "office", "transport": "plain", "nodes": ["pve2"],
-                          "vnets": [{"name": "vnet200", "vni": 200},
+                          "vnets": [{"name": "vnet199", "vni": 199},
+                                    {"name": "vnet200", "vni": 200},
                                     {"name": "vnet201", "vni": 201}]}
     res = fabricd(fabricd_bin, "render", "-c", path, "-n", "pve3", "--key-file",
                   f"{tmp}/pve3/private.key", check_rc=0)
