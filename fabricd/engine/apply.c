@@ -57,30 +57,38 @@ static void log_op(const struct op *op)
 		  t.detail[0] ? " (" : "", t.detail, t.detail[0] ? ")" : "");
 }
 
-static void report_failure(struct op *op, int err, const char *extack)
+/*
+ * why: the kernel's extack ("kernel: ..." by batch_error), or fabricd's own
+ * words (an encoder's, the WireGuard backend's: a wireguard-go that cannot
+ * write its PID file is no kernel's message).
+ */
+static void report_failure(struct op *op, int err, const char *why)
 {
 	const char *verb = op_verb_word((enum op_verb)op->verb);
 	struct op_text t;
-	char what[sizeof(t.detail) + 4] = "", kernel[NL_EXTACK_MAX + 16] = "";
+	char what[sizeof(t.detail) + 4] = "", more[NL_EXTACK_MAX + 16] = "";
 
 	op->failed = true;
 	op_describe(op, &t);
 	/* what it was to do, as plan said it: "change (mtu 1200 -> 1390) failed" */
 	if (t.detail[0])
 		snprintf(what, sizeof(what), " (%s)", t.detail);
-	if (extack && extack[0])
-		snprintf(kernel, sizeof(kernel), " (kernel: %s)", extack);
-	log_error("%s: %s%s failed: %s%s", t.object, verb, what, strerror(-err), kernel);
+	if (why && why[0])
+		snprintf(more, sizeof(more), " (%s)", why);
+	log_error("%s: %s%s failed: %s%s", t.object, verb, what, strerror(-err), more);
 }
 
 static void batch_error(void *cookie, int err, const char *extack, void *data)
 {
 	struct op *op = cookie;
+	char kernel[NL_EXTACK_MAX + 16] = "";
 
 	(void)data;
+	if (extack && extack[0])
+		snprintf(kernel, sizeof(kernel), "kernel: %s", extack);
 	/* an op of several messages: the later ones fail because the first did (ENODEV) */
 	if (op && !op->failed)
-		report_failure(op, err, extack);
+		report_failure(op, err, kernel);
 }
 
 /* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings (a boot setting: asked once). */

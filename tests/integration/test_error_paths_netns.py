@@ -93,3 +93,31 @@ def test_status_svg_when_dot_exits_without_reading(make_cluster, tmp_path):
     res = pve1.run(["sh", "-c", f"export PATH={env['PATH']}; {argv}"], check=False)
     assert res.returncode == 1 and "status --svg: dot -Tsvg exited with status 1; see its " \
         "message above" in res.stderr and "not recognized" in res.stderr, res
+
+
+def test_a_full_run_wireguard_is_named_not_blamed_on_the_kernel(make_cluster):
+    """/run full where wireguard-go keeps its PID file and socket (a filled tmpfs over the
+    node's /run/wireguard): apply's error names the file and the cause, as fabricd's own
+    words; it read "(kernel: wgfab0: cannot write ...)" until 2026-12-07, sending the
+    operator to the kernel. No device is left behind; with room again, apply builds it."""
+    cluster = make_cluster(2)
+    if cluster.wg_backend != "userspace":
+        pytest.skip("wireguard-go only")
+    pve1 = cluster["pve1"]
+    path = cluster.write_definition(cluster.definition(
+        zones=[zone("red", "plain", [("vnet100", 100)])]))
+    full = f"{cluster.tmpdir}/pve1-wgfull"
+    pve1.run(["sh", "-c", f"mkdir -p {full} && mount -t tmpfs -o size=4k fabtest-wgfull {full} "
+              f"&& {{ dd if=/dev/zero of={full}/fill bs=1k 2>/dev/null; true; }} && "
+              f"mount --move {full} /run/wireguard"])
+    try:
+        res = pve1.fabricd("apply", "-c", path)
+    finally:
+        pve1.run(["umount", "/run/wireguard"])
+    assert res.rc == 1, res
+    assert "fabric wgfab0: create (WireGuard, userspace backend) failed: No space left on " \
+        "device (wgfab0: cannot write /var/run/wireguard/wgfab0.pid: No space left on " \
+        "device)" in res.stderr, res
+    assert "kernel:" not in res.stderr, res
+    assert pve1.link("wgfab0") is None
+    assert pve1.fabricd("apply", "-c", path).rc == 0
