@@ -45,6 +45,31 @@ static json_t *json_prefix(const struct ip_prefix *p)
 	return json_string(buf);
 }
 
+/*
+ * WireGuard roaming: a plan op that would only set a peer's endpoint back to
+ * the definition's while WireGuard has a live session with it (a handshake
+ * within 180 s, REJECT_AFTER_TIME) at the endpoint it learned from that
+ * peer's authenticated packets. The daemon keeps such an endpoint (README,
+ * "WireGuard roaming"): status says "roamed", not drift.
+ */
+static bool op_is_roam(const struct op *op, time_t now)
+{
+	const struct wg_peer *have = op->type == OP_WG_PEER ? op->u.peer.have : NULL;
+
+	return have && op->verb == VERB_CHANGE && op->u.peer.want &&
+	       (op->u.peer.flags & ~WGPEER_UPDATE_ONLY) == WGPEER_HAS_ENDPOINT &&
+	       have->last_handshake_sec && now - have->last_handshake_sec <= 180;
+}
+
+/* The roam op of peer p in plan, or NULL. */
+static const struct op *roam_of(const struct plan *plan, const struct wg_peer *p, time_t now)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (op_is_roam(&plan->ops[i], now) && plan->ops[i].u.peer.have == p)
+			return &plan->ops[i];
+	return NULL;
+}
+
 static json_t *status_peers(const struct session *s)
 {
 	const struct wg_device *wg = s->have.wg;
@@ -54,6 +79,7 @@ static json_t *status_peers(const struct session *s)
 	for (size_t i = 0; wg && i < wg->n_peers; i++) {
 		const struct wg_peer *p = &wg->peers[i];
 		const char *name = node_by_key(s->cluster, p->public_key);
+		const struct op *roam;
 		char key[WGKEY_B64_LEN];
 		json_t *allowed = json_array();
 
@@ -70,6 +96,10 @@ static json_t *status_peers(const struct session *s)
 						    : json_null(),
 			      "keepalive", (json_int_t)p->keepalive, "rx_bytes",
 			      (json_int_t)p->rx_bytes, "tx_bytes", (json_int_t)p->tx_bytes));
+		if ((roam = roam_of(&s->plan, p, now)))
+			json_object_set_new(json_array_get(peers, json_array_size(peers) - 1),
+					    "definition_endpoint",
+					    json_endpoint(&roam->u.peer.want->endpoint));
 	}
 	return peers;
 }
@@ -228,17 +258,31 @@ static json_t *status_zones(const struct session *s)
 static json_t *status_drift(const struct plan *p)
 {
 	json_t *drift = json_array();
+	time_t now = time(NULL);
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct op *op = &p->ops[i];
 		char verb[2] = {(char)op->verb, '\0'};
 		struct op_text t;
 
+		if (op_is_roam(op, now)) /* shown on its peer's line */
+			continue;
 		op_describe(op, &t);
 		json_array_append_new(drift, json_pack("{s:s, s:s, s:s}", "change", verb, "object",
 						       t.object, "detail", t.detail));
 	}
 	return drift;
+}
+
+/* The plan's changes that are drift: all but WireGuard's roaming. */
+static size_t drift_count(const struct plan *p)
+{
+	time_t now = time(NULL);
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += !op_is_roam(&p->ops[i], now);
+	return n;
 }
 
 /* What stops every change on the node (plan_build planned nothing past them). */
@@ -260,8 +304,8 @@ static json_t *status_json(const struct session *s)
 			 s->cluster->name, "node", s->cluster->nodes[s->self].name, "underlay_mtu",
 			 underlay, "fabric", status_fabric(s), "zones", status_zones(s), "guard",
 			 firewall_status_json(s->have.firewall, s->r.owner), "in_sync",
-			 s->plan.n == 0 && s->conflicts.n == 0, "drift", status_drift(&s->plan),
-			 "conflicts", status_conflicts(&s->conflicts));
+			 drift_count(&s->plan) == 0 && s->conflicts.n == 0, "drift",
+			 status_drift(&s->plan), "conflicts", status_conflicts(&s->conflicts));
 }
 
 /* "; switching (moved to secure: ..., vx100): 12 s left of its grace period" */
@@ -350,11 +394,18 @@ static void print_fabric(json_t *fabric)
 				 json_integer_value(age) > 180 ? " EXPIRED" : "");
 		else
 			snprintf(hs, sizeof(hs), "never");
-		printf("  peer %-12s endpoint %-22s handshake %-16s rx %lld B, tx %lld B\n",
+		json_t *defined = json_object_get(peer, "definition_endpoint");
+
+		printf("  peer %-12s endpoint %-22s handshake %-16s rx %lld B, tx %lld B",
 		       json_is_string(node) ? json_string_value(node) : "(unknown)",
 		       json_is_string(ep) ? json_string_value(ep) : "none", hs,
 		       json_integer_value(json_object_get(peer, "rx_bytes")),
 		       json_integer_value(json_object_get(peer, "tx_bytes")));
+		if (json_is_string(defined))
+			printf("; roamed: WireGuard learned it from the peer's packets (the "
+			       "definition says %s; the daemon keeps it, apply would set it back)",
+			       json_string_value(defined));
+		printf("\n");
 	}
 }
 

@@ -16,6 +16,7 @@ end on the new port, and the daemon must not have touched the endpoint; a
 new endpoint in the definition, though, is set at once.
 """
 
+import json
 import time
 
 import pytest
@@ -73,6 +74,18 @@ def test_roaming_behind_nat_is_followed_not_fought(make_cluster):
         log = daemons["pve1"].log_since(mark)
         assert f"{pve2.underlay}:51820" not in log, f"the daemon reset the roamed endpoint:\n{log}"
         assert daemons["pve1"].running()
+        # status agrees with the daemon: a roamed endpoint with a live session is not drift
+        res = pve1.fabricd("status", "-c", daemons["pve1"].path, "--json")
+        doc = json.loads(res.stdout)
+        (peer,) = doc["fabric"]["peers"]
+        assert peer["endpoint"] == f"{pve2.underlay}:40001", peer
+        assert peer.get("definition_endpoint") == f"{pve2.underlay}:51820", (peer, doc["drift"])
+        assert doc["in_sync"] is True and doc["drift"] == [], doc["drift"]
+        text = pve1.fabricd("status", "-c", daemons["pve1"].path).stdout
+        assert f"roamed: WireGuard learned it from the peer's packets (the definition says " \
+            f"{pve2.underlay}:51820" in text and "DRIFT" not in text, text
+        # plan still shows it: a one-shot apply sets the definition's endpoint
+        assert pve1.fabricd("plan", "-c", daemons["pve1"].path).rc == 2
         # a changed endpoint in the definition is set, roaming or not
         definition["nodes"][1]["endpoint"] = f"{pve2.underlay}:40002"
         daemons["pve1"].write(definition)
