@@ -34,17 +34,33 @@ static bool key_is_set(const uint8_t *key)
 
 enum { SEEN_NAME = 1, SEEN_UNDERLAY = 2, SEEN_FABRIC = 4, SEEN_KEY = 8, SEEN_ENDPOINT = 16 };
 
-/* Two nodes' endpoints name one place: the same port and host (an address in any spelling). */
-static bool same_endpoint(const struct node *a, const struct node *b)
+/* Where peers reach node n: its endpoint's host and port, or its underlay at its listen port. */
+static uint16_t reached_at(const struct cluster *c, const struct node *n, char *host, size_t len)
 {
+	if (n->flags & NODE_HAS_ENDPOINT) {
+		snprintf(host, len, "%s", n->endpoint_host);
+		return n->endpoint_port;
+	}
+	ip_addr_str(&n->underlay, host, len);
+	return node_listen_port(c, n);
+}
+
+/*
+ * Two nodes, one with an endpoint at least, reached at one place: the same
+ * port and host (an address in any spelling). Two underlays are compared
+ * on their own (SEEN_UNDERLAY).
+ */
+static bool same_endpoint(const struct cluster *c, const struct node *a, const struct node *b)
+{
+	char ha[FABRICD_HOST_MAX + 1], hb[FABRICD_HOST_MAX + 1];
 	struct ip_addr x, y;
 
-	if (!(a->flags & NODE_HAS_ENDPOINT) || !(b->flags & NODE_HAS_ENDPOINT) ||
-	    a->endpoint_port != b->endpoint_port)
+	if (!((a->flags | b->flags) & NODE_HAS_ENDPOINT) ||
+	    reached_at(c, a, ha, sizeof(ha)) != reached_at(c, b, hb, sizeof(hb)))
 		return false;
-	if (ip_addr_parse(a->endpoint_host, &x) == 0 && ip_addr_parse(b->endpoint_host, &y) == 0)
+	if (ip_addr_parse(ha, &x) == 0 && ip_addr_parse(hb, &y) == 0)
 		return ip_addr_equal(&x, &y);
-	return strcasecmp(a->endpoint_host, b->endpoint_host) == 0;
+	return strcasecmp(ha, hb) == 0;
 }
 
 /* Node i against an earlier node j; *seen keeps each field to one report. */
@@ -80,14 +96,21 @@ static void verify_node_pair(const struct cluster *c, size_t i, size_t j, unsign
 			     ip_addr_str(&a->fabric_address, s, sizeof(s)), j);
 	}
 	/* WireGuard tells peers by key, not address: one of the two is reached wrongly */
-	if (!(*seen & SEEN_ENDPOINT) && same_endpoint(a, b)) {
+	if (!(*seen & SEEN_ENDPOINT) && same_endpoint(c, a, b)) {
+		bool mine = a->flags & NODE_HAS_ENDPOINT;
+		const struct node *e = mine ? a : b;
+
 		*seen |= SEEN_ENDPOINT;
-		config_path(path, "nodes[%zu].endpoint", i);
-		config_error(
-		    r, path,
-		    "%s, port %u, is also the endpoint of nodes[%zu]; two nodes cannot be reached "
-		    "at one address and port (behind one NAT, give each its own port)",
-		    config_quote(a->endpoint_host, q, sizeof(q)), a->endpoint_port, j);
+		config_path(path, "nodes[%zu].endpoint", mine ? i : j);
+		config_error(r, path,
+			     "%s, port %u, is also where nodes[%zu] is reached (its %s); two nodes "
+			     "cannot be reached at one address and port (behind one NAT, give each "
+			     "its own port)",
+			     config_quote(e->endpoint_host, q, sizeof(q)), e->endpoint_port,
+			     mine ? j : i,
+			     ((mine ? b : a)->flags & NODE_HAS_ENDPOINT)
+				 ? "endpoint"
+				 : "underlay address and listen port");
 	}
 	if (!(*seen & SEEN_KEY) && key_is_set(a->public_key) &&
 	    !memcmp(a->public_key, b->public_key, WG_KEY_LEN)) {
