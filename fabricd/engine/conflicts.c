@@ -138,6 +138,30 @@ static bool udp_port_held(uint16_t port, bool skip_ipv4, bool skip_ipv6)
 }
 
 /*
+ * An owned WireGuard device under another name than wgfab0: the fabric renamed
+ * by hand where no daemon saw it (fabric_renamed), holding the port. Said so.
+ */
+static bool own_fabric_renamed(const struct node_state *want, const struct observed *have,
+			       uint16_t port, struct diag *diag)
+{
+	for (size_t i = 0; i < have->links.n; i++) {
+		const struct link_obs *l = &have->links.links[i];
+
+		if (strcmp(l->name, FABRIC_IFNAME) && link_is_owned(l, want->owner) &&
+		    fabric_link_is_wireguard(l)) {
+			diag_add(diag, "fabric " FABRIC_IFNAME,
+				 "listen port %u is taken by %s, fabricd's own WireGuard device "
+				 "under another name (%s renamed by hand?): give it its name back "
+				 "(ip link set %s down name %s; up again by the next pass), or "
+				 "delete it",
+				 port, l->name, FABRIC_IFNAME, l->name, FABRIC_IFNAME);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * The fabric's listen port held by another socket: apply would build the
  * guard and the vnets, then fail at the device (the kernel takes none of its
  * settings, leaving it without a key). Not checked while the fabric has it.
@@ -153,8 +177,9 @@ static void check_listen_port(const struct node_state *want, const struct observ
 	uint16_t port = want->fabric.listen_port;
 	bool own_ipv4 = false, own_ipv6 = false;
 
-	if (!port || have->wg_error || (have->wg && have->wg->listen_port == port))
-		return;
+	if (!port || have->wg_error || (have->wg && have->wg->listen_port == port) ||
+	    fabric_renamed(have, want->owner))
+		return; /* the fabric renamed by hand holds it, and gets its name back */
 	/* another's wgfab0 (its name's conflict says so) likely holds it: not "another socket" */
 	if (wg && !link_is_owned(wg, want->owner) && !have->wg_adopt)
 		return;
@@ -174,7 +199,7 @@ static void check_listen_port(const struct node_state *want, const struct observ
 		own_ipv4 |= !l->vxlan_ipv6;
 		own_ipv6 |= l->vxlan_ipv6;
 	}
-	if (udp_port_held(port, own_ipv4, own_ipv6))
+	if (udp_port_held(port, own_ipv4, own_ipv6) && !own_fabric_renamed(want, have, port, diag))
 		diag_add(diag, "fabric " FABRIC_IFNAME,
 			 "listen port %u is taken: another socket on this node has it (another "
 			 "WireGuard device? see ss -ulpn 'sport = :%u'); free it, or give this "

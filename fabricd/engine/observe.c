@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "engine/observe.h"
+#include "kinds/fabric.h"
 #include "engine/reconcile.h"
 #include "engine/guard_io.h"
 #include "kinds/kind.h"
@@ -314,7 +315,9 @@ int observe_rest(struct reconcile *r, struct observed *o)
 	if (ret < 0)
 		return ret;
 	wg = link_find(&o->links, FABRIC_IFNAME);
-	if ((!wg || !link_alias(wg)[0]) && wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
+	/* not one renamed by hand (the daemon saw it): it waited 3 s for a name that never came */
+	if ((!wg || !link_alias(wg)[0]) && !fabric_renamed(o, r->owner) &&
+	    wg_started_by_fabricd(r->backend, FABRIC_IFNAME)) {
 		/*
 		 * A fabricd killed while starting it (the mark is set last): let it
 		 * finish, then adopt it. Its link may be there before its socket.

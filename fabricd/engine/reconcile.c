@@ -277,6 +277,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		if (!v && !strcmp(l->kind, "bridge") && renamed_back(p, l))
 			continue;
+		if (l == fabric_renamed(have, want->owner))
+			continue; /* its name back (kinds/fabric.c) */
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */
 		renamed = v && strcmp(l->name, v->vxlan) && strcmp(l->name, v->other_vxlan);
 		/* two swapped by hand: one is made again under its name, its removal planned */

@@ -281,6 +281,35 @@ bool fabric_link_is_wireguard(const struct link_obs *l)
 	return !strcmp(l->kind, "wireguard") || !strcmp(l->kind, "tun");
 }
 
+const struct link_obs *fabric_renamed(const struct observed *have, const char *owner)
+{
+	if (link_find(&have->links, FABRIC_IFNAME))
+		return NULL;
+	for (size_t i = 0; i < have->n_renamed; i++) {
+		const struct link_obs *l = link_by_index(&have->links, have->renamed[i].ifindex);
+
+		if (!strcmp(have->renamed[i].from, FABRIC_IFNAME) && l && link_is_owned(l, owner) &&
+		    fabric_link_is_wireguard(l))
+			return l;
+	}
+	return NULL;
+}
+
+/* Its name back; its address, settings and peers are read under it by the next pass. */
+static int plan_name_back(const struct link_obs *l, struct plan *p)
+{
+	struct op *op =
+	    plan_add(p, KIND_FABRIC, OP_LINK_CHANGE, PHASE_FABRIC_LINK, VERB_CHANGE, FABRIC_IFNAME);
+
+	if (!op)
+		return -ENOMEM;
+	op->ifindex = l->ifindex;
+	/* the kernel renames a link that is down: it comes up again */
+	op->u.link.mask = LINK_SET_NAME | LINK_SET_UP;
+	op_detail(op, "renamed %s by hand: its name back, its peers and sessions kept", l->name);
+	return 0;
+}
+
 /* in: r (backend, keys, roaming), want, have (links, fabric_addrs, wg), diag. */
 static int fabric_plan(const struct kind_input *in, struct plan *p)
 {
@@ -330,6 +359,8 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 			: "run `fabricd down` and apply again");
 		return 0;
 	}
+	if (!l && fabric_renamed(have, want->owner))
+		return plan_name_back(fabric_renamed(have, want->owner), p);
 	if (!l) {
 		struct op *op = plan_add(p, KIND_FABRIC, OP_WG_CREATE, PHASE_WG_CREATE, VERB_CREATE,
 					 FABRIC_IFNAME);

@@ -628,6 +628,29 @@ def test_a_wireguard_go_that_does_not_answer_is_named(make_cluster):
     assert pve1.fabricd("plan", "-c", path).rc == 0
 
 
+def test_a_fabric_renamed_by_hand_is_named_as_fabricd_s_own(make_cluster):
+    """wgfab0 renamed by hand with no daemon watching: its WireGuard keeps the listen port,
+    so one made anew cannot have it. The conflict said "another socket ... another
+    WireGuard device?"; it names the renamed device as fabricd's own and how to give it
+    its name back, which then converges with its peers kept."""
+    cluster = make_cluster(2)
+    _, path = applied(cluster, zones=[{"name": "red", "transport": "plain",
+                                       "vnets": [vnet("vnet100", 100)]}])
+    pve1 = cluster.nodes[0]
+    peers = pve1.wg_dump().peers
+    pve1.run(["ip", "-batch", "-"], input="link set wgfab0 down\nlink set wgfab0 name wgold\n")
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 1, res
+    assert "error: fabric wgfab0: listen port 51820 is taken by wgold, fabricd's own " \
+        "WireGuard device under another name (wgfab0 renamed by hand?): give it its name " \
+        "back (ip link set wgold down name wgfab0; up again by the next pass), or delete " \
+        "it" in res.stderr, res
+    pve1.run(["ip", "link", "set", "wgold", "down", "name", "wgfab0"])
+    assert pve1.fabricd("apply", "-c", path).rc == 0
+    assert pve1.fabricd("plan", "-c", path).rc == 0
+    assert pve1.wg_dump().peers.keys() == peers.keys()
+
+
 def test_an_underlay_address_not_on_this_host_is_said(make_cluster):
     """A typo in a node's underlay (.21 for .11): its VXLAN devices send from an address
     the host does not have and the others' guards accept only that one, so both
