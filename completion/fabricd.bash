@@ -13,6 +13,27 @@ _fabricd()
 	# definition, not render, plan or status; --frr-pathspace not for render, which reads no FRR)
 	local node_opts="-c --config -n --node --key-file --wg-backend --verbose --help --frr-pathspace"
 
+	# options may stand before the command (fabricd -c FILE check): the command is the
+	# first word that is neither an option nor an option's value; ci is its index
+	local cmd="" ci=1
+	while ((ci < cword)); do
+		case ${words[ci]} in
+		-c | --config | -n | --node | --key-file | --wg-backend | --grace | --lock-wait | \
+			--probe-interval | --metrics-file-interval | --frr-pathspace | --ifupdown-file | \
+			--psk-dir | --metrics | --metrics-file | --probe-file | --cluster | --prefix | \
+			--listen-port | --underlay | --sdn-dir | --corosync)
+			((ci += 2))
+			# bash splits --config=FILE at the '='
+			[[ ${words[ci - 1]} == = ]] && ((ci++))
+			;;
+		-*) ((ci++)) ;;
+		*)
+			cmd=${words[ci]}
+			break
+			;;
+		esac
+	done
+
 	if ((cword == 1)); then
 		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
 		return
@@ -22,7 +43,7 @@ _fabricd()
 	-c | --config | --key-file | --json | --svg | --metrics-file | --probe-file | \
 		--ifupdown-file | --corosync | --output | -o | --key-out | --wg-keys)
 		# bench's --json takes a FILE; elsewhere --json is a flag (handled below)
-		if [[ $prev != --json || ${words[1]} == bench ]]; then
+		if [[ $prev != --json || $cmd == bench ]]; then
 			_filedir
 			return
 		fi
@@ -49,8 +70,18 @@ _fabricd()
 		;;
 	esac
 
+	if [[ -z $cmd ]]; then
+		# after options, where the command goes: the command, or another shared option
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$node_opts --json" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+		fi
+		return
+	fi
+
 	local opts
-	case ${words[1]} in
+	case $cmd in
 	check) opts="-c --config --json --verbose --help" ;;
 	render) opts="-c --config -n --node --key-file --wg-backend --verbose --help --json --sdn-dir --corosync" ;;
 	status) opts="$node_opts --json --dot --svg --probe-file --grace --sdn-dir --corosync" ;;
@@ -62,7 +93,7 @@ _fabricd()
 	set-transport)
 		opts="-c --config --lock-wait --verbose --help"
 		local positional=0 i
-		for ((i = 2; i < cword; i++)); do
+		for ((i = ci + 1; i < cword; i++)); do
 			case ${words[i]} in
 			-c | --config) ((i++)) ;;
 			-*) ;;
@@ -81,15 +112,15 @@ _fabricd()
 	join) opts="-c --config --lock-wait -n --node --underlay --key-file --rotate-key --verbose --help" ;;
 	leave) opts="-c --config --lock-wait -n --node --verbose --help" ;;
 	zone | vnet)
-		if ((cword == 2)) && [[ $cur != -* ]]; then
+		if ((cword == ci + 1)) && [[ $cur != -* ]]; then
 			COMPREPLY=($(compgen -W "add remove" -- "$cur"))
 			return
 		fi
 		opts="-c --config --lock-wait --verbose --help"
 		# add's own options (all of them before the action is given)
-		if [[ ${words[2]} != remove ]]; then
-			[[ ${words[1]} == zone ]] && opts="$opts --transport --vnet --nodes --pve-zone"
-			[[ ${words[1]} == vnet ]] && opts="$opts --zone"
+		if [[ ${words[ci + 1]} != remove ]]; then
+			[[ $cmd == zone ]] && opts="$opts --transport --vnet --nodes --pve-zone"
+			[[ $cmd == vnet ]] && opts="$opts --zone"
 		fi
 		;;
 	*) opts="" ;;

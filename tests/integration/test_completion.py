@@ -144,3 +144,22 @@ def test_frr_pathspace_is_refused_where_no_frr_is_read(tools, tmp_path, command)
     assert "--frr-pathspace" not in complete(f"fabricd {command} --frr")
     for reader in ("run", "apply", "plan", "status", "down"):
         assert refused(tools, tmp_path, reader, "--frr-pathspace") is None, reader
+
+
+@pytest.mark.parametrize("before", [["-c", "x.json"], ["-n", "pve1", "--verbose"],
+                                    ["--json", "--config", "x.json"]],
+                         ids=["config", "node-verbose", "flag-then-config"])
+def test_options_before_the_command_are_completed_past(before):
+    """`fabricd -c FILE check` is a command line fabricd takes (since 2026-12-07): its
+    completion took the first word ("-c") for the command and offered nothing after the
+    options, neither the command, nor its options, nor set-transport's transports."""
+    if not os.path.isfile(BASH_COMPLETION):
+        pytest.skip("needs bash-completion (scripts/install-deps.sh)")
+    lead = " ".join(["fabricd", *before])
+    assert {"check", "apply", "set-transport", "vnet"} <= complete(f"{lead} "), lead
+    assert complete(f"{lead} ch") == {"check"}, lead
+    assert complete(f"{lead} check --js") == {"--json"}, lead
+    assert complete(f"{lead} set-transport red ") == {"plain", "secure"}, lead
+    assert complete(f"{lead} vnet ") == {"add", "remove"}, lead
+    assert "--zone" in complete(f"{lead} vnet add --"), lead
+    assert "--zone" not in complete(f"{lead} vnet remove --"), lead
