@@ -640,6 +640,14 @@ def test_a_fabric_renamed_by_hand_is_named_as_fabricd_s_own(make_cluster):
     peers = pve1.wg_dump().peers
     pve1.run(["ip", "-batch", "-"], input="link set wgfab0 down\nlink set wgfab0 name wgold\n")
     res = pve1.fabricd("plan", "-c", path)
+    if os.environ.get("FABRICD_VM"):
+        # kernel WireGuard closes its sockets when the device goes down: the port is free,
+        # and the owned device under another name is replaced, the peers made anew
+        assert res.rc == 2 and "- wireguard wgold: remove" in res.stdout, res
+        assert pve1.fabricd("apply", "-c", path).rc == 0
+        assert pve1.fabricd("plan", "-c", path).rc == 0
+        assert pve1.wg_dump().peers.keys() == peers.keys()
+        return
     assert res.rc == 1, res
     assert "error: fabric wgfab0: listen port 51820 is taken by wgold, fabricd's own " \
         "WireGuard device under another name (wgfab0 renamed by hand?): give it its name " \
