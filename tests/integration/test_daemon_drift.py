@@ -544,6 +544,69 @@ def test_a_hung_wireguard_go_is_ended_and_started_again(fabric):
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
 
 
+# pve1's wireguard-go behind a slow relay on its UAPI socket: the first ask waits 6.5 s
+# (longer than one ask's 5 s), every later one 0.6 s (longer than the 200 ms an ask waits
+# after a timeout, much shorter than 5 s)
+SLOW_UAPI_RELAY = """
+import os, socket, threading, time
+d = "/run/wireguard"
+os.rename(d + "/wgfab0.sock", d + "/wgfab0.sock.real")
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(d + "/wgfab0.sock")
+srv.listen(64)
+def pipe(a, b):
+    try:
+        while True:
+            data = a.recv(65536)
+            if not data:
+                break
+            b.sendall(data)
+    except OSError:
+        pass
+    for s in (a, b):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+def serve(c, delay):
+    time.sleep(delay)
+    u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    u.connect(d + "/wgfab0.sock.real")
+    threading.Thread(target=pipe, args=(c, u), daemon=True).start()
+    pipe(u, c)
+delay = 6.5
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=serve, args=(c, delay), daemon=True).start()
+    delay = 0.6
+"""
+
+
+def test_a_slow_wireguard_go_is_not_ended_as_hung(fabric):
+    """A wireguard-go that answers, slowly (0.6 s), after one ask went unanswered for 5 s:
+    each later ask waits 200 ms, so for 15 s none is answered; it is not hung, and is not
+    ended: a last ask waits the full 5 s and gets its answer (2c48e60). Until then the
+    daemon ended it after those 15 s, every session of the node with it."""
+    if fabric.cluster.wg_backend != "userspace":
+        pytest.skip("wireguard-go only")
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    pid = pve1.run(["cat", "/run/wireguard/wgfab0.pid"]).stdout.strip()
+    mark = daemon.mark()
+    relay = pve1.run_bg(["/usr/bin/python3", "-c", SLOW_UAPI_RELAY])
+    try:
+        daemon.wait_log("its WireGuard state cannot be read", since=mark, timeout=20)
+        log = daemon.wait_log("its WireGuard state is read again", since=mark, timeout=40)
+    finally:
+        relay.kill()
+        relay.wait()
+        pve1.run(["sh", "-c", "cd /run/wireguard && [ -e wgfab0.sock.real ] && "
+                  "mv -f wgfab0.sock.real wgfab0.sock || true"])
+    assert "has not answered on its socket" not in log, log
+    assert pve1.run(["cat", "/run/wireguard/wgfab0.pid"]).stdout.strip() == pid, log
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
 def test_a_conflict_does_not_leave_the_node_without_its_guard(fabric):
     """vx100 taken by another owner (its alias changed by hand) blocks every pass with
     a conflict; the guard, deleted meanwhile, must come back all the same (it only
