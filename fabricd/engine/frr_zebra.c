@@ -72,14 +72,25 @@ struct zebra_read {
 static struct zebra_read zebra_vnis; /* `show evpn vni detail json` */
 static struct zebra_read zebra_macs; /* `show evpn mac vni all json` */
 
+/* The answers are kept for the process's life; freed at its exit, so no block stays. */
+static void zebra_forget(void)
+{
+	json_decref(zebra_vnis.json);
+	json_decref(zebra_macs.json);
+	zebra_vnis.json = zebra_macs.json = NULL;
+}
+
 /* *z read with cmd at read_since_ms or later: 0, or -EIO (said) */
 static int zebra_ask(const char *pathspace, const char *cmd, struct zebra_read *z,
 		     double read_since_ms)
 {
+	static bool forget_at_exit;
 	int ret;
 
 	if (z->json && z->at >= read_since_ms)
 		return 0;
+	if (!forget_at_exit)
+		forget_at_exit = atexit(zebra_forget) == 0;
 	if (zebra_silent_at >= 0 && clock_mono_ms() - zebra_silent_at < ZEBRA_SILENT_MS)
 		return -EIO;
 	json_decref(z->json);
@@ -95,6 +106,18 @@ static int zebra_ask(const char *pathspace, const char *cmd, struct zebra_read *
 	return z->json ? 0 : -EIO;
 }
 
+/* zebra's answer to cmd into *z as zebra_ask: 1; 0 when zebra is dead (it holds nothing) */
+static int zebra_answer(const char *pathspace, const char *cmd, struct zebra_read *z,
+			double read_since_ms)
+{
+	int ret;
+
+	if (!frr_daemon_alive(pathspace, "zebra"))
+		return 0; /* what a dead zebra left is no one's */
+	ret = zebra_ask(pathspace, cmd, z, read_since_ms);
+	return ret < 0 ? ret : 1;
+}
+
 int frr_zebra_vteps(const char *pathspace, uint32_t vni, double read_since_ms, struct ip_addr **out,
 		    size_t *n)
 {
@@ -102,10 +125,8 @@ int frr_zebra_vteps(const char *pathspace, uint32_t vni, double read_since_ms, s
 
 	*out = NULL;
 	*n = 0;
-	if (!frr_daemon_alive(pathspace, "zebra"))
-		return 0; /* a dead zebra holds nothing: what it left is no one's */
-	ret = zebra_ask(pathspace, "show evpn vni detail json", &zebra_vnis, read_since_ms);
-	if (ret < 0)
+	ret = zebra_answer(pathspace, "show evpn vni detail json", &zebra_vnis, read_since_ms);
+	if (ret <= 0)
 		return ret;
 	return vteps_from(frr_vni_remote_vteps(detail_vni(zebra_vnis.json, vni)), out, n);
 }
@@ -120,10 +141,8 @@ int frr_zebra_macs(const char *pathspace, uint32_t vni, double read_since_ms, ui
 
 	*out = NULL;
 	*n = 0;
-	if (!frr_daemon_alive(pathspace, "zebra"))
-		return 0; /* a dead zebra holds nothing: what it left is no one's */
-	ret = zebra_ask(pathspace, "show evpn mac vni all json", &zebra_macs, read_since_ms);
-	if (ret < 0)
+	ret = zebra_answer(pathspace, "show evpn mac vni all json", &zebra_macs, read_since_ms);
+	if (ret <= 0)
 		return ret;
 	/* {"VNI": {"numMacs": N, "macs": {"MAC": {"type": "remote", ...}}}}: every MAC it holds */
 	snprintf(key, sizeof(key), "%u", vni);

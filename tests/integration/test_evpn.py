@@ -407,7 +407,8 @@ def test_static_zone_beside_evpn_keeps_zebra_alive(evpn):
     on a switch, and plan read zebra's entries as a switch in progress).
     """
     cluster, frrs = evpn
-    main = f"{cluster.tmpdir}/cluster.json"
+    # the EVPN definition alone, made here: run by itself (-k) no earlier test wrote one
+    main = cluster.write_definition(evpn_definition(cluster), f"{cluster.tmpdir}/evpn-only.json")
     definition = with_static_zone(cluster, "vnet300", 300)
     path = cluster.write_definition(definition, f"{cluster.tmpdir}/legacy.json")
     pids = {n: f.pids() for n, f in frrs.items()}
