@@ -44,6 +44,22 @@ static int peer_node(const struct pve_import *imp, const struct ip_addr *a)
 	return -1;
 }
 
+/*
+ * The node whose WireGuard address (node ip, or its interface's own ip) in the
+ * imported fabric a is, or -1: Proxmox routes VXLAN to it inside WireGuard.
+ */
+static int peer_wg_node(const struct pve_import *imp, const struct ip_addr *a)
+{
+	for (size_t i = 0; imp->fabric && i < imp->n_nodes; i++) {
+		const struct imp_node *n = &imp->nodes[i];
+
+		if (n->in_fabric &&
+		    (ip_addr_equal(&n->fabric_address, a) || ip_addr_equal(&n->iface_net.addr, a)))
+			return (int)i;
+	}
+	return -1;
+}
+
 /* The corosync node with the literal address a, or NULL (only not imported ones are asked). */
 static const struct corosync_node *corosync_node_at(const struct pve_import *imp,
 						    const struct ip_addr *a)
@@ -120,13 +136,40 @@ static void host_name_hint(const struct pve_import *imp, char *buf, size_t len)
 			 "its address there instead");
 }
 
+/*
+ * Peers that are all the nodes' WireGuard addresses: Proxmox carried the zone
+ * inside the fabric, so fabricd makes it secure. 1 = a mix (reported).
+ */
+static int transport_from_peers(struct pve_import *imp, const char *where, struct imp_zone *z,
+				int n_wg, int n_underlay)
+{
+	z->transport = n_wg && !n_underlay ? TRANSPORT_SECURE : TRANSPORT_PLAIN;
+	if (!n_wg)
+		return 0;
+	if (n_underlay) {
+		diag_add(imp->d, where,
+			 "%d peer(s) are nodes' addresses in WireGuard fabric \"%s\" and %d their "
+			 "underlay addresses: Proxmox sends part of the zone inside WireGuard and "
+			 "part outside; give the zone \"fabric %s\" instead of peers (secure), or "
+			 "only underlay addresses (plain)",
+			 n_wg, imp->fabric->id, n_underlay, imp->fabric->id);
+		return 1;
+	}
+	diag_warn(imp->d, where,
+		  "the peers are the nodes' addresses in WireGuard fabric \"%s\": Proxmox sends "
+		  "the zone inside WireGuard, so fabricd carries it secure (\"fabric %s\" "
+		  "instead of peers in Proxmox says the same)",
+		  imp->fabric->id, imp->fabric->id);
+	return 0;
+}
+
 static int members_from_peers(struct pve_import *imp, const struct pve_section *s,
 			      struct imp_zone *z, const char *peers)
 {
 	const struct pve_file *zf = imp->in->zones;
 	char where[PVE_WHERE_LEN], ua[IP_ADDR_STRLEN], hint[512];
 	char **items;
-	int n = pve_split_list(peers, &items);
+	int n = pve_split_list(peers, &items), n_wg = 0, n_underlay = 0;
 	bool ok = true;
 
 	if (n < 0)
@@ -135,7 +178,11 @@ static int members_from_peers(struct pve_import *imp, const struct pve_section *
 	for (int k = 0; k < n; k++) {
 		struct ip_addr a;
 		bool parsed = ip_addr_parse(items[k], &a) == 0;
-		int idx = parsed ? peer_node(imp, &a) : -1;
+		int idx = parsed ? peer_node(imp, &a) : -1,
+		    wg = idx < 0 && parsed ? peer_wg_node(imp, &a) : -1;
+
+		if (wg >= 0)
+			idx = wg;
 
 		if (parsed && (idx < 0 || !imp->nodes[idx].usable) &&
 		    peer_of_node_not_imported(imp, where, items[k], &a, idx))
@@ -151,14 +198,20 @@ static int members_from_peers(struct pve_import *imp, const struct pve_section *
 			continue;
 		}
 		z->member[idx] = true;
-		if (!ip_addr_equal(&imp->nodes[idx].underlay, &a))
+		if (wg >= 0)
+			n_wg++;
+		else
+			n_underlay++;
+		if (wg < 0 && !ip_addr_equal(&imp->nodes[idx].underlay, &a))
 			diag_warn(imp->d, where,
 				  "%s is node %s; fabricd carries the zone over its underlay %s",
 				  items[k], imp->nodes[idx].name,
 				  ip_addr_str(&imp->nodes[idx].underlay, ua, sizeof(ua)));
 	}
 	pve_strv_free(items);
-	return ok ? 0 : 1;
+	if (!ok)
+		return 1;
+	return transport_from_peers(imp, where, z, n_wg, n_underlay);
 }
 
 /* "nodes hv1,hv2" restricts the zone; absent = every node. */
@@ -384,7 +437,6 @@ static int vxlan_zone(struct pve_import *imp, const struct pve_section *s)
 			  "both peers and fabric are set (the API forbids it); peers wins, as in "
 			  "Proxmox");
 	if (peers) {
-		z->transport = TRANSPORT_PLAIN;
 		ret = members_from_peers(imp, s, z, peers);
 	} else if (fabric) {
 		ret = transport_from_fabric(imp, s, z, fabric);
