@@ -237,6 +237,38 @@ def test_output_where_the_file_system_decides_the_mode(tmp_path):
 
 
 
+def test_pending_edits_not_applied_are_said(clean92, tmp_path):
+    """Without --pending, .running-config (the last SDN Apply) is imported: a vnet added, a
+    tag changed and a vnet deleted in the *.cfg files but not applied are each named with
+    file and line (until 2026-12-07 they were left out without a word)."""
+    sdn = clean92 / "sdn"
+    running = sdn / ".running-config"
+    doc = json.loads(running.read_text())  # as clean92 did to the pending files
+    del doc["fabrics"]["ids"]["wgf_backup"]
+    hv1 = doc["fabrics"]["ids"]["wgf_hv1"]
+    hv1["peers"] = [p for p in hv1["peers"] if "external" not in p]
+    running.write_text(json.dumps(doc))
+    r = run("import-pve", "--sdn-dir", sdn)
+    assert r.returncode == 0 and "applied yet" not in r.stderr, r.stderr
+    vnets = sdn / "vnets.cfg"
+    vnets.write_text("vnet: blue\n\tzone sec\n\ttag 700009\n\n"
+                     "vnet: teal\n\tzone pub\n\ttag 700003\n\n")
+    r = run("import-pve", "--sdn-dir", sdn)
+    assert r.returncode == 0, r.stderr
+    assert 'vnets.cfg:3 [vnet: blue] tag: "700009" is not applied yet: .running-config has ' \
+        '"700001", which is what is imported; Apply the SDN configuration in Proxmox' \
+        in r.stderr, r.stderr
+    assert "vnets.cfg:5 [vnet: teal]: not applied yet (not in .running-config), so not " \
+        "imported" in r.stderr, r.stderr
+    assert ".running-config (vnets) [vnet: green]: deleted in vnets.cfg but not applied " \
+        "yet: imported as deployed" in r.stderr, r.stderr
+    d = json.loads(r.stdout)
+    assert sorted((v["name"], v["vni"]) for z in d["zones"] for v in z["vnets"]) == \
+        [("blue", 700001), ("green", 700002)]
+    r = run("import-pve", "--sdn-dir", sdn, "--pending")
+    assert r.returncode == 0 and "applied yet" not in r.stderr, r.stderr
+
+
 def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean92, tmp_path):
     """`pvecm add` puts a node into corosync.conf before anyone adds it to the WireGuard
     fabric: following (--sdn-dir) warns and leaves it out, where it refused the whole

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -366,6 +367,85 @@ static void warn_unapplied(const struct import_args *a, const struct pve_files *
 	diag_free(&ignored);
 }
 
+/* The section of f with s's type and id, or NULL. */
+static const struct pve_section *same_section(const struct pve_file *f, const struct pve_section *s)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->sections[i].id, s->id) && !strcasecmp(f->sections[i].type, s->type))
+			return &f->sections[i];
+	return NULL;
+}
+
+#define APPLY_HINT                                                                                 \
+	"Apply the SDN configuration in Proxmox (Datacenter > SDN) and import again, or import "   \
+	"the pending files (--pending)"
+
+/* The keys that make a zone's or vnet's transport, members and VNIs differ between p and r. */
+static void diff_keys(const struct pve_file *pf, const struct pve_section *p,
+		      const struct pve_section *r, struct diag *d)
+{
+	static const char *const keys[] = {"zone", "tag", "peers", "fabric", "mtu", NULL};
+	char where[PVE_WHERE_LEN];
+
+	for (size_t k = 0; keys[k]; k++) {
+		const struct pve_kv *a = pve_section_get(p, keys[k], NULL);
+		const struct pve_kv *b = pve_section_get(r, keys[k], NULL);
+		const char *av = a && a->value ? a->value : "", *bv = b && b->value ? b->value : "";
+
+		if ((a || b) && strcmp(av, bv))
+			diag_warn(d, pve_where(where, pf, p, keys[k]),
+				  "\"%s\" is not applied yet: .running-config has \"%s\", which is "
+				  "what is imported; " APPLY_HINT,
+				  av, bv);
+	}
+}
+
+/*
+ * Without --pending the deployed .running-config is imported: zones and vnets
+ * edited in Proxmox but not applied yet differ from it. Said, naming each.
+ */
+static void warn_pending(const struct import_args *a, const struct pve_files *x, struct diag *d)
+{
+	static const char *const names[] = {"zones.cfg", "vnets.cfg"};
+	const struct pve_file *running[] = {x->in.zones, x->in.vnets};
+	char path[PATH_MAX], where[PVE_WHERE_LEN];
+	struct diag ignored;
+
+	if (a->paths.pending)
+		return;
+	diag_init(&ignored); /* the pending files' own problems are --pending's to say */
+	for (size_t i = 0; i < 2; i++) {
+		struct pve_file f = {.name = names[i], .dialect = PVE_DIALECT_PERL};
+		size_t len;
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/%s", a->paths.sdn_dir, names[i]);
+		if (pve_read_file(path, &text, &len) < 0)
+			continue; /* none: nothing pending to compare */
+		pve_file_parse(&f, text, len, &ignored);
+		free(text);
+		for (size_t k = 0; k < f.n; k++) {
+			const struct pve_section *r = same_section(running[i], &f.sections[k]);
+
+			if (r)
+				diff_keys(&f, &f.sections[k], r, d);
+			else
+				diag_warn(d, pve_where(where, &f, &f.sections[k], NULL),
+					  "not applied yet (not in .running-config), so not "
+					  "imported; " APPLY_HINT);
+		}
+		for (size_t k = 0; k < running[i]->n; k++)
+			if (!same_section(&f, &running[i]->sections[k]))
+				diag_warn(
+				    d, pve_where(where, running[i], &running[i]->sections[k], NULL),
+				    "deleted in %s but not applied yet: imported as "
+				    "deployed; " APPLY_HINT,
+				    names[i]);
+		pve_file_free(&f);
+	}
+	diag_free(&ignored);
+}
+
 /* Prints what was found; 0 when the definition may be written. */
 static int report(const struct import_args *a, const struct diag *d)
 {
@@ -458,6 +538,7 @@ int cmd_import_pve(const struct options *o)
 		ret = pve_import_run(&x.in, &opts, &imp, &d);
 	if (ret == 0) {
 		warn_unapplied(&a, &x, &d);
+		warn_pending(&a, &x, &d);
 		ret = report(&a, &d);
 	} else
 		diag_print(&d, stderr);
