@@ -269,6 +269,22 @@ def test_pending_edits_not_applied_are_said(clean92, tmp_path):
     assert r.returncode == 0 and "applied yet" not in r.stderr, r.stderr
 
 
+def test_zone_nodes_naming_a_node_not_imported_says_so(tmp_path):
+    """A zone's `nodes` naming a corosync node that was not imported (here: a name with
+    dots) says which node and where, as its peers do; it said "not a cluster node"."""
+    root = tmp_path / "pve"
+    shutil.copytree(PVE / "pve8", root)
+    corosync = root / "corosync.conf"
+    corosync.write_text(corosync.read_text().replace("name: hv1", "name: hv1.lab"))
+    zones = root / "sdn" / "zones.cfg"
+    zones.write_text(zones.read_text().replace("nodes hv1,", "nodes hv1.lab,"))
+    r = run("import-pve", "--sdn-dir", root / "sdn", "--pending", "--partial")
+    assert f'zones.cfg:3 [vxlan: lab] nodes: "hv1.lab" is node hv1.lab of {corosync}, ' \
+        f"which was not imported (above, at {corosync}:7); the zone leaves it out" \
+        in r.stderr, r.stderr
+    assert "is not a cluster node" not in r.stderr, r.stderr
+
+
 def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean92, tmp_path):
     """`pvecm add` puts a node into corosync.conf before anyone adds it to the WireGuard
     fabric: following (--sdn-dir) warns and leaves it out, where it refused the whole

@@ -214,6 +214,23 @@ static int members_from_peers(struct pve_import *imp, const struct pve_section *
 	return transport_from_peers(imp, where, z, n_wg, n_underlay);
 }
 
+/* A zone's "nodes" item that names no imported node: a corosync node not imported, or none. */
+static void nodes_item_unknown(struct pve_import *imp, const char *where, const char *item)
+{
+	const struct corosync_conf *cc = imp->in->corosync;
+	const char *cn_file = imp->in->corosync_name ? imp->in->corosync_name : "corosync.conf";
+
+	for (size_t i = 0; cc && i < cc->n_nodes; i++)
+		if (cc->nodes[i].name && !strcmp(cc->nodes[i].name, item)) {
+			diag_warn(imp->d, where,
+				  "\"%s\" is node %s of %s, which was not imported (above, at "
+				  "%s:%u); the zone leaves it out: fix the node and import again",
+				  item, item, cn_file, cn_file, cc->nodes[i].line);
+			return;
+		}
+	diag_warn(imp->d, where, "\"%s\" is not a cluster node; ignored, as Proxmox does", item);
+}
+
 /* "nodes hv1,hv2" restricts the zone; absent = every node. */
 static int restrict_nodes(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z)
 {
@@ -236,9 +253,8 @@ static int restrict_nodes(struct pve_import *imp, const struct pve_section *s, s
 		int idx = imp_name(name, sizeof(name), items[k]) ? imp_find_node(imp, name) : -1;
 
 		if (idx < 0)
-			diag_warn(imp->d, pve_where(where, imp->in->zones, s, "nodes"),
-				  "\"%s\" is not a cluster node; ignored, as Proxmox does",
-				  items[k]);
+			nodes_item_unknown(imp, pve_where(where, imp->in->zones, s, "nodes"),
+					   items[k]);
 		else
 			in[idx] = true;
 	}
