@@ -85,6 +85,20 @@ def test_key_out(clean92, tmp_path):
     assert nodes["hv3"]["public_key"] == pub
 
 
+def test_key_out_takes_the_node_name_proxmox_shows(clean92, tmp_path):
+    """A node Proxmox names Hv3 is hv3 in fabricd; `-n Hv3` (its name as Proxmox and
+    `hostname` show it) finds its key. It said the node "has no WireGuard key in Proxmox's
+    fabric", though it has."""
+    for f in [clean92 / "corosync.conf", clean92 / "priv" / "wg-keys.cfg",
+              *(clean92 / "sdn").glob("*.cfg")]:
+        f.write_text(f.read_text().replace("hv3", "Hv3"))
+    key = tmp_path / "private.key"
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--pending", "-o", tmp_path / "c.json",
+            "--key-out", key, "-n", "Hv3")
+    assert r.returncode == 0, r.stderr
+    assert key.read_text() == HV3_PRIVATE + "\n"
+
+
 def test_key_out_mismatch(clean92, tmp_path):
     keys = clean92 / "priv" / "wg-keys.cfg"
     text = keys.read_text()

@@ -132,9 +132,18 @@ static int write_new_keys(const struct import_args *a)
 	return ret;
 }
 
+/*
+ * -n NODE (or the host name) as fabricd names the node: Proxmox's name
+ * lowercased, so the name Proxmox shows (Hv1) finds the node (hv1) too.
+ */
 static const char *this_node(const struct import_args *a, char *host, size_t len)
 {
-	return a->node ? a->node : host_node_name(host, len);
+	if (!a->node)
+		return host_node_name(host, len);
+	snprintf(host, len, "%s", a->node);
+	for (char *p = host; *p; p++)
+		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	return host;
 }
 
 /* --key-out FILE: this node's private key from priv/wg-keys.cfg, checked against fabrics.cfg. */
