@@ -510,8 +510,11 @@ static int read_zones(struct pve_import *imp)
 			ret = vxlan_zone(imp, s);
 		else if (!strcasecmp(s->type, "evpn"))
 			diag_add(imp->d, where,
-				 "EVPN zone not imported: fabricd builds static VXLAN (plain or "
-				 "secure); keep it in Proxmox or turn it into a VXLAN zone");
+				 "EVPN zone not imported: its VRF, gateways and exit nodes (layer "
+				 "3) have no counterpart in fabricd, which carries layer 2 only; "
+				 "keep it in Proxmox, or move its vnets to a VXLAN zone (fabricd's "
+				 "own EVPN for them: fabric.control_plane \"evpn\", README "
+				 "\"EVPN control plane\")");
 		else if (!strcmp(s->type, "simple") && imp->opts->simple)
 			ret = simple_zone(imp, s);
 		else if (!strcasecmp(s->type, "simple") || !strcasecmp(s->type, "vlan") ||
@@ -727,8 +730,11 @@ static void note_others(struct pve_import *imp)
 			  "not imported: fabricd builds layer 2 only; Proxmox keeps the gateway, "
 			  "SNAT and DHCP of Simple zones, a pure VXLAN zone ignores subnets");
 	for (size_t i = 0; i < cf->n; i++)
-		diag_warn(imp->d, pve_where(where, cf, &cf->sections[i], NULL),
-			  "controller not imported (fabricd has no BGP/EVPN controller here)");
+		diag_warn(
+		    imp->d, pve_where(where, cf, &cf->sections[i], NULL),
+		    "controller not imported: fabricd runs its own BGP EVPN where the "
+		    "definition asks for it (fabric.control_plane \"evpn\", fabric.evpn.asn), "
+		    "not taken from Proxmox's controller");
 }
 
 int imp_zones(struct pve_import *imp)
