@@ -270,12 +270,12 @@ def test_pending_edits_not_applied_are_said(clean92, tmp_path):
     r = run("import-pve", "--sdn-dir", sdn)
     assert r.returncode == 0, r.stderr
     assert 'vnets.cfg:3 [vnet: blue] tag: "700009" is not applied yet: .running-config has ' \
-        '"700001", which is what is imported; Apply the SDN configuration in Proxmox' \
+        '"700001", which is what import-pve reads; Apply the SDN configuration in Proxmox' \
         in r.stderr, r.stderr
     assert "vnets.cfg:5 [vnet: teal]: not applied yet (not in .running-config), so not " \
         "imported" in r.stderr, r.stderr
     assert ".running-config (vnets) [vnet: green]: deleted in vnets.cfg but not applied " \
-        "yet: imported as deployed" in r.stderr, r.stderr
+        "yet: import-pve reads the deployed one" in r.stderr, r.stderr
     d = json.loads(r.stdout)
     assert sorted((v["name"], v["vni"]) for z in d["zones"] for v in z["vnets"]) == \
         [("blue", 700001), ("green", 700002)]

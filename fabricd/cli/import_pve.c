@@ -404,7 +404,7 @@ static void diff_keys(const struct pve_file *pf, const struct pve_section *p,
 		if ((a || b) && strcmp(av, bv))
 			diag_warn(d, pve_where(where, pf, p, keys[k]),
 				  "\"%s\" is not applied yet: .running-config has \"%s\", which is "
-				  "what is imported; " APPLY_HINT,
+				  "what import-pve reads; " APPLY_HINT,
 				  av, bv);
 	}
 }
@@ -447,8 +447,8 @@ static void warn_pending(const struct import_args *a, const struct pve_files *x,
 			if (!same_section(&f, &running[i]->sections[k]))
 				diag_warn(
 				    d, pve_where(where, running[i], &running[i]->sections[k], NULL),
-				    "deleted in %s but not applied yet: imported as "
-				    "deployed; " APPLY_HINT,
+				    "deleted in %s but not applied yet: import-pve reads the "
+				    "deployed one; " APPLY_HINT,
 				    names[i]);
 		pve_file_free(&f);
 	}
