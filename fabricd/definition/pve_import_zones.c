@@ -231,24 +231,43 @@ static void nodes_item_unknown(struct pve_import *imp, const char *where, const 
 	diag_warn(imp->d, where, "\"%s\" is not a cluster node; ignored, as Proxmox does", item);
 }
 
-/* "nodes hv1,hv2" restricts the zone; absent = every node. */
-static int restrict_nodes(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z)
+/*
+ * A node Proxmox builds the zone's vnets on (in = its "nodes", or every node)
+ * whose address the peers lack: Proxmox gives it the bridges, fabricd leaves
+ * it out of the zone, and its guests there would lose the vnet. Said.
+ */
+static void warn_not_in_peers(struct pve_import *imp, const struct pve_section *s,
+			      const struct imp_zone *z, const bool *in)
+{
+	char where[PVE_WHERE_LEN];
+
+	for (size_t i = 0; i < imp->n_nodes; i++)
+		if (in[i] && !z->member[i] && imp->nodes[i].usable)
+			diag_warn(imp->d, pve_where(where, imp->in->zones, s, "peers"),
+				  "node %s is in the zone (Proxmox builds its vnets there) but "
+				  "none of its addresses is a peer: fabricd leaves it out of the "
+				  "zone, and guests on %s in these vnets reach no other node; add "
+				  "its address to peers in Proxmox, or take it out of the zone's "
+				  "nodes",
+				  imp->nodes[i].name, imp->nodes[i].name);
+}
+
+/* "nodes hv1,hv2" restricts the zone; absent = every node. from_peers: members from peers. */
+static int restrict_nodes(struct pve_import *imp, const struct pve_section *s, struct imp_zone *z,
+			  bool from_peers)
 {
 	const char *list = imp_get(imp, imp->in->zones, s, "nodes");
 	char where[PVE_WHERE_LEN], name[FABRICD_NAME_MAX + 1];
-	bool *in;
-	char **items;
-	int n;
+	bool *in = calloc(imp->n_nodes + 1, sizeof(*in));
+	char **items = NULL;
+	int n = 0;
 
-	if (!list)
-		return 0;
-	if ((n = pve_split_list(list, &items)) < 0)
-		return n;
-	in = calloc(imp->n_nodes + 1, sizeof(*in));
-	if (!in) {
-		pve_strv_free(items);
-		return -ENOMEM;
+	if (!in || (list && (n = pve_split_list(list, &items)) < 0)) {
+		free(in);
+		return in ? n : -ENOMEM;
 	}
+	for (size_t i = 0; !list && i < imp->n_nodes; i++)
+		in[i] = true;
 	for (int k = 0; k < n; k++) {
 		int idx = imp_name(name, sizeof(name), items[k]) ? imp_find_node(imp, name) : -1;
 
@@ -258,10 +277,13 @@ static int restrict_nodes(struct pve_import *imp, const struct pve_section *s, s
 		else
 			in[idx] = true;
 	}
+	if (from_peers)
+		warn_not_in_peers(imp, s, z, in);
 	for (size_t i = 0; i < imp->n_nodes; i++)
 		z->member[i] = z->member[i] && in[i];
 	free(in);
-	pve_strv_free(items);
+	if (items)
+		pve_strv_free(items);
 	return 0;
 }
 
@@ -461,7 +483,7 @@ static int vxlan_zone(struct pve_import *imp, const struct pve_section *s)
 		ret = 1;
 	}
 	if (ret == 0)
-		ret = restrict_nodes(imp, s, z);
+		ret = restrict_nodes(imp, s, z, peers != NULL);
 	if (ret != 0) {
 		drop_last_zone(imp);
 		return ret < 0 ? ret : 0;

@@ -427,6 +427,20 @@ static const struct tcase cases[] = {
      "[vxlan: pub] peers: the peers are the nodes' addresses in WireGuard fabric \"wgf\"",
      "\"name\": \"pub\",\n      \"transport\": \"secure\"",
      "\"transport\": \"plain\""},
+    /* Proxmox builds the zone on every node (no "nodes"): one missing from peers is said */
+    {"node of the zone not in its peers",
+     "pve92",
+     false,
+     false,
+     F_ZONES,
+     {"peers 203.0.113.11,203.0.113.12,203.0.113.13", "peers 203.0.113.11,203.0.113.12"},
+     1,
+     "wgf_backup",
+     "[vxlan: pub] peers: node hv3 is in the zone (Proxmox builds its vnets there) but none of "
+     "its addresses is a peer",
+     "\"name\": \"pub\",\n      \"transport\": \"plain\",\n      \"nodes\": [\n        \"hv1\",\n "
+     "       \"hv2\"\n      ]",
+     NULL},
     {"peers mix fabric and underlay addresses",
      "pve92",
      false,
