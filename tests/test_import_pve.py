@@ -299,6 +299,28 @@ def test_zone_nodes_naming_a_node_not_imported_says_so(tmp_path):
     assert "is not a cluster node" not in r.stderr, r.stderr
 
 
+def test_underlay_is_the_link_the_peers_name(tmp_path):
+    """Two IPv4 corosync links, ring0 a network of corosync's own, the VXLAN zone's peers on
+    ring1: the underlay is ring1, where Proxmox sent the zone, not the first ring address
+    (which moved the guests' traffic and WireGuard onto corosync's network, with only a
+    "carries the zone over its underlay" warning)."""
+    root = tmp_path / "pve"
+    shutil.copytree(PVE / "pve8", root)
+    corosync = root / "corosync.conf"
+    text = corosync.read_text()
+    for i in (1, 2, 3):
+        text = text.replace(f"ring0_addr: 203.0.113.1{i}\n",
+                            f"ring0_addr: 10.99.0.{i}\n    ring2_addr: 203.0.113.1{i}\n")
+    corosync.write_text(text)
+    r = run("import-pve", "--sdn-dir", root / "sdn", "--pending", "--partial",
+            "--generate-keys", tmp_path)
+    assert r.returncode == 0, r.stderr
+    nodes = {n["name"]: n["underlay"] for n in json.loads(r.stdout)["nodes"]}
+    assert nodes == {"hv1": "203.0.113.11", "hv2": "203.0.113.12", "hv3": "203.0.113.13"}, nodes
+    assert "[vxlan: lab] peers: 203.0.113.11 is node hv1; fabricd carries" not in r.stderr, \
+        r.stderr
+
+
 def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean92, tmp_path):
     """`pvecm add` puts a node into corosync.conf before anyone adds it to the WireGuard
     fabric: following (--sdn-dir) warns and leaves it out, where it refused the whole

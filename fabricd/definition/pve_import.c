@@ -174,13 +174,47 @@ static int underlay_family(const struct pve_import *imp)
 	return prefer6 > prefer4 ? AF_INET6 : AF_INET;
 }
 
+/*
+ * n's corosync address in family that a VXLAN zone's peers name, or NULL:
+ * Proxmox sent the zone's VXLAN from there (its local VTEP is the peer among
+ * the node's own addresses), so the guests' traffic stays on that network
+ * and does not move onto another link (a dedicated corosync ring0, say).
+ */
+static const struct ip_addr *peer_link(const struct pve_import *imp, const struct imp_node *n,
+				       int family)
+{
+	const struct pve_file *zf = imp->in->zones;
+	const struct ip_addr *found = NULL;
+
+	for (size_t i = 0; zf && i < zf->n && !found; i++) {
+		const struct pve_section *s = &zf->sections[i];
+		const struct pve_kv *kv =
+		    strcasecmp(s->type, "vxlan") ? NULL : pve_section_get(s, "peers", NULL);
+		char **items = NULL;
+		int cnt = kv && kv->value ? pve_split_list(kv->value, &items) : -1;
+
+		for (int k = 0; k < cnt && !found; k++) {
+			struct ip_addr a;
+
+			for (size_t l = 0;
+			     ip_addr_parse(items[k], &a) == 0 && l < n->n_links && !found; l++)
+				if (n->links[l].family == family && ip_addr_equal(&n->links[l], &a))
+					found = &n->links[l];
+		}
+		if (cnt >= 0)
+			pve_strv_free(items);
+	}
+	return found;
+}
+
 /* n's underlay in family; a WireGuard endpoint of the other family stays its endpoint. */
 static void choose_underlay(struct pve_import *imp, struct imp_node *n, int family)
 {
 	const struct ip_addr *a = address_in(n, family);
+	const struct ip_addr *p = n->endpoint_ip.family ? NULL : peer_link(imp, n, family);
 	char ep[IP_ADDR_STRLEN], ul[IP_ADDR_STRLEN];
 
-	n->underlay = n->endpoint_ip.family ? n->endpoint_ip : n->links[0];
+	n->underlay = n->endpoint_ip.family ? n->endpoint_ip : p ? *p : n->links[0];
 	if (!a || !n->underlay.family || n->underlay.family == family)
 		return;
 	n->underlay = *a;
