@@ -319,6 +319,15 @@ def test_underlay_is_the_link_the_peers_name(tmp_path):
     assert nodes == {"hv1": "203.0.113.11", "hv2": "203.0.113.12", "hv3": "203.0.113.13"}, nodes
     assert "[vxlan: lab] peers: 203.0.113.11 is node hv1; fabricd carries" not in r.stderr, \
         r.stderr
+    # the zones' peers on the IPv6 link only: that family, though ring0 is IPv4
+    zones = root / "sdn" / "zones.cfg"
+    zones.write_text(zones.read_text().replace(
+        "\tpeers 203.0.113.11,203.0.113.12,203.0.113.13\n", "\tpeers 2001:db8:10::11\n"))
+    r = run("import-pve", "--sdn-dir", root / "sdn", "--pending", "--partial",
+            "--generate-keys", tmp_path)
+    nodes = {n["name"]: n["underlay"] for n in json.loads(r.stdout)["nodes"]}
+    assert nodes == {"hv1": "2001:db8:10::11", "hv2": "2001:db8:10::12",
+                     "hv3": "2001:db8:10::13"}, (nodes, r.stderr)
 
 
 def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean92, tmp_path):

@@ -151,30 +151,6 @@ static const struct ip_addr *address_in(const struct imp_node *n, int family)
 }
 
 /*
- * The underlay's one family (VXLAN cannot join IPv4 to IPv6): the one more
- * nodes have an address in; on a tie, the one more nodes prefer (their
- * WireGuard endpoint, else their first corosync address), then IPv4. So the
- * odd node out is the one blamed, never the rest of the cluster.
- */
-static int underlay_family(const struct pve_import *imp)
-{
-	size_t have4 = 0, have6 = 0, prefer4 = 0, prefer6 = 0;
-
-	for (size_t i = 0; i < imp->n_nodes; i++) {
-		const struct imp_node *n = &imp->nodes[i];
-		int preferred = n->endpoint_ip.family ? n->endpoint_ip.family : n->links[0].family;
-
-		have4 += address_in(n, AF_INET) != NULL;
-		have6 += address_in(n, AF_INET6) != NULL;
-		prefer4 += preferred == AF_INET;
-		prefer6 += preferred == AF_INET6;
-	}
-	if (have4 != have6)
-		return have4 > have6 ? AF_INET : AF_INET6;
-	return prefer6 > prefer4 ? AF_INET6 : AF_INET;
-}
-
-/*
  * n's corosync address in family that a VXLAN zone's peers name, or NULL:
  * Proxmox sent the zone's VXLAN from there (its local VTEP is the peer among
  * the node's own addresses), so the guests' traffic stays on that network
@@ -205,6 +181,36 @@ static const struct ip_addr *peer_link(const struct pve_import *imp, const struc
 			pve_strv_free(items);
 	}
 	return found;
+}
+
+/*
+ * The underlay's one family (VXLAN cannot join IPv4 to IPv6): the one more
+ * nodes have an address in; on a tie, the one more nodes prefer (their
+ * WireGuard endpoint, else the one link the VXLAN zones' peers name, else
+ * their first corosync address), then IPv4. So the
+ * odd node out is the one blamed, never the rest of the cluster.
+ */
+static int underlay_family(const struct pve_import *imp)
+{
+	size_t have4 = 0, have6 = 0, prefer4 = 0, prefer6 = 0;
+
+	for (size_t i = 0; i < imp->n_nodes; i++) {
+		const struct imp_node *n = &imp->nodes[i];
+		const struct ip_addr *peer4 = peer_link(imp, n, AF_INET),
+				     *peer6 = peer_link(imp, n, AF_INET6);
+		int preferred = n->endpoint_ip.family ? n->endpoint_ip.family
+				: peer4 && !peer6     ? AF_INET
+				: peer6 && !peer4     ? AF_INET6
+						      : n->links[0].family;
+
+		have4 += address_in(n, AF_INET) != NULL;
+		have6 += address_in(n, AF_INET6) != NULL;
+		prefer4 += preferred == AF_INET;
+		prefer6 += preferred == AF_INET6;
+	}
+	if (have4 != have6)
+		return have4 > have6 ? AF_INET : AF_INET6;
+	return prefer6 > prefer4 ? AF_INET6 : AF_INET;
 }
 
 /* n's underlay in family; a WireGuard endpoint of the other family stays its endpoint. */
