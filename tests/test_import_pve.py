@@ -283,6 +283,29 @@ def test_pending_edits_not_applied_are_said(clean92, tmp_path):
     assert r.returncode == 0 and "applied yet" not in r.stderr, r.stderr
 
 
+def test_pending_nodes_edit_not_applied_is_said(clean92):
+    """A zone's `nodes` edited in zones.cfg but not applied is said, as tag and peers are
+    (until 2026-12-07 it was left out: the zone's members changed without a word).
+    .running-config holds the node set in hash order ({"hv3":1,"hv1":1,"hv2":1}) and peers
+    may be reordered: the same sets are no edit."""
+    sdn = clean92 / "sdn"
+    running = sdn / ".running-config"
+    doc = json.loads(running.read_text())  # as clean92 did to the pending files
+    del doc["fabrics"]["ids"]["wgf_backup"]
+    hv1 = doc["fabrics"]["ids"]["wgf_hv1"]
+    hv1["peers"] = [p for p in hv1["peers"] if "external" not in p]
+    doc["zones"]["ids"]["pub"]["peers"] = "203.0.113.13,203.0.113.11,203.0.113.12"
+    running.write_text(json.dumps(doc))
+    r = run("import-pve", "--sdn-dir", sdn)
+    assert r.returncode == 0 and "applied yet" not in r.stderr, r.stderr
+    zones = sdn / "zones.cfg"
+    zones.write_text(zones.read_text().replace("nodes hv1,hv2,hv3", "nodes hv1,hv2"))
+    r = run("import-pve", "--sdn-dir", sdn)
+    assert r.returncode == 0, r.stderr
+    assert 'zones.cfg:4 [vxlan: sec] nodes: "hv1,hv2" is not applied yet: .running-config ' \
+        'has "' in r.stderr, r.stderr
+
+
 def test_zone_nodes_naming_a_node_not_imported_says_so(tmp_path):
     """A zone's `nodes` naming a corosync node that was not imported (here: a name with
     dots) says which node and where, as its peers do; it said "not a cluster node"."""

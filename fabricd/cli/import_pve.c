@@ -389,11 +389,43 @@ static const struct pve_section *same_section(const struct pve_file *f, const st
 	"Apply the SDN configuration in Proxmox (Datacenter > SDN) and import again, or import "   \
 	"the pending files (--pending)"
 
+/* Whether each item of list a is one of b's. */
+static bool items_in(const char *a, const char *b)
+{
+	char **ia = NULL, **ib = NULL;
+	int na = pve_split_list(a, &ia), nb = pve_split_list(b, &ib);
+	bool all = na >= 0 && nb >= 0;
+
+	for (int i = 0; all && i < na; i++) {
+		bool found = false;
+
+		for (int k = 0; k < nb && !found; k++)
+			found = !strcmp(ia[i], ib[k]);
+		all = found;
+	}
+	if (na >= 0)
+		pve_strv_free(ia);
+	if (nb >= 0)
+		pve_strv_free(ib);
+	return all;
+}
+
+/*
+ * The values of key in the pending and the deployed section are the same: a
+ * list (peers, nodes; .running-config holds nodes in hash order) as a set.
+ */
+static bool same_value(const char *key, const char *a, const char *b)
+{
+	if (strcmp(key, "peers") && strcmp(key, "nodes"))
+		return !strcmp(a, b);
+	return items_in(a, b) && items_in(b, a);
+}
+
 /* The keys that make a zone's or vnet's transport, members and VNIs differ between p and r. */
 static void diff_keys(const struct pve_file *pf, const struct pve_section *p,
 		      const struct pve_section *r, struct diag *d)
 {
-	static const char *const keys[] = {"zone", "tag", "peers", "fabric", "mtu", NULL};
+	static const char *const keys[] = {"zone", "tag", "peers", "fabric", "mtu", "nodes", NULL};
 	char where[PVE_WHERE_LEN];
 
 	for (size_t k = 0; keys[k]; k++) {
@@ -401,7 +433,7 @@ static void diff_keys(const struct pve_file *pf, const struct pve_section *p,
 		const struct pve_kv *b = pve_section_get(r, keys[k], NULL);
 		const char *av = a && a->value ? a->value : "", *bv = b && b->value ? b->value : "";
 
-		if ((a || b) && strcmp(av, bv))
+		if ((a || b) && !same_value(keys[k], av, bv))
 			diag_warn(d, pve_where(where, pf, p, keys[k]),
 				  "\"%s\" is not applied yet: .running-config has \"%s\", which is "
 				  "what import-pve reads; " APPLY_HINT,
