@@ -4,6 +4,7 @@ only, no root): exit status, nothing written while something does not map
 (unless --partial), the result passes `fabricd check`, --key-out writes this
 node's private key to a 0600 file and never prints it."""
 import json
+import re
 import os
 import pathlib
 import shutil
@@ -251,17 +252,25 @@ def test_output_where_the_file_system_decides_the_mode(tmp_path):
 
 
 
+def clean_running(sdn, edit=None):
+    """sdn/.running-config without the external node, as clean92 did to the pending files;
+    edit(doc) changes it further."""
+    running = sdn / ".running-config"
+    doc = json.loads(running.read_text())
+    del doc["fabrics"]["ids"]["wgf_backup"]
+    hv1 = doc["fabrics"]["ids"]["wgf_hv1"]
+    hv1["peers"] = [p for p in hv1["peers"] if "external" not in p]
+    if edit:
+        edit(doc)
+    running.write_text(json.dumps(doc))
+
+
 def test_pending_edits_not_applied_are_said(clean92, tmp_path):
     """Without --pending, .running-config (the last SDN Apply) is imported: a vnet added, a
     tag changed and a vnet deleted in the *.cfg files but not applied are each named with
     file and line (until 2026-12-07 they were left out without a word)."""
     sdn = clean92 / "sdn"
-    running = sdn / ".running-config"
-    doc = json.loads(running.read_text())  # as clean92 did to the pending files
-    del doc["fabrics"]["ids"]["wgf_backup"]
-    hv1 = doc["fabrics"]["ids"]["wgf_hv1"]
-    hv1["peers"] = [p for p in hv1["peers"] if "external" not in p]
-    running.write_text(json.dumps(doc))
+    clean_running(sdn)
     r = run("import-pve", "--sdn-dir", sdn)
     assert r.returncode == 0 and "applied yet" not in r.stderr, r.stderr
     vnets = sdn / "vnets.cfg"
@@ -289,13 +298,8 @@ def test_pending_nodes_edit_not_applied_is_said(clean92):
     .running-config holds the node set in hash order ({"hv3":1,"hv1":1,"hv2":1}) and peers
     may be reordered: the same sets are no edit."""
     sdn = clean92 / "sdn"
-    running = sdn / ".running-config"
-    doc = json.loads(running.read_text())  # as clean92 did to the pending files
-    del doc["fabrics"]["ids"]["wgf_backup"]
-    hv1 = doc["fabrics"]["ids"]["wgf_hv1"]
-    hv1["peers"] = [p for p in hv1["peers"] if "external" not in p]
-    doc["zones"]["ids"]["pub"]["peers"] = "203.0.113.13,203.0.113.11,203.0.113.12"
-    running.write_text(json.dumps(doc))
+    clean_running(sdn, lambda doc: doc["zones"]["ids"]["pub"].update(
+        peers="203.0.113.13,203.0.113.11,203.0.113.12"))
     r = run("import-pve", "--sdn-dir", sdn)
     assert r.returncode == 0 and "applied yet" not in r.stderr, r.stderr
     zones = sdn / "zones.cfg"
@@ -304,6 +308,31 @@ def test_pending_nodes_edit_not_applied_is_said(clean92):
     assert r.returncode == 0, r.stderr
     assert 'zones.cfg:4 [vxlan: sec] nodes: "hv1,hv2" is not applied yet: .running-config ' \
         'has "' in r.stderr, r.stderr
+
+
+def test_corosync_inside_the_wireguard_fabric_is_no_underlay(clean92):
+    """Corosync's ring1 run inside the WireGuard fabric (ring1_addr = the node's fabric ip),
+    nodes without a WireGuard endpoint address, a zone peering those fabric addresses:
+    Proxmox sends the zone inside WireGuard, so it is secure and the underlay stays ring0.
+    669e301 took ring1 (the link the peers name) as underlay: every node was refused as
+    'inside the fabric prefix' and nothing was written (before 669e301: imported, plain)."""
+    fabrics = clean92 / "sdn" / "fabrics.cfg"
+    fabrics.write_text(re.sub(r"\tendpoint 203\.0\.113\.1\d\n", "", fabrics.read_text()))
+    corosync = clean92 / "corosync.conf"
+    text = corosync.read_text()
+    for i in (1, 2, 3):
+        text = text.replace(f"ring1_addr: 2001:db8:10::1{i}", f"ring1_addr: 10.250.0.{i}")
+    corosync.write_text(text)
+    zones = clean92 / "sdn" / "zones.cfg"
+    zones.write_text(zones.read_text().replace("peers 203.0.113.11,203.0.113.12,203.0.113.13",
+                                               "peers 10.250.0.1,10.250.0.2,10.250.0.3"))
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--pending")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert {n["name"]: n["underlay"] for n in d["nodes"]} == \
+        {"hv1": "203.0.113.11", "hv2": "203.0.113.12", "hv3": "203.0.113.13"}, r.stdout
+    assert {z["name"]: z["transport"] for z in d["zones"]} == \
+        {"pub": "secure", "sec": "secure"}, r.stdout
 
 
 def test_zone_nodes_naming_a_node_not_imported_says_so(tmp_path):

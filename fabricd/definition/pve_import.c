@@ -150,11 +150,25 @@ static const struct ip_addr *address_in(const struct imp_node *n, int family)
 	return NULL;
 }
 
+int imp_wg_node(const struct pve_import *imp, const struct ip_addr *a)
+{
+	for (size_t i = 0; imp->fabric && i < imp->n_nodes; i++) {
+		const struct imp_node *n = &imp->nodes[i];
+
+		if (n->in_fabric &&
+		    (ip_addr_equal(&n->fabric_address, a) || ip_addr_equal(&n->iface_net.addr, a)))
+			return (int)i;
+	}
+	return -1;
+}
+
 /*
  * n's corosync address in family that a VXLAN zone's peers name, or NULL:
  * Proxmox sent the zone's VXLAN from there (its local VTEP is the peer among
  * the node's own addresses), so the guests' traffic stays on that network
  * and does not move onto another link (a dedicated corosync ring0, say).
+ * A link that is a WireGuard address (corosync run inside the fabric) is none:
+ * Proxmox sent the zone inside WireGuard, and no underlay can be in the fabric.
  */
 static const struct ip_addr *peer_link(const struct pve_import *imp, const struct imp_node *n,
 				       int family)
@@ -174,7 +188,8 @@ static const struct ip_addr *peer_link(const struct pve_import *imp, const struc
 
 			for (size_t l = 0;
 			     ip_addr_parse(items[k], &a) == 0 && l < n->n_links && !found; l++)
-				if (n->links[l].family == family && ip_addr_equal(&n->links[l], &a))
+				if (n->links[l].family == family &&
+				    ip_addr_equal(&n->links[l], &a) && imp_wg_node(imp, &a) < 0)
 					found = &n->links[l];
 		}
 		if (cnt >= 0)

@@ -85,6 +85,11 @@ void imp_fill_fabric_addresses(struct pve_import *imp);
 
 /* pve_import.c helpers used by the others */
 int imp_find_node(const struct pve_import *imp, const char *name);
+/*
+ * The node whose WireGuard address (node ip, or its interface's own ip) in the
+ * imported fabric a is, or -1: Proxmox routes VXLAN to it inside WireGuard.
+ */
+int imp_wg_node(const struct pve_import *imp, const struct ip_addr *a);
 /* A node named after Proxmox's pve_name (where: for messages); its index, or < 0 (refused). */
 int imp_add_node(struct pve_import *imp, const char *pve_name, const char *where);
 /* Lowercases src into dst; false if the result is not a valid fabricd name. */

@@ -44,22 +44,6 @@ static int peer_node(const struct pve_import *imp, const struct ip_addr *a)
 	return -1;
 }
 
-/*
- * The node whose WireGuard address (node ip, or its interface's own ip) in the
- * imported fabric a is, or -1: Proxmox routes VXLAN to it inside WireGuard.
- */
-static int peer_wg_node(const struct pve_import *imp, const struct ip_addr *a)
-{
-	for (size_t i = 0; imp->fabric && i < imp->n_nodes; i++) {
-		const struct imp_node *n = &imp->nodes[i];
-
-		if (n->in_fabric &&
-		    (ip_addr_equal(&n->fabric_address, a) || ip_addr_equal(&n->iface_net.addr, a)))
-			return (int)i;
-	}
-	return -1;
-}
-
 /* The corosync node with the literal address a, or NULL (only not imported ones are asked). */
 static const struct corosync_node *corosync_node_at(const struct pve_import *imp,
 						    const struct ip_addr *a)
@@ -178,11 +162,10 @@ static int members_from_peers(struct pve_import *imp, const struct pve_section *
 	for (int k = 0; k < n; k++) {
 		struct ip_addr a;
 		bool parsed = ip_addr_parse(items[k], &a) == 0;
-		int idx = parsed ? peer_node(imp, &a) : -1,
-		    wg = idx < 0 && parsed ? peer_wg_node(imp, &a) : -1;
-
-		if (wg >= 0)
-			idx = wg;
+		/* a WireGuard address first: a corosync link may run inside the fabric too */
+		int wg = parsed ? imp_wg_node(imp, &a) : -1, idx = wg >= 0  ? wg
+								   : parsed ? peer_node(imp, &a)
+									    : -1;
 
 		if (parsed && (idx < 0 || !imp->nodes[idx].usable) &&
 		    peer_of_node_not_imported(imp, where, items[k], &a, idx))
