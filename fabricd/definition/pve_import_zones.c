@@ -163,9 +163,8 @@ static int members_from_peers(struct pve_import *imp, const struct pve_section *
 		struct ip_addr a;
 		bool parsed = ip_addr_parse(items[k], &a) == 0;
 		/* a WireGuard address first: a corosync link may run inside the fabric too */
-		int wg = parsed ? imp_wg_node(imp, &a) : -1, idx = wg >= 0  ? wg
-								   : parsed ? peer_node(imp, &a)
-									    : -1;
+		int wg = parsed ? imp_wg_node(imp, &a) : -1;
+		int idx = wg >= 0 || !parsed ? wg : peer_node(imp, &a);
 
 		if (parsed && (idx < 0 || !imp->nodes[idx].usable) &&
 		    peer_of_node_not_imported(imp, where, items[k], &a, idx))
@@ -245,9 +244,11 @@ static int restrict_nodes(struct pve_import *imp, const struct pve_section *s, s
 	char **items = NULL;
 	int n = 0;
 
-	if (!in || (list && (n = pve_split_list(list, &items)) < 0)) {
+	if (!in)
+		return -ENOMEM;
+	if (list && (n = pve_split_list(list, &items)) < 0) {
 		free(in);
-		return in ? n : -ENOMEM;
+		return n;
 	}
 	for (size_t i = 0; !list && i < imp->n_nodes; i++)
 		in[i] = true;
