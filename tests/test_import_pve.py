@@ -335,6 +335,20 @@ def test_corosync_inside_the_wireguard_fabric_is_no_underlay(clean92):
         {"pub": "secure", "sec": "secure"}, r.stdout
 
 
+def test_a_zone_left_without_members_is_said(clean92):
+    """A zone whose peers name no node (here an empty list) has no member: it and its
+    vnets are left out, said with file and line. The warning was added after import-pve
+    had printed its diagnostics, so the zone vanished without a word."""
+    zones = clean92 / "sdn" / "zones.cfg"
+    zones.write_text(zones.read_text().replace(
+        "peers 203.0.113.11,203.0.113.12,203.0.113.13", "peers ,"))
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--pending")
+    assert r.returncode == 0, r.stderr
+    assert [z["name"] for z in json.loads(r.stdout)["zones"]] == ["sec"], r.stdout
+    assert "warning: zones.cfg:6 [vxlan: pub]: no imported node is a member" in r.stderr, \
+        r.stderr
+
+
 def test_zone_nodes_naming_a_node_not_imported_says_so(tmp_path):
     """A zone's `nodes` naming a corosync node that was not imported (here: a name with
     dots) says which node and where, as its peers do; it said "not a cluster node"."""

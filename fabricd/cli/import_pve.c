@@ -580,11 +580,10 @@ int cmd_import_pve(const struct options *o)
 	if (ret == 0) {
 		warn_unapplied(&a, &x, &d);
 		warn_pending(&a, &x, &d);
-		ret = report(&a, &d);
+		/* before the report: what the definition leaves out is said there too */
+		ret = (json = pve_import_json(imp)) ? report(&a, &d) : -ENOMEM;
 	} else
 		diag_print(&d, stderr);
-	if (ret == 0 && !(json = pve_import_json(imp)))
-		ret = -ENOMEM;
 	if (ret == 0)
 		ret = verify(json);
 	if (ret == 0 && a.key_out)

@@ -95,6 +95,7 @@ fail:
 static json_t *definition(const struct pve_import *imp)
 {
 	json_t *nodes = json_array(), *zones = json_array(), *def;
+	char where[PVE_WHERE_LEN];
 
 	for (size_t i = 0; nodes && i < imp->n_nodes; i++)
 		if (imp->nodes[i].usable)
@@ -103,8 +104,11 @@ static json_t *definition(const struct pve_import *imp)
 		json_t *z = zone_json(imp, &imp->zones[i]);
 
 		if (json_is_null(z))
-			diag_warn(imp->d, imp->zones[i].name,
-				  "no imported node is a member; zone left out");
+			diag_warn(
+			    imp->d, pve_where(where, imp->in->zones, imp->zones[i].sec, NULL),
+			    "no imported node is a member (its peers, nodes or fabric, above); "
+			    "the zone and its vnets are left out: give it nodes of "
+			    "the cluster in Proxmox and import again");
 		else
 			json_array_append_new(zones, z);
 	}
