@@ -531,7 +531,8 @@ def test_a_peer_that_is_a_node_not_imported_is_named(tmp_path):
     r = run(*args, "--partial", "-o", out)
     assert r.returncode == 0, r.stderr
     assert ("[vxlan: lab] peers: \"203.0.113.12\" is not an address of a cluster node "
-            "(corosync.conf, WireGuard endpoint); fabricd builds VXLAN only between its nodes; "
+            "(corosync.conf, WireGuard endpoint or fabric address); fabricd builds VXLAN only "
+            "between its nodes; "
             "in corosync.conf, node hv2 (not imported, above) has ring0_addr \"hv2-ring\", a "
             "host name fabricd does not resolve: if this peer is that node, write its address "
             "there instead") in r.stderr, r.stderr

@@ -171,11 +171,12 @@ static int members_from_peers(struct pve_import *imp, const struct pve_section *
 			continue;
 		if (idx < 0) {
 			host_name_hint(imp, hint, sizeof(hint));
-			diag_add(
-			    imp->d, where,
-			    "\"%s\" is not an address of a cluster node (corosync.conf, "
-			    "WireGuard endpoint); fabricd builds VXLAN only between its nodes%s",
-			    items[k], hint);
+			diag_add(imp->d, where,
+				 "\"%s\" is not an address of a cluster node (corosync.conf, "
+				 "WireGuard endpoint or fabric address); fabricd builds VXLAN only "
+				 "between "
+				 "its nodes%s",
+				 items[k], hint);
 			ok = false;
 			continue;
 		}
