@@ -42,14 +42,13 @@ static void check_names(const struct desired_vnet *v, const struct observed *hav
 }
 
 /*
- * Whether foreign VXLAN device l receives on the kernel socket a device of
- * fabricd's on port with local address local would: the same port and
- * family (an external device opens both).
+ * Whether VXLAN device l receives on the kernel socket a device on port with
+ * a local address of family would: the same port and family (an external
+ * device opens both).
  */
-static bool same_socket(const struct link_obs *l, uint16_t port, const struct ip_addr *local)
+static bool same_socket(const struct link_obs *l, uint16_t port, int family)
 {
-	return l->port == port &&
-	       (l->vxlan_external || l->vxlan_ipv6 == (local->family == AF_INET6));
+	return l->port == port && (l->vxlan_external || l->vxlan_ipv6 == (family == AF_INET6));
 }
 
 /* A VXLAN device fabricd does not own that holds v's VNI on one of its ports. */
@@ -61,7 +60,7 @@ static void check_vni(const struct desired_vnet *v, const struct link_obs *l,
 
 	/* the kernel refuses a second device of a VNI only on the same socket, same options */
 	if (l->vni != v->vni || (l->port != v->port && !standby_port) || l->vxlan_other_rx ||
-	    !same_socket(l, l->port, standby_port ? &v->other_local : &v->local) ||
+	    !same_socket(l, l->port, standby_port ? v->other_local.family : v->local.family) ||
 	    !strcmp(l->name, standby_port ? v->other_vxlan : v->vxlan) ||
 	    takeover_applies(v, l, have))
 		return;
@@ -86,10 +85,11 @@ static void check_port(const struct node_state *want, const struct link_obs *l, 
 		return;
 	for (size_t i = 0; i < want->n_vnets; i++) {
 		const struct desired_vnet *v = &want->vnets[i];
-		const char *name = same_socket(l, v->port, &v->local) ? v->vxlan
-				   : v->standby && same_socket(l, v->other_port, &v->other_local)
-				       ? v->other_vxlan
-				       : NULL;
+		const char *name =
+		    same_socket(l, v->port, v->local.family) ? v->vxlan
+		    : v->standby && same_socket(l, v->other_port, v->other_local.family)
+			? v->other_vxlan
+			: NULL;
 
 		if (!name)
 			continue;
@@ -227,8 +227,8 @@ static bool vxlan_port_shared(const struct observed *have, uint16_t port, int fa
 	for (size_t i = 0; i < have->links.n; i++) {
 		const struct link_obs *l = &have->links.links[i];
 
-		if (!strcmp(l->kind, "vxlan") && (l->flags & IFF_UP) && l->port == port &&
-		    (l->vxlan_external || l->vxlan_ipv6 == (family == AF_INET6)))
+		if (!strcmp(l->kind, "vxlan") && (l->flags & IFF_UP) &&
+		    same_socket(l, port, family))
 			return true;
 	}
 	return false;

@@ -316,7 +316,7 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 	const struct reconcile *r = in->r;
 	const struct node_state *want = in->want;
 	const struct observed *have = in->have;
-	const struct link_obs *l = link_find(&have->links, FABRIC_IFNAME);
+	const struct link_obs *l = link_find(&have->links, FABRIC_IFNAME), *renamed;
 	struct kind_input addr = *in;
 	int ret;
 
@@ -359,8 +359,8 @@ static int fabric_plan(const struct kind_input *in, struct plan *p)
 			: "run `fabricd down` and apply again");
 		return 0;
 	}
-	if (!l && fabric_renamed(have, want->owner))
-		return plan_name_back(fabric_renamed(have, want->owner), p);
+	if (!l && (renamed = fabric_renamed(have, want->owner)))
+		return plan_name_back(renamed, p);
 	if (!l) {
 		struct op *op = plan_add(p, KIND_FABRIC, OP_WG_CREATE, PHASE_WG_CREATE, VERB_CREATE,
 					 FABRIC_IFNAME);
