@@ -8,6 +8,24 @@ import pytest
 PVE = pathlib.Path(__file__).resolve().parent / "fixtures" / "pve"
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--skip-backend-neutral", action="store_true",
+        help="leave out the tests marked backend_neutral (the QEMU tier's selection, "
+             "tests/vm/focused.txt: they ran on the host already)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--skip-backend-neutral"):
+        return
+    kept, left = [], []
+    for item in items:
+        (left if item.get_closest_marker("backend_neutral") else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
 @pytest.fixture
 def clean92(tmp_path):
     """Proxmox set B (tests/fixtures/pve/pve92) without its external node: it maps

@@ -218,6 +218,7 @@ def test_a_node_that_moves_takes_the_macs_learned_behind_it(make_cluster):
         assert res.rc == 0, f"{node.name}: {res}"
 
 
+@pytest.mark.backend_neutral
 def test_a_switch_keeps_the_learned_macs_of_the_device_it_mutes(make_cluster):
     """plain -> secure removes vx100's remotes and mutes it later in the same pass; its
     learned MACs must stay until then, or the bridge's unicast to vx100 is lost in between
@@ -454,6 +455,7 @@ def test_the_secure_port_moved_onto_the_old_listen_port_in_one_edit(make_cluster
     wait_until(lambda: g1.ping(g2), timeout=20, what="g1 -> g2 through the moved secure port")
 
 
+@pytest.mark.backend_neutral
 def test_an_owned_device_with_another_vni_is_made_again_once(make_cluster):
     """vx100 (owned) carrying VNI 101: vnet100's plan makes it again, and the removal
     of owned links nobody wants must not delete it a second time (apply used to fail
@@ -476,6 +478,7 @@ def test_an_owned_device_with_another_vni_is_made_again_once(make_cluster):
     assert pve1.fabricd("plan", "-c", path).rc == 0
 
 
+@pytest.mark.backend_neutral
 def test_two_vxlan_devices_whose_names_were_swapped_are_each_made_again_once(make_cluster):
     """vx100 and vx101 swapped by hand (each now carries the other's VNI), and the variant
     of one deleted and the other renamed to its name: each is removed once, to be made
@@ -554,7 +557,10 @@ def test_down_after_the_cluster_was_renamed_says_how(make_cluster):
     pve1.run(["ip", "link", "del", "oldbr2"])
 
 
-@pytest.mark.parametrize("name", ["vnet100", "vx100", "vs200", "wgfab0"])
+# Only wgfab0 is the backend's: the others are left out of the QEMU tier.
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.backend_neutral) for n in ("vnet100", "vx100", "vs200")
+] + ["wgfab0"])
 def test_unowned_link_with_a_wanted_name_fails_and_changes_nothing(make_cluster, name):
     cluster = make_cluster(2)
     pve1 = cluster["pve1"]
@@ -659,6 +665,7 @@ def test_a_fabric_renamed_by_hand_is_named_as_fabricd_s_own(make_cluster):
     assert pve1.wg_dump().peers.keys() == peers.keys()
 
 
+@pytest.mark.backend_neutral
 def test_an_underlay_address_not_on_this_host_is_said(make_cluster):
     """A typo in a node's underlay (.21 for .11): its VXLAN devices send from an address
     the host does not have and the others' guards accept only that one, so both
@@ -731,6 +738,7 @@ def test_a_missing_key_file_and_a_node_not_listed_point_at_join(make_cluster):
         "removes its fabric)" in res.stderr, res
 
 
+@pytest.mark.backend_neutral
 def test_a_bridge_keeps_its_address_when_ports_come_and_go(make_cluster):
     """A bridge made without an address takes its smallest port's, again on every port
     change: a transport switch (a VXLAN device made, one retired) moved it, and a
@@ -768,6 +776,7 @@ def test_a_fabric_address_moved_in_its_subnet_is_kept(make_cluster):
     cluster.nodes[1].run(["ping", "-c", "1", "-W", "3", "10.255.0.9"])
 
 
+@pytest.mark.backend_neutral
 def test_a_proxmox_bridge_keeps_its_address_through_switches(make_cluster):
     """A bridge of `bridges: existing` has no address of its own (fabricd does not set
     one on another's bridge) and takes its smallest port's: the secure device, made with
@@ -797,6 +806,7 @@ def test_a_proxmox_bridge_keeps_its_address_through_switches(make_cluster):
     assert bridge["existing"] is True and bridge["owned"] is False, bridge
 
 
+@pytest.mark.backend_neutral
 def test_an_existing_bridge_over_its_zones_mtu_is_warned_of(make_cluster):
     """A bridge whose MTU its manager set (ifupdown2 does, from Proxmox's zone) keeps it
     when fabricd's smaller port joins: the guests' larger frames are lost between nodes.
@@ -826,6 +836,7 @@ def test_an_existing_bridge_over_its_zones_mtu_is_warned_of(make_cluster):
         "it: fabricd's port joins once Proxmox's SDN Apply or ifreload -a does)" in res.stdout, res
 
 
+@pytest.mark.backend_neutral
 def test_an_ifupdown_file_fabricd_cannot_write_stops_apply_before_any_change(make_cluster):
     """The file that keeps fabricd's ports in Proxmox's bridges across `ifreload -a` is
     someone else's: apply says so and changes nothing (a port added anyway is taken by the
@@ -867,6 +878,7 @@ def test_an_ifupdown_file_fabricd_cannot_write_stops_apply_before_any_change(mak
     assert pve1.owned_links() == [] and res.stderr.count(keep) == 1, res
 
 
+@pytest.mark.backend_neutral
 def test_the_daemon_changes_nothing_while_the_ifupdown_file_cannot_be_written(make_cluster):
     """The same under `fabricd run`: it joined vx100 into the bridge all the same and said
     converged, the port left to the next ifreload. As apply, it changes nothing while the

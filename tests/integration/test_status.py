@@ -255,6 +255,7 @@ def test_every_node_without_a_route_is_named(make_cluster):
     assert len([c for c in doc["conflicts"] if "no route" in c]) == 2, doc["conflicts"]
 
 
+@pytest.mark.backend_neutral
 def test_a_guest_port_over_the_zone_mtu_is_named(applied):
     """A guest whose tap is over its zone's MTU loses its larger frames at the VXLAN port,
     without a counter anywhere (`ip -s link` of neither the bridge nor the port); until
