@@ -13,6 +13,7 @@
 #include "bench/bench.h"
 #include "bench/control_plane.h"
 #include "cli/commands.h"
+#include "cli/getopt_say.h"
 #include "base/log.h"
 
 #define DEFAULT_DURATION 5
@@ -167,7 +168,8 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 	int c;
 
 	optind = 0; /* GNU: reinitialize */
-	while ((c = getopt_long(argc, argv, "vh", bench_options, NULL)) != -1) {
+	opterr = 0; /* a refused option is said in one line, below */
+	while ((c = getopt_long(argc, argv, ":vh", bench_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_DURATION:
 			duration = parse_uint("--duration", optarg, 1, BENCH_MAX_DURATION);
@@ -211,7 +213,7 @@ static int parse(int argc, char **argv, struct bench_opts *b)
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
+			cli_bad_option("bench", c, argv, bench_options, "fabricd bench");
 			return -1;
 		}
 	}

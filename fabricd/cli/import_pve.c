@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "cli/commands.h"
+#include "cli/getopt_say.h"
 #include "definition/config.h"
 #include "definition/pve_import.h"
 #include "definition/pve_load.h"
@@ -294,8 +295,7 @@ static int parse_one(struct import_args *a, int c)
 		import_usage(stdout);
 		return 1;
 	default:
-		import_usage(stderr);
-		return -1;
+		return -1; /* said by parse_args() */
 	}
 	return 0;
 }
@@ -321,8 +321,15 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 	int c;
 
 	optind = 0; /* the caller's getopt state is not ours */
-	while ((c = getopt_long(argc, argv, "o:n:vh", opts, NULL)) != -1) {
-		int ret = parse_one(a, c);
+	opterr = 0; /* a refused option is said in one line */
+	while ((c = getopt_long(argc, argv, ":o:n:vh", opts, NULL)) != -1) {
+		int ret;
+
+		if (c == '?' || c == ':') {
+			cli_bad_option("import-pve", c, argv, opts, "fabricd import-pve");
+			return -1;
+		}
+		ret = parse_one(a, c);
 
 		if (ret != 0)
 			return ret;

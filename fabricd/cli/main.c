@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/getopt_say.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "engine/lock.h"
@@ -300,7 +301,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	join_options(long_opts, fixed_opts, N_FIXED_OPTIONS);
 
 	/* options and arguments in any order: "set-transport ZONE secure --grace 0" */
-	while ((c = getopt_long(argc, argv, "c:n:vh", long_opts, NULL)) != -1) {
+	opterr = 0; /* a refused option is said in one line, below */
+	while ((c = getopt_long(argc, argv, ":c:n:vh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (take_config(o, optarg) < 0)
@@ -353,7 +355,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 						     offsetof(struct options, key_file);
 				break;
 			}
-			usage(stderr);
+			cli_bad_option(argv[0], c, argv, long_opts, "fabricd");
 			return -1;
 		}
 	}

@@ -20,6 +20,7 @@
 
 #include "base/log.h"
 #include "cli/commands.h"
+#include "cli/getopt_say.h"
 #include "cli/member.h"
 #include "definition/model.h"
 #include "definition/zone_edit.h"
@@ -152,8 +153,7 @@ static int parse_one(struct zone_args *a, int c, const char *usage)
 		printf("%s\n", usage);
 		exit(cli_exit_status(0));
 	default:
-		log_error("%s", usage);
-		return -1;
+		return -1; /* said by parse_args() */
 	}
 }
 
@@ -175,7 +175,13 @@ static int parse_args(int argc, char **argv, struct zone_args *a, const char *us
 	int c;
 
 	optind = 0; /* the caller's getopt state is not ours */
-	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
+	opterr = 0; /* a refused option is said in one line */
+	while ((c = getopt_long(argc, argv, ":c:vh", opts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			cli_bad_option(argv[0], c, argv, opts,
+				       !strcmp(argv[0], "zone") ? "fabricd zone" : "fabricd vnet");
+			return -1;
+		}
 		if (parse_one(a, c, usage) < 0)
 			return -1;
 	}

@@ -201,7 +201,7 @@ ERRORS = [
      "zone \"rename\": use zone add or zone remove"),
     ("zone no action", ["zone", "-c", "{path}"], "usage: fabricd zone add"),
     ("zone unknown option", ["zone", "add", "-c", "{path}", "blue", "--mtu", "1400"],
-     "usage: fabricd zone add"),
+     "error: fabricd zone: unknown option --mtu (see fabricd zone --help)"),
     ("vnet add unknown zone", ["vnet", "add", "-c", "{zoned}", "--zone", "nope", "vnet200:200"],
      "zones: there is no zone \"nope\" (zones: solo)"),
     ("vnet add without --zone", ["vnet", "add", "-c", "{zoned}", "vnet200:200"],

@@ -359,6 +359,40 @@ def test_options_before_no_command_say_so(fabricd, args, message):
     assert r.returncode == 1 and message in r.stderr and r.stdout == "", r
 
 
+UNKNOWN_OPTION_COMMANDS = ["check", "render", "plan", "apply", "run", "status", "down", "genkey",
+                           "pubkey", "set-transport", "init", "join", "leave", "zone", "vnet",
+                           "import-pve", "bench"]
+
+
+@pytest.mark.parametrize("command", UNKNOWN_OPTION_COMMANDS)
+def test_an_unknown_option_is_one_line_naming_it(fabricd, command):
+    """An unknown option is said in one line naming it and the command, on stderr, exit 1
+    (until 2026-12-07 getopt's line was followed by the whole usage text)."""
+    r = run(fabricd, command, "--foo")
+    help_of = f"fabricd {command}" if command in ("zone", "vnet", "import-pve", "bench") \
+        else "fabricd"
+    assert r.returncode == 1 and r.stdout == "", r
+    assert r.stderr == (f"error: fabricd {command}: unknown option --foo (see {help_of} "
+                        "--help)\n"), r.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["apply", "-vx"], "fabricd apply: unknown option -x (see fabricd --help)"),
+    (["plan", "--json=yes"], "fabricd plan: option --json takes no value (see fabricd --help)"),
+    (["status", "--config"], "fabricd status: option --config needs a value (see fabricd"),
+    (["render", "-n"], "fabricd render: option -n needs a value (see fabricd --help)"),
+    (["run", "--pro", "x"], "fabricd run: option --pro is ambiguous (--probe-interval, "
+     "--probe-file): give it whole"),
+    (["bench", "--json"], "fabricd bench: option --json needs a value (see fabricd bench"),
+    (["import-pve", "-x"], "fabricd import-pve: unknown option -x (see fabricd import-pve"),
+], ids=["letter", "stray-value", "long-no-value", "short-no-value", "ambiguous", "bench",
+        "import-pve"])
+def test_a_refused_option_is_one_line(fabricd, args, message):
+    r = run(fabricd, *args)
+    assert r.returncode == 1 and r.stdout == "", r
+    assert r.stderr.startswith(f"error: {message}") and r.stderr.count("\n") == 1, r.stderr
+
+
 @pytest.mark.parametrize("args", [["help"], ["-v", "--help"], ["-c", "x.json", "-h"]])
 def test_help_as_a_word_or_after_options(fabricd, args):
     r = run(fabricd, *args)

@@ -100,6 +100,7 @@ def refused(tools, tmp, command, option):
     opt = rf"(?<![\w-]){re.escape(option)}(?![\w-])"
     if re.search(rf"unrecognized option '{re.escape(option)}'|invalid option -- "
                  rf"'{re.escape(option[1:])}'", first) or \
+            re.match(rf"error: fabricd {name}: (unknown )?option {opt}", first) or \
             re.match(rf"error: {name}: .*{opt}", first):
         return first
     return None

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cli/getopt_say.c - a refused option in one line (not the whole usage text,
+ * where the culprit was lost).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/getopt_say.h"
+#include "base/log.h"
+
+/* The long options whose names begin with the len bytes of word, into list; their count. */
+static int prefix_matches(const struct option *longopts, const char *word, size_t len, char *list,
+			  size_t size)
+{
+	size_t used = 0;
+	int n = 0;
+
+	list[0] = '\0';
+	for (const struct option *l = longopts; l->name; l++) {
+		if (strncmp(l->name, word, len))
+			continue;
+		n++;
+		if (used < size)
+			used += (size_t)snprintf(list + used, size - used, "%s--%s",
+						 n > 1 ? ", " : "", l->name);
+	}
+	return n;
+}
+
+/* A long option getopt refused: word is "--name" or "--name=value". */
+static void bad_long(const char *command, int c, const char *word, const struct option *longopts,
+		     const char *help)
+{
+	size_t len = strcspn(word + 2, "=");
+	char list[256];
+
+	if (c == ':')
+		log_error("fabricd %s: option --%.*s needs a value (see %s --help)", command,
+			  (int)len, word + 2, help);
+	else if (optopt)
+		log_error("fabricd %s: option --%.*s takes no value (see %s --help)", command,
+			  (int)len, word + 2, help);
+	else if (prefix_matches(longopts, word + 2, len, list, sizeof(list)) > 1)
+		log_error("fabricd %s: option --%.*s is ambiguous (%s): give it whole", command,
+			  (int)len, word + 2, list);
+	else
+		log_error("fabricd %s: unknown option --%.*s (see %s --help)", command, (int)len,
+			  word + 2, help);
+}
+
+void cli_bad_option(const char *command, int c, char *const argv[], const struct option *longopts,
+		    const char *help)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	bool short_known = false;
+
+	for (const struct option *l = longopts; l->name; l++)
+		short_known |= optopt > 0 && optopt < 256 && l->val == optopt;
+	/*
+	 * An unknown letter ("-x", or "-vx" where getopt is still inside the
+	 * word and argv[optind - 1] is the one before).
+	 */
+	if (c == '?' && optopt > 0 && optopt < 256 && !short_known)
+		log_error("fabricd %s: unknown option -%c (see %s --help)", command, optopt, help);
+	else if (!strncmp(word, "--", 2) && word[2])
+		bad_long(command, c, word, longopts, help);
+	else if (c == ':' && optopt > 0 && optopt < 256)
+		log_error("fabricd %s: option -%c needs a value (see %s --help)", command, optopt,
+			  help);
+	else
+		log_error("fabricd %s: unknown option \"%s\" (see %s --help)", command, word, help);
+}
