@@ -20,20 +20,54 @@
 struct peer_route {
 	int ret; /* route_get's: 0 or -errno */
 	struct route_hop hop;
+	/* towards the node's endpoint, where it is an IP literal other than its underlay
+	 * address (family 0: none): WireGuard sends there */
+	struct ip_addr endpoint;
+	int endpoint_ret;
+	struct route_hop endpoint_hop;
 };
 
 static void survey_routes(struct nl_sock *rtnl, const struct cluster *c, size_t self,
 			  struct peer_route *r)
 {
-	for (size_t i = 0; i < c->n_nodes; i++)
-		r[i].ret = i == self ? -ENOENT : route_get(rtnl, &c->nodes[i].underlay, &r[i].hop);
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = &c->nodes[i];
+
+		r[i].ret = i == self ? -ENOENT : route_get(rtnl, &n->underlay, &r[i].hop);
+		if (i == self || !(n->flags & NODE_HAS_ENDPOINT) ||
+		    ip_addr_parse(n->endpoint_host, &r[i].endpoint) < 0 ||
+		    ip_addr_equal(&r[i].endpoint, &n->underlay)) {
+			memset(&r[i].endpoint, 0, sizeof(r[i].endpoint));
+			continue;
+		}
+		r[i].endpoint_ret = route_get(rtnl, &r[i].endpoint, &r[i].endpoint_hop);
+	}
 }
 
-/* The path MTU towards node i (route_hop_mtu), or the lookup's -errno. */
-static int path_mtu(const struct peer_route *r, const struct link_table *links, size_t i,
-		    unsigned int *mtu)
+/*
+ * The path MTU towards node i (route_hop_mtu), or the lookup's -errno: the
+ * smaller of the routes to its underlay address (plain VXLAN) and to its
+ * endpoint literal (WireGuard, as wg-quick measures per endpoint; until
+ * 2026-12-07 only the underlay's was asked, and a narrower path to an
+ * endpoint left wgfab0 too large: WireGuard's largest packets fragmented).
+ * via (when given) is the address of the narrower one.
+ */
+static int path_mtu(const struct peer_route *r, const struct link_table *links,
+		    const struct cluster *c, size_t i, unsigned int *mtu,
+		    const struct ip_addr **via)
 {
-	return r[i].ret < 0 ? r[i].ret : route_hop_mtu(links, &r[i].hop, mtu);
+	unsigned int m;
+	int ret = r[i].ret < 0 ? r[i].ret : route_hop_mtu(links, &r[i].hop, mtu);
+
+	if (via)
+		*via = &c->nodes[i].underlay;
+	if (ret < 0 || !r[i].endpoint.family || r[i].endpoint_ret < 0 ||
+	    route_hop_mtu(links, &r[i].endpoint_hop, &m) < 0 || m >= *mtu)
+		return ret;
+	*mtu = m;
+	if (via)
+		*via = &r[i].endpoint;
+	return 0;
 }
 
 /*
@@ -59,22 +93,24 @@ static void warn_unshared_mtu(unsigned int mtu)
 }
 
 /*
- * The smallest path MTU towards the other nodes (0: none reachable) and the
- * node it leads to. Stops at the first node without a route when
- * unreachable is given (its index there, the lookup's -errno returned).
+ * The smallest path MTU towards the other nodes (0: none reachable), the
+ * node it leads to and the address it was asked for (via). Stops at the
+ * first node without a route when unreachable is given (its index there,
+ * the lookup's -errno returned).
  */
 static int smallest_path(const struct peer_route *r, const struct link_table *links,
 			 const struct cluster *c, size_t self, unsigned int *mtu, size_t *narrow,
-			 size_t *unreachable)
+			 const struct ip_addr **via, size_t *unreachable)
 {
 	*mtu = 0;
 	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct ip_addr *to;
 		unsigned int m;
 		int ret;
 
 		if (i == self)
 			continue;
-		ret = path_mtu(r, links, i, &m);
+		ret = path_mtu(r, links, c, i, &m, &to);
 		if (ret < 0 && unreachable) {
 			*unreachable = i;
 			return ret;
@@ -82,6 +118,7 @@ static int smallest_path(const struct peer_route *r, const struct link_table *li
 		if (ret == 0 && (!*mtu || m < *mtu)) {
 			*mtu = m;
 			*narrow = i;
+			*via = to;
 		}
 	}
 	return 0;
@@ -97,8 +134,9 @@ static int measure_mtu(const struct peer_route *r, const struct cluster *c, size
 		       const struct link_table *links, unsigned int *mtu, struct diag *diag)
 {
 	char a[IP_ADDR_STRLEN], path[FABRICD_NAME_MAX + 8];
+	const struct ip_addr *via;
 	size_t narrow, gone;
-	int ret = smallest_path(r, links, c, self, mtu, &narrow, &gone);
+	int ret = smallest_path(r, links, c, self, mtu, &narrow, &via, &gone);
 
 	if (ret < 0) {
 		/* every node without a route, not only the first: a cut link loses them all */
@@ -108,7 +146,7 @@ static int measure_mtu(const struct peer_route *r, const struct cluster *c, size
 
 			if (i != gone && i == self)
 				continue;
-			if (i != gone && (err = path_mtu(r, links, i, &m)) >= 0)
+			if (i != gone && (err = path_mtu(r, links, c, i, &m, NULL)) >= 0)
 				continue;
 			snprintf(path, sizeof(path), "node %s", c->nodes[i].name);
 			diag_add(diag, path,
@@ -139,10 +177,11 @@ static void check_given_mtu(const struct peer_route *r, const struct link_table 
 {
 	static unsigned int warned_given, warned_path;
 	unsigned int given = c->fabric.underlay_mtu, smallest;
+	const struct ip_addr *via = NULL;
 	size_t narrow = 0;
 	char a[IP_ADDR_STRLEN];
 
-	smallest_path(r, links, c, self, &smallest, &narrow, NULL);
+	smallest_path(r, links, c, self, &smallest, &narrow, &via, NULL);
 	if (!smallest || smallest >= given || (given == warned_given && smallest == warned_path))
 		return;
 	warned_given = given;
@@ -151,8 +190,7 @@ static void check_given_mtu(const struct peer_route *r, const struct link_table 
 		 "bytes: plain VXLAN frames larger than that are lost and WireGuard's are "
 		 "fragmented; lower fabric.underlay_mtu to %u, or raise the underlay's MTU on "
 		 "every node",
-		 given, c->nodes[narrow].name,
-		 ip_addr_str(&c->nodes[narrow].underlay, a, sizeof(a)), smallest, smallest);
+		 given, c->nodes[narrow].name, ip_addr_str(via, a, sizeof(a)), smallest, smallest);
 }
 
 /* Whether the other nodes' guards take WireGuard from src as this node's: its underlay
@@ -177,8 +215,7 @@ static bool guards_accept(const struct node *n, const struct ip_addr *src)
  * works only while the other side starts the sessions: said once per
  * (node, address) a process sees.
  */
-static void check_source(struct nl_sock *rtnl, const struct peer_route *r, const struct cluster *c,
-			 size_t self)
+static void check_source(const struct peer_route *r, const struct cluster *c, size_t self)
 {
 	static struct ip_addr warned_src;
 	static char warned_node[FABRICD_NAME_MAX + 1];
@@ -197,10 +234,9 @@ static void check_source(struct nl_sock *rtnl, const struct peer_route *r, const
 		/* an endpoint of the other family: that node's guard takes it from anywhere */
 		if (i == self || to.family != me->underlay.family)
 			continue;
-		/* the survey's answer, unless the endpoint is another address */
-		hop = r[i].hop;
-		if (ip_addr_equal(&to, &peer->underlay) ? r[i].ret < 0
-							: route_get(rtnl, &to, &hop) < 0)
+		/* the survey's answer, towards the endpoint where that is another address */
+		hop = r[i].endpoint.family ? r[i].endpoint_hop : r[i].hop;
+		if ((r[i].endpoint.family ? r[i].endpoint_ret : r[i].ret) < 0)
 			continue;
 		if (!hop.src.family || guards_accept(me, &hop.src))
 			continue;
@@ -244,7 +280,7 @@ static void check_local(struct nl_sock *rtnl, const struct peer_route *r, const 
 			log_info("nodes[%zu].underlay: %s is an address of this host now", self,
 				 ip_addr_str(own, a, sizeof(a)));
 		memset(&warned, 0, sizeof(warned));
-		check_source(rtnl, r, c, self);
+		check_source(r, c, self);
 		return;
 	}
 	if (ip_addr_equal(own, &warned))

@@ -198,3 +198,26 @@ def test_a_given_underlay_mtu_above_what_a_path_carries_is_said(make_cluster):
         path = cluster.write_definition(cluster.definition(zones=zones, underlay_mtu=mtu), path)
         for res in cluster.apply_all(path).values():
             assert "underlay_mtu is" not in res.stderr, res
+
+
+def test_a_narrower_route_to_an_endpoint_lowers_the_fabric(make_cluster):
+    """WireGuard sends to a node's endpoint, not to its underlay address: the underlay MTU
+    is the smallest of the routes to both (wg-quick measures per endpoint). Only the
+    underlay's route was asked, so a 1400-byte path to pve2's endpoint left pve1's wgfab0
+    at 1440, and WireGuard's largest packets (1500 bytes) were fragmented on it."""
+    cluster = make_cluster(2)
+    pve1, pve2 = cluster.nodes
+    pve2.run(["ip", "addr", "add", "198.51.100.12/32", "dev", "eth0"])
+    pve1.run(["ip", "route", "add", "198.51.100.12/32", "dev", "eth0", "mtu", "1400"])
+    zones = [zone("blue", "secure", [("vnet200", 200)])]
+    definition = cluster.definition(zones=zones)
+    definition["nodes"][1]["endpoint"] = "198.51.100.12:51820"
+    path = cluster.write_definition(definition)
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0 and f"{UNSHARED}, and this node's underlay carries 1400" in res.stderr, res
+    assert pve1.link("wgfab0")["mtu"] == 1340 and pve1.link("vnet200")["mtu"] == 1290
+    # given larger than that path carries: said, naming the endpoint's address
+    definition["fabric"]["underlay_mtu"] = 1500
+    res = pve1.fabricd("apply", "-c", cluster.write_definition(definition, path))
+    assert res.rc == 0 and "warning: fabric.underlay_mtu is 1500, but this node's route to " \
+        "node pve2 (198.51.100.12) carries 1400 bytes" in res.stderr, res
