@@ -165,11 +165,14 @@ static const struct option bench_options[] = {
 static int parse(int argc, char **argv, struct bench_opts *b)
 {
 	long duration = -1, repeat = -1;
+	struct cli_seen seen = {0};
 	int c;
 
 	optind = 0; /* GNU: reinitialize */
 	opterr = 0; /* a refused option is said in one line, below */
 	while ((c = getopt_long(argc, argv, ":vh", bench_options, NULL)) != -1) {
+		if (c != '?' && c != ':' && cli_once(&seen, bench_options, c, optarg) < 0)
+			return -1;
 		switch (c) {
 		case OPT_DURATION:
 			duration = parse_uint("--duration", optarg, 1, BENCH_MAX_DURATION);

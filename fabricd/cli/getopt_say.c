@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cli/getopt_say.c - a refused option in one line (not the whole usage text,
- * where the culprit was lost).
+ * where the culprit was lost), and single-valued options given twice.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,4 +71,32 @@ void cli_bad_option(const char *command, int c, char *const argv[], const struct
 			  help);
 	else
 		log_error("fabricd %s: unknown option \"%s\" (see %s --help)", command, word, help);
+}
+
+/* How an option is named for people: "-c" where it has a letter, else "--name". */
+static void option_name(const struct option *l, char *out, size_t len)
+{
+	if (l->val > 0 && l->val < 256)
+		snprintf(out, len, "-%c", l->val);
+	else
+		snprintf(out, len, "--%s", l->name);
+}
+
+int cli_once(struct cli_seen *seen, const struct option *longopts, int c, const char *arg)
+{
+	char name[64];
+	int i = 0;
+
+	while (longopts[i].name && longopts[i].val != c)
+		i++;
+	if (!longopts[i].name || longopts[i].has_arg == no_argument || !arg || i >= CLI_SEEN_MAX)
+		return 0;
+	if (seen->value[i] && strcmp(seen->value[i], arg)) {
+		option_name(&longopts[i], name, sizeof(name));
+		log_error("%s given twice (\"%s\", then \"%s\"): give it once", name,
+			  seen->value[i], arg);
+		return -1;
+	}
+	seen->value[i] = arg;
+	return 0;
 }

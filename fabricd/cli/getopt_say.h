@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cli/getopt_say.h - what every option parser of the command line shares:
- * a refused option said in one line.
+ * a refused option said in one line, and a single-valued option given twice.
  */
 #ifndef FABRICD_GETOPT_SAY_H
 #define FABRICD_GETOPT_SAY_H
@@ -16,5 +16,18 @@
  */
 void cli_bad_option(const char *command, int c, char *const argv[], const struct option *longopts,
 		    const char *help);
+
+/* The values given so far, one per entry of a longopts table (at most CLI_SEEN_MAX). */
+#define CLI_SEEN_MAX 64
+struct cli_seen {
+	const char *value[CLI_SEEN_MAX];
+};
+
+/*
+ * Option c (a longopts val) with its value arg: given before with another
+ * value, refused (the last one won unseen: `-n pve1 -n pve2` was pve2).
+ * The same value again is harmless. 0, or -1 (said).
+ */
+int cli_once(struct cli_seen *seen, const struct option *longopts, int c, const char *arg);
 
 #endif

@@ -318,6 +318,7 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct cli_seen seen = {0};
 	int c;
 
 	optind = 0; /* the caller's getopt state is not ours */
@@ -329,6 +330,8 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 			cli_bad_option("import-pve", c, argv, opts, "fabricd import-pve");
 			return -1;
 		}
+		if (cli_once(&seen, opts, c, optarg) < 0)
+			return -1;
 		ret = parse_one(a, c);
 
 		if (ret != 0)

@@ -296,6 +296,7 @@ static int command_first(int argc, char **argv)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	struct option long_opts[N_LONG_OPTIONS];
+	struct cli_seen seen = {0};
 	int c;
 
 	join_options(long_opts, fixed_opts, N_FIXED_OPTIONS);
@@ -303,6 +304,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	/* options and arguments in any order: "set-transport ZONE secure --grace 0" */
 	opterr = 0; /* a refused option is said in one line, below */
 	while ((c = getopt_long(argc, argv, ":c:n:vh", long_opts, NULL)) != -1) {
+		/* `-n pve1 -n pve2`: the last one won unseen */
+		if (c != '?' && c != ':' && cli_once(&seen, long_opts, c, optarg) < 0)
+			return -1;
 		switch (c) {
 		case 'c':
 			if (take_config(o, optarg) < 0)
