@@ -10,7 +10,8 @@ _fabricd()
 	local commands="check render plan apply run status down set-transport genkey pubkey bench init join leave zone vnet import-pve"
 	# --psk-dir, --ifupdown-file, --grace and --lock-wait only where they are read (fabricd
 	# refuses them elsewhere: --lock-wait is for the commands that change a node or edit the
-	# definition, not render, plan or status; --frr-pathspace not for render, which reads no FRR)
+	# definition, not render, plan or status; --frr-pathspace not for render, which reads no FRR;
+	# --key-file and --wg-backend not for render, nor --key-file for down: they read neither)
 	local node_opts="-c --config -n --node --key-file --wg-backend --verbose --help --frr-pathspace"
 
 	# options may stand before the command (fabricd -c FILE check): the command is the
@@ -83,11 +84,11 @@ _fabricd()
 	local opts
 	case $cmd in
 	check) opts="-c --config --json --verbose --help" ;;
-	render) opts="-c --config -n --node --key-file --wg-backend --verbose --help --json --sdn-dir --corosync" ;;
+	render) opts="-c --config -n --node --verbose --help --json --sdn-dir --corosync" ;;
 	status) opts="$node_opts --json --dot --svg --probe-file --grace --sdn-dir --corosync" ;;
 	plan) opts="$node_opts --json --grace --psk-dir --sdn-dir --corosync" ;;
 	apply) opts="$node_opts --lock-wait --grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;
-	down) opts="$node_opts --lock-wait --cluster --ifupdown-file --probe-file --sdn-dir --corosync" ;;
+	down) opts="${node_opts/ --key-file/} --lock-wait --cluster --ifupdown-file --probe-file --sdn-dir --corosync" ;;
 	run) opts="$node_opts --lock-wait --grace --psk-dir --ifupdown-file --metrics --metrics-file --metrics-file-interval --probe-interval --probe-file --sdn-dir --corosync" ;;
 	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --simple --verbose --help" ;;
 	set-transport)

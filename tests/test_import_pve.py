@@ -414,7 +414,7 @@ def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean9
     corosync.write_text(corosync.read_text().replace(
         "nodelist {\n", "nodelist {\n  node {\n    name: hv4\n    nodeid: 4\n"
         "    quorum_votes: 1\n    ring0_addr: 203.0.113.14\n  }\n", 1))
-    r = run("render", "--sdn-dir", clean92 / "sdn", "-n", "hv1", "--key-file", key)
+    r = run("render", "--sdn-dir", clean92 / "sdn", "-n", "hv1")
     assert r.returncode == 0, r.stderr
     assert "warning: hv4: is in corosync.conf but not in WireGuard fabric \"wgf\": left out " \
         "of fabricd's fabric until it is; add it there in Proxmox" in r.stderr, r.stderr
@@ -423,7 +423,7 @@ def test_following_goes_on_without_a_node_not_yet_in_the_wireguard_fabric(clean9
     assert r.returncode == 1 and "error: hv4: is in corosync.conf but not in WireGuard " \
         "fabric \"wgf\"; add it" in r.stderr, r.stderr
     # on hv4 itself: the fabric is Proxmox's to change, not a file to join
-    r = run("render", "--sdn-dir", clean92 / "sdn", "-n", "hv4", "--key-file", key)
+    r = run("render", "--sdn-dir", clean92 / "sdn", "-n", "hv4")
     assert r.returncode == 1 and "error: node \"hv4\" is not in" in r.stderr and \
         "add this node to Proxmox's WireGuard fabric" in r.stderr and "join" not in r.stderr, \
         r.stderr

@@ -470,6 +470,13 @@ static bool options_fit(const char *name, const struct options *o)
 	     "set-transport, init, join, leave, zone, vnet)"},
 	    {o->frr_pathspace != NULL, "--frr-pathspace is", " run apply plan status down ",
 	     "the commands that read or change FRR (run, apply, plan, status, down)"},
+	    /* genkey and pubkey: said below, with what they read instead */
+	    {o->key_file_given, "--key-file is", " run apply plan status init join pubkey genkey ",
+	     "the commands that read or write this node's private key (run, apply, plan, status, "
+	     "init, join, pubkey)"},
+	    {o->wg_backend_given, "--wg-backend is", " run apply plan status down genkey pubkey ",
+	     "the commands that build or read the fabric device (run, apply, plan, status, down; "
+	     "bench has its own)"},
 	};
 	char padded[64];
 

@@ -251,11 +251,12 @@ def test_down_and_status_need_no_wireguard_to_use(make_cluster):
     definition, _ = applied(cluster)
     pve1 = cluster.nodes[0]
     without = ["env", "PATH=/nonexistent", cluster.fabricd_bin]
-    options = ["-c", f"{cluster.tmpdir}/cluster.json", "-n", pve1.name, "--key-file",
-               pve1.key_file, "--wg-backend", cluster.wg_backend]
-    res = pve1.run(without + ["apply"] + options, check=False)
+    options = ["-c", f"{cluster.tmpdir}/cluster.json", "-n", pve1.name,
+               "--wg-backend", cluster.wg_backend]
+    key = ["--key-file", pve1.key_file]  # down reads no key, and refuses the option
+    res = pve1.run(without + ["apply"] + options + key, check=False)
     assert res.returncode == 1 and "wireguard-go is not installed" in res.stderr, res
-    res = pve1.run(without + ["status"] + options, check=False)
+    res = pve1.run(without + ["status"] + options + key, check=False)
     assert res.returncode == 0, res
     assert "warning: fabric wgfab0: wireguard-go is not installed" in res.stderr, res
     assert "wgfab0" in res.stdout, res

@@ -478,8 +478,7 @@ def test_zone_and_vnet_commands(fabricd_bin, two_node_files):
                           "vnets": [{"name": "vnet199", "vni": 199},
                                     {"name": "vnet200", "vni": 200},
                                     {"name": "vnet201", "vni": 201}]}
-    res = fabricd(fabricd_bin, "render", "-c", path, "-n", "pve3", "--key-file",
-                  f"{tmp}/pve3/private.key", check_rc=0)
+    res = fabricd(fabricd_bin, "render", "-c", path, "-n", "pve3", check_rc=0)
     assert "vnet100" in res.stdout and "vnet200" not in res.stdout, res.stdout
     res = fabricd(fabricd_bin, "vnet", "remove", "-c", path, "vnet201", "vnet999", check_rc=0)
     assert "1 vnet removed (no zone has vnet999: left as it was)" in res.stdout, res.stdout

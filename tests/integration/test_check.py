@@ -511,6 +511,23 @@ def test_an_option_the_command_does_not_read_is_an_error(fabricd, repo, args, me
     assert r.returncode == 1 and message in r.stderr, r
 
 
+@pytest.mark.parametrize("command,option", [
+    (c, "--key-file") for c in ("check", "render", "down", "set-transport", "leave")] + [
+    (c, "--wg-backend") for c in ("check", "render", "set-transport", "init", "join", "leave")],
+    ids=lambda v: v)
+def test_key_file_and_wg_backend_only_where_they_are_read(fabricd, command, option):
+    """--key-file is read by run, apply, plan, status, init, join and pubkey, --wg-backend by
+    run, apply, plan, status and down; the others ignored them silently until 2026-12-07
+    (`render --key-file K` checked no key): refused now, before -c is read (NOWHERE)."""
+    value = "/nonexistent/private.key" if option == "--key-file" else "kernel"
+    r = run(fabricd, command, "-c", NOWHERE, option, value)
+    readers = ("run, apply, plan, status, init, join, pubkey" if option == "--key-file"
+               else "run, apply, plan, status, down; bench has its own")
+    assert r.returncode == 1 and r.stdout == "", r
+    assert f"error: {command}: {option} is for the commands that " in r.stderr, r.stderr
+    assert f"({readers}) only; {command} would ignore it" in r.stderr, r.stderr
+
+
 def test_corosync_without_sdn_dir_and_c_beside_sdn_dir(fabricd, repo):
     """--corosync goes with --sdn-dir: alone it was ignored (render read -c FILE); -c FILE
     beside --sdn-dir is not read, and now says so (both were silent until 2026-12-07)."""

@@ -178,8 +178,8 @@ def test_the_lock_is_the_namespace_s_whatever_the_node_is_called(fabric):
     try:
         with held_lock(pve1, f"{os.getpid()} test-holder"):
             res = pve1.run([cluster.fabricd_bin, "down", "-c", config, "-n", "pve9",
-                            "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
-                            "--lock-wait", "1"], check=False)
+                            "--wg-backend", cluster.wg_backend, "--lock-wait", "1"],
+                           check=False)
             assert res.returncode == 1 and f"{os.getpid()} test-holder" in res.stderr, res
             assert pve1.link("vnet100"), "a down under another name went past the lock"
     finally:

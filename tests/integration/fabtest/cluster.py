@@ -93,6 +93,11 @@ def _write_file(path, text, mode):
     os.replace(tmp, path)
 
 
+# The commands that read --key-file and --wg-backend (README, Commands): others refuse them.
+KEY_FILE_COMMANDS = ("run", "apply", "plan", "status", "init", "join")
+WG_BACKEND_COMMANDS = ("run", "apply", "plan", "status", "down")
+
+
 @dataclass
 class WgPeer:
     """One peer line of `wg show DEV dump`."""
@@ -201,15 +206,19 @@ class Node:
         """Run `fabricd COMMAND ARGS -n NODE --key-file KEY --wg-backend B` here.
 
         Returns (rc, stdout, stderr). Fails the test at once if stderr holds a
-        sanitizer report. node_options=False leaves out -n/--key-file/--wg-backend.
+        sanitizer report. node_options=False leaves out -n/--key-file/--wg-backend;
+        each goes only to the commands that read it (the others refuse it).
         """
         binary = self.cluster.fabricd_bin
         if not binary:
             pytest.fail("SimCluster was created without fabricd_bin")
         argv = [binary, command, *args]
         if node_options:
-            argv += ["-n", self.name, "--key-file", self.key_file,
-                     "--wg-backend", self.cluster.wg_backend]
+            argv += ["-n", self.name]
+            if command in KEY_FILE_COMMANDS:
+                argv += ["--key-file", self.key_file]
+            if command in WG_BACKEND_COMMANDS:
+                argv += ["--wg-backend", self.cluster.wg_backend]
         res = self.run(argv, check=False, timeout=timeout, env=env)
         for marker in SANITIZER_MARKERS:
             if marker in res.stderr:
