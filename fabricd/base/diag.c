@@ -74,6 +74,16 @@ void diag_warn(struct diag *d, const char *path, const char *fmt, ...)
 	va_end(ap);
 }
 
+void diag_demote(struct diag *d, size_t from, const char *suffix)
+{
+	for (size_t i = from; i < d->n; i++) {
+		diag_warn(d, NULL, "%s%s", d->msgs[i], suffix);
+		free(d->msgs[i]);
+	}
+	if (from < d->n)
+		d->n = from;
+}
+
 void diag_print(const struct diag *d, FILE *f)
 {
 	for (size_t i = 0; i < d->n; i++)

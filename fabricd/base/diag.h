@@ -26,6 +26,8 @@ void diag_add(struct diag *d, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_warn(struct diag *d, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The problems from index from on become warnings, each with suffix appended. */
+void diag_demote(struct diag *d, size_t from, const char *suffix);
 /* Prints every problem ("error: ...") and warning ("warning: ...") to f. */
 #include <stdio.h>
 void diag_print(const struct diag *d, FILE *f);

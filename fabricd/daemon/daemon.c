@@ -92,6 +92,7 @@ struct daemon {
 	long long pass_at, check_at, wake_at; /* CLOCK_MONOTONIC ms, 0 = not due */
 	unsigned int failures;		      /* passes failed in a row */
 	char *failed_text; /* what the last of them said (failures > 0): not said again */
+	size_t held;	   /* vnets the last pass left as they are for a conflict */
 	enum wg_backend backend;
 	bool wg_known; /* wg_sig holds the WireGuard state of the last converged pass */
 	uint64_t wg_sig;
@@ -183,6 +184,10 @@ static void converged_status(struct daemon *d, const struct session *s)
 {
 	const struct node_state *w = &s->want;
 
+	/* the conflict of each was said as it came (a warning of check_conflicts) */
+	if (d->held && !s->r.n_held)
+		log_info("%s: no vnet held by a conflict any more", d->node);
+	d->held = s->r.n_held;
 	if (d->pending.cluster)
 		return; /* converged to the last good one: run_pass says a new one waits */
 	if (s->have.wg_error) {
@@ -190,6 +195,13 @@ static void converged_status(struct daemon *d, const struct session *s)
 			   "%s: fabric " FABRIC_IFNAME " does not answer (wireguard-go stopped "
 			   "or hung?), its peers wait; the rest converged",
 			   d->node);
+		return;
+	}
+	if (s->r.n_held) {
+		set_status(d,
+			   "%s: %zu of %zu vnet%s held by a conflict (another owner's link: the "
+			   "log and fabricd status name it), the rest converged",
+			   d->node, s->r.n_held, w->n_vnets, plural(w->n_vnets));
 		return;
 	}
 	set_status(d, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged",
@@ -286,7 +298,10 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 		return 0;
 	}
 	/* nothing to change: each vnet is converged until it or its kernel objects change */
-	(void)converged_record(&d->converged, &s->r, &s->want);
+	if (s->r.n_held)
+		converged_forget(&d->converged); /* a held vnet was not planned */
+	else
+		(void)converged_record(&d->converged, &s->r, &s->want);
 	session_tune_fabric(s, 0); /* wireguard-go binds anew when its port is set */
 	d->backend = s->r.backend;
 	d->wg_known = s->have.wg != NULL;
@@ -420,7 +435,7 @@ static int run_pass_locked(struct daemon *d)
 {
 	unsigned int reasons = d->reasons;
 	struct cluster *cand = NULL;
-	bool forced = d->forced, captured;
+	bool forced = d->forced, captured, in_force;
 	double started = clock_mono_ms(), loaded, planned;
 	long faults = log_is_verbose() ? report_minor_faults() : 0;
 	char *log_text;
@@ -445,11 +460,15 @@ static int run_pass_locked(struct daemon *d)
 	loaded = clock_mono_ms();
 	/*
 	 * A failure that repeats is logged once (daemon/retry.h); one during a
-	 * key rotation is held back (pass_unplanned).
+	 * key rotation is held back (pass_unplanned). One vnet's conflict holds
+	 * that vnet alone, but not in the first pass (as apply, it changes
+	 * nothing while any lasts: the daemon stops) nor for a new definition
+	 * (it waits as a whole, daemon/retry.h).
 	 */
+	in_force = !cand && !(reasons & REASON_STARTUP);
 	captured = log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
-	      session_use_view(&s, &d->view, &d->converged) < 0 ||
+	      session_use_view(&s, &d->view, &d->converged, in_force) < 0 ||
 	      session_load_keys_kept(&s, d->o, &d->keys) < 0 ||
 	      roam_mark_moved(&s.r,
 			      d->roam_base ? d->roam_base

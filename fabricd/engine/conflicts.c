@@ -353,9 +353,11 @@ static void check_renames(const struct node_state *want, const struct observed *
 /*
  * Wanted names held by links fabricd does not own, and VNIs held by foreign
  * devices. The foreign VXLAN devices are found once (usually there are
- * none), not among all links for every vnet.
+ * none), not among all links for every vnet. With held, a vnet's own
+ * conflicts hold that vnet instead (warnings).
  */
-int check_conflicts(const struct node_state *want, const struct observed *have, struct diag *diag)
+int check_conflicts(const struct node_state *want, const struct observed *have, struct diag *diag,
+		    bool *held)
 {
 	const struct link_obs **foreign = NULL;
 	size_t n = 0;
@@ -370,9 +372,21 @@ int check_conflicts(const struct node_state *want, const struct observed *have, 
 			foreign[n++] = &have->links.links[j];
 	}
 	for (size_t i = 0; i < want->n_vnets; i++) {
+		size_t before = diag->n;
+
 		check_names(&want->vnets[i], have, want->owner, diag);
 		for (size_t j = 0; j < n; j++)
 			check_vni(&want->vnets[i], foreign[j], have, diag);
+		if (held && diag->n > before) {
+			char suffix[128];
+
+			snprintf(suffix, sizeof(suffix),
+				 " (fabricd leaves vnet %s as it is until then; the rest of the "
+				 "node is kept)",
+				 want->vnets[i].name);
+			held[i] = true;
+			diag_demote(diag, before, suffix);
+		}
 	}
 	for (size_t j = 0; j < n; j++)
 		check_port(want, foreign[j], diag);

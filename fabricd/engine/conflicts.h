@@ -7,6 +7,8 @@
 #ifndef FABRICD_CONFLICTS_H
 #define FABRICD_CONFLICTS_H
 
+#include <stdbool.h>
+
 #include "base/diag.h"
 #include "definition/desired.h"
 #include "engine/observe.h"
@@ -14,8 +16,14 @@
 /*
  * Adds to diag every conflict of want with the kernel's state have (each
  * an error naming the object and what to do). 0 or -ENOMEM.
+ *
+ * held (want->n_vnets flags, or NULL): the daemon's way. A conflict of one
+ * vnet's own (a name or VNI of its devices taken) sets held[i] and is a
+ * warning instead: that vnet is left as it is, the rest is planned. The
+ * fabric's, a port's and the guard's still stop everything.
  */
-int check_conflicts(const struct node_state *want, const struct observed *have, struct diag *diag);
+int check_conflicts(const struct node_state *want, const struct observed *have, struct diag *diag,
+		    bool *held);
 
 /*
  * Vnet v's bridge when the daemon saw it renamed by hand (have->renamed):

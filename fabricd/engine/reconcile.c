@@ -49,6 +49,9 @@ void reconcile_close(struct reconcile *r)
 	free(r->endpoint_moved);
 	r->endpoint_moved = NULL;
 	r->n_endpoint_moved = 0;
+	free(r->held);
+	r->held = NULL;
+	r->n_held = 0;
 }
 
 static const struct link_obs *owned_link(const struct observed *have, const char *name,
@@ -254,6 +257,14 @@ static const char *retire_words(const struct reconcile *r, const struct link_obs
 	return buf;
 }
 
+/* Whether v (one of want's vnets) is left as it is this pass (check_conflicts). */
+static bool vnet_held(const struct reconcile *r, const struct node_state *want,
+		      const struct desired_vnet *v)
+{
+	return r->held && v >= want->vnets && v < want->vnets + want->n_vnets &&
+	       r->held[v - want->vnets];
+}
+
 /* Owned links the definition no longer wants. */
 static int plan_removals(const struct reconcile *r, const struct node_state *want,
 			 const struct observed *have, const struct vnet_index *ix, struct plan *p,
@@ -271,7 +282,7 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		    vnet_by_name(ix, l->name))
 			continue;
 		v = !strcmp(l->kind, "vxlan") ? vnet_by_vni(ix, l->vni) : NULL;
-		if (v && switch_wants_device(r, v, l, have))
+		if (v && (vnet_held(r, want, v) || switch_wants_device(r, v, l, have)))
 			continue;
 		if (!v && deleted_by_its_vnet(ix, l, p))
 			continue;
@@ -447,7 +458,7 @@ static int step_fabric(const struct kind_input *in, struct plan *p)
 	size_t errors = in->diag->n;
 	int ret;
 
-	ret = check_conflicts(in->want, in->have, in->diag);
+	ret = check_conflicts(in->want, in->have, in->diag, in->r->held);
 	if (ret < 0)
 		return ret;
 	ret = fabric_kind.plan(in, p);
@@ -475,6 +486,8 @@ static int step_vnets(const struct kind_input *in, struct plan *p)
 	for (size_t i = 0; !ret && i < in->want->n_vnets; i++) {
 		const struct desired_vnet *v = &in->want->vnets[i];
 
+		if (in->r->held && in->r->held[i])
+			continue; /* another owner's names: left as it is (check_conflicts) */
 		if (converged_skips(in->r->converged, in->r, v, in->have))
 			left_out++;
 		else
@@ -525,10 +538,18 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 	bool guard = false;
 	int ret = 0;
 
+	free(r->held); /* check_conflicts sets a held vnet's flag (step_fabric) */
+	r->held = NULL;
+	r->n_held = 0;
+	if (r->hold_conflicting_vnets && want->n_vnets &&
+	    !(r->held = calloc(want->n_vnets, sizeof(*r->held))))
+		return -ENOMEM;
 	for (size_t i = 0; !ret && i < sizeof(plan_steps) / sizeof(plan_steps[0]); i++) {
 		ret = plan_steps[i](&in, p);
 		guard |= plan_steps[i] == step_guard;
 	}
+	for (size_t i = 0; r->held && i < want->n_vnets; i++)
+		r->n_held += r->held[i];
 	/*
 	 * A conflict stops planning, but not the guard's: it comes from the
 	 * definition alone, and the daemon repairs it while the conflict lasts

@@ -58,6 +58,15 @@ struct reconcile {
 	 * conflict that stops every change (a one-shot apply, plan, status).
 	 */
 	bool wg_unread_ok;
+	/*
+	 * The daemon planning the definition in force: a vnet whose own names or
+	 * VNI another owner holds is left as it is (held, one flag per vnet of
+	 * the plan's want, owned), the rest of the node planned; otherwise, and
+	 * for a new definition, any conflict stops every change.
+	 */
+	bool hold_conflicting_vnets;
+	bool *held;
+	size_t n_held; /* vnets held in the last plan_build */
 	size_t n_endpoint_moved;
 	bool *endpoint_moved; /* owned; freed by reconcile_close */
 	/* the daemon: vnets its last pass found converged, left out if unchanged (converged.h) */

@@ -528,11 +528,13 @@ int session_plan(struct session *s)
 	return 0;
 }
 
-int session_use_view(struct session *s, struct obs_view *v, struct converged *c)
+int session_use_view(struct session *s, struct obs_view *v, struct converged *c, bool in_force)
 {
 	s->view = v;
 	s->converged = c;
 	s->r.wg_unread_ok = true; /* a hung wireguard-go holds back no other repair */
+	/* nor does one vnet's conflict; a new definition's still holds it back as a whole */
+	s->r.hold_conflicting_vnets = in_force;
 	return 0;
 }
 

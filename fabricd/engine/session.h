@@ -89,10 +89,12 @@ int session_load_keys_kept(struct session *s, const struct options *o, struct ke
  * the kernel in full, and leave out the vnets c knows converged and nothing
  * changed for (engine/converged.h; c may be NULL); a fabric device whose
  * WireGuard state cannot be read holds back nothing else (reconcile.h,
- * wg_unread_ok); after session_open_cluster. Returns 0.
+ * wg_unread_ok), nor, when the session plans the definition in force
+ * (in_force), does a vnet whose names another owner holds (reconcile.h,
+ * hold_conflicting_vnets); after session_open_cluster. Returns 0.
  */
 struct obs_view;
-int session_use_view(struct session *s, struct obs_view *v, struct converged *c);
+int session_use_view(struct session *s, struct obs_view *v, struct converged *c, bool in_force);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
 /*

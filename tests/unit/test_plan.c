@@ -879,6 +879,47 @@ static void test_foreign_link(void)
 	fixture_free(&f);
 }
 
+/*
+ * The daemon's way: vnet100's bridge another owner's holds vnet100 alone (a
+ * warning), and vnet200's bridge, down, is still brought up.
+ */
+static void test_foreign_link_holds_its_vnet(void)
+{
+	struct fixture f;
+	struct plan p;
+	struct diag d;
+	struct link_obs *br;
+
+	fixture_load(&f);
+	diag_init(&d);
+	f.r.hold_conflicting_vnets = true;
+	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
+	set_alias(br, "%s", "");
+	br->flags &= ~IFF_UP;
+	((struct link_obs *)link_find(&f.have.links, "vnet200"))->flags &= ~IFF_UP;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "one vnet's conflict does not stop the plan");
+	CHECK_INT((int)f.r.n_held, 1, "vnet100 held");
+	CHECK(d.n == 0 && d.n_warnings == 1 && strstr(d.warnings[0], "bridge vnet100") &&
+		  strstr(d.warnings[0], "fabricd leaves vnet vnet100 as it is until then"),
+	      "said as a warning: %s",
+	      d.n_warnings ? d.warnings[0]
+	      : d.n	   ? d.msgs[0]
+			   : "");
+	CHECK(p.n == 1 && !strcmp(object_of(&p.ops[0]), "bridge vnet200"),
+	      "vnet200 repaired, nothing of vnet100's touched: %zu ops, %s", p.n,
+	      p.n ? object_of(&p.ops[0]) : "");
+	plan_free(&p);
+	diag_free(&d);
+	/* one-shot (apply, plan, status): the same is a conflict that stops everything */
+	f.r.hold_conflicting_vnets = false;
+	diag_init(&d);
+	CHECK_INT(plan_for(&f, &p, &d), -EEXIST, "a conflict without hold");
+	CHECK_INT((int)f.r.n_held, 0, "nothing held");
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
 static void test_fabric_changes(void)
 {
 	struct fixture f;
@@ -1254,6 +1295,7 @@ static void run_all(void)
 	test_ipv6_state_and_stp();
 	test_prefix_route_deleted();
 	test_foreign_link();
+	test_foreign_link_holds_its_vnet();
 	test_fabric_changes();
 	test_ops_compact_and_keyless();
 	test_evpn_switch();
