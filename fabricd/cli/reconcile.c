@@ -13,6 +13,8 @@
 #include "engine/lock.h"
 #include "engine/reconcile.h"
 #include "engine/session.h"
+#include "definition/wgkey.h"
+#include "wireguard/wg.h"
 
 /* One change for programs: as plan_print's line, in fields (schemas/plan.schema.json). */
 static json_t *op_json(const struct op *op)
@@ -95,6 +97,29 @@ static void warn_other_clusters(const struct session *s, bool down)
 	}
 }
 
+/*
+ * Without --psk-dir, the peers' preshared keys go (kinds/fabric.c): said, as
+ * a forgotten option on one node parts it from every peer that keeps its key.
+ */
+static void warn_psks_removed(const struct session *s, const struct options *o, const char *command)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; !o->psk_dir && i < s->plan.n; i++) {
+		const struct op *op = &s->plan.ops[i];
+
+		n += op->type == OP_WG_PEER && (op->u.peer.flags & WGPEER_HAS_PRESHARED_KEY) &&
+		     op->u.peer.psk && wgkey_is_zero(op->u.peer.psk);
+	}
+	if (n)
+		log_warn("%s %s: %zu peer%s of %s lose%s %s preshared key: without --psk-dir "
+			 "fabricd sets none; give --psk-dir DIR to keep them (a peer that keeps "
+			 "its key cannot reach this node until it is applied without --psk-dir "
+			 "too)",
+			 command, s->node, n, n == 1 ? "" : "s", FABRIC_IFNAME, n == 1 ? "s" : "",
+			 n == 1 ? "its" : "their");
+}
+
 int cmd_plan(const struct options *o)
 {
 	struct session s;
@@ -112,6 +137,7 @@ int cmd_plan(const struct options *o)
 		goto out;
 	}
 	ret = s.plan.n ? 2 : 0;
+	warn_psks_removed(&s, o, "plan");
 	if (o->json)
 		plan_print_json(&s, stdout);
 	else
@@ -184,6 +210,7 @@ int cmd_apply(const struct options *o)
 			warn_other_clusters(&s, false);
 		goto out;
 	}
+	warn_psks_removed(&s, o, "apply");
 	if (session_apply(&s, "apply") == 0 && settle_after_frr(&s) == 0)
 		ret = 0;
 out:

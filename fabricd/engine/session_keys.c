@@ -178,20 +178,22 @@ int session_check_private_key(struct session *s, const struct options *o)
 /*
  * Preshared keys from --psk-dir: one file per peer, named after it, 0600.
  * Both nodes of a pair hold the same key. Every peer needs one: a missing
- * file is an error rather than a silently unprotected session.
+ * file is an error rather than a silently unprotected session. Without
+ * --psk-dir, none: a peer's key from an earlier apply is removed (managed,
+ * no keys), as a device made anew would have none.
  */
 static int load_psks(struct session *s, const struct options *o, struct keyfile_store *keys)
 {
 	const struct cluster *c = s->cluster;
 	char path[4096], err[512];
 
+	s->r.psk_managed = true;
 	if (!o->psk_dir)
 		return 0;
 	s->r.psk = calloc(c->n_nodes, sizeof(*s->r.psk));
 	if (!s->r.psk)
 		return -1;
 	s->r.n_psk = c->n_nodes;
-	s->r.psk_managed = true;
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		int ret;
 

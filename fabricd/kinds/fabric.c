@@ -76,10 +76,19 @@ static struct op *peer_op(struct plan *p, enum op_verb verb, const char *name,
 	return op;
 }
 
-/* The preshared key a peer should have; NULL when fabricd does not manage them. */
+/*
+ * The preshared key a peer should have; NULL when fabricd does not manage
+ * them (status). Without --psk-dir (no keys: n_psk 0) it is none, all zeros:
+ * a key left from an apply with --psk-dir would outlive the option until a
+ * reboot made the device anew, and only then, on one side, break the pair.
+ */
 static const uint8_t *wanted_psk(const struct reconcile *r, const struct desired_peer *dp)
 {
-	return r->psk_managed && dp->node < r->n_psk ? r->psk[dp->node] : NULL;
+	static const uint8_t none[WG_KEY_LEN];
+
+	if (!r->psk_managed)
+		return NULL;
+	return dp->node < r->n_psk ? r->psk[dp->node] : none;
 }
 
 /* The same prefixes, in any order (the kernel lists them in its trie's). */
@@ -157,7 +166,9 @@ static int plan_peer(const struct reconcile *r, const struct node_state *want,
 		/* all zeros removes it: the peer's file is gone or empty */
 		op->u.peer.flags |= WGPEER_HAS_PRESHARED_KEY;
 		op->u.peer.psk = psk;
-		op_detail(op, wgkey_is_zero(psk) ? "preshared key removed" : "preshared key");
+		op_detail(op, !wgkey_is_zero(psk) ? "preshared key"
+			      : r->n_psk	  ? "preshared key removed"
+						  : "preshared key removed (no --psk-dir)");
 	}
 	if (op)
 		op->u.peer.flags |= WGPEER_UPDATE_ONLY;

@@ -6,12 +6,14 @@ fabricd sets it per peer (never by replacing the peer list), plans nothing
 once it is in place, refuses a key file others can read, and never shows a
 key: not in its output, not on any command line.
 """
+import json
 import os
 import subprocess
 
 import pytest
 
 from fabtest import zone
+from fabtest.daemon import Daemon
 from fabtest.wait import wait_until
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard]
@@ -118,3 +120,40 @@ def test_missing_psk_file_is_an_error_not_a_silent_downgrade(psk_cluster):
     assert "pve2" in res.stderr and empty in res.stderr
     # nothing changed: the session keeps its key
     assert [p.preshared_key for p in pve1.wg_dump().peers.values()] == [psk]
+
+
+def _psks(node):
+    return [p.preshared_key for p in node.wg_dump().peers.values()]
+
+
+def test_without_psk_dir_the_keys_go_in_apply_plan_and_the_daemon(psk_cluster):
+    """Without --psk-dir a peer has no preshared key, as a device made anew has none: until
+    2026-12-07 the keys of an earlier apply with --psk-dir stayed (plan saw nothing), so
+    a node that rebooted afterwards came back without its key while its peers kept theirs,
+    and the pair could not handshake. plan shows the removal, apply makes it and says so,
+    plan is then empty; the daemon does the same."""
+    cluster, config, psk, dirs = psk_cluster
+    pve1, pve2 = cluster.nodes
+    res = pve1.fabricd("plan", "-c", config)
+    assert res.rc == 2 and "preshared key removed (no --psk-dir)" in res.stdout, res
+    for node in cluster.nodes:
+        res = node.fabricd("apply", "-c", config)
+        assert res.rc == 0, res
+        assert f"warning: apply {node.name}: 1 peer of wgfab0 loses its preshared key: " \
+            "without --psk-dir fabricd sets none; give --psk-dir DIR to keep them" \
+            in res.stderr, res
+        assert _psks(node) == ["(none)"]
+        res = node.fabricd("plan", "-c", config)
+        assert res.rc == 0 and "warning" not in res.stderr, f"plan after apply:\n{res}"
+    # and back: --psk-dir sets them again; a daemon without it removes them
+    res = pve1.fabricd("plan", "-c", config, "--psk-dir", dirs[pve1.name])
+    assert res.rc == 2 and "preshared key" in res.stdout and psk not in res.stdout, res
+    assert pve1.fabricd("apply", "-c", config, "--psk-dir", dirs[pve1.name]).rc == 0
+    assert _psks(pve1) == [psk]
+    daemon = Daemon(cluster, pve1)
+    daemon.write(json.load(open(config)))
+    try:
+        daemon.start()
+        assert _psks(pve1) == ["(none)"], daemon.log()
+    finally:
+        daemon.stop()
