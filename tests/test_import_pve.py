@@ -232,6 +232,25 @@ def test_key_out_never_replaces_another_key(clean92, tmp_path):
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
+def test_key_out_is_never_written_through_a_link(clean92, tmp_path):
+    """A link at --key-out (planted where others may write) chose which file of the host
+    got the private key: its target was replaced by the key. Refused; the link's target,
+    the link and the definition stay as they were."""
+    victim = tmp_path / "victim"
+    victim.write_text("not a key\n")
+    victim.chmod(0o644)
+    key, out = tmp_path / "private.key", tmp_path / "c.json"
+    key.symlink_to(victim)
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending", "-o", out, "--key-out", key, "-n", "hv3")
+    assert r.returncode == 1, r
+    assert f"{key}: cannot write: Too many levels of symbolic links (a symbolic link: a " \
+        "private key is written into a file of its own, never through a link" in r.stderr, \
+        r.stderr
+    assert victim.read_text() == "not a key\n" and key.is_symlink() and not out.exists()
+    assert HV3_PRIVATE[:11] not in r.stderr + r.stdout
+
+
 def test_output_where_the_file_system_decides_the_mode(tmp_path):
     """Proxmox's pmxcfs (/etc/pve, where the README puts the definition) answers any chmod
     but to 0640 with EPERM: the definition and the keys keep the mode it gives (here every

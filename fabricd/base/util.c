@@ -129,29 +129,25 @@ int write_proc(const char *path, const char *value)
 	return ret;
 }
 
-int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_filler fill,
-			   const void *ctx)
+/*
+ * The file at path itself (never what a link there names: rename(2) replaces
+ * the entry) replaced by a temporary file beside it; owner NULL: as made.
+ */
+static int replace_entry(const char *path, mode_t mode, const struct stat *owner, file_filler fill,
+			 const void *ctx)
 {
-	char tmp[PATH_MAX], real[PATH_MAX];
-	struct stat st;
-	bool have;
-	int fd, ret = replace_target(path, real);
+	char tmp[PATH_MAX];
+	int fd, ret;
 
-	if (ret < 0)
-		return ret;
-	path = real;
-	have = keep_owner && stat(path, &st) == 0;
 	if (snprintf(tmp, sizeof(tmp), "%s" TEMP_MARK "%ld", path, (long)getpid()) >=
 	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	if (have)
-		mode = st.st_mode & 07777;
 	unlink(tmp); /* left by a process of this pid that was killed */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 0600);
 	if (fd < 0)
 		return -errno;
 	/* made with at most 0600 above; the mode whatever the umask was */
-	ret = fill_temp_fd(fd, have ? &st : NULL, mode, fill, ctx);
+	ret = fill_temp_fd(fd, owner, mode, fill, ctx);
 	if (!ret && rename(tmp, path) < 0)
 		ret = -errno;
 	if (ret)
@@ -159,6 +155,39 @@ int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_
 	else
 		fsync_parent(path);
 	return ret;
+}
+
+int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_filler fill,
+			   const void *ctx)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	bool have;
+	int ret = replace_target(path, real);
+
+	if (ret < 0)
+		return ret;
+	have = keep_owner && stat(real, &st) == 0;
+	return replace_entry(real, have ? st.st_mode & 07777 : mode, have ? &st : NULL, fill, ctx);
+}
+
+int write_secret_file(const char *path, const void *data, size_t len)
+{
+	struct bytes b = {data, len};
+	struct stat st;
+
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	/* a link planted after lstat is replaced by the rename, never followed */
+	return replace_entry(path, 0600, NULL, fill_bytes, &b);
 }
 
 /* TEMP_MARK then a pid of digits only: the pid, or 0 when name is not such a temporary file */

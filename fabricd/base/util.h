@@ -23,6 +23,15 @@ int write_all(int fd, const char *buf, size_t len);
  * file never stays behind.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
+/*
+ * A secret (a private or preshared key) into path as write_file_atomic does,
+ * mode 0600 whatever the umask, but never through a symbolic link: one
+ * planted at path, where others may write, would choose which file of the
+ * host gets the key (and replace it). -ELOOP for a link at path, -EISDIR for
+ * a directory, -EINVAL for any other file that is not a regular one; a link
+ * made after the check is replaced, not followed. 0 or -errno.
+ */
+int write_secret_file(const char *path, const void *data, size_t len);
 /* The temporary file beside path is path TEMP_MARK pid. */
 #define TEMP_MARK ".fabricd-tmp."
 /*

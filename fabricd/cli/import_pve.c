@@ -108,6 +108,18 @@ static int new_key(void *ctx, const char *node, uint8_t pub[32])
 	return ret;
 }
 
+/* What to do when a private key cannot be written (write_secret_file's ret). */
+static const char *key_write_hint(int ret, const char *otherwise)
+{
+	if (ret == -ELOOP)
+		return "a symbolic link: a private key is written into a file of its own, never "
+		       "through a link (whoever made it would choose which file gets the key); "
+		       "remove the link";
+	if (ret == -EINVAL || ret == -EISDIR)
+		return "not a regular file: a private key goes into a file of its own";
+	return otherwise;
+}
+
 /* The keys new_key() made, each into its 0600 file; before the definition that names them. */
 static int write_new_keys(const struct import_args *a)
 {
@@ -119,11 +131,12 @@ static int write_new_keys(const struct import_args *a)
 
 		wgkey_to_base64(b64, k->priv);
 		b64[WGKEY_B64_LEN - 1] = '\n';
-		ret = write_file_atomic(k->path, b64, WGKEY_B64_LEN, 0600, false);
+		ret = write_secret_file(k->path, b64, WGKEY_B64_LEN);
 		if (ret < 0)
-			log_error("%s: cannot write: %s; the definition was not written (create "
-				  "that directory, or give another --generate-keys DIR)",
-				  k->path, strerror(-ret));
+			log_error("%s: cannot write: %s; the definition was not written (%s)",
+				  k->path, strerror(-ret),
+				  key_write_hint(ret, "create that directory, or give another "
+						      "--generate-keys DIR"));
 		else
 			log_info("%s: new private key for node %s (copy it to that node's "
 				 "/etc/fabricd/private.key, mode 0600)",
@@ -205,13 +218,10 @@ static int key_out(const struct import_args *a, const struct pve_import *imp, st
 	} else {
 		wgkey_to_base64(b64, priv);
 		b64[WGKEY_B64_LEN - 1] = '\n';
-		ret = write_file_atomic(a->key_out, b64, WGKEY_B64_LEN, 0600, false);
+		ret = write_secret_file(a->key_out, b64, WGKEY_B64_LEN);
 		if (ret < 0)
-			log_error("%s: cannot write: %s%s", a->key_out, strerror(-ret),
-				  ret == -EINVAL
-				      ? " (not a regular file: a private key goes into a "
-					"file of its own)"
-				      : "");
+			log_error("%s: cannot write: %s (%s)", a->key_out, strerror(-ret),
+				  key_write_hint(ret, "give another --key-out"));
 	}
 	sodium_memzero(b64, sizeof(b64));
 	sodium_memzero(priv, sizeof(priv));

@@ -46,9 +46,15 @@ int keyfile_write(const char *path, const uint8_t key[WGKEY_LEN], char *err, siz
 	wgkey_to_base64(line, key);
 	line[WGKEY_B64_LEN - 1] = '\n';
 	/* created 0600 before the key is written: never in a file others could open */
-	ret = write_file_atomic(path, line, WGKEY_B64_LEN, 0600, false);
+	ret = write_secret_file(path, line, WGKEY_B64_LEN);
 	sodium_memzero(line, sizeof(line));
-	if (ret < 0)
+	if (ret == -ELOOP)
+		snprintf(err, errlen,
+			 "%s is a symbolic link: a private key is written into a file of its own, "
+			 "never through a link (whoever made it would choose which file gets the "
+			 "key); nothing was changed: remove it (rm %s)",
+			 path, path);
+	else if (ret < 0)
 		snprintf(err, errlen,
 			 "%s: cannot write the key: %s; nothing was changed; give another "
 			 "--key-file",

@@ -404,6 +404,30 @@ def test_rotate_key_and_unchanged(fabricd_bin, two_node_files):
     assert "node pve2 left; the other nodes' daemons remove its peer" in res.stdout, res.stdout
 
 
+def test_a_link_at_key_new_is_never_followed(fabricd_bin, two_node_files):
+    """join writes a new key into KEY.new first: a link planted there (by whoever may write
+    the key's directory, such as a sticky /tmp) made fabricd replace the file it named with
+    the private key, then turned the key file into that link. Refused, nothing changed."""
+    tmp, path = two_node_files["tmp"], two_node_files["path"]
+    victim = f"{tmp}/victim"
+    with open(victim, "w") as f:
+        f.write("not a key\n")
+    text = open(path).read()
+    for name, extra in (("pve2", ["--rotate-key", "--underlay", "192.0.2.12"]),
+                        ("pve3", ["--underlay", "192.0.2.13"])):
+        key_file = f"{tmp}/{name}/private.key"
+        os.makedirs(os.path.dirname(key_file), exist_ok=True)
+        before = open(key_file).read() if os.path.exists(key_file) else None
+        os.symlink(victim, key_file + ".new")
+        res = fabricd(fabricd_bin, "join", "-c", path, *extra, *key_args(tmp, name),
+                      check_rc=1)
+        assert f"{key_file}.new is a symbolic link: a private key is written into a file " \
+            "of its own, never through a link" in res.stderr, res.stderr
+        assert open(victim).read() == "not a key\n" and open(path).read() == text, name
+        assert os.path.islink(key_file + ".new") and not os.path.islink(key_file), name
+        assert (open(key_file).read() if os.path.exists(key_file) else None) == before, name
+
+
 @pytest.mark.skipif(shutil.which("strace") is None,
                     reason="strace not installed (scripts/install-deps.sh)")
 def test_rotate_key_renames_are_made_durable(fabricd_bin, two_node_files):
