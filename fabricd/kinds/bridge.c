@@ -18,7 +18,7 @@ void bridge_put_create(struct nlmsghdr *nlh, const char *name, unsigned int mtu)
 	/* created down: the message that marks it owned brings it up (see engine/reconcile.c) */
 	ifi->ifi_family = AF_UNSPEC;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	/* an MTU set here sticks: the bridge no longer follows its smallest port */
+	/* not yet the bridge's own: see bridge_encode */
 	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");
@@ -139,19 +139,28 @@ static void put_fixed_address(struct nlmsghdr *nlh)
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
 }
 
+/*
+ * A bridge follows its smallest port's MTU, again each time a port comes,
+ * goes or changes, until its MTU is changed (the kernel then marks it set);
+ * an MTU given at creation is not marked. A guest's port of 1200 bytes
+ * took the bridge to 1200 (the next guests then got 1200 from it, and plan
+ * showed a change nobody had made): so the bridge is created one byte below
+ * the zone's MTU, and the owner mark sets the zone's, before any port joins.
+ * Down until then: no IPv6 link-local address, whichever side of 1280.
+ */
 static int bridge_encode(struct kind_encoder *e, struct op *op)
 {
 	struct nlmsghdr *nlh;
 
 	if (op->type != OP_BRIDGE_CREATE)
 		return link_encode(e, op);
-	e->reserve(e, 3, 3 * KIND_LINK_MSG_MAX);
+	e->reserve(e, 4, 4 * KIND_LINK_MSG_MAX);
 	nlh = e->msg(e, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
 	if (!nlh)
 		return -ENOBUFS;
-	bridge_put_create(nlh, op->ifname, op->u.create.mtu);
+	bridge_put_create(nlh, op->ifname, op->u.create.mtu - 1);
 	put_fixed_address(nlh);
-	return link_encode_create(e, op, nlh);
+	return link_encode_create(e, op, nlh, op->u.create.mtu);
 }
 
 /* Bridges are links: the link kind reads them (struct link_table). */

@@ -123,8 +123,10 @@ extern const struct kind link_kind, bridge_kind, vxlan_kind, fdb_kind, ifaddr_ki
  * would otherwise leave an unmarked one. The create asks for a fresh ifindex
  * and the follow-ups address that index, so a create that meets EEXIST
  * (someone took the name after fabricd's read) can never mark the other link.
+ * set_mtu (0: none) is set by the mark, after the create: see kinds/bridge.c.
  */
-int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh);
+int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh,
+		       unsigned int set_mtu);
 /* Encodes a link op any link kind planned (OP_LINK_CHANGE, OP_LINK_DELETE; kinds/link.c). */
 int link_encode(struct kind_encoder *e, struct op *op);
 /* An op's link change as the encoders take it (its alias from op.text). */

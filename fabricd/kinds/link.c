@@ -571,7 +571,8 @@ static int encode_change(struct kind_encoder *e, struct op *op, int ifindex, str
 	return ret;
 }
 
-int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh)
+int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *nlh,
+		       unsigned int set_mtu)
 {
 	struct link_change c = {.mask = LINK_SET_ALIAS | LINK_SET_GROUP | LINK_SET_NO_ADDRGEN |
 					LINK_SET_UP,
@@ -587,6 +588,10 @@ int link_encode_create(struct kind_encoder *e, struct op *op, struct nlmsghdr *n
 	/* under 1280 bytes a link has no IPv6 state, and the kernel refuses the setting */
 	if (op->u.create.mtu && op->u.create.mtu < IPV6_MIN_MTU)
 		c.mask &= ~LINK_SET_NO_ADDRGEN;
+	if (set_mtu) {
+		c.mask |= LINK_SET_MTU;
+		c.mtu = set_mtu;
+	}
 	/* the owner mark, with a stage note when the link is made in a stage (op.text) */
 	snprintf(c.alias, sizeof(c.alias), "%s", op->text ? op->text : e->owner);
 	return encode_change(e, op, idx, &c);

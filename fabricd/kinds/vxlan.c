@@ -474,7 +474,7 @@ static int vxlan_encode(struct kind_encoder *e, struct op *op)
 		return -ENOBUFS;
 	vxlan_put_create(nlh, op, master);
 	put_address(nlh, op);
-	return link_encode_create(e, op, nlh);
+	return link_encode_create(e, op, nlh, 0);
 }
 
 /* VXLAN devices are links: the link kind reads them (struct link_table). */

@@ -221,3 +221,20 @@ def test_a_narrower_route_to_an_endpoint_lowers_the_fabric(make_cluster):
     res = pve1.fabricd("apply", "-c", cluster.write_definition(definition, path))
     assert res.rc == 0 and "warning: fabric.underlay_mtu is 1500, but this node's route to " \
         "node pve2 (198.51.100.12) carries 1400 bytes" in res.stderr, res
+
+
+def test_a_guest_port_with_a_smaller_mtu_does_not_lower_the_bridge(make_cluster):
+    """A bridge follows its smallest port's MTU until its MTU is changed; one given at
+    creation does not count. A guest's 1200-byte port took a new vnet bridge to 1200: the
+    next guests got 1200 from it and plan showed a change nobody had made."""
+    cluster = make_cluster(2)
+    path = cluster.write_definition(cluster.definition(
+        zones=[zone("red", "plain", [("vnet100", 100)]), zone("blue", "secure", [("vnet200", 200)])]))
+    pve1 = cluster.node("pve1")
+    res = pve1.fabricd("apply", "-c", path)
+    assert res.rc == 0, res
+    for bridge in ("vnet100", "vnet200"):
+        cluster.add_guest(pve1, bridge, "10.9.0.1/24", mtu=1200)
+        assert pve1.link(bridge)["mtu"] == 1390, pve1.link(bridge)
+    res = pve1.fabricd("plan", "-c", path)
+    assert res.rc == 0 and "nothing to change" in res.stdout, res
