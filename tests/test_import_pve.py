@@ -251,6 +251,23 @@ def test_key_out_is_never_written_through_a_link(clean92, tmp_path):
     assert HV3_PRIVATE[:11] not in r.stderr + r.stdout
 
 
+def test_no_key_made_where_every_load_refuses_it(clean92, tmp_path):
+    """--generate-keys and --key-out into a directory others may write (no sticky bit):
+    every command that reads such a key refuses it, so it is not made (it was)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    r = run("import-pve", *pve_args("pve8"), "--partial", "--generate-keys", shared, "-o",
+            tmp_path / "out.json")
+    assert r.returncode == 1 and f"private key file {shared}/hv1.key is in {shared}, which " \
+        "group or others may write (mode 0777)" in r.stderr, r.stderr
+    r = run("import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending", "--key-out", shared / "private.key", "-n", "hv3")
+    assert r.returncode == 1 and "--key-out: private key file " in r.stderr and \
+        "nothing written" in r.stderr, r.stderr
+    assert list(shared.iterdir()) == [] and not (tmp_path / "out.json").exists()
+
+
 def test_output_where_the_file_system_decides_the_mode(tmp_path):
     """Proxmox's pmxcfs (/etc/pve, where the README puts the definition) answers any chmod
     but to 0640 with EPERM: the definition and the keys keep the mode it gives (here every

@@ -88,6 +88,9 @@ static int new_key(void *ctx, const char *node, uint8_t pub[32])
 
 	snprintf(path, sizeof(path), "%s/%s.key", a->gen_dir, node);
 	ret = wgkey_load_file(path, priv, err, sizeof(err));
+	/* a new key only where every later load accepts it */
+	if (ret == -ENOENT && wgkey_check_dirs(path, WGKEY_FILE_PRIVATE, err, sizeof(err)) < 0)
+		ret = -EPERM;
 	if (ret == -ENOENT) {
 		ret = wgkey_generate(priv);
 		if (ret == 0)
@@ -215,6 +218,9 @@ static int key_out(const struct import_args *a, const struct pve_import *imp, st
 			  "first, or give another --key-out",
 			  a->key_out);
 		ret = -EEXIST;
+	} else if (wgkey_check_dirs(a->key_out, WGKEY_FILE_PRIVATE, err, sizeof(err)) < 0) {
+		log_error("--key-out: %s; nothing written", err);
+		ret = -EPERM;
 	} else {
 		wgkey_to_base64(b64, priv);
 		b64[WGKEY_B64_LEN - 1] = '\n';

@@ -133,6 +133,11 @@ int member_key(const struct options *o, bool rotate, struct member *m)
 	key_dir(o, dir, sizeof(dir));
 	if (lock_key_dir(dir, o->lock_wait, m) < 0)
 		return -1;
+	/* a new key only where every later load accepts it (nothing written otherwise) */
+	if (wgkey_check_dirs(o->key_file, WGKEY_FILE_PRIVATE, err, sizeof(err)) < 0) {
+		log_error("%s; nothing was changed", err);
+		return -1;
+	}
 	if (rotate) {
 		pending_path(o, pending, sizeof(pending));
 		if (new_key(pending, m) < 0)

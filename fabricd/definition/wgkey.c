@@ -311,6 +311,13 @@ static int check_key_dirs(const char *path, const struct key_file_kind *k, char 
 	return ret;
 }
 
+int wgkey_check_dirs(const char *path, enum wgkey_file kind, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = '\0';
+	return check_key_dirs(path, &key_kinds[kind], err, errlen);
+}
+
 /*
  * Reads at most size - 1 bytes into buf, NUL-terminated; the count, size when
  * the file holds more (it cannot be a single key), or -errno with err filled.

@@ -50,6 +50,14 @@ int wgkey_load_file(const char *path, uint8_t key[WGKEY_LEN], char *err, size_t 
 
 /* What a key file holds, for the messages: what it is called and how one is made. */
 enum wgkey_file { WGKEY_FILE_PRIVATE, WGKEY_FILE_PRESHARED };
+/*
+ * The directories of a key file to be written at path (there or not yet) as
+ * wgkey_load_file checks them: each from path's own up to /, owned by root
+ * or this user and not writable by group or others without the sticky bit.
+ * A key written where every later load refuses it is no key: check first.
+ * 0 or -EPERM with err filled.
+ */
+int wgkey_check_dirs(const char *path, enum wgkey_file kind, char *err, size_t errlen);
 /* wgkey_load_file for either kind (the same checks: a preshared key is as secret). */
 int wgkey_load_file_of(const char *path, enum wgkey_file kind, uint8_t key[WGKEY_LEN], char *err,
 		       size_t errlen);

@@ -428,6 +428,27 @@ def test_a_link_at_key_new_is_never_followed(fabricd_bin, two_node_files):
         assert (open(key_file).read() if os.path.exists(key_file) else None) == before, name
 
 
+def test_no_new_key_in_a_directory_every_load_refuses(fabricd_bin, two_node_files):
+    """A key directory others may write (mode 0775) is refused by every command that reads
+    the key; join made a new key there all the same and put its public key into the shared
+    definition, for a node whose daemon then refused its own key. Refused first now:
+    nothing written, for a join and for --rotate-key."""
+    tmp, path = two_node_files["tmp"], two_node_files["path"]
+    text = open(path).read()
+    for name, extra in (("pve3", ["--underlay", "192.0.2.13"]),
+                        ("pve2", ["--rotate-key", "--underlay", "192.0.2.12"])):
+        key_dir = f"{tmp}/{name}"
+        os.makedirs(key_dir, exist_ok=True)
+        before = sorted(os.listdir(key_dir))
+        os.chmod(key_dir, 0o775)
+        res = fabricd(fabricd_bin, "join", "-c", path, *extra, *key_args(tmp, name),
+                      check_rc=1)
+        assert f"private key file {key_dir}/private.key is in {key_dir}, which group or " \
+            "others may write (mode 0775)" in res.stderr and "nothing was changed" \
+            in res.stderr, res.stderr
+        assert open(path).read() == text and sorted(os.listdir(key_dir)) == before, name
+
+
 @pytest.mark.skipif(shutil.which("strace") is None,
                     reason="strace not installed (scripts/install-deps.sh)")
 def test_rotate_key_renames_are_made_durable(fabricd_bin, two_node_files):
