@@ -435,7 +435,7 @@ static int run_pass_locked(struct daemon *d)
 {
 	unsigned int reasons = d->reasons;
 	struct cluster *cand = NULL;
-	bool forced = d->forced, captured, in_force;
+	bool forced = d->forced, captured;
 	double started = clock_mono_ms(), loaded, planned;
 	long faults = log_is_verbose() ? report_minor_faults() : 0;
 	char *log_text;
@@ -462,13 +462,13 @@ static int run_pass_locked(struct daemon *d)
 	 * A failure that repeats is logged once (daemon/retry.h); one during a
 	 * key rotation is held back (pass_unplanned). One vnet's conflict holds
 	 * that vnet alone, but not in the first pass (as apply, it changes
-	 * nothing while any lasts: the daemon stops) nor for a new definition
-	 * (it waits as a whole, daemon/retry.h).
+	 * nothing while any lasts: the daemon stops), nor where a new
+	 * definition adds or changes that vnet (it waits as a whole).
 	 */
-	in_force = !cand && !(reasons & REASON_STARTUP);
 	captured = log_capture_begin() == 0;
 	ret = session_open_cluster(&s, d->o, cand ? cand : d->cluster) < 0 ||
-	      session_use_view(&s, &d->view, &d->converged, in_force) < 0 ||
+	      session_use_view(&s, &d->view, &d->converged,
+			       reasons & REASON_STARTUP ? NULL : d->cluster) < 0 ||
 	      session_load_keys_kept(&s, d->o, &d->keys) < 0 ||
 	      roam_mark_moved(&s.r,
 			      d->roam_base ? d->roam_base

@@ -357,7 +357,7 @@ static void check_renames(const struct node_state *want, const struct observed *
  * conflicts hold that vnet instead (warnings).
  */
 int check_conflicts(const struct node_state *want, const struct observed *have, struct diag *diag,
-		    bool *held)
+		    bool *held, const bool *holdable)
 {
 	const struct link_obs **foreign = NULL;
 	size_t n = 0;
@@ -377,7 +377,7 @@ int check_conflicts(const struct node_state *want, const struct observed *have, 
 		check_names(&want->vnets[i], have, want->owner, diag);
 		for (size_t j = 0; j < n; j++)
 			check_vni(&want->vnets[i], foreign[j], have, diag);
-		if (held && diag->n > before) {
+		if (held && diag->n > before && (!holdable || holdable[i])) {
 			char suffix[128];
 
 			snprintf(suffix, sizeof(suffix),

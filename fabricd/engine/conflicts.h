@@ -19,11 +19,12 @@
  *
  * held (want->n_vnets flags, or NULL): the daemon's way. A conflict of one
  * vnet's own (a name or VNI of its devices taken) sets held[i] and is a
- * warning instead: that vnet is left as it is, the rest is planned. The
- * fabric's, a port's and the guard's still stop everything.
+ * warning instead, where holdable (NULL: everywhere) allows: that vnet is
+ * left as it is, the rest is planned. The fabric's, a port's and the
+ * guard's still stop everything.
  */
 int check_conflicts(const struct node_state *want, const struct observed *have, struct diag *diag,
-		    bool *held);
+		    bool *held, const bool *holdable);
 
 /*
  * Vnet v's bridge when the daemon saw it renamed by hand (have->renamed):

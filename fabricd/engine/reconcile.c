@@ -52,6 +52,8 @@ void reconcile_close(struct reconcile *r)
 	free(r->held);
 	r->held = NULL;
 	r->n_held = 0;
+	free(r->holdable);
+	r->holdable = NULL;
 }
 
 static const struct link_obs *owned_link(const struct observed *have, const char *name,
@@ -458,7 +460,7 @@ static int step_fabric(const struct kind_input *in, struct plan *p)
 	size_t errors = in->diag->n;
 	int ret;
 
-	ret = check_conflicts(in->want, in->have, in->diag, in->r->held);
+	ret = check_conflicts(in->want, in->have, in->diag, in->r->held, in->r->holdable);
 	if (ret < 0)
 		return ret;
 	ret = fabric_kind.plan(in, p);

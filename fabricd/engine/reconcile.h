@@ -59,12 +59,14 @@ struct reconcile {
 	 */
 	bool wg_unread_ok;
 	/*
-	 * The daemon planning the definition in force: a vnet whose own names or
-	 * VNI another owner holds is left as it is (held, one flag per vnet of
-	 * the plan's want, owned), the rest of the node planned; otherwise, and
-	 * for a new definition, any conflict stops every change.
+	 * The daemon after its first pass: a vnet whose own names or VNI
+	 * another owner holds is left as it is (held, one flag per vnet of the
+	 * plan's want, owned), the rest of the node planned, where holdable
+	 * allows (a new definition: only vnets the one in force has as they
+	 * are); otherwise any conflict stops every change.
 	 */
 	bool hold_conflicting_vnets;
+	bool *holdable; /* NULL: every vnet may be; else one flag per vnet (owned) */
 	bool *held;
 	size_t n_held; /* vnets held in the last plan_build */
 	size_t n_endpoint_moved;

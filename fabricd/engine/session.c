@@ -456,6 +456,43 @@ static bool backend_mismatch(const struct session *s, char *why, size_t len)
 	return true;
 }
 
+/* Whether the definition in force has vnet v as it is: its name, VNI and zone's kind. */
+static bool in_force_as_is(const struct cluster *c, const struct desired_vnet *v)
+{
+	for (size_t z = 0; z < c->n_zones; z++) {
+		const struct zone *zone = &c->zones[z];
+
+		for (size_t i = 0; i < zone->n_vnets; i++) {
+			if (strcmp(zone->vnets[i].name, v->name))
+				continue;
+			return zone->vnets[i].vni == v->vni && zone->transport == v->transport &&
+			       (zone->control_plane == CONTROL_PLANE_EVPN) == v->evpn &&
+			       !(zone->flags & ZONE_EXISTING_BRIDGES) == !v->existing_bridge;
+		}
+	}
+	return false;
+}
+
+/*
+ * The vnets a conflict may hold alone (reconcile.h): with a new definition,
+ * those the one in force has as they are. One new or changed there waits
+ * with the whole definition: held, a renamed vnet's old bridge would go
+ * before the new one can be made. 0 or -ENOMEM.
+ */
+static int holdable(struct session *s)
+{
+	free(s->r.holdable);
+	s->r.holdable = NULL;
+	if (!s->r.hold_conflicting_vnets || s->in_force == s->cluster || !s->want.n_vnets)
+		return 0;
+	s->r.holdable = calloc(s->want.n_vnets, sizeof(*s->r.holdable));
+	if (!s->r.holdable)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->want.n_vnets; i++)
+		s->r.holdable[i] = in_force_as_is(s->in_force, &s->want.vnets[i]);
+	return 0;
+}
+
 int session_plan(struct session *s)
 {
 	char mismatch[512] = "";
@@ -503,7 +540,9 @@ int session_plan(struct session *s)
 		/* names are resolved here, with a bounded wait, never inside planning */
 		resolve_endpoints(&s->want, RESOLVE_WAIT_MS);
 		switch_mark_stages(&s->r, &s->want, &s->have);
-		ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
+		ret = holdable(s);
+		if (ret == 0)
+			ret = plan_build(&s->r, &s->want, &s->have, &s->plan, &diag);
 	}
 	s->plan_ms = clock_mono_ms() - observed;
 	print_diag(s, &diag, ret == -EEXIST);
@@ -528,13 +567,15 @@ int session_plan(struct session *s)
 	return 0;
 }
 
-int session_use_view(struct session *s, struct obs_view *v, struct converged *c, bool in_force)
+int session_use_view(struct session *s, struct obs_view *v, struct converged *c,
+		     const struct cluster *in_force)
 {
 	s->view = v;
 	s->converged = c;
 	s->r.wg_unread_ok = true; /* a hung wireguard-go holds back no other repair */
-	/* nor does one vnet's conflict; a new definition's still holds it back as a whole */
-	s->r.hold_conflicting_vnets = in_force;
+	/* nor does one vnet's conflict (holdable() says which) */
+	s->r.hold_conflicting_vnets = in_force != NULL;
+	s->in_force = in_force;
 	return 0;
 }
 

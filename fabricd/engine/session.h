@@ -45,6 +45,8 @@ struct session {
 	double observe_ms, plan_ms; /* the last session_plan's two parts, for --verbose */
 	/* the daemon's vnets found converged (engine/converged.h), with the view; or NULL */
 	struct converged *converged;
+	/* the daemon's definition in force, whose vnets' conflicts hold them alone; or NULL */
+	const struct cluster *in_force;
 	/* session_plan's conflicts (a wanted name held by a link fabricd does not own, ...) */
 	struct diag conflicts;
 	/* --wg-backend kernel or userspace: what it chose (an existing device must be one) */
@@ -89,12 +91,14 @@ int session_load_keys_kept(struct session *s, const struct options *o, struct ke
  * the kernel in full, and leave out the vnets c knows converged and nothing
  * changed for (engine/converged.h; c may be NULL); a fabric device whose
  * WireGuard state cannot be read holds back nothing else (reconcile.h,
- * wg_unread_ok), nor, when the session plans the definition in force
- * (in_force), does a vnet whose names another owner holds (reconcile.h,
- * hold_conflicting_vnets); after session_open_cluster. Returns 0.
+ * wg_unread_ok), nor does a vnet whose names another owner holds, where
+ * in_force (the definition in force, or NULL: no holding) has it as the
+ * session's definition does (reconcile.h, hold_conflicting_vnets); after
+ * session_open_cluster. Returns 0.
  */
 struct obs_view;
-int session_use_view(struct session *s, struct obs_view *v, struct converged *c, bool in_force);
+int session_use_view(struct session *s, struct obs_view *v, struct converged *c,
+		     const struct cluster *in_force);
 /* Observes the kernel, builds the desired state and the plan. 0 or -1 (logged). */
 int session_plan(struct session *s);
 /*

@@ -642,11 +642,30 @@ def test_a_conflict_holds_its_vnet_and_no_other_repair(fabric):
         # status and plan, one-shot, still call it a conflict (exit 1: nothing planned)
         res = pve1.fabricd("plan", "-c", daemon.path)
         assert res.rc == 1 and "error: vxlan vx100: a link named vx100" in res.stderr, res
+        # a new definition that has vnet100 as it is: applied, vnet100 held still
+        grown = json.loads(json.dumps(fabric.definition))
+        grown["zones"][1]["vnets"].append({"name": "vnet300", "vni": 300})
+        daemon.write(grown)
+        wait_until(lambda: "vs300" in pve1.links(), timeout=5, interval=0.05,
+                   what="vnet300 made while vnet100 is held")
+        # one whose new vnet is in conflict waits as a whole (so would a changed one: held,
+        # a renamed vnet's old bridge would go before the new one could be made)
+        mark2 = daemon.mark()
+        pve1.run(["ip", "link", "add", "vnet301", "type", "bridge"])
+        changed = json.loads(json.dumps(grown))
+        changed["zones"][1]["vnets"] += [{"name": "vnet301", "vni": 301},
+                                         {"name": "vnet302", "vni": 302}]
+        daemon.write(changed)
+        daemon.wait_log("valid, but cannot be applied on this node yet", since=mark2)
+        assert "vs302" not in pve1.links(), daemon.log_since(mark2)
     finally:
         pve1.run(["ip", "link", "set", "vx100", "alias", alias])
+        pve1.run(["ip", "link", "del", "vnet301"], check=False)
+        daemon.write(fabric.definition)
     daemon.wait_log("pve1: no vnet held by a conflict any more", since=mark)
     wait_until(lambda: fabric.cluster["pve1"].fabricd(
-        "plan", "-c", daemon.path).rc == 0, timeout=40, what="converged again")
+        "plan", "-c", daemon.path).rc == 0 and "vs300" not in pve1.links(), timeout=40,
+        what="converged again")
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
 
 
