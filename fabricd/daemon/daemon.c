@@ -175,14 +175,9 @@ static long long wake_from_boottime(long long boot_s)
 	return now_ms() + (delay < 20 ? 20 : delay);
 }
 
-static const char *plural(size_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static void converged_status(struct daemon *d, const struct session *s)
 {
-	const struct node_state *w = &s->want;
+	char status[sizeof(d->status)];
 
 	/* the conflict of each was said as it came (a warning of check_conflicts) */
 	if (d->held && !s->r.n_held)
@@ -190,24 +185,8 @@ static void converged_status(struct daemon *d, const struct session *s)
 	d->held = s->r.n_held;
 	if (d->pending.cluster)
 		return; /* converged to the last good one: run_pass says a new one waits */
-	if (s->have.wg_error) {
-		set_status(d,
-			   "%s: fabric " FABRIC_IFNAME " does not answer (wireguard-go stopped "
-			   "or hung?), its peers wait; the rest converged",
-			   d->node);
-		return;
-	}
-	if (s->r.n_held) {
-		set_status(d,
-			   "%s: %zu of %zu vnet%s held by a conflict (another owner's link: the "
-			   "log and fabricd status name it), the rest converged",
-			   d->node, s->r.n_held, w->n_vnets, plural(w->n_vnets));
-		return;
-	}
-	set_status(d, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged",
-		   d->def_invalid ? "definition not valid, last good one in force; " : "", d->node,
-		   w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),
-		   w->fabric.n_peers, plural(w->fabric.n_peers));
+	report_converged(s, d->def_invalid, status, sizeof(status));
+	set_status(d, "%s", status);
 }
 
 /* Another fabricd holds the node: look again this soon. */

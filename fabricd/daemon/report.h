@@ -91,5 +91,10 @@ long report_minor_faults(void);
 struct session;
 void report_pass_times(const struct session *s, double started, double loaded, double planned,
 		       long faults);
+/*
+ * The daemon's status (sd_notify STATUS=) after a pass that converged to
+ * the definition in force: counts, a held vnet or a silent wireguard-go.
+ */
+void report_converged(const struct session *s, bool def_invalid, char *buf, size_t len);
 
 #endif

@@ -84,8 +84,7 @@ def crash_zones(n_vnets):
 
 def fabricd_argv(node, command, config):
     """The argv Node.fabricd() would run, for a background run."""
-    return [node.cluster.fabricd_bin, command, "-c", config, "-n", node.name,
-            "--key-file", node.key_file, "--wg-backend", node.cluster.wg_backend]
+    return [node.cluster.fabricd_bin, command, "-c", config, *node.node_options(command)]
 
 
 def process_comm(pid):

@@ -72,8 +72,7 @@ class Measured:
     """Wall time and peak RSS of one fabricd run, through /usr/bin/time -v."""
 
     def __init__(self, node, command, config):
-        argv = [node.cluster.fabricd_bin, command, "-c", config, "-n", node.name,
-                "--key-file", node.key_file, "--wg-backend", node.cluster.wg_backend]
+        argv = [node.cluster.fabricd_bin, command, "-c", config, *node.node_options(command)]
         start = time.monotonic()
         res = node.run([TIME, "-v"] + argv, check=False, timeout=STEP_TIMEOUT)
         self.seconds = time.monotonic() - start

@@ -34,8 +34,7 @@ def valgrind(node, *args, timeout=240):
     argv = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=all",
             "--show-leak-kinds=all", "--child-silent-after-fork=yes", "--error-exitcode=99",
             f"--suppressions={os.path.abspath(SUPPRESSIONS)}", f"--log-file={log}",
-            binary, *args, "-n", node.name, "--key-file", node.key_file,
-            "--wg-backend", node.cluster.wg_backend]
+            binary, *args, *node.node_options(args[0])]
     res = node.run(argv, check=False, timeout=timeout)
     with open(log) as f:
         # "--PID--" lines are valgrind's own notes (a syscall it does not know: pidfd_open)

@@ -202,6 +202,16 @@ class Node:
         """Start argv inside the node; a Popen (output to a log file in the run's directory)."""
         return self.cluster._popen(self.name, self.nsenter(), argv, env, stdout, stderr)
 
+    def node_options(self, command):
+        """-n NODE, and --key-file and --wg-backend where command reads them (the others
+        refuse them)."""
+        argv = ["-n", self.name]
+        if command in KEY_FILE_COMMANDS:
+            argv += ["--key-file", self.key_file]
+        if command in WG_BACKEND_COMMANDS:
+            argv += ["--wg-backend", self.cluster.wg_backend]
+        return argv
+
     def fabricd(self, command, *args, timeout=30, env=None, node_options=True):
         """Run `fabricd COMMAND ARGS -n NODE --key-file KEY --wg-backend B` here.
 
@@ -214,11 +224,7 @@ class Node:
             pytest.fail("SimCluster was created without fabricd_bin")
         argv = [binary, command, *args]
         if node_options:
-            argv += ["-n", self.name]
-            if command in KEY_FILE_COMMANDS:
-                argv += ["--key-file", self.key_file]
-            if command in WG_BACKEND_COMMANDS:
-                argv += ["--wg-backend", self.cluster.wg_backend]
+            argv += self.node_options(command)
         res = self.run(argv, check=False, timeout=timeout, env=env)
         for marker in SANITIZER_MARKERS:
             if marker in res.stderr:
