@@ -247,6 +247,15 @@ static const struct option fixed_opts[] = {
 #define N_FIXED_OPTIONS (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
 #define N_LONG_OPTIONS	(N_FIXED_OPTIONS + N_VALUE_OPTIONS + 1)
 
+static bool known_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (!strcmp(name, subcommands[i].name))
+			return true;
+	}
+	return false;
+}
+
 /*
  * "fabricd -c FILE check": options before the command move after it, where
  * the command's parser reads them ("fabricd check -c FILE"); argv is
@@ -288,6 +297,15 @@ static int command_first(int argc, char **argv)
 		return -1;
 	}
 	name = argv[at];
+	if (!known_command(name)) {
+		/* "fabricd --json FILE bench": before the command --json is the flag */
+		bool value = at + 1 < argc && known_command(argv[at + 1]);
+
+		log_error("unknown command \"%s\" after \"%s\"%s%s%s (see fabricd --help)", name,
+			  argv[at - 1], value ? ": options before the command take no value of " : "",
+			  value ? argv[at + 1] : "", value ? "'s own; give them after it" : "");
+		return -1;
+	}
 	memmove(&argv[2], &argv[1], (size_t)(at - 1) * sizeof(*argv));
 	argv[1] = name;
 	return 0;

@@ -676,3 +676,18 @@ def test_render_json_follows_its_schema(fabricd, repo, tmp_path):
                 seen.add(out["underlay_mtu_source"])
                 seen.update("standby" for z in out["zones"] for v in z["vnets"] if "standby" in v)
     assert seen == {"definition", "kernel", "standby"}, seen
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--json", "/tmp/out.json", "bench", "--quick"],
+     'unknown command "/tmp/out.json" after "--json": options before the command take no '
+     "value of bench's own; give them after it (see fabricd --help)"),
+    (["-c", "x.json", "chek"], 'unknown command "chek" after "x.json" (see fabricd --help)'),
+], ids=["bench-json-first", "typo-after-options"])
+def test_an_unknown_command_after_options_is_named(fabricd, args, message):
+    """The word after the options is the command: one that is no command is said as such
+    (until 2026-12-07 `fabricd --json FILE bench` ran FILE as the command and named bench's
+    --quick as its unknown option; nothing was measured, but nothing said why)."""
+    r = run(fabricd, *args)
+    assert r.returncode == 1 and r.stdout == "", r
+    assert r.stderr == f"error: {message}\n", r.stderr
