@@ -302,7 +302,8 @@ static int command_first(int argc, char **argv)
 		bool value = at + 1 < argc && known_command(argv[at + 1]);
 
 		log_error("unknown command \"%s\" after \"%s\"%s%s%s (see fabricd --help)", name,
-			  argv[at - 1], value ? ": options before the command take no value of " : "",
+			  argv[at - 1],
+			  value ? ": options before the command take no value of " : "",
 			  value ? argv[at + 1] : "", value ? "'s own; give them after it" : "");
 		return -1;
 	}
