@@ -171,10 +171,58 @@ static void remember_rules(const struct op *op, bool delta)
 			 OBJECT, strerror(-ret));
 }
 
-int firewall_apply(struct op *op)
+/*
+ * The table's text with the counters as the kernel has them just before it
+ * is replaced (*text NULL: none to carry). The pass read them when it was
+ * planned, and the old table went on counting while the pass changed links,
+ * and between the two tables of a pass that switches one zone out of secure
+ * and another into it: what it counted meanwhile (another zone's drops, say)
+ * was lost, and the counters went back. 0 or -errno (logged: not read).
+ */
+static int recounted(const struct op *op, char **text)
+{
+	struct firewall_obs *now = NULL;
+	int ret;
+
+	*text = NULL;
+	if (op->type != OP_FIREWALL_SET)
+		return 0;
+	ret = firewall_observe_counters(&now);
+	if (ret < 0 || !now)
+		return ret;
+	*text = firewall_text_recount(op->text, now);
+	firewall_obs_free(now);
+	return *text ? 0 : -ENOMEM;
+}
+
+/*
+ * The op in one transaction: the old table is never gone without the new one.
+ * 0, -1 (nft's words in err), or -errno: the counters not read (said), ENOMEM.
+ */
+static int nft_replace(const struct op *op, bool delta, char *err, size_t errlen)
 {
 	/* the empty declaration makes the delete succeed when there is no table yet */
 	static const char replace[] = "table " TABLE_NAME "\ndelete table " TABLE_NAME "\n";
+	struct sbuf b = {0};
+	char *text = NULL, *cmd;
+	int ret;
+
+	if (!delta && (ret = recounted(op, &text)) < 0)
+		return ret;
+	if (!delta)
+		sbuf_printf(&b, "%s", replace);
+	sbuf_printf(&b, "%s", text ? text : op->type == OP_FIREWALL_SET ? op->text : "");
+	free(text);
+	cmd = sbuf_take(&b);
+	if (!cmd)
+		return -ENOMEM;
+	ret = nft_run(0, cmd, NULL, err, errlen);
+	free(cmd);
+	return ret;
+}
+
+int firewall_apply(struct op *op)
+{
 	/*
 	 * Planned as missing: "create table" fails, changing nothing, when a table
 	 * appeared since. It carries the comment (the ownership mark, which only a
@@ -182,9 +230,7 @@ int firewall_apply(struct op *op)
 	 */
 	const char *mark = NULL;
 	char err[1024];
-	struct sbuf b = {0};
 	bool delta;
-	char *cmd;
 	int ret;
 
 	if (op->type != OP_FIREWALL_SET && op->type != OP_FIREWALL_DELETE)
@@ -213,15 +259,9 @@ int firewall_apply(struct op *op)
 	if (mark) {
 		ret = load_new_table(op, mark, err, sizeof(err));
 	} else {
-		/* one buffer, one transaction: the old table is never gone without the new one */
-		if (!delta)
-			sbuf_printf(&b, "%s", replace);
-		sbuf_printf(&b, "%s", op->type == OP_FIREWALL_SET ? op->text : "");
-		cmd = sbuf_take(&b);
-		if (!cmd)
-			return -ENOMEM;
-		ret = nft_run(0, cmd, NULL, err, sizeof(err));
-		free(cmd);
+		ret = nft_replace(op, delta, err, sizeof(err));
+		if (ret < -1)
+			return ret;
 	}
 	if (ret == 0) {
 		remember_rules(op, delta);

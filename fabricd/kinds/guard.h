@@ -194,6 +194,12 @@ bool firewall_obs_owned(const struct firewall_obs *fw, const char *owner);
 /* A counter's values; false when the kernel's table has no such counter. */
 bool firewall_obs_counter(const struct firewall_obs *fw, enum firewall_counter_id id,
 			  struct firewall_counter *out);
+/*
+ * text, a whole table as rendered with counter values (firewall_render*), with
+ * each counter at what now's table has counted where that is more: a copy
+ * (NULL on ENOMEM). The values rendered were read when the pass was planned.
+ */
+char *firewall_text_recount(const char *text, const struct firewall_obs *now);
 
 /*
  * A table of that name that is not owner's (another's, or fabricd's under

@@ -364,6 +364,35 @@ static struct firewall_chain_params chain_params(const struct spec *s)
 					      .wg_any_family = s->wg_any_family};
 }
 
+char *firewall_text_recount(const char *text, const struct firewall_obs *now)
+{
+	struct sbuf b = {0};
+	const char *p = text;
+
+	/* render_table writes the counters in their order, each "packets N bytes M" */
+	for (int i = 0; i < FW_N_COUNTERS; i++) {
+		unsigned long long packets, bytes;
+		struct firewall_counter c;
+		char head[64];
+		const char *at, *end;
+
+		snprintf(head, sizeof(head), "\tcounter %s {\n\t\t", firewall_counter_names[i]);
+		at = strstr(p, head);
+		if (!at || !firewall_obs_counter(now, (enum firewall_counter_id)i, &c))
+			continue;
+		at += strlen(head);
+		end = strchr(at, '\n');
+		if (!end || sscanf(at, "packets %llu bytes %llu", &packets, &bytes) != 2)
+			continue;
+		sbuf_printf(&b, "%.*spackets %llu bytes %llu", (int)(at - p), p,
+			    c.packets > packets ? (unsigned long long)c.packets : packets,
+			    c.bytes > bytes ? (unsigned long long)c.bytes : bytes);
+		p = end;
+	}
+	sbuf_printf(&b, "%s", p);
+	return sbuf_take(&b);
+}
+
 /* The table body; counter values from carry when given, comment when given. */
 static void render_table(struct sbuf *b, const struct spec *s, const char *comment,
 			 const struct firewall_counter *carry)

@@ -21,8 +21,11 @@ delivered; a secure zone's VXLAN never leaves a node in clear text, also
 while its transport is switched; `down` removes the table.
 """
 
+import fcntl
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -622,6 +625,57 @@ def test_switching_to_secure_without_grace_is_strict_at_once(guarded):
     assert leaked == [], "pve1 sent VNI 300 in clear after switching:\n" + "\n".join(leaked)
     cluster.apply_all(guarded.path)
     wait_until(lambda: f1.ping(f2), timeout=15, what="f1 -> f2 over the plain transport")
+
+
+def blocked_stderr():
+    """A pipe already full, as stderr: the first line a process writes there holds it up
+    until the test reads the pipe (the write end is the caller's to close)."""
+    r, w = os.pipe()
+    fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
+    os.set_blocking(w, False)
+    try:
+        while True:
+            os.write(w, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(w, True)  # the flag is the file's: the child would not wait otherwise
+    return r, w
+
+
+def test_a_switch_keeps_what_the_guard_counted_for_other_zones(guarded):
+    """A switch's pass replaces the table (twice when one zone leaves secure and another
+    enters it) and carries its counters over. They were read when the pass was planned, so
+    what the old table dropped while the pass ran (its links change first) was lost, and
+    the counters went back: here a stranger's plain VXLAN of the other zone tenant-plain,
+    dropped while `apply` (its --verbose stderr held up) is between its plan and the
+    table's replacement. The counts the table took since the plan must be kept."""
+    cluster = guarded.cluster
+    pve1 = cluster.node("pve1")
+    p1 = guarded.guests["p1"]
+    secure = switch_definition(guarded, "secure")
+    before = counters(pve1, secure)["drop_plain"]
+    r, w = blocked_stderr()
+    argv = pve1.nsenter() + [cluster.fabricd_bin, "apply", "-c", secure, "-n", "pve1",
+                             "--key-file", pve1.key_file, "--wg-backend", cluster.wg_backend,
+                             "--grace", "0", "--verbose"]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=w)
+    os.close(w)
+    try:
+        def held():
+            with open(f"/proc/{proc.pid}/syscall") as f:
+                return f.read().startswith("1 0x2 ")  # write(2, ...): the pipe is full
+        wait_until(held, timeout=10, interval=0.01, what="apply held up at its first line")
+        inject_from_switch(guarded, STRANGER, pve1, 4789, 100, p1)
+        wait_until(lambda: counters(pve1, secure)["drop_plain"] >= before + COUNT, timeout=5,
+                   interval=0.1, what="the stranger's probes counted")
+    finally:
+        with os.fdopen(r, "rb") as pipe:
+            err = pipe.read()  # until apply exits
+        rc = proc.wait(timeout=30)
+    assert rc == 0, err.decode(errors="replace")[-2000:]
+    after = counters(pve1, secure)["drop_plain"]
+    cluster.apply_all(guarded.path, nodes=[pve1])  # tenant-flip plain again
+    assert after >= before + COUNT, f"drop_plain {before} -> {after}: counts lost in the switch"
 
 
 # --- an IPv6 underlay ---------------------------------------------------------------------
