@@ -487,6 +487,51 @@ def test_slow_clients_of_one_address_leave_room_for_others(fabric):
         staller.wait()
 
 
+SLOWLORIS = r"""
+import socket, threading, time
+PORT = %d
+# four addresses (every 127.x is local) x the four connections an address may have: all 16
+held = [socket.create_connection(("127.0.0.1", PORT), source_address=(f"127.0.1.{i // 4 + 1}", 0))
+        for i in range(16)]
+held[0].settimeout(0.5)
+def drip():  # a byte each 0.3 s a connection: never idle, never a whole request
+    for c in b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100:
+        for s in held:
+            try:
+                s.send(bytes([c]))
+            except OSError:
+                pass
+        time.sleep(0.3)
+threading.Thread(target=drip, daemon=True).start()
+time.sleep(1)
+for attempt in range(4):
+    try:
+        s = socket.create_connection(("127.0.0.1", PORT), timeout=3, source_address=("127.0.0.2", 0))
+        s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+        if b"fabricd_build_info" in data:
+            print("served", attempt)
+            break
+        print("closed", data[:40])
+    except OSError as e:
+        print("refused", e)
+    time.sleep(0.5)
+""" % PORT
+
+
+def test_slowloris_from_several_addresses_leaves_room_for_a_scraper(fabric):
+    """Sixteen connections from four addresses that each send a byte now and then (never
+    idle for 10 s, never a whole request) held every slot for as long as they dripped:
+    a scraper was refused throughout. A new connection now takes the slot of the one that
+    has waited longest without a whole request."""
+    pve1 = fabric.cluster.node("pve1")
+    res = pve1.run(["/usr/bin/python3", "-c", SLOWLORIS], check=False, timeout=20)
+    assert res.returncode == 0, res
+    assert "served" in res.stdout, res.stdout
+
+
 def test_no_metrics_before_the_first_convergence(fabric, tmp_path):
     """Until its first pass is done the daemon has nothing to say: 503 with Retry-After,
     not an empty 200 (a healthy target without series). Its first pass waits here for a
