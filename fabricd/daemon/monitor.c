@@ -568,6 +568,8 @@ static void write_file(struct monitor *m, const char *path, const char *text, si
 	int ret = replace_file(path, text, len);
 
 	if (!ret) {
+		if (m->file_failed) /* the warning said it failed: say that it is over */
+			log_info("metrics: %s written again", path);
 		m->file_failed = 0;
 		return;
 	}

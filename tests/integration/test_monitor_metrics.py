@@ -18,6 +18,7 @@ drift repair shows up by kind; a client that stalls mid-request blocks
 neither other scrapes nor a repair.
 """
 
+import contextlib
 import fcntl
 import json
 import os
@@ -231,6 +232,29 @@ def test_a_link_at_the_temporary_name_is_not_followed(fabric):
     finally:
         d.stop()
         d.start()
+
+
+def test_a_metrics_file_written_again_is_said(fabric):
+    """The warning that the file cannot be written came once, and nothing said when it
+    was written again: the journal read as if it still failed. A directory at the path
+    (rename refuses it) stands for a textfile directory gone and back."""
+    path, d = fabric.metrics_file, fabric.daemons["pve1"]
+    mark = d.mark()
+
+    def block():  # the daemon may write between the two: again until the directory is there
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path)
+        return os.path.isdir(path)
+
+    wait_until(block, timeout=5, interval=0.01, what=f"a directory at {path}")
+    try:
+        d.wait_log(f"metrics: cannot write {path}", since=mark, timeout=5)
+    finally:
+        os.rmdir(path)
+    d.wait_log(f"metrics: {path} written again", since=mark, timeout=5)
+    assert open(path).read().startswith("# HELP")
 
 
 def test_a_stopped_daemon_leaves_no_metrics_file(fabric):
