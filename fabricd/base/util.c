@@ -31,13 +31,55 @@ int write_all(int fd, const char *buf, size_t len)
 }
 
 /*
+ * Whether every link of the chain at path (the last component, then what
+ * each names) belongs to root or this user: a link another user made (in a
+ * directory they may write, such as FRR's /etc/frr) would choose which file
+ * of root's is replaced. 0, -EPERM, or -errno of lstat/readlink.
+ */
+static int links_trusted(const char *path)
+{
+	char cur[PATH_MAX], next[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hop = 0; hop < 40; hop++) {
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0)
+			return errno == ENOENT ? 0 : -errno; /* dangling: refused later */
+		if (!S_ISLNK(st.st_mode))
+			return 0;
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			return -EPERM;
+		n = readlink(cur, next, sizeof(next) - 1);
+		if (n < 0)
+			return -errno;
+		next[n] = '\0';
+		snprintf(dir, sizeof(dir), "%s", cur);
+		if (next[0] != '/' &&
+		    snprintf(cur, sizeof(cur), "%s/%s", dirname(dir), next) >= (int)sizeof(cur))
+			return -ENAMETOOLONG;
+		if (next[0] == '/')
+			memcpy(cur, next, (size_t)n + 1);
+	}
+	return -ELOOP;
+}
+
+bool link_of_another_user(const char *path)
+{
+	return links_trusted(path) == -EPERM;
+}
+
+/*
  * Where write_file_atomic writes: path, or the regular file a symlink at
- * path names (into real). 0; -EISDIR, -EINVAL (not a regular file), -errno.
+ * path names (into real). 0; -EISDIR, -EINVAL (not a regular file),
+ * -EPERM (a link of another user's: links_trusted), -errno.
  */
 static int replace_target(const char *path, char real[PATH_MAX])
 {
 	struct stat st;
 	bool link;
+	int ret;
 
 	if (lstat(path, &st) < 0) {
 		if (errno != ENOENT)
@@ -45,6 +87,8 @@ static int replace_target(const char *path, char real[PATH_MAX])
 		return snprintf(real, PATH_MAX, "%s", path) >= PATH_MAX ? -ENAMETOOLONG : 0;
 	}
 	link = S_ISLNK(st.st_mode);
+	if (link && (ret = links_trusted(path)) < 0)
+		return ret;
 	if (link && (stat(path, &st) < 0 || !realpath(path, real)))
 		return errno == ENOENT ? -EINVAL : -errno; /* dangling: what it names is unknown */
 	if (S_ISDIR(st.st_mode))

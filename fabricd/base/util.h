@@ -17,7 +17,9 @@ int write_all(int fd, const char *buf, size_t len);
  * before any byte is written, so a secret is never readable by others),
  * fsync, rename, fsync of the directory. With keep_owner the mode and owner of the file it replaces
  * are kept (mode is used when there is none). A symlink to a regular file
- * stays, its target is replaced; anything else that is not a regular file
+ * stays, its target is replaced, if root or this user made it (and every
+ * link it leads through): a link another user owns is refused with -EPERM
+ * (link_of_another_user says so); anything else that is not a regular file
  * (a device such as /dev/null, a FIFO, a dangling link) is never replaced:
  * -EISDIR for a directory, -EINVAL for the rest. 0 or -errno; the temporary
  * file never stays behind.
@@ -32,6 +34,16 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
  * made after the check is replaced, not followed. 0 or -errno.
  */
 int write_secret_file(const char *path, const void *data, size_t len);
+/*
+ * Whether path is a symbolic link (or leads through one) that belongs to
+ * neither root nor this user, which write_file_atomic refuses to write
+ * through: for its callers' messages.
+ */
+bool link_of_another_user(const char *path);
+#define FOREIGN_LINK_HINT                                                                          \
+	"it is a symbolic link of another user's (or leads through one): fabricd writes only "     \
+	"through links root made, never through one that user may have planted to choose "         \
+	"which file of root's is replaced; remove the link, or make it anew as root"
 /* The temporary file beside path is path TEMP_MARK pid. */
 #define TEMP_MARK ".fabricd-tmp."
 /*

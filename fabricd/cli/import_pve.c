@@ -558,7 +558,9 @@ static int write_definition(const struct import_args *a, const char *json)
 		ret = write_all(STDOUT_FILENO, json, strlen(json));
 	else
 		ret = write_output(a->output, json, strlen(json), 0644);
-	if (ret < 0)
+	if (ret == -EPERM && a->output && link_of_another_user(a->output))
+		log_error("%s: cannot write: " FOREIGN_LINK_HINT, a->output);
+	else if (ret < 0)
 		log_error(
 		    "%s: cannot write: %s%s", a->output ? a->output : "stdout", strerror(-ret),
 		    ret == -ENOENT ? "; create its directory first, or give another -o FILE" : "");

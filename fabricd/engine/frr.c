@@ -452,10 +452,20 @@ close:
 	return ret;
 }
 
-/* frr.conf replaced in one rename, with the mode and owner of the file it replaces. */
+/*
+ * frr.conf replaced in one rename, with the mode and owner of the file it
+ * replaces; never through a link the frr user (who owns /etc/frr) made.
+ * Said here, naming the file and what to do; 0 or -errno.
+ */
 static int write_conf(const char *path, const char *text)
 {
-	return write_file_atomic(path, text, strlen(text), 0640, true);
+	int ret = write_file_atomic(path, text, strlen(text), 0640, true);
+
+	if (ret == -EPERM && link_of_another_user(path))
+		log_error("frr: cannot write %s: " FOREIGN_LINK_HINT, path);
+	else if (ret < 0)
+		log_error("frr: cannot write %s: %s", path, strerror(-ret));
+	return ret;
 }
 
 /* frr-reload.py colours its log ("\033[91m  ERROR\033[0m"): the journal gets the text only. */
@@ -549,10 +559,8 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	pending_mark(pathspace, (long)getpid());
 	/* frr-reload.py refuses an empty file; a lone comment removes everything it held */
 	ret = write_conf(path, *text ? text : "!\n");
-	if (ret < 0) {
-		log_error("frr: cannot write %s: %s", path, strerror(-ret));
+	if (ret < 0)
 		goto out;
-	}
 	if (!running) {
 		log_warn("frr: not running: fabricd's part removed from %s only", path);
 		goto out;
@@ -577,11 +585,8 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	 * frr.conf with the running config and drops fabricd's markers: put the
 	 * file back as written (its content is what FRR now runs).
 	 */
-	if (!ret && pathspace) {
+	if (!ret && pathspace)
 		ret = write_conf(path, *text ? text : "!\n");
-		if (ret < 0)
-			log_error("frr: cannot write %s: %s", path, strerror(-ret));
-	}
 out:
 	pending_done(pathspace, ret < 0 && o.reload_cut_short);
 	free(text);

@@ -19,7 +19,9 @@ status, a MAC move, a daemon restart, a node leaving, down.
 import glob
 import ipaddress
 import os
+import pwd
 import re
+import shutil
 import signal
 import subprocess
 import json
@@ -1131,3 +1133,45 @@ def test_daemon_says_when_frr_dies_and_comes_back(evpn):
     finally:
         d.stop()
         d.check_log()
+
+
+def test_frr_conf_is_never_written_through_a_link_of_the_frr_user(netns_env, fabricd_bin,
+                                                                   tmp_path):
+    """/etc/frr belongs to the frr user (Debian's package), as does a pathspace's directory:
+    a link frr.conf -> a file of root's, made by that user (a compromised bgpd), had fabricd
+    replace that file, as root, with what it wrote (before 2026-12-07). Refused, naming the
+    link; a link root made is followed as ever."""
+    if frr_available():
+        pytest.skip(frr_available())
+    frr_user = pwd.getpwnam("frr")
+    tag = f"{os.getpid() & 0xffff:04x}"
+    ns, pathspace = f"fsl{tag}", f"fabtest-link{tag}"
+    confdir = f"/etc/frr/{pathspace}"
+    subprocess.run([fabricd_bin, "init", "-c", f"{tmp_path}/c.json", "--cluster", "lab",
+                    "--prefix", "10.255.0.0/24", "--underlay", "192.0.2.11", "-n", "pve1",
+                    "--key-file", f"{tmp_path}/k/private.key"], check=True, capture_output=True)
+    victim = tmp_path / "victim.conf"  # root's; it holds a part fabricd would take out
+    text = ("hostname victim\n! fabricd:lab begin (written by fabricd from the cluster "
+            "definition; edits are lost)\nrouter bgp 65000\nexit\n! fabricd:lab end\n")
+    victim.write_text(text)
+    inode = victim.stat().st_ino
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        os.makedirs(confdir)
+        os.chown(confdir, frr_user.pw_uid, frr_user.pw_gid)
+        os.symlink(victim, f"{confdir}/frr.conf")
+        os.lchown(f"{confdir}/frr.conf", frr_user.pw_uid, frr_user.pw_gid)
+        argv = ["ip", "netns", "exec", ns, fabricd_bin, "down", "-c", f"{tmp_path}/c.json",
+                "-n", "pve1", "--frr-pathspace", pathspace]
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        assert res.returncode == 1, res
+        assert f"frr: cannot write {confdir}/frr.conf: it is a symbolic link of another " \
+            "user's" in res.stderr, res.stderr
+        assert victim.read_text() == text and victim.stat().st_ino == inode
+        os.lchown(f"{confdir}/frr.conf", 0, 0)  # the same link, made by root
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        assert res.returncode == 0, res
+        assert victim.read_text() == "hostname victim\n" and os.path.islink(f"{confdir}/frr.conf")
+    finally:
+        subprocess.run(["ip", "netns", "delete", ns])
+        shutil.rmtree(confdir, ignore_errors=True)
