@@ -90,6 +90,7 @@ struct metrics_data {
 	struct firewall_counter guard[FW_N_COUNTERS];
 	uint64_t passes, pass_errors;
 	bool definition_in_force; /* the file as it is now: not rejected, not waiting */
+	size_t vnets_held;	  /* left as they are for a conflict (engine/reconcile.h) */
 	uint64_t duration_buckets[METRICS_N_BUCKETS]; /* cumulative counts, as exported */
 	double duration_sum;
 	size_t n_repairs;

@@ -251,6 +251,10 @@ static void render_reconcile(FILE *f, const struct metrics_data *d)
 	       "1 when the definition file as it is now is the one in force; 0 when it was "
 	       "refused (not valid) or waits to be applied, and the last good one stays.");
 	fprintf(f, "fabricd_definition_in_force %d\n", d->definition_in_force);
+	family(f, "fabricd_vnets_held", "gauge",
+	       "Vnets left as they are because another owner holds one of their names or "
+	       "their VNI (the log and fabricd status name it); the rest is repaired.");
+	fprintf(f, "fabricd_vnets_held %zu\n", d->vnets_held);
 	family(f, "fabricd_reconcile_passes_total", "counter",
 	       "Reconcile passes (observe, diff, plan, apply) since the daemon started.");
 	fprintf(f, "fabricd_reconcile_passes_total %llu\n", (unsigned long long)d->passes);

@@ -397,6 +397,7 @@ void monitor_converged(struct monitor *m, const struct session *s)
 	snprintf(m->d.cluster, sizeof(m->d.cluster), "%s", s->cluster->name);
 	snprintf(m->d.node, sizeof(m->d.node), "%s", s->cluster->nodes[s->self].name);
 	m->d.fabric_mtu = s->want.fabric.mtu;
+	m->d.vnets_held = s->r.n_held;
 	m->d.evpn = false;
 	for (size_t i = 0; i < s->want.n_vnets; i++)
 		m->d.evpn = m->d.evpn || s->want.vnets[i].evpn;

@@ -441,6 +441,28 @@ def test_a_refused_definition_is_shown_until_fixed(fabric):
                what="fabricd_definition_in_force 1 once the file is right again")
 
 
+def test_a_held_vnet_is_counted(fabric):
+    """vx100 taken by another owner (its alias): the daemon leaves vnet100 as it is and says
+    how many vnets it holds, 0 again once the alias is back."""
+    pve1 = fabric.cluster.node("pve1")
+    d = fabric.daemons["pve1"]
+
+    def held():
+        return value(parse(scrape_text(pve1))[0], "fabricd_vnets_held")
+
+    assert held() == 0
+    alias = pve1.link("vx100")["ifalias"]
+    mark = d.mark()
+    pve1.run(["ip", "link", "set", "vx100", "alias", "fabricd:someone-else"])
+    try:
+        d.wait_log("fabricd leaves vnet vnet100 as it is until then", since=mark)
+        wait_until(lambda: held() == 1, timeout=5, interval=0.2, what="fabricd_vnets_held 1")
+    finally:
+        pve1.run(["ip", "link", "set", "vx100", "alias", alias])
+    d.wait_log("no vnet held by a conflict any more", since=mark)
+    wait_until(lambda: held() == 0, timeout=5, interval=0.2, what="fabricd_vnets_held 0")
+
+
 def test_a_stalled_client_blocks_nothing(fabric):
     """A client that sends half a request and waits: scrapes and repairs go on."""
     pve1 = fabric.cluster.node("pve1")
