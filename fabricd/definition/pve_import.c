@@ -120,6 +120,7 @@ static int nodes_from_corosync(struct pve_import *imp)
 		if (idx < 0)
 			continue;
 		n = &imp->nodes[idx];
+		n->in_corosync = true;
 		n->nodeid = cn->nodeid;
 		for (int l = 0; l < COROSYNC_LINKS; l++) {
 			if (cn->addr[l] && ip_addr_parse(cn->addr[l], &n->links[n->n_links]) == 0)
@@ -302,6 +303,14 @@ static int finish_nodes(struct pve_import *imp)
 		}
 		if (imp->fabric && !n->in_fabric && n->usable)
 			leave_out_of_fabric(imp, n);
+		/* `pvecm delnode` leaves the fabric as it was: the node stays a member */
+		if (imp->in->corosync && n->in_fabric && !n->in_corosync && n->usable)
+			diag_warn(imp->d, n->name,
+				  "is in WireGuard fabric \"%s\" but not in corosync.conf (removed "
+				  "from the cluster?): imported from the fabric alone, a member as "
+				  "before; if it left, remove it from the fabric in Proxmox "
+				  "(Datacenter > SDN > Fabrics)",
+				  imp->fabric->id);
 		if (!n->fabric_address.family && n->usable) {
 			diag_add(imp->d, n->name,
 				 "has no fabric address: give the node an \"%s\" in "

@@ -29,6 +29,7 @@ struct imp_node {
 	char endpoint_host[FABRICD_HOST_MAX + 1]; /* ... when a host name */
 	bool endpoint_other_family;		  /* endpoint_ip is not the underlay's family */
 	bool in_fabric;
+	bool in_corosync; /* a node of corosync.conf's nodelist */
 	struct ip_addr fabric_address;
 	struct ip_prefix iface_net; /* the WireGuard interface's own ip=CIDR */
 	bool has_key, key_from_pve;
