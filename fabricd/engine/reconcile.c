@@ -263,8 +263,34 @@ static const char *retire_words(const struct reconcile *r, const struct link_obs
 static bool vnet_held(const struct reconcile *r, const struct node_state *want,
 		      const struct desired_vnet *v)
 {
-	return r->held && v >= want->vnets && v < want->vnets + want->n_vnets &&
+	return r->held && v && v >= want->vnets && v < want->vnets + want->n_vnets &&
 	       r->held[v - want->vnets];
+}
+
+/*
+ * An owned bridge no vnet names that is a held vnet's (renamed by hand from
+ * its name, or with its VXLAN device as a port): it is left as it is with
+ * that vnet, not deleted with its guests on it.
+ */
+static bool held_vnets_bridge(const struct reconcile *r, const struct node_state *want,
+			      const struct observed *have, const struct vnet_index *ix,
+			      const struct link_obs *br)
+{
+	if (!r->held || strcmp(br->kind, "bridge"))
+		return false;
+	for (size_t i = 0; i < have->n_renamed; i++)
+		if (have->renamed[i].ifindex == br->ifindex &&
+		    vnet_held(r, want, vnet_by_name(ix, have->renamed[i].from)))
+			return true;
+	for (size_t i = 0; i < have->links.n; i++) {
+		const struct link_obs *port = &have->links.links[i];
+
+		if (port->master == br->ifindex && !strcmp(port->kind, "vxlan") &&
+		    link_is_owned(port, want->owner) &&
+		    vnet_held(r, want, vnet_by_vni(ix, port->vni)))
+			return true;
+	}
+	return false;
 }
 
 /* Owned links the definition no longer wants. */
@@ -290,6 +316,8 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 			continue;
 		if (!v && !strcmp(l->kind, "bridge") && renamed_back(p, l))
 			continue;
+		if (!v && held_vnets_bridge(r, want, have, ix, l))
+			continue; /* a held vnet's, renamed by hand */
 		if (l == fabric_renamed(have, want->owner))
 			continue; /* its name back (kinds/fabric.c) */
 		/* renamed by hand: it holds its VNI and port, so it goes before one is made */

@@ -544,6 +544,38 @@ def test_a_hung_wireguard_go_is_ended_and_started_again(fabric):
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
 
 
+def test_a_wireguard_go_that_just_stopped_answering_stalls_no_repair(fabric):
+    """The moment pve1's wireguard-go stops (SIGSTOP), a plain zone's VXLAN device is deleted:
+    it is back within a second. Until 2026-12-07 the daemon's first ask of the stopped one
+    waited its socket's full 5 s timeout (every later one 200 ms) and repaired nothing
+    meanwhile: vx100 came back after 5 s. Let go (SIGCONT) within those 5 s, it was neither
+    said to be unanswering nor ended."""
+    if fabric.cluster.wg_backend != "userspace":
+        pytest.skip("wireguard-go only")
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+    pid = int(pve1.run(["cat", "/run/wireguard/wgfab0.pid"]).stdout)
+    mark = daemon.mark()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        pve1.run(["ip", "link", "del", "vx100"])
+        start = time.monotonic()
+        wait_until(lambda: pve1.run(["ip", "link", "show", "vx100"], check=False).returncode == 0,
+                   timeout=8, interval=0.02, what="vx100 repaired as wireguard-go stopped")
+        elapsed = time.monotonic() - start
+        assert elapsed < REPAIR_LIMIT, f"vx100 repaired after {elapsed:.2f} s, limit " \
+            f"{REPAIR_LIMIT} s, right as wireguard-go stopped:\n{daemon.log_since(mark)}"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    wait_until(lambda: (daemon.status() or "").endswith(", converged"), timeout=10,
+               what="converged again")
+    log = daemon.log_since(mark)
+    assert "does not answer" not in log and "has not answered" not in log, log
+    assert pve1.run(["cat", "/run/wireguard/wgfab0.pid"]).stdout.strip() == str(pid), log
+    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
 # pve1's wireguard-go behind a slow relay on its UAPI socket: the first ask waits 6.5 s
 # (longer than one ask's 5 s), every later one 0.6 s (longer than the 200 ms an ask waits
 # after a timeout, much shorter than 5 s)
@@ -667,6 +699,38 @@ def test_a_conflict_holds_its_vnet_and_no_other_repair(fabric):
         "plan", "-c", daemon.path).rc == 0 and "vs300" not in pve1.links(), timeout=40,
         what="converged again")
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
+
+
+RENAME_TAKEN = ("link set vnet100 down\nlink set vnet100 name h7c3a100\n"
+                "link add vnet100 type bridge\nlink set h7c3a100 up\n")
+
+
+def test_a_held_vnets_bridge_renamed_by_hand_is_not_deleted(fabric):
+    """vnet100's bridge renamed by hand and another owner's link made under its name:
+    vnet100 is held, and its bridge with it. Until 2026-12-07 the daemon took the renamed
+    bridge for one no vnet wants and deleted it, the guests on it left on none."""
+    pve1 = fabric.cluster["pve1"]
+    daemon = fabric.daemons["pve1"]
+    red = fabric.guests["vnet100"][0]  # on pve1
+    index = pve1.link("vnet100")["ifindex"]
+    mark = daemon.mark()
+    pve1.run(["ip", "-batch", "-"], input=RENAME_TAKEN)
+    try:
+        daemon.wait_log("fabricd leaves vnet vnet100 as it is until then", since=mark)
+        stays_true(lambda: "h7c3a100" in pve1.links(), 1.0,
+                   what="the held vnet's renamed bridge stays")
+        assert pve1.link(red.tap)["master"] == "h7c3a100", daemon.log_since(mark)
+    finally:
+        pve1.run(["ip", "link", "del", "vnet100"], check=False)
+        if "h7c3a100" in pve1.links():
+            pve1.run(["ip", "link", "set", "h7c3a100", "down"], check=False)
+            pve1.run(["ip", "link", "set", "h7c3a100", "name", "vnet100"], check=False)
+            pve1.run(["ip", "link", "set", "vnet100", "up"], check=False)
+    wait_until(lambda: pve1.fabricd("plan", "-c", daemon.path).rc == 0, timeout=40,
+               what="converged again")
+    assert pve1.link("vnet100")["ifindex"] == index
+    for a, b in fabric.guests.values():
+        wait_until(lambda: a.ping(b), timeout=10, what=f"{a.name} -> {b.name}")
 
 
 SWAP = ("link set vnet100 down\nlink set vnet100 name swaptmp\nlink set vnet200 down\n"

@@ -920,6 +920,48 @@ static void test_foreign_link_holds_its_vnet(void)
 	fixture_free(&f);
 }
 
+/*
+ * The daemon's way, a held vnet's bridge under another name: vnet100's
+ * bridge renamed by hand (held100, vx100 still its port) and another
+ * owner's link made under vnet100. vnet100 is held, and so is its bridge:
+ * it is no unwanted bridge to delete with the guests on it (the daemon did
+ * until 2026-12-07).
+ */
+static void test_held_vnets_renamed_bridge_stays(void)
+{
+	struct fixture f;
+	struct link_obs *br, other;
+	struct plan p;
+	struct diag d;
+
+	fixture_load(&f);
+	diag_init(&d);
+	f.r.hold_conflicting_vnets = true;
+	br = (struct link_obs *)link_find(&f.have.links, "vnet100");
+	CHECK(br != NULL, "recorded vnet100");
+	if (!br) {
+		fixture_free(&f);
+		return;
+	}
+	other = *br;
+	snprintf(br->name, sizeof(br->name), "%s", "held100");
+	other.ifindex = 9999;
+	other.alias = NULL;
+	other.master = 0;
+	snprintf(other.kind, sizeof(other.kind), "%s", "dummy");
+	f.have.links.links =
+	    realloc(f.have.links.links, (f.have.links.n + 1) * sizeof(*f.have.links.links));
+	f.have.links.links[f.have.links.n++] = other;
+	CHECK_INT(plan_for(&f, &p, &d), 0, "one vnet's conflict does not stop the plan");
+	CHECK_INT((int)f.r.n_held, 1, "vnet100 held");
+	CHECK_INT(count_ops(&p, OP_LINK_DELETE), 0, "held100, vnet100's bridge, left as it is");
+	if (p.n)
+		plan_print(&p, stderr);
+	plan_free(&p);
+	diag_free(&d);
+	fixture_free(&f);
+}
+
 static void test_fabric_changes(void)
 {
 	struct fixture f;
@@ -1296,6 +1338,7 @@ static void run_all(void)
 	test_prefix_route_deleted();
 	test_foreign_link();
 	test_foreign_link_holds_its_vnet();
+	test_held_vnets_renamed_bridge_stays();
 	test_fabric_changes();
 	test_ops_compact_and_keyless();
 	test_evpn_switch();
