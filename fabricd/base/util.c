@@ -215,6 +215,43 @@ int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_
 	return replace_entry(real, have ? st.st_mode & 07777 : mode, have ? &st : NULL, fill, ctx);
 }
 
+int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
+			 bool keep_owner)
+{
+	struct bytes b = {data, len};
+	char tmp[NAME_MAX + 1];
+	struct stat st;
+	bool have = false;
+	int fd, ret;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+		have = keep_owner;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s" TEMP_MARK "%ld", name, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlinkat(dirfd, tmp, 0); /* left by a process of this pid that was killed */
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 0600);
+	if (fd < 0)
+		return -errno;
+	ret = fill_temp_fd(fd, have ? &st : NULL, have ? st.st_mode & 07777 : mode, fill_bytes, &b);
+	if (!ret && renameat(dirfd, tmp, dirfd, name) < 0)
+		ret = -errno;
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	else
+		fsync(dirfd);
+	return ret;
+}
+
 int write_secret_file(const char *path, const void *data, size_t len)
 {
 	struct bytes b = {data, len};

@@ -35,6 +35,13 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
  */
 int write_secret_file(const char *path, const void *data, size_t len);
 /*
+ * write_file_atomic of the entry name in the directory dirfd (opened by the
+ * caller, so that no one can put a link to another directory in its place
+ * meanwhile): never through a link (-ELOOP for one at name). 0 or -errno.
+ */
+int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
+			 bool keep_owner);
+/*
  * Whether path is a symbolic link (or leads through one) that belongs to
  * neither root nor this user, which write_file_atomic refuses to write
  * through: for its callers' messages.

@@ -453,16 +453,52 @@ close:
 }
 
 /*
+ * A pathspace's frr.conf, in its directory as opened without following a
+ * link: the frr user owns /etc/frr, and could put a link to a directory of
+ * root's (/etc/modprobe.d, say) in the place of the pathspace's directory
+ * while frr-reload.py runs, and fabricd would write its frr.conf there.
+ * -ENOTDIR for a link (or a file) there, 1 when frr.conf itself is a link
+ * (for write_file_atomic's rules), 0 or -errno.
+ */
+static int write_in_pathspace(const char *pathspace, const char *text)
+{
+	int top = open(FRR_CONF_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dir, ret;
+	struct stat st;
+
+	if (top < 0)
+		return -errno;
+	dir = openat(top, pathspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ret = dir < 0 ? -errno : 0;
+	close(top);
+	if (ret < 0)
+		return ret;
+	if (fstatat(dir, "frr.conf", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		ret = 1;
+	else
+		ret = write_file_atomic_at(dir, "frr.conf", text, strlen(text), 0640, true);
+	close(dir);
+	return ret;
+}
+
+/*
  * frr.conf replaced in one rename, with the mode and owner of the file it
  * replaces; never through a link the frr user (who owns /etc/frr) made.
  * Said here, naming the file and what to do; 0 or -errno.
  */
-static int write_conf(const char *path, const char *text)
+static int write_conf(const char *pathspace, const char *path, const char *text)
 {
-	int ret = write_file_atomic(path, text, strlen(text), 0640, true);
+	int ret = pathspace ? write_in_pathspace(pathspace, text) : 1;
 
+	if (ret == 1)
+		ret = write_file_atomic(path, text, strlen(text), 0640, true);
 	if (ret == -EPERM && link_of_another_user(path))
 		log_error("frr: cannot write %s: " FOREIGN_LINK_HINT, path);
+	else if (ret == -ENOTDIR)
+		log_error("frr: cannot write %s: " FRR_CONF_DIR "/%s is not a directory (a "
+			  "symbolic link, say): the frr user owns " FRR_CONF_DIR " and could put "
+			  "one to a directory of root's there, so fabricd writes only into a "
+			  "directory; make " FRR_CONF_DIR "/%s one (FRR's -N %s)",
+			  path, pathspace, pathspace, pathspace);
 	else if (ret < 0)
 		log_error("frr: cannot write %s: %s", path, strerror(-ret));
 	return ret;
@@ -558,7 +594,7 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 		goto out;
 	pending_mark(pathspace, (long)getpid());
 	/* frr-reload.py refuses an empty file; a lone comment removes everything it held */
-	ret = write_conf(path, *text ? text : "!\n");
+	ret = write_conf(pathspace, path, *text ? text : "!\n");
 	if (ret < 0)
 		goto out;
 	if (!running) {
@@ -576,7 +612,7 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	 * again and retries it, rather than "nothing to change" from a file FRR
 	 * never took.
 	 */
-	if (ret < 0 && write_conf(path, *o.conf ? o.conf : "!\n") == 0)
+	if (ret < 0 && write_conf(pathspace, path, *o.conf ? o.conf : "!\n") == 0)
 		log_error("frr: %s is back as it was; fix what failed, then %s again", path,
 			  block ? "apply" : "run down");
 	/*
@@ -586,7 +622,7 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	 * file back as written (its content is what FRR now runs).
 	 */
 	if (!ret && pathspace)
-		ret = write_conf(path, *text ? text : "!\n");
+		ret = write_conf(pathspace, path, *text ? text : "!\n");
 out:
 	pending_done(pathspace, ret < 0 && o.reload_cut_short);
 	free(text);

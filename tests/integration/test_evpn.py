@@ -1168,10 +1168,28 @@ def test_frr_conf_is_never_written_through_a_link_of_the_frr_user(netns_env, fab
         assert f"frr: cannot write {confdir}/frr.conf: it is a symbolic link of another " \
             "user's" in res.stderr, res.stderr
         assert victim.read_text() == text and victim.stat().st_ino == inode
-        os.lchown(f"{confdir}/frr.conf", 0, 0)  # the same link, made by root
+        # the pathspace's directory itself a link of the frr user's to a directory of
+        # root's (it may swap one in while frr-reload.py runs): never written through
+        os.unlink(f"{confdir}/frr.conf")
+        os.rmdir(confdir)
+        os.symlink(tmp_path, confdir)
+        os.lchown(confdir, frr_user.pw_uid, frr_user.pw_gid)
+        (tmp_path / "frr.conf").write_text(text)
+        inode = (tmp_path / "frr.conf").stat().st_ino
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        assert res.returncode == 1, res
+        assert f"frr: cannot write {confdir}/frr.conf: {confdir} is not a directory (a " \
+            "symbolic link, say)" in res.stderr, res.stderr
+        assert (tmp_path / "frr.conf").stat().st_ino == inode
+        # a link at frr.conf made by root is followed as ever
+        os.unlink(confdir)
+        os.makedirs(confdir)
+        os.symlink(victim, f"{confdir}/frr.conf")
         res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
         assert res.returncode == 0, res
         assert victim.read_text() == "hostname victim\n" and os.path.islink(f"{confdir}/frr.conf")
     finally:
         subprocess.run(["ip", "netns", "delete", ns])
+        if os.path.islink(confdir):
+            os.unlink(confdir)
         shutil.rmtree(confdir, ignore_errors=True)
