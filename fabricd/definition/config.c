@@ -759,6 +759,7 @@ int config_load_file(const char *path, struct cluster **out, struct diag *diag)
 			     ret == -ENOENT ? CONFIG_MISSING_HINT : CONFIG_UNREADABLE_HINT);
 		return ret;
 	}
+	config_check_writers(f, path, diag);
 	for (;;) {
 		if (len == cap) {
 			if (cap > CONFIG_MAX_SIZE) {

@@ -101,6 +101,8 @@ void config_syntax_error(struct config_report *r, const char *source, const char
 
 /* Uniqueness, prefix membership, address families, ports and MTU across the definition. */
 void config_verify(const struct cluster *c, struct config_report *r);
+/* Warns (into d) of a definition file every user may write, or replace (config_file.c). */
+void config_check_writers(FILE *f, const char *path, struct diag *d);
 
 /* The EVPN control plane: fabric.evpn present where used, reflectors are nodes (evpn.c). */
 void evpn_verify(const struct cluster *c, struct config_report *r);

@@ -691,3 +691,27 @@ def test_an_unknown_command_after_options_is_named(fabricd, args, message):
     r = run(fabricd, *args)
     assert r.returncode == 1 and r.stdout == "", r
     assert r.stderr == f"error: {message}\n", r.stderr
+
+
+def test_a_definition_every_user_may_write_is_warned(fabricd, tmp_path):
+    """The definition names every node's WireGuard peers, their keys and endpoints: a file
+    every user may write, or one in a directory they may write (no sticky bit), lets any
+    of them choose who reads a secure zone's traffic. It was read without a word."""
+    src = EXAMPLES[0]
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    path = shared / "cluster.json"
+    shutil.copy(src, path)
+    r = subprocess.run([fabricd, "check", "-c", path], capture_output=True, text=True)
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    path.chmod(0o666)
+    r = subprocess.run([fabricd, "check", "-c", path], capture_output=True, text=True)
+    assert r.returncode == 0 and f"warning: {path}: every user may write it (mode 0666)" \
+        in r.stderr and f"run chmod o-w {path}" in r.stderr, r.stderr
+    path.chmod(0o644)
+    for mode, warned in ((0o777, True), (0o1777, False), (0o775, False)):
+        shared.chmod(mode)
+        r = subprocess.run([fabricd, "check", "-c", path], capture_output=True, text=True)
+        assert r.returncode == 0 and (f"warning: {path}: it is in {shared}, which every user "
+                                      f"may write (mode {mode:04o})" in r.stderr) == warned, \
+            (oct(mode), r.stderr)
