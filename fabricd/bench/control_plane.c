@@ -298,8 +298,9 @@ static int run_fabricd(struct cp_run *r)
 			 "--key-file",	   r->key,  "--wg-backend", (char *)backend, NULL};
 	char *plan[] = {"/proc/self/exe", "plan", "-c",		  r->def,	   "-n", "n1",
 			"--key-file",	  r->key, "--wg-backend", (char *)backend, NULL};
-	char *down[] = {"/proc/self/exe", "down", "-c",		  r->def,	   "-n", "n1",
-			"--key-file",	  r->key, "--wg-backend", (char *)backend, NULL};
+	/* down reads no key, and refuses --key-file (885fa52) */
+	char *down[] = {"/proc/self/exe", "down",	   "-c", r->def, "-n", "n1",
+			"--wg-backend",	  (char *)backend, NULL};
 	int err = cp_ns_make(&r->fab, true, r->dir + strlen("/run/")), ret = -1;
 
 	if (err < 0) {
