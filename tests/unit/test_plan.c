@@ -959,6 +959,8 @@ static void test_held_vnets_renamed_bridge_stays(void)
 		plan_print(&p, stderr);
 	plan_free(&p);
 	diag_free(&d);
+	free(f.r.held); /* plan_build's (reconcile_close frees it in the daemon) */
+	f.r.held = NULL;
 	fixture_free(&f);
 }
 
