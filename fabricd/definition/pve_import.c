@@ -267,6 +267,21 @@ static void leave_out_of_fabric(struct pve_import *imp, struct imp_node *n)
 	n->usable = false;
 }
 
+/* A node in corosync.conf or the WireGuard fabric but not in both. */
+static void check_membership(struct pve_import *imp, struct imp_node *n)
+{
+	if (imp->fabric && !n->in_fabric && n->usable)
+		leave_out_of_fabric(imp, n);
+	/* `pvecm delnode` leaves the fabric as it was: the node stays a member */
+	if (imp->in->corosync && n->in_fabric && !n->in_corosync && n->usable)
+		diag_warn(imp->d, n->name,
+			  "is in WireGuard fabric \"%s\" but not in corosync.conf (removed "
+			  "from the cluster?): imported from the fabric alone, a member as "
+			  "before; if it left, remove it from the fabric in Proxmox "
+			  "(Datacenter > SDN > Fabrics)",
+			  imp->fabric->id);
+}
+
 static int finish_nodes(struct pve_import *imp)
 {
 	int family = underlay_family(imp);
@@ -301,16 +316,7 @@ static int finish_nodes(struct pve_import *imp)
 				 family == AF_INET ? 4 : 6);
 			n->usable = false;
 		}
-		if (imp->fabric && !n->in_fabric && n->usable)
-			leave_out_of_fabric(imp, n);
-		/* `pvecm delnode` leaves the fabric as it was: the node stays a member */
-		if (imp->in->corosync && n->in_fabric && !n->in_corosync && n->usable)
-			diag_warn(imp->d, n->name,
-				  "is in WireGuard fabric \"%s\" but not in corosync.conf (removed "
-				  "from the cluster?): imported from the fabric alone, a member as "
-				  "before; if it left, remove it from the fabric in Proxmox "
-				  "(Datacenter > SDN > Fabrics)",
-				  imp->fabric->id);
+		check_membership(imp, n);
 		if (!n->fabric_address.family && n->usable) {
 			diag_add(imp->d, n->name,
 				 "has no fabric address: give the node an \"%s\" in "
