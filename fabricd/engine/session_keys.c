@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,16 @@ static bool keep_problem_only(char *why)
 	return advice != NULL;
 }
 
+/* The node whose public_key is s->r.private_key itself (pasted in its place), or -1. */
+static int private_key_listed(const struct session *s)
+{
+	for (size_t i = 0; i < s->cluster->n_nodes; i++) {
+		if (!sodium_memcmp(s->cluster->nodes[i].public_key, s->r.private_key, WG_KEY_LEN))
+			return (int)i;
+	}
+	return -1;
+}
+
 /*
  * The private key from --key-file into s->r, checked against this node's
  * public key; on failure why says what is wrong and what to do (-2: a
@@ -83,7 +94,7 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 	int ret =
 	    keyfile_store_load(keys, o->key_file, WGKEY_FILE_PRIVATE, s->r.private_key, why, len);
 	bool cut = false;
-	int pending;
+	int pending, leaked;
 
 	/*
 	 * The daemon's: the file fails now, the key read before is used
@@ -118,10 +129,18 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 	if (ret < 0)
 		return -1;
 	wgkey_public(s->r.public_key, s->r.private_key);
-	if (!memcmp(s->r.public_key, me->public_key, WG_KEY_LEN))
+	/* pasted in the place of its public key (this node's or another's): known to all */
+	leaked = private_key_listed(s);
+	if (leaked < 0 && !memcmp(s->r.public_key, me->public_key, WG_KEY_LEN))
 		return 0;
 	pending = rotation_pending(o->key_file, me->public_key);
-	if (pending)
+	if (leaked >= 0)
+		snprintf(why, len,
+			 "nodes[%d].public_key is the private key in %s, not its public key: every "
+			 "node that reads the definition has it now; give this node a new key with "
+			 "`fabricd join -c FILE --rotate-key`, which puts its public key there",
+			 leaked, o->key_file);
+	else if (pending)
 		snprintf(why, len,
 			 "nodes[%d].public_key is the key in %s.new (a key rotation, `join "
 			 "--rotate-key`, between its two steps): it takes the place of %s next; if "
@@ -134,7 +153,7 @@ static int read_private_key(struct session *s, const struct options *o, struct k
 			 "file that belongs to it back",
 			 idx, o->key_file, o->key_file);
 	explicit_bzero(s->r.private_key, sizeof(s->r.private_key));
-	return pending == ROTATION_UNDER_WAY ? -2 : -1;
+	return leaked < 0 && pending == ROTATION_UNDER_WAY ? -2 : -1;
 }
 
 static int load_private_key(struct session *s, const struct options *o, struct keyfile_store *keys)

@@ -935,3 +935,31 @@ def test_a_definition_that_cannot_be_read_says_what_to_do(fabricd_bin, two_node_
     assert f"{path}: cannot read it: Input/output error; nothing was changed: check the file " \
            "system it is on (dmesg), then try again" in res.stderr, res.stderr
     assert open(path).read() == text
+
+
+def test_a_private_key_pasted_as_a_public_key_is_said(fabricd_bin, two_node_files, netns_env):
+    """The private key pasted into the definition in the place of a public key (this node's
+    or another's) is known to every node that reads it: said as such, with the way out
+    (it was "does not match", or nothing at all in another node's place)."""
+    tmp, path = two_node_files["tmp"], two_node_files["path"]
+    key_file = f"{tmp}/pve1/private.key"
+    private = open(key_file).read().strip()
+    ns = f"fpk{os.getpid() & 0xffff:04x}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        for slot in (0, 1):
+            definition = json.load(open(path))
+            definition["nodes"][slot]["public_key"] = private
+            leaked = f"{tmp}/leaked{slot}.json"
+            with open(leaked, "w") as f:
+                json.dump(definition, f)
+            res = subprocess.run(["ip", "netns", "exec", ns, fabricd_bin, "plan", "-c", leaked,
+                                  "-n", "pve1", "--key-file", key_file],
+                                 capture_output=True, text=True, timeout=30)
+            assert res.returncode == 1, res
+            assert f"nodes[{slot}].public_key is the private key in {key_file}, not its " \
+                "public key: every node that reads the definition has it now; give this " \
+                "node a new key with `fabricd join -c FILE --rotate-key`" in res.stderr, res
+            assert private not in res.stdout + res.stderr
+    finally:
+        subprocess.run(["ip", "netns", "delete", ns])
