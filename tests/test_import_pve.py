@@ -251,6 +251,32 @@ def test_key_out_is_never_written_through_a_link(clean92, tmp_path):
     assert HV3_PRIVATE[:11] not in r.stderr + r.stdout
 
 
+def test_o_is_never_written_through_another_users_link_to_a_directory(clean92, tmp_path):
+    """-o naming root's link to shared/sub/c.json, where sub is another user's link to a
+    directory of root's: that user chose which file of root's was replaced, as with a
+    link of theirs at -o itself (refused since 3ed84e9, which looked at the links of the
+    last component only). Refused, naming the link; a chain of root's links is followed."""
+    victim_dir, shared = tmp_path / "victim", tmp_path / "shared"
+    victim_dir.mkdir()
+    shared.mkdir()
+    victim = victim_dir / "c.json"
+    victim.write_text("root's\n")
+    (shared / "sub").symlink_to(victim_dir)
+    os.lchown(shared / "sub", 65534, 65534)  # nobody's
+    out = tmp_path / "c.json"
+    out.symlink_to("shared/sub/c.json")
+    args = ["import-pve", "--sdn-dir", clean92 / "sdn", "--corosync", clean92 / "corosync.conf",
+            "--pending", "-o", out]
+    r = run(*args)
+    assert r.returncode == 1 and f"{out}: cannot write: it is a symbolic link of another " \
+        "user's (or leads through one)" in r.stderr, r
+    assert victim.read_text() == "root's\n" and out.is_symlink()
+    os.lchown(shared / "sub", 0, 0)  # root's: followed as ever
+    r = run(*args)
+    assert r.returncode == 0, r
+    assert '"cluster"' in victim.read_text() and out.is_symlink()
+
+
 def test_no_key_made_where_every_load_refuses_it(clean92, tmp_path):
     """--generate-keys and --key-out into a directory others may write (no sticky bit):
     every command that reads such a key refuses it, so it is not made (it was)."""

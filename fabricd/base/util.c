@@ -31,38 +31,77 @@ int write_all(int fd, const char *buf, size_t len)
 }
 
 /*
- * Whether every link of the chain at path (the last component, then what
- * each names) belongs to root or this user: a link another user made (in a
- * directory they may write, such as FRR's /etc/frr) would choose which file
- * of root's is replaced. 0, -EPERM, or -errno of lstat/readlink.
+ * The next component of *rest (moved past it) into comp, "" at the end.
+ * -ENAMETOOLONG for one longer than a name.
+ */
+static int next_component(const char **rest, char comp[NAME_MAX + 1])
+{
+	size_t n;
+
+	while (**rest == '/')
+		(*rest)++;
+	n = strcspn(*rest, "/");
+	if (n > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(comp, *rest, n);
+	comp[n] = '\0';
+	*rest += n;
+	return 0;
+}
+
+/*
+ * Whether every link path leads through belongs to root or this user: the
+ * path resolved component by component as the kernel does, the links of
+ * directories on the way included (a link at path to dir/file, where dir is
+ * another user's link, chose the file as much as a link at path does). A
+ * link another user made (in a directory they may write, such as FRR's
+ * /etc/frr) would choose which file of root's is replaced. 0, -EPERM, or
+ * -errno of lstat/readlink (ENOENT is 0: a dangling link is refused later).
  */
 static int links_trusted(const char *path)
 {
-	char cur[PATH_MAX], next[PATH_MAX], dir[PATH_MAX];
+	char cur[PATH_MAX] = "", buf[2][PATH_MAX], target[PATH_MAX], comp[NAME_MAX + 1];
+	const char *rest = path;
 	struct stat st;
+	int hops = 0, which = 0;
 
-	snprintf(cur, sizeof(cur), "%s", path);
-	for (int hop = 0; hop < 40; hop++) {
+	if (path[0] != '/' && !getcwd(cur, sizeof(cur)))
+		return -errno;
+	for (;;) {
+		size_t len = strlen(cur);
 		ssize_t n;
+		int ret = next_component(&rest, comp);
 
+		if (ret < 0 || !comp[0])
+			return ret;
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			*(strrchr(cur, '/') ? strrchr(cur, '/') : cur) = '\0';
+			continue;
+		}
+		if (snprintf(cur + len, sizeof(cur) - len, "/%s", comp) >= (int)(sizeof(cur) - len))
+			return -ENAMETOOLONG;
 		if (lstat(cur, &st) < 0)
-			return errno == ENOENT ? 0 : -errno; /* dangling: refused later */
+			return errno == ENOENT ? 0 : -errno;
 		if (!S_ISLNK(st.st_mode))
-			return 0;
+			continue;
 		if (st.st_uid != 0 && st.st_uid != geteuid())
 			return -EPERM;
-		n = readlink(cur, next, sizeof(next) - 1);
+		if (++hops > 40)
+			return -ELOOP;
+		n = readlink(cur, target, sizeof(target) - 1);
 		if (n < 0)
 			return -errno;
-		next[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s", cur);
-		if (next[0] != '/' &&
-		    snprintf(cur, sizeof(cur), "%s/%s", dirname(dir), next) >= (int)sizeof(cur))
+		target[n] = '\0';
+		/* what the link names, then the rest: from its directory, or from / */
+		cur[target[0] == '/' ? 0 : len] = '\0';
+		which = !which;
+		if (snprintf(buf[which], sizeof(buf[which]), "%s/%s", target, rest) >=
+		    (int)sizeof(buf[which]))
 			return -ENAMETOOLONG;
-		if (next[0] == '/')
-			memcpy(cur, next, (size_t)n + 1);
+		rest = buf[which];
 	}
-	return -ELOOP;
 }
 
 bool link_of_another_user(const char *path)
