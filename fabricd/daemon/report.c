@@ -692,21 +692,22 @@ static const char *plural(size_t n)
 void report_converged(const struct session *s, bool def_invalid, char *buf, size_t len)
 {
 	const struct node_state *w = &s->want;
+	/* before whatever follows: a held vnet or a hung fabric does not hide it */
+	const char *invalid = def_invalid ? "definition not valid, last good one in force; " : "";
 	const char *node = s->node;
 
 	if (s->have.wg_error)
 		snprintf(buf, len,
-			 "%s: fabric " FABRIC_IFNAME " does not answer (wireguard-go stopped "
+			 "%s%s: fabric " FABRIC_IFNAME " does not answer (wireguard-go stopped "
 			 "or hung?), its peers wait; the rest converged",
-			 node);
+			 invalid, node);
 	else if (s->r.n_held)
 		snprintf(buf, len,
-			 "%s: %zu of %zu vnet%s held by a conflict (another owner's link: the "
+			 "%s%s: %zu of %zu vnet%s held by a conflict (another owner's link: the "
 			 "log and fabricd status name it), the rest converged",
-			 node, s->r.n_held, w->n_vnets, plural(w->n_vnets));
+			 invalid, node, s->r.n_held, w->n_vnets, plural(w->n_vnets));
 	else
-		snprintf(buf, len, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged",
-			 def_invalid ? "definition not valid, last good one in force; " : "", node,
-			 w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),
+		snprintf(buf, len, "%s%s: %zu zone%s, %zu vnet%s, %zu peer%s, converged", invalid,
+			 node, w->n_zones, plural(w->n_zones), w->n_vnets, plural(w->n_vnets),
 			 w->fabric.n_peers, plural(w->fabric.n_peers));
 }

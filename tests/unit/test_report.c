@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "daemon/report.h"
 #include "definition/desired.h"
+#include "engine/session.h"
 #include "kinds/kind.h"
 #include "unit.h"
 
@@ -537,6 +538,40 @@ static void test_plan_random(void)
 	      alone, again);
 }
 
+/*
+ * The daemon's status once converged: a definition file that is not valid
+ * (the last good one in force) is said before a held vnet or a fabric that
+ * does not answer, as before a plain "converged" (it was left out there).
+ */
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void test_converged_words(void)
+{
+	static struct session s;
+	char buf[512];
+
+	snprintf(s.node, sizeof(s.node), "%s", "pve1");
+	s.want.n_vnets = 2;
+	s.r.n_held = 1;
+	report_converged(&s, true, buf, sizeof(buf));
+	CHECK(starts(buf, "definition not valid, last good one in force; pve1: 1 of 2 vnets held"),
+	      "held: %s", buf);
+	report_converged(&s, false, buf, sizeof(buf));
+	CHECK(starts(buf, "pve1: 1 of 2 vnets held"), "held, valid: %s", buf);
+	s.r.n_held = 0;
+	s.have.wg_error = true;
+	report_converged(&s, true, buf, sizeof(buf));
+	CHECK(strstr(buf, "definition not valid") && strstr(buf, "does not answer"), "hung: %s",
+	      buf);
+	s.have.wg_error = false;
+	report_converged(&s, true, buf, sizeof(buf));
+	CHECK(strstr(buf, "definition not valid") && strstr(buf, "converged"), "converged: %s",
+	      buf);
+}
+
 int main(void)
 {
 	test_vnets();
@@ -546,5 +581,6 @@ int main(void)
 	test_plan_drift();
 	test_plan_creator();
 	test_plan_random();
+	test_converged_words();
 	return unit_summary("test_report");
 }
