@@ -693,6 +693,21 @@ def test_an_unknown_command_after_options_is_named(fabricd, args, message):
     assert r.stderr == f"error: {message}\n", r.stderr
 
 
+def test_a_relative_definition_in_a_directory_every_user_may_write_names_it(fabricd,
+                                                                           tmp_path):
+    """-c cluster.json (no slash) in a working directory every user may write: the warning
+    named the file as that directory, and said to chmod the file (12b1394)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shutil.copy(EXAMPLES[0], shared / "cluster.json")
+    shared.chmod(0o777)
+    r = subprocess.run([fabricd, "check", "-c", "cluster.json"], capture_output=True, text=True,
+                       cwd=shared)
+    assert r.returncode == 0 and f"warning: cluster.json: it is in {shared}, which every " \
+        f"user may write (mode 0777)" in r.stderr and f"run chmod o-w {shared}\n" in r.stderr, \
+        r.stderr
+
+
 def test_a_definition_every_user_may_write_is_warned(fabricd, tmp_path):
     """The definition names every node's WireGuard peers, their keys and endpoints: a file
     every user may write, or one in a directory they may write (no sticky bit), lets any
