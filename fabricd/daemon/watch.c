@@ -278,6 +278,9 @@ static unsigned int kernel_notified(const struct nlmsghdr *nlh, struct obs_view 
 {
 	int ifindex;
 
+	/* a bridge port's notification that says what the view has: nothing to do */
+	if (view_port_unchanged(view, nlh))
+		return KERNEL_QUIET;
 	view_notify(view, nlh);
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWNEIGH:

@@ -123,6 +123,25 @@ static size_t link_pos(const struct link_table *t, int ifindex)
 	return lo;
 }
 
+bool view_port_unchanged(const struct obs_view *v, const struct nlmsghdr *nlh)
+{
+	struct link_obs port;
+	const struct link_obs *kept;
+	size_t at;
+
+	if (!v->links_ok || link_parse_port(nlh, &port) != 1)
+		return false;
+	for (size_t i = 0; i < v->n_dirty_links; i++) {
+		if (v->dirty_links[i] == port.ifindex)
+			return false;
+	}
+	at = link_pos(&v->links, port.ifindex);
+	if (at == v->links.n || v->links.links[at].ifindex != port.ifindex)
+		return false;
+	kept = &v->links.links[at];
+	return !strcmp(kept->slave_kind, "bridge") && link_port_same(kept, &port);
+}
+
 static int by_ifindex(const void *a, const void *b)
 {
 	int x = ((const struct link_obs *)a)->ifindex, y = ((const struct link_obs *)b)->ifindex;

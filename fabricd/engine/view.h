@@ -75,6 +75,15 @@ void view_invalidate(struct obs_view *v);
 void view_guard_changed(struct obs_view *v);
 /* One rtnetlink notification: marks what it concerns dirty. */
 void view_notify(struct obs_view *v, const struct nlmsghdr *nlh);
+/*
+ * Whether nlh is a bridge port's AF_BRIDGE notification that says nothing
+ * new: the port is in the kept view, not dirty, and its flags, MTU, master
+ * and port options are as the view has them. The kernel sends one for every
+ * port forward_delay (15 s) after it starts forwarding even without STP, for
+ * each of a node's 1,536 VXLAN ports after a start or build: no pass is due
+ * for those. A notification that does differ marks the link as before.
+ */
+bool view_port_unchanged(const struct obs_view *v, const struct nlmsghdr *nlh);
 /* Whether the periodic full re-read is due (now: CLOCK_MONOTONIC s). */
 bool view_full_due(const struct obs_view *v, long long now);
 

@@ -248,6 +248,57 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 	return l->name[0] ? 0 : -EINVAL;
 }
 
+int link_parse_port(const struct nlmsghdr *nlh, struct link_obs *l)
+{
+	const struct ifinfomsg *ifi;
+	const struct nlattr *attr;
+	bool port = false;
+
+	memset(l, 0, sizeof(*l));
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+		return -EINVAL;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	if (ifi->ifi_family != AF_BRIDGE)
+		return -EINVAL;
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
+	{
+		switch (mnl_attr_get_type(attr)) {
+		case IFLA_IFNAME:
+			copy_str_attr(attr, l->name, sizeof(l->name));
+			break;
+		case IFLA_MTU:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+				l->mtu = mnl_attr_get_u32(attr);
+			break;
+		case IFLA_MASTER:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+				l->master = (int)mnl_attr_get_u32(attr);
+			break;
+		case IFLA_PROTINFO:
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0) {
+				parse_brport_data(attr, l);
+				port = true;
+			}
+			break;
+		}
+	}
+	if (!l->name[0])
+		return -EINVAL;
+	return port && l->master > 0 ? 1 : 0;
+}
+
+bool link_port_same(const struct link_obs *a, const struct link_obs *b)
+{
+	return a->ifindex == b->ifindex && !strcmp(a->name, b->name) && a->flags == b->flags &&
+	       a->mtu == b->mtu && a->master == b->master && a->isolated == b->isolated &&
+	       a->port_state_known == b->port_state_known && a->port_state == b->port_state &&
+	       a->port_mcast_router == b->port_mcast_router &&
+	       a->port_learning == b->port_learning && a->port_flood == b->port_flood &&
+	       a->port_locked == b->port_locked && a->port_neigh_suppress == b->port_neigh_suppress;
+}
+
 static void drop_index(struct link_table *t)
 {
 	free(t->by_name);

@@ -165,6 +165,17 @@ bool link_addrgen_again(const struct link_obs *l, unsigned int mtu);
 /* Parses one RTM_NEWLINK message into l; 0 or -EINVAL. Exposed for the dump fuzzer. */
 int link_parse(const struct nlmsghdr *nlh, struct link_obs *l);
 
+/*
+ * Parses a bridge port's AF_BRIDGE RTM_NEWLINK notification into l: its
+ * ifindex, name, flags, MTU, master and the port options of IFLA_PROTINFO
+ * (the fields parse_brport_data fills from a dump). 1 when it held them, 0
+ * when it is no port's (a bridge's own), -EINVAL when it is no such message.
+ */
+int link_parse_port(const struct nlmsghdr *nlh, struct link_obs *l);
+
+/* Whether a and b, the same bridge port, agree in everything link_parse_port fills. */
+bool link_port_same(const struct link_obs *a, const struct link_obs *b);
+
 enum link_change_mask {
 	LINK_SET_MTU = 1U << 0,
 	LINK_SET_MASTER = 1U << 1,
