@@ -14,6 +14,12 @@ int firewall_observe(struct firewall_obs **out);
  * need every second, without dumping tens of thousands of set elements.
  */
 int firewall_observe_counters(struct firewall_obs **out);
+/*
+ * The nftables generation of this network namespace: every committed
+ * transaction (any table's) moves it on, so a table read at one generation is
+ * as read while it stays. 0 or -errno.
+ */
+int firewall_generation(uint32_t *gen);
 
 /*
  * Records the rules of the table as the kernel has them now (just written

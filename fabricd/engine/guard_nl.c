@@ -706,6 +706,52 @@ int firewall_observe_counters(struct firewall_obs **out)
 	return observe(out, true);
 }
 
+struct gen_reply {
+	uint32_t id;
+	bool seen;
+};
+
+static int gen_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[NFTA_GEN_MAX + 1];
+	struct gen_reply *g = data;
+
+	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWGEN ||
+	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct nfgenmsg)))
+		return MNL_CB_OK;
+	attrs_of(nlh, tb, NFTA_GEN_MAX);
+	if (tb[NFTA_GEN_ID] && mnl_attr_validate(tb[NFTA_GEN_ID], MNL_TYPE_U32) == 0) {
+		g->id = ntohl(mnl_attr_get_u32(tb[NFTA_GEN_ID]));
+		g->seen = true;
+	}
+	return MNL_CB_OK;
+}
+
+int firewall_generation(uint32_t *gen)
+{
+	struct reader rd = {0};
+	struct gen_reply got = {0};
+	char buf[NL_MSG_BUF];
+	struct nlmsghdr *nlh;
+	struct nfgenmsg *nfg;
+	int ret = reader_open(&rd);
+
+	if (ret == 0) {
+		nlh = nl_msg_start(&rd.s, buf, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETGEN, 0);
+		nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+		nfg->nfgen_family = AF_UNSPEC;
+		nfg->version = NFNETLINK_V0;
+		ret = nl_request(&rd.s, nlh, gen_cb, &got);
+	}
+	if (rd.s.mnl)
+		mnl_socket_close(rd.s.mnl);
+	firewall_obs_free(rd.fw);
+	if (ret == 0 && !got.seen)
+		ret = -EPROTO;
+	*gen = got.id;
+	return ret;
+}
+
 int firewall_learn_prints(void)
 {
 	struct reader rd = {0};

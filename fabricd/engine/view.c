@@ -47,13 +47,13 @@ void view_free(struct obs_view *v)
 
 void view_invalidate(struct obs_view *v)
 {
-	v->links_ok = v->fdb_ok = v->guard_ok = false;
+	v->links_ok = v->fdb_ok = v->guard_ok = v->gen_known = false;
 	v->n_dirty_links = v->n_dirty_fdb = 0;
 }
 
 void view_guard_changed(struct obs_view *v)
 {
-	v->guard_ok = false;
+	v->guard_ok = v->gen_known = false;
 }
 
 bool view_full_due(const struct obs_view *v, long long now)
@@ -467,13 +467,24 @@ static int refresh_guard(struct obs_view *v)
 {
 	int ret;
 
+	uint32_t gen = 0;
+	bool have_gen;
+
 	v->guard_cached = v->guard_ok;
 	if (v->guard_ok)
 		return 0;
+	/* read before the table: a change during the dump moves it past what is kept */
+	have_gen = firewall_generation(&gen) == 0;
+	if (have_gen && v->gen_known && gen == v->gen) {
+		v->guard_ok = v->guard_cached = true; /* no transaction since: as read */
+		return 0;
+	}
 	firewall_obs_free(v->firewall);
 	v->firewall = NULL;
 	ret = firewall_observe(&v->firewall);
 	v->guard_ok = ret == 0;
+	v->gen_known = have_gen && ret == 0;
+	v->gen = gen;
 	return ret;
 }
 
@@ -495,8 +506,12 @@ int view_observe(struct obs_view *v, struct reconcile *r, struct observed *o)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	if (!v->full_at || now - v->full_at >= VIEW_FULL_S)
+	if (!v->full_at || now - v->full_at >= VIEW_FULL_S) {
+		bool gen_known = v->gen_known;
+
 		view_invalidate(v);
+		v->gen_known = gen_known; /* the periodic read: the guard's generation is told */
+	}
 	full = !v->links_ok && !v->fdb_ok && !v->guard_ok;
 	note_changes(v);
 	ret = refresh_links(v, r->rtnl);
@@ -557,7 +572,7 @@ bool view_guard_stale(struct obs_view *v, const struct plan *p)
 
 		if (op->kind == KIND_GUARD && op->type == OP_FIREWALL_SET && op->text &&
 		    strncmp(op->text, FIREWALL_DELTA_MARK, strlen(FIREWALL_DELTA_MARK))) {
-			v->guard_ok = false;
+			v->guard_ok = v->gen_known = false;
 			return true;
 		}
 	}
