@@ -485,7 +485,7 @@ def test_reference_needs_its_tools(fabricd_bin, tmp_path):
     (["--duration", "x"], "--duration \"x\""),
     (["--repeat", "0"], "--repeat \"0\""),
     (["--wg-backend", "quantum"], "--wg-backend \"quantum\""),
-    (["--json"], "requires an argument"),
+    (["--json"], "option --json needs a value (see fabricd bench --help)"),
     (["extra"], "unexpected argument"),
 ])
 def test_bad_options(fabricd_bin, args, message):
