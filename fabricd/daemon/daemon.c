@@ -60,7 +60,6 @@
 #include "engine/lock.h"
 #include "daemon/monitor.h"
 #include "daemon/wg_hung.h"
-#include "wireguard/uapi.h"
 
 #define DEBOUNCE_MS  30
 #define CHECK_MS     500
@@ -457,7 +456,7 @@ static int run_pass_locked(struct daemon *d)
 			      cand ? cand : d->cluster) < 0 ||
 	      session_plan(&s) < 0;
 	log_text = captured ? log_capture_end() : NULL;
-	wg_hung_seen(&d->hung, s.r.backend, s.have.wg_error);
+	wg_hung_seen(&d->hung, s.r.backend, s.have.wg_error, now_ms());
 	if (ret)
 		return pass_unplanned(d, &s, cand, log_text, reasons);
 	if (log_text)
@@ -752,7 +751,6 @@ int daemon_run(const struct options *given)
 		return ret < 0 ? 1 : 0;
 	}
 	d.check_at = now_ms() + CHECK_MS;
-	wg_uapi_ask_briefly(); /* a wireguard-go that stops holds up no pass (daemon/wg_hung.h) */
 	while (!d.stop) {
 		struct epoll_event evs[8];
 		long long now;

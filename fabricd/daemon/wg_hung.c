@@ -30,34 +30,37 @@ static void tell_unanswered(enum wg_backend backend)
 			     : "if it stays so, run `fabricd down` and apply again");
 }
 
-void wg_hung_seen(struct wg_hung *h, enum wg_backend backend, bool unread)
+void wg_hung_seen(struct wg_hung *h, enum wg_backend backend, bool unanswered, long long now_ms)
 {
-	long long silent = backend == WG_BACKEND_USERSPACE ? wg_uapi_unanswered_ms() : 0;
 	pid_t pid;
 
-	if (!unread) {
+	if (!unanswered) {
 		if (h->told)
 			log_info("fabric %s: its WireGuard state is read again; its settings and "
 				 "peers are repaired as the rest",
 				 FABRIC_IFNAME);
+		h->since_ms = 0;
 		h->told = false;
-		h->ended = 0;
 		return;
 	}
-	/* an ask still waiting for its answer: a slow one is read a pass later */
-	if (silent && silent < WG_SILENT_TELL_MS)
-		return;
 	if (!h->told)
 		tell_unanswered(backend);
 	h->told = true;
-	/* one ask unanswered all along: a slow one answers it (not ended) */
-	if (silent < WG_HUNG_LIMIT_MS)
+	if (backend != WG_BACKEND_USERSPACE)
 		return;
+	if (!h->since_ms)
+		h->since_ms = now_ms;
+	if (now_ms - h->since_ms < WG_HUNG_LIMIT_MS)
+		return;
+	h->since_ms = 0;
 	/* only the one fabricd's PID file names: another's is the operator's to end */
 	if (!wg_uapi_started_by_fabricd(FABRIC_IFNAME))
 		return;
+	/* each ask waited 200 ms meanwhile: a slow one is not ended, only one silent for 5 s */
+	if (wg_uapi_answers_in_full(FABRIC_IFNAME))
+		return;
 	pid = wg_uapi_pid(FABRIC_IFNAME);
-	if (pid <= 0 || pid == h->ended)
+	if (pid <= 0)
 		return;
 	log_warn("fabric %s: its wireguard-go (PID %d, started by fabricd) has not answered on "
 		 "its socket for %d s (stopped or hung): ending it; the next pass starts another",
@@ -65,5 +68,4 @@ void wg_hung_seen(struct wg_hung *h, enum wg_backend backend, bool unread)
 	if (kill(pid, SIGKILL) < 0)
 		log_error("fabric %s: cannot end wireguard-go PID %d: %s; end it by hand",
 			  FABRIC_IFNAME, (int)pid, strerror(errno));
-	h->ended = pid;
 }

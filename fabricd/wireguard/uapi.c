@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,7 +22,6 @@
 #include "wireguard/uapi.h"
 #include "wireguard/uapi_priv.h"
 #include "definition/wgkey.h"
-#include "base/util.h"
 
 #define IO_TIMEOUT_S 5
 /* once one did not answer in IO_TIMEOUT_S: each pass asks, and must not wait that long */
@@ -392,37 +390,27 @@ void wg_uapi_run_path(char *buf, size_t len, const char *ifname, const char *suf
 }
 
 /*
- * Whether the last exchange timed out: a stopped or hung wireguard-go, and
- * since when (CLOCK_MONOTONIC ms the first ask it left unanswered was made).
- * Until one gets an answer, each waits UNANSWERED_TIMEOUT_MS, not
- * IO_TIMEOUT_S: the daemon asks on every pass, and its other repairs go on
- * meanwhile.
+ * Whether the last exchange timed out: a stopped or hung wireguard-go. Until
+ * one gets an answer, each waits UNANSWERED_TIMEOUT_MS, not IO_TIMEOUT_S: the
+ * daemon asks on every pass, and its other repairs go on meanwhile.
  */
 static bool unanswered;
-static long long unanswered_since;
-/* the daemon's gets wait UNANSWERED_TIMEOUT_MS from the first (wg_uapi_ask_briefly) */
-static bool brief;
 
-/* A get asked briefly and not answered yet: the next get reads its answer. */
-static struct {
-	int fd; /* -1: none */
-	char ifname[IFNAMSIZ];
-	long long since;
-	struct text reply;
-} pending = {.fd = -1};
-
-/* ifname's socket connected and req sent, each waiting at most wait_ms: the fd, or -errno. */
-static int uapi_connect_send(const char *ifname, const char *req, size_t len, int wait_ms)
+static int uapi_exchange_once(const char *ifname, const char *req, size_t len, struct text *reply)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	struct timeval tv = {.tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000};
+	struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
 	int fd, ret;
+
+	if (unanswered)
+		tv = (struct timeval){.tv_usec = UNANSWERED_TIMEOUT_MS * 1000};
 
 	wg_uapi_run_path(sun.sun_path, sizeof(sun.sun_path), ifname, "sock");
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	/* a wedged wireguard-go must not hang fabricd */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		ret = -errno;
@@ -430,7 +418,7 @@ static int uapi_connect_send(const char *ifname, const char *req, size_t len, in
 			ret = -ENODEV;
 		else if (ret == -EAGAIN) /* its backlog full: it accepts nothing */
 			ret = -ETIMEDOUT;
-		goto fail;
+		goto out;
 	}
 	while (len) {
 		ssize_t n = send(fd, req, len, MSG_NOSIGNAL);
@@ -439,123 +427,45 @@ static int uapi_connect_send(const char *ifname, const char *req, size_t len, in
 			continue;
 		if (n < 0) {
 			ret = errno == EAGAIN ? -ETIMEDOUT : -errno;
-			goto fail;
+			goto out;
 		}
 		req += n;
 		len -= (size_t)n;
 	}
-	return fd;
-fail:
-	close(fd);
-	return ret;
-}
-
-/*
- * Reads the answer on fd into reply up to its blank line (every answer ends
- * with one, the only one in it), waiting at most wait_ms for more: 0, or
- * -ETIMEDOUT while it is not complete (reply keeps what came), -EPROTO for
- * nothing at all, -errno.
- */
-static int uapi_read_answer(int fd, struct text *reply, int wait_ms)
-{
-	long long deadline = monotonic_ms() + wait_ms;
-
+	/* every answer ends with a blank line, the only one in it */
 	while (reply->len < 2 || strcmp(reply->p + reply->len - 2, "\n\n")) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		long long left = deadline - monotonic_ms();
-		int ret = text_reserve(reply, 4096);
 		ssize_t n;
 
+		ret = text_reserve(reply, 4096);
 		if (ret < 0)
-			return ret;
-		n = recv(fd, reply->p + reply->len, reply->cap - reply->len - 1, MSG_DONTWAIT);
+			goto out;
+		n = read(fd, reply->p + reply->len, reply->cap - reply->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = errno == EAGAIN ? -ETIMEDOUT : -errno;
+			goto out;
+		}
 		if (n == 0)
 			break;
-		if (n > 0) {
-			reply->len += (size_t)n;
-			reply->p[reply->len] = '\0';
-			continue;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return -errno;
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-			return -errno;
+		reply->len += (size_t)n;
+		reply->p[reply->len] = '\0';
 	}
-	return reply->len ? 0 : -EPROTO;
-}
-
-/* ret of an ask made at asked: keeps unanswered (and since when) up to date. */
-static int uapi_noted(int ret, long long asked)
-{
-	if (ret == -ETIMEDOUT && !unanswered) {
-		unanswered = true;
-		unanswered_since = asked;
-	} else if (ret == 0 || ret == -ENODEV) {
-		unanswered = false; /* it answered, or another will: the next one waits in full */
-		unanswered_since = 0;
-	}
+	ret = reply->len ? 0 : -EPROTO;
+out:
+	close(fd);
 	return ret;
 }
 
 static int uapi_exchange(const char *ifname, const char *req, size_t len, struct text *reply)
 {
-	int wait_ms = unanswered ? UNANSWERED_TIMEOUT_MS : IO_TIMEOUT_S * 1000;
-	long long asked = monotonic_ms();
-	int fd = uapi_connect_send(ifname, req, len, wait_ms), ret;
+	int ret = uapi_exchange_once(ifname, req, len, reply);
 
-	if (fd < 0)
-		return uapi_noted(fd, asked);
-	ret = uapi_read_answer(fd, reply, wait_ms);
-	close(fd);
-	return uapi_noted(ret, asked);
-}
-
-static void pending_drop(void)
-{
-	if (pending.fd >= 0)
-		close(pending.fd);
-	text_free(&pending.reply);
-	pending.fd = -1;
-}
-
-/*
- * A get: when brief, asked once and its answer read by this get and the next
- * ones, each waiting UNANSWERED_TIMEOUT_MS for it, until it is complete: an
- * answer that takes 0.6 s is read by the next pass. A connection that ended
- * without one (that wireguard-go ended, another started) is asked anew.
- */
-static int uapi_ask_get(const char *ifname, struct text *reply)
-{
-	int ret;
-
-	if (!brief)
-		return uapi_exchange(ifname, "get=1\n\n", 7, reply);
-	if (pending.fd >= 0 && strcmp(pending.ifname, ifname))
-		pending_drop();
-	if (pending.fd >= 0) {
-		ret = uapi_read_answer(pending.fd, &pending.reply, UNANSWERED_TIMEOUT_MS);
-		if (ret == -ETIMEDOUT || ret == 0)
-			goto read;
-		pending_drop();
-	}
-	pending.since = monotonic_ms();
-	ret = uapi_connect_send(ifname, "get=1\n\n", 7, UNANSWERED_TIMEOUT_MS);
-	if (ret < 0)
-		return uapi_noted(ret, pending.since);
-	pending.fd = ret;
-	snprintf(pending.ifname, sizeof(pending.ifname), "%s", ifname);
-	ret = uapi_read_answer(pending.fd, &pending.reply, UNANSWERED_TIMEOUT_MS);
-read:
-	if (ret != -ETIMEDOUT) {
-		*reply = pending.reply; /* reply was empty */
-		pending.reply = (struct text){0};
-		pending_drop();
-	}
-	return uapi_noted(ret, pending.since);
+	if (ret == -ETIMEDOUT)
+		unanswered = true;
+	else if (ret == 0 || ret == -ENODEV)
+		unanswered = false; /* it answered, or another will: the next one waits in full */
+	return ret;
 }
 
 static void exchange_error(const char *ifname, const char *what, int err)
@@ -575,14 +485,10 @@ bool wg_uapi_unanswered(void)
 	return unanswered;
 }
 
-long long wg_uapi_unanswered_ms(void)
+bool wg_uapi_answers_in_full(const char *ifname)
 {
-	return unanswered ? monotonic_ms() - unanswered_since : 0;
-}
-
-void wg_uapi_ask_briefly(void)
-{
-	brief = true;
+	unanswered = false; /* this one waits IO_TIMEOUT_S */
+	return wg_uapi_exists(ifname);
 }
 
 bool wg_uapi_exists(const char *ifname)
@@ -610,7 +516,7 @@ int wg_uapi_get(const char *ifname, struct wg_device **out)
 	if (!dev)
 		return -ENOMEM;
 	snprintf(dev->ifname, sizeof(dev->ifname), "%s", ifname);
-	ret = uapi_ask_get(ifname, &reply);
+	ret = uapi_exchange(ifname, "get=1\n\n", 7, &reply);
 	if (ret < 0) {
 		exchange_error(ifname, "get", ret);
 		goto out;

@@ -53,16 +53,8 @@ bool wg_uapi_exists(const char *ifname);
  * exchange waits 200 ms, not 5 s.
  */
 bool wg_uapi_unanswered(void);
-/* For how long (ms) it has not answered: since the first ask it left unanswered; 0. */
-long long wg_uapi_unanswered_ms(void);
-/*
- * The daemon's: from now on a get waits 200 ms from the first, and one not
- * answered by then stays asked: the next get reads its answer (it came
- * meanwhile, or it waits 200 ms more for it), and asks anew only after it.
- * A slow wireguard-go is read a pass later, and a stopped one holds up no
- * pass for more than 200 ms; wg_uapi_unanswered_ms() says since when.
- */
-void wg_uapi_ask_briefly(void);
+/* Whether it answers a get within the full 5 s (before it is ended as hung). */
+bool wg_uapi_answers_in_full(const char *ifname);
 int wg_uapi_get(const char *ifname, struct wg_device **out);
 int wg_uapi_set(const struct wg_device *change);
 /* The PID file names a live "wireguard-go <ifname>" in our network namespace. */
