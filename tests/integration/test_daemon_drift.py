@@ -544,38 +544,6 @@ def test_a_hung_wireguard_go_is_ended_and_started_again(fabric):
     assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
 
 
-def test_a_wireguard_go_that_just_stopped_answering_stalls_no_repair(fabric):
-    """The moment pve1's wireguard-go stops (SIGSTOP), a plain zone's VXLAN device is deleted:
-    it is back within a second. Until 2026-12-07 the daemon's first ask of the stopped one
-    waited its socket's full 5 s timeout (every later one 200 ms) and repaired nothing
-    meanwhile: vx100 came back after 5 s. Let go (SIGCONT) within those 5 s, it was neither
-    said to be unanswering nor ended."""
-    if fabric.cluster.wg_backend != "userspace":
-        pytest.skip("wireguard-go only")
-    pve1 = fabric.cluster["pve1"]
-    daemon = fabric.daemons["pve1"]
-    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
-    pid = int(pve1.run(["cat", "/run/wireguard/wgfab0.pid"]).stdout)
-    mark = daemon.mark()
-    os.kill(pid, signal.SIGSTOP)
-    try:
-        pve1.run(["ip", "link", "del", "vx100"])
-        start = time.monotonic()
-        wait_until(lambda: pve1.run(["ip", "link", "show", "vx100"], check=False).returncode == 0,
-                   timeout=8, interval=0.02, what="vx100 repaired as wireguard-go stopped")
-        elapsed = time.monotonic() - start
-        assert elapsed < REPAIR_LIMIT, f"vx100 repaired after {elapsed:.2f} s, limit " \
-            f"{REPAIR_LIMIT} s, right as wireguard-go stopped:\n{daemon.log_since(mark)}"
-    finally:
-        os.kill(pid, signal.SIGCONT)
-    wait_until(lambda: (daemon.status() or "").endswith(", converged"), timeout=10,
-               what="converged again")
-    log = daemon.log_since(mark)
-    assert "does not answer" not in log and "has not answered" not in log, log
-    assert pve1.run(["cat", "/run/wireguard/wgfab0.pid"]).stdout.strip() == str(pid), log
-    assert_node_converged(pve1, fabric.definition, zone_mtu=ZONE_MTU, fabric_mtu=FABRIC_MTU)
-
-
 # pve1's wireguard-go behind a slow relay on its UAPI socket: the first ask waits 6.5 s
 # (longer than one ask's 5 s), every later one 0.6 s (longer than the 200 ms an ask waits
 # after a timeout, much shorter than 5 s)
