@@ -254,6 +254,12 @@ int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_
 	return replace_entry(real, have ? st.st_mode & 07777 : mode, have ? &st : NULL, fill, ctx);
 }
 
+/* 0 for a regular file; a link, a directory or anything else is not written over. */
+static int regular_or_refused(mode_t mode)
+{
+	return S_ISLNK(mode) ? -ELOOP : S_ISDIR(mode) ? -EISDIR : !S_ISREG(mode) ? -EINVAL : 0;
+}
+
 int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
 			 bool keep_owner)
 {
@@ -264,12 +270,8 @@ int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t l
 	int fd, ret;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return -ELOOP;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		if (!S_ISREG(st.st_mode))
-			return -EINVAL;
+		if ((ret = regular_or_refused(st.st_mode)) < 0)
+			return ret;
 		have = keep_owner;
 	} else if (errno != ENOENT) {
 		return -errno;
@@ -295,14 +297,11 @@ int write_secret_file(const char *path, const void *data, size_t len)
 {
 	struct bytes b = {data, len};
 	struct stat st;
+	int ret;
 
 	if (lstat(path, &st) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return -ELOOP;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		if (!S_ISREG(st.st_mode))
-			return -EINVAL;
+		if ((ret = regular_or_refused(st.st_mode)) < 0)
+			return ret;
 	} else if (errno != ENOENT) {
 		return -errno;
 	}

@@ -200,6 +200,17 @@ static void parse_linkinfo(const struct nlattr *nest, struct link_obs *l)
 		parse_brport_data(slave_data, l);
 }
 
+/* IFLA_IFNAME, IFLA_MTU or IFLA_MASTER into l: what a dump and a port's notification share. */
+static void parse_name_mtu_master(const struct nlattr *attr, struct link_obs *l)
+{
+	if (mnl_attr_get_type(attr) == IFLA_IFNAME)
+		copy_str_attr(attr, l->name, sizeof(l->name));
+	else if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0 && mnl_attr_get_type(attr) == IFLA_MTU)
+		l->mtu = mnl_attr_get_u32(attr);
+	else if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+		l->master = (int)mnl_attr_get_u32(attr);
+}
+
 int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 {
 	const struct ifinfomsg *ifi;
@@ -215,21 +226,15 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 	{
 		switch (mnl_attr_get_type(attr)) {
 		case IFLA_IFNAME:
-			copy_str_attr(attr, l->name, sizeof(l->name));
+		case IFLA_MTU:
+		case IFLA_MASTER:
+			parse_name_mtu_master(attr, l);
 			break;
 		case IFLA_IFALIAS:
 			/* the kernel ends it with a NUL; without one it is not read */
 			if (memchr(mnl_attr_get_payload(attr), '\0',
 				   mnl_attr_get_payload_len(attr)))
 				l->alias = mnl_attr_get_payload(attr);
-			break;
-		case IFLA_MTU:
-			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-				l->mtu = mnl_attr_get_u32(attr);
-			break;
-		case IFLA_MASTER:
-			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-				l->master = (int)mnl_attr_get_u32(attr);
 			break;
 		case IFLA_GROUP:
 			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
@@ -266,15 +271,9 @@ int link_parse_port(const struct nlmsghdr *nlh, struct link_obs *l)
 	{
 		switch (mnl_attr_get_type(attr)) {
 		case IFLA_IFNAME:
-			copy_str_attr(attr, l->name, sizeof(l->name));
-			break;
 		case IFLA_MTU:
-			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-				l->mtu = mnl_attr_get_u32(attr);
-			break;
 		case IFLA_MASTER:
-			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-				l->master = (int)mnl_attr_get_u32(attr);
+			parse_name_mtu_master(attr, l);
 			break;
 		case IFLA_PROTINFO:
 			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0) {
