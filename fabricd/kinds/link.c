@@ -205,23 +205,35 @@ static void parse_name_mtu_master(const struct nlattr *attr, struct link_obs *l)
 {
 	if (mnl_attr_get_type(attr) == IFLA_IFNAME)
 		copy_str_attr(attr, l->name, sizeof(l->name));
-	else if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0 && mnl_attr_get_type(attr) == IFLA_MTU)
+	else if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+		return;
+	else if (mnl_attr_get_type(attr) == IFLA_MTU)
 		l->mtu = mnl_attr_get_u32(attr);
-	else if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+	else
 		l->master = (int)mnl_attr_get_u32(attr);
+}
+
+/* An RTM_NEWLINK's header into l (emptied first): its ifinfomsg, or NULL for no such message. */
+static const struct ifinfomsg *link_msg_begin(const struct nlmsghdr *nlh, struct link_obs *l)
+{
+	const struct ifinfomsg *ifi;
+
+	memset(l, 0, sizeof(*l));
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+		return NULL;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+	return ifi;
 }
 
 int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 {
-	const struct ifinfomsg *ifi;
+	const struct ifinfomsg *ifi = link_msg_begin(nlh, l);
 	const struct nlattr *attr;
 
-	memset(l, 0, sizeof(*l));
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+	if (!ifi)
 		return -EINVAL;
-	ifi = mnl_nlmsg_get_payload(nlh);
-	l->ifindex = ifi->ifi_index;
-	l->flags = ifi->ifi_flags;
 	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
 	{
 		switch (mnl_attr_get_type(attr)) {
@@ -255,18 +267,12 @@ int link_parse(const struct nlmsghdr *nlh, struct link_obs *l)
 
 int link_parse_port(const struct nlmsghdr *nlh, struct link_obs *l)
 {
-	const struct ifinfomsg *ifi;
+	const struct ifinfomsg *ifi = link_msg_begin(nlh, l);
 	const struct nlattr *attr;
 	bool port = false;
 
-	memset(l, 0, sizeof(*l));
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+	if (!ifi || ifi->ifi_family != AF_BRIDGE)
 		return -EINVAL;
-	ifi = mnl_nlmsg_get_payload(nlh);
-	if (ifi->ifi_family != AF_BRIDGE)
-		return -EINVAL;
-	l->ifindex = ifi->ifi_index;
-	l->flags = ifi->ifi_flags;
 	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
 	{
 		switch (mnl_attr_get_type(attr)) {
