@@ -69,6 +69,7 @@ static void report_failure(struct op *op, int err, const char *why)
 	char what[sizeof(t.detail) + 4] = "", more[NL_EXTACK_MAX + 16] = "";
 
 	op->failed = true;
+	op->no_device = err == -ENODEV;
 	op_describe(op, &t);
 	/* what it was to do, as plan said it: "change (mtu 1200 -> 1390) failed" */
 	if (t.detail[0])
@@ -89,6 +90,32 @@ static void batch_error(void *cookie, int err, const char *extack, void *data)
 	/* an op of several messages: the later ones fail because the first did (ENODEV) */
 	if (op && !op->failed)
 		report_failure(op, err, kernel);
+}
+
+/* Whether a link has this index (ifindex != 0) or, without one, this name. */
+static bool link_still_there(int ifindex, const char *ifname)
+{
+	char name[IF_NAMESIZE];
+
+	if (ifindex)
+		return if_indextoname((unsigned int)ifindex, name) != NULL;
+	return !ifname[0] || if_nametoindex(ifname) != 0; /* no name: cannot tell */
+}
+
+bool plan_failed_on_vanished_links(const struct plan *p)
+{
+	size_t failed = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct op *op = &p->ops[i];
+
+		if (!op->failed)
+			continue;
+		if (!op->no_device || link_still_there(op->ifindex, op->ifname))
+			return false;
+		failed++;
+	}
+	return failed > 0;
 }
 
 /* A kernel booted with ipv6.disable=1 refuses AF_INET6 settings (a boot setting: asked once). */

@@ -135,6 +135,8 @@ struct op {
 	uint8_t kind;	/* enum kind_id: the kind that planned it describes and encodes it */
 	uint16_t shows; /* the kind's SHOW_* bits (kinds/<kind>.c): what its detail says */
 	bool failed;
+	/* it failed with ENODEV: its link was not there (maybe deleted while the pass ran) */
+	bool no_device;
 	bool skipped; /* not tried: an earlier phase failed (plan_apply) */
 	/*
 	 * The guard's table restored as the definition in force renders it

@@ -92,6 +92,15 @@ int plan_build_down(struct reconcile *r, const struct observed *have, struct pla
 
 /* Runs the plan phase by phase; logs each failure with its object. 0 or the first error. */
 int plan_apply(struct reconcile *r, struct plan *p);
+/*
+ * After plan_apply failed: whether every op that failed did so only because
+ * its link is gone (ENODEV, and no link has its index or name now). The
+ * kernel deletes a VXLAN bridge port in steps under one lock: its flood
+ * entries' removals are notified some 13 ms before the link's (longer on a
+ * busy host), and a pass that began in between planned them back onto a link
+ * that was about to go. Such a pass was overtaken, not failed.
+ */
+bool plan_failed_on_vanished_links(const struct plan *p);
 /* Runs one OP_WG_* op through the backend. 0 or -errno (logged). */
 int fabric_apply(struct reconcile *r, struct op *op);
 

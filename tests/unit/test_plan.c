@@ -1094,6 +1094,34 @@ static void test_link_index(void)
 }
 
 /*
+ * A failed apply whose every failed op met ENODEV on a link that is gone now
+ * was overtaken by a deletion (engine/reconcile.h); anything else failed.
+ */
+static void test_failed_on_vanished_links(void)
+{
+	struct op ops[2] = {0};
+	struct plan p = {.n = 2, .cap = 2, .ops = ops};
+
+	ops[0].failed = ops[0].no_device = true;
+	ops[0].ifindex = 0x7ffffff0; /* no link has it */
+	CHECK(plan_failed_on_vanished_links(&p), "ENODEV on an index no link has: overtaken");
+	ops[1].failed = true;
+	CHECK(!plan_failed_on_vanished_links(&p), "another failure beside it: failed");
+	ops[1].failed = false;
+	ops[0].ifindex = (int)if_nametoindex("lo");
+	CHECK(!plan_failed_on_vanished_links(&p), "ENODEV on a link that is there: failed");
+	ops[0].ifindex = 0;
+	snprintf(ops[0].ifname, sizeof(ops[0].ifname), "fabtest-none0");
+	CHECK(plan_failed_on_vanished_links(&p), "by name, no link has it: overtaken");
+	snprintf(ops[0].ifname, sizeof(ops[0].ifname), "lo");
+	CHECK(!plan_failed_on_vanished_links(&p), "by name, the link is there: failed");
+	ops[0].ifname[0] = '\0';
+	CHECK(!plan_failed_on_vanished_links(&p), "neither index nor name: cannot tell, failed");
+	ops[0].failed = ops[0].no_device = false;
+	CHECK(!plan_failed_on_vanished_links(&p), "nothing failed: not overtaken");
+}
+
+/*
  * vnet100's zone under EVPN: vx100 as an EVPN device (no learning), its
  * standby gone from the recording; carried: the kernel's guard carries VNI 100.
  */
@@ -1351,6 +1379,7 @@ int main(void)
 {
 	test_link_index();
 	test_carry_parse();
+	test_failed_on_vanished_links();
 	run_all();
 	as_observed = true;
 	run_all();
