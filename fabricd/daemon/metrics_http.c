@@ -469,7 +469,9 @@ int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **
 				  MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_LIMIT,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONNECTION_TIMEOUT,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_message, NULL, MHD_OPTION_END);
+				  /* RFC 9112 3.2: an HTTP/1.1 request without Host gets 400 */
+				  MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_EXTERNAL_LOGGER,
+				  mhd_message, NULL, MHD_OPTION_END);
 	if (!h->mhd) {
 		int err = errno ? errno : EADDRINUSE;
 

@@ -507,6 +507,29 @@ def test_405_says_what_is_allowed(fabric):
     assert http_status(fabric.cluster.node("pve1"), "POST") == ["405", "GET,", "HEAD", "None"]
 
 
+RAW_STATUS = """
+import socket
+s = socket.create_connection(("127.0.0.1", {port}), timeout=5)
+s.sendall({request!r})
+print(s.recv(200).split(b"\\r\\n")[0].decode())
+"""
+
+
+@pytest.mark.parametrize("request_line, status", [
+    (b"GET /metrics HTTP/1.1\r\n\r\n", "400"),
+    (b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "200"),
+    (b"GET /metrics HTTP/1.0\r\n\r\n", "200"),
+], ids=["1.1-without-host", "1.1-with-host", "1.0-without-host"])
+def test_an_http_1_1_request_without_host_is_a_bad_request(fabric, request_line, status):
+    """RFC 9112: a server answers 400 to an HTTP/1.1 request without Host (HTTP/1.0 has
+    none to give); it got the metrics."""
+    res = fabric.cluster.node("pve1").run(
+        ["/usr/bin/python3", "-c", RAW_STATUS.format(port=PORT, request=request_line)],
+        check=False, timeout=15)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split()[1] == status, res.stdout
+
+
 def test_slow_clients_of_one_address_leave_room_for_others(fabric):
     """More stalled connections from 127.0.0.1 than one address may hold: a scraper
     from another address (127.0.0.2 here, Prometheus's host in life) is still served."""
