@@ -3,9 +3,13 @@
  * cli/getopt_say.c - a refused option in one line (not the whole usage text,
  * where the culprit was lost), and single-valued options given twice.
  */
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/getopt_say.h"
 #include "base/log.h"
@@ -82,6 +86,38 @@ static void option_name(const struct option *l, char *out, size_t len)
 		snprintf(out, len, "--%s", l->name);
 }
 
+/* A file's place: its directory resolved, and its own name; false when the directory is not there.
+ */
+static bool file_place(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX], resolved[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	if (!realpath(dirname(dir), resolved))
+		return false;
+	return (size_t)snprintf(out, len, "%s/%s", resolved, basename(base)) < len;
+}
+
+/*
+ * The same value written two ways: "a.json" and "./a.json" name one file (an
+ * existing one by its inode, one still to be made by its resolved directory).
+ */
+static bool same_value(const char *a, const char *b)
+{
+	char place_a[PATH_MAX], place_b[PATH_MAX];
+	struct stat sa, sb;
+
+	if (!strcmp(a, b))
+		return true;
+	if (!strchr(a, '/') && !strchr(b, '/'))
+		return false; /* two names, not two ways to one file */
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return file_place(a, place_a, sizeof(place_a)) && file_place(b, place_b, sizeof(place_b)) &&
+	       !strcmp(place_a, place_b);
+}
+
 int cli_once(struct cli_seen *seen, const struct option *longopts, int c, const char *arg)
 {
 	char name[64];
@@ -91,7 +127,7 @@ int cli_once(struct cli_seen *seen, const struct option *longopts, int c, const 
 		i++;
 	if (!longopts[i].name || longopts[i].has_arg == no_argument || !arg || i >= CLI_SEEN_MAX)
 		return 0;
-	if (seen->value[i] && strcmp(seen->value[i], arg)) {
+	if (seen->value[i] && !same_value(seen->value[i], arg)) {
 		option_name(&longopts[i], name, sizeof(name));
 		log_error("%s given twice (\"%s\", then \"%s\"): give it once", name,
 			  seen->value[i], arg);

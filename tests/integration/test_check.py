@@ -432,6 +432,28 @@ def test_the_same_value_twice_is_harmless(fabricd, repo):
     assert r.returncode == 0, r
 
 
+def run_in(cwd, fabricd, *args):
+    return subprocess.run([str(fabricd), *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_one_file_written_two_ways_is_the_same_value(fabricd, repo, tmp_path):
+    """`-c a.json -c ./a.json` (a wrapper's default and the operator's own) name one file:
+    refused as "given twice" until 2026-12-07. One not there yet counts by its directory;
+    two files are still two values."""
+    r = run_in(repo, fabricd, "check", "-c", "examples/minimal-2node.json", "-c",
+               repo / "examples" / "minimal-2node.json",
+               "-c", "./examples/../examples/minimal-2node.json")
+    assert r.returncode == 0, r
+    r = run_in(tmp_path, fabricd, "import-pve", "--sdn-dir", NOWHERE, "-o", "new.json",
+               "-o", tmp_path / "new.json")
+    assert r.returncode == 1 and "given twice" not in r.stderr, r
+    assert not (tmp_path / "new.json").exists()
+    r = run_in(repo, fabricd, "check", "-c", "examples/minimal-2node.json",
+               "-c", "examples/vxlan-3node.json")
+    assert r.returncode == 1 and "-c given twice" in r.stderr, r
+
+
 @pytest.mark.parametrize("args", [["help"], ["-v", "--help"], ["-c", "x.json", "-h"]])
 def test_help_as_a_word_or_after_options(fabricd, args):
     r = run(fabricd, *args)
