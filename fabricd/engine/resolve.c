@@ -138,29 +138,73 @@ static void wait_for(struct name_entry **list, size_t n, long long deadline_ms)
 	}
 }
 
+/* an MTU computed for WireGuard over IPv4 has no room for IPv6's 20 bytes more */
+static int lookup_family(int wg_family)
+{
+	return wg_family == AF_INET ? AF_INET : AF_UNSPEC;
+}
+
+/*
+ * Asks for host (a name, not a literal) unless an answer is fresh: a name
+ * never asked goes into fresh, to be waited for; a refresh runs while the
+ * old answer serves.
+ */
+static void ask(const char *host, uint16_t port, int family, long long now,
+		struct name_entry **fresh, size_t *n_fresh)
+{
+	struct name_entry *e = entry_get(host, port, family);
+
+	if (!e)
+		return;
+	if (e->pending)
+		entry_finish(e);
+	if (!e->pending && (!e->refresh_ms || now >= e->refresh_ms) && entry_start(e) == 0 &&
+	    !e->refresh_ms && *n_fresh < 64)
+		fresh[(*n_fresh)++] = e;
+}
+
+void resolve_cluster_names(const struct cluster *c, size_t self, int wg_family, int wait_ms)
+{
+	struct name_entry *fresh[64];
+	size_t n_fresh = 0;
+	long long now = monotonic_ms();
+	struct ip_addr literal;
+
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = &c->nodes[i];
+
+		if (i != self && (n->flags & NODE_HAS_ENDPOINT) && n->endpoint_host[0] &&
+		    ip_addr_parse(n->endpoint_host, &literal) < 0)
+			ask(n->endpoint_host, n->endpoint_port, lookup_family(wg_family), now,
+			    fresh, &n_fresh);
+	}
+	if (n_fresh)
+		wait_for(fresh, n_fresh, now + wait_ms);
+}
+
+bool resolve_cached(const char *host, uint16_t port, int wg_family, struct ip_addr *out)
+{
+	struct name_entry *e = entry_get(host, port, lookup_family(wg_family));
+	uint16_t ignored;
+
+	if (e && e->pending)
+		entry_finish(e);
+	return e && e->addr.ss_family &&
+	       ip_addr_from_sockaddr((const struct sockaddr *)&e->addr, out, &ignored) == 0;
+}
+
 void resolve_endpoints(struct node_state *want, int wait_ms)
 {
-	/* an MTU computed for WireGuard over IPv4 has no room for IPv6's 20 bytes more */
-	int family = want->wg_family == AF_INET ? AF_INET : AF_UNSPEC;
+	int family = lookup_family(want->wg_family);
 	struct name_entry *fresh[64];
 	size_t n_fresh = 0;
 	long long now = monotonic_ms();
 
 	for (size_t i = 0; i < want->fabric.n_peers; i++) {
 		struct desired_peer *dp = &want->fabric.peers[i];
-		struct name_entry *e;
 
-		if (dp->endpoint_addr.family || !dp->endpoint_host[0])
-			continue;
-		e = entry_get(dp->endpoint_host, dp->endpoint_port, family);
-		if (!e)
-			continue;
-		if (e->pending)
-			entry_finish(e);
-		/* a name never asked is waited for; a refresh runs while the old answer serves */
-		if (!e->pending && (!e->refresh_ms || now >= e->refresh_ms) &&
-		    entry_start(e) == 0 && !e->refresh_ms && n_fresh < 64)
-			fresh[n_fresh++] = e;
+		if (!dp->endpoint_addr.family && dp->endpoint_host[0])
+			ask(dp->endpoint_host, dp->endpoint_port, family, now, fresh, &n_fresh);
 	}
 	if (n_fresh)
 		wait_for(fresh, n_fresh, now + wait_ms);

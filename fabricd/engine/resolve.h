@@ -21,6 +21,17 @@
 /* A name that did not resolve is asked again after this long. */
 #define RESOLVE_RETRY_S 5
 
+/*
+ * Asks for the endpoint names of c's nodes other than self (literals need
+ * none), waiting for names never asked before as resolve_endpoints does:
+ * before the underlay's MTU is measured, which takes the route to each
+ * endpoint as wg-quick does (engine/underlay.c). wg_family: the fabric's
+ * (cluster_wg_family).
+ */
+void resolve_cluster_names(const struct cluster *c, size_t self, int wg_family, int wait_ms);
+/* The address host resolved to last, if it has; never blocks. */
+bool resolve_cached(const char *host, uint16_t port, int wg_family, struct ip_addr *out);
+
 /* Fills want's desired_peer.endpoint: literals at once, names from the cache or a lookup. */
 void resolve_endpoints(struct node_state *want, int wait_ms);
 

@@ -530,6 +530,11 @@ int session_plan(struct session *s)
 		s->r.converged = s->converged;
 	}
 	diag_init(&diag);
+	/* names first, with a bounded wait: the survey measures the route to each endpoint */
+	resolve_cluster_names(
+	    s->cluster, s->self,
+	    cluster_wg_family(s->cluster, s->cluster->nodes[s->self].underlay.family),
+	    RESOLVE_WAIT_MS);
 	if (underlay_survey(s->r.rtnl, s->cluster, s->self, &s->have.links, &mtu, &diag) < 0) {
 		if (mismatch[0])
 			diag_add(&diag, "fabric " FABRIC_IFNAME, "%s", mismatch);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "engine/resolve.h"
 #include "engine/route.h"
 #include "engine/underlay.h"
 
@@ -30,12 +31,17 @@ struct peer_route {
 static void survey_routes(struct nl_sock *rtnl, const struct cluster *c, size_t self,
 			  struct peer_route *r)
 {
+	int wg_family = cluster_wg_family(c, c->nodes[self].underlay.family);
+
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = &c->nodes[i];
 
 		r[i].ret = i == self ? -ENOENT : route_get(rtnl, &n->underlay, &r[i].hop);
+		/* a name as it resolved (resolve_cluster_names asked before the survey) */
 		if (i == self || !(n->flags & NODE_HAS_ENDPOINT) ||
-		    ip_addr_parse(n->endpoint_host, &r[i].endpoint) < 0 ||
+		    (ip_addr_parse(n->endpoint_host, &r[i].endpoint) < 0 &&
+		     !resolve_cached(n->endpoint_host, n->endpoint_port, wg_family,
+				     &r[i].endpoint)) ||
 		    ip_addr_equal(&r[i].endpoint, &n->underlay)) {
 			memset(&r[i].endpoint, 0, sizeof(r[i].endpoint));
 			continue;

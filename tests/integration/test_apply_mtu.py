@@ -223,6 +223,26 @@ def test_a_narrower_route_to_an_endpoint_lowers_the_fabric(make_cluster):
         "node pve2 (198.51.100.12) carries 1400 bytes" in res.stderr, res
 
 
+def test_a_narrower_route_to_an_endpoint_given_by_name_lowers_the_fabric(make_cluster):
+    """The same with the endpoint given as a host name: it was resolved after the MTU was
+    measured, so its route was never asked and wgfab0 stayed at 1440. Names are resolved
+    first now, and the route to the address the name has is measured."""
+    cluster = make_cluster(2)
+    pve1, pve2 = cluster.nodes
+    hosts = f"{cluster.tmpdir}/pve1-hosts"
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 localhost\n198.51.100.12 pve2.mtu.test\n")
+    pve1.run(["mount", "--bind", hosts, "/etc/hosts"])  # pve1's own mount namespace
+    pve2.run(["ip", "addr", "add", "198.51.100.12/32", "dev", "eth0"])
+    pve1.run(["ip", "route", "add", "198.51.100.12/32", "dev", "eth0", "mtu", "1400"])
+    definition = cluster.definition(zones=[zone("blue", "secure", [("vnet200", 200)])])
+    definition["nodes"][1]["endpoint"] = "pve2.mtu.test:51820"
+    res = pve1.fabricd("apply", "-c", cluster.write_definition(definition))
+    assert res.rc == 0 and f"{UNSHARED}, and this node's underlay carries 1400" in res.stderr, res
+    assert pve1.link("wgfab0")["mtu"] == 1340 and pve1.link("vnet200")["mtu"] == 1290
+    assert "198.51.100.12:51820" in pve1.run(["wg", "show", "wgfab0", "endpoints"]).stdout
+
+
 def test_a_guest_port_with_a_smaller_mtu_does_not_lower_the_bridge(make_cluster):
     """A bridge follows its smallest port's MTU until its MTU is changed; one given at
     creation does not count. A guest's 1200-byte port took a new vnet bridge to 1200: the
