@@ -188,26 +188,29 @@ static json_t *status_switch(const struct session *s, const struct desired_vnet 
 
 /*
  * The ports of bridge br (guests' taps and veths: fabricd's own VXLAN ports
- * are at the zone MTU) whose MTU is over the zone's: the kernel drops their
- * larger frames at the VXLAN port without a counter, so nothing else says so.
+ * are at the zone MTU) whose MTU differs from the zone's, under key: over
+ * it, the kernel drops their larger frames at the VXLAN port; under it, the
+ * larger frames sent to them (the bridge does not forward a frame larger
+ * than its port's MTU). Neither has a counter, so nothing else says so.
  */
-static void add_ports_over_mtu(const struct session *s, json_t *bridge, const char *br_name,
-			       unsigned int mtu)
+static void add_ports_off_mtu(const struct session *s, json_t *bridge, const char *br_name,
+			      unsigned int mtu, bool over, const char *key)
 {
 	const struct link_obs *br = link_find(&s->have.links, br_name);
-	json_t *over = json_array();
+	json_t *ports = json_array();
 
 	for (size_t i = 0; br && mtu && i < s->have.links.n; i++) {
 		const struct link_obs *l = &s->have.links.links[i];
 
-		if (l->master == br->ifindex && l->mtu > mtu && !link_is_owned(l, s->r.owner))
-			json_array_append_new(over, json_pack("{s:s, s:I}", "name", l->name, "mtu",
-							      (json_int_t)l->mtu));
+		if (l->master == br->ifindex && (over ? l->mtu > mtu : l->mtu < mtu) &&
+		    !link_is_owned(l, s->r.owner))
+			json_array_append_new(ports, json_pack("{s:s, s:I}", "name", l->name, "mtu",
+							       (json_int_t)l->mtu));
 	}
-	if (json_array_size(over))
-		json_object_set_new(bridge, "ports_over_mtu", over);
+	if (json_array_size(ports))
+		json_object_set_new(bridge, key, ports);
 	else
-		json_decref(over);
+		json_decref(ports);
 }
 
 static json_t *status_zones(const struct session *s)
@@ -231,7 +234,8 @@ static json_t *status_zones(const struct session *s)
 			/* Proxmox's (zone "bridges": "existing"): not fabricd's, and rightly */
 			if (v->existing_bridge)
 				json_object_set_new(bridge, "existing", json_true());
-			add_ports_over_mtu(s, bridge, v->name, dz->mtu);
+			add_ports_off_mtu(s, bridge, v->name, dz->mtu, true, "ports_over_mtu");
+			add_ports_off_mtu(s, bridge, v->name, dz->mtu, false, "ports_under_mtu");
 			json_array_append_new(vnets, json_pack("{s:s, s:I, s:o, s:o, s:o}", "name",
 							       v->name, "vni", (json_int_t)v->vni,
 							       "bridge", bridge, "vxlan",
@@ -434,17 +438,25 @@ static const char *link_words(json_t *link)
 	return words;
 }
 
-/* "; port tap100i0 MTU 1500 over the zone's 1390: ..." */
-static void print_ports_over_mtu(json_t *ports, const char *mtu)
+/* "; port tap100i0 MTU 1500 OVER the zone's 1390: ..." and those UNDER it */
+static void print_ports_off_mtu(json_t *bridge, const char *mtu)
 {
 	json_t *p;
 	size_t i;
 
-	json_array_foreach(ports, i, p)
+	json_array_foreach(json_object_get(bridge, "ports_over_mtu"), i, p)
 	    printf("; port %s MTU %lld OVER the zone's %s: its frames over %s are dropped, "
 		   "not sent to the other nodes (give it MTU %s)",
 		   json_string_value(json_object_get(p, "name")),
 		   json_integer_value(json_object_get(p, "mtu")), mtu, mtu, mtu);
+	json_array_foreach(json_object_get(bridge, "ports_under_mtu"), i, p)
+	{
+		long long own = json_integer_value(json_object_get(p, "mtu"));
+
+		printf("; port %s MTU %lld UNDER the zone's %s: frames over %lld sent to it are "
+		       "dropped (give it MTU %s)",
+		       json_string_value(json_object_get(p, "name")), own, mtu, own, mtu);
+	}
 }
 
 /* ", standby vs100" for a plain vnet, with what is wrong with it */
@@ -534,7 +546,7 @@ static void print_text(json_t *j)
 			    printf("%s%s", r ? ", " : " -> ", json_string_value(remote));
 			print_standby(json_object_get(v, "standby"));
 			print_switch(json_object_get(v, "switch"));
-			print_ports_over_mtu(json_object_get(br, "ports_over_mtu"), mtu_text);
+			print_ports_off_mtu(br, mtu_text);
 			printf("\n");
 		}
 	}

@@ -256,6 +256,33 @@ def test_every_node_without_a_route_is_named(make_cluster):
 
 
 @pytest.mark.backend_neutral
+def test_a_guest_port_under_the_zone_mtu_is_named(applied):
+    """The other way: a guest's port under the zone's MTU (its own NIC set smaller) gets
+    none of the larger frames sent to it (the bridge forwards no frame larger than the
+    port's MTU, without a counter); status named only ports over the MTU."""
+    cluster, config = applied
+    pve1, pve2 = cluster.nodes
+    small = cluster.add_guest(pve1, "vnet810", "10.81.0.3/24", mtu=1200)
+    fits = cluster.add_guest(pve2, "vnet810", "10.81.0.4/24")
+    try:
+        wait_until(lambda: fits.ping(small), timeout=10, what="the two guests")
+        assert not fits.ping(small, size=1390 - 28, df=True), "1390-byte frames reached it"
+        doc = status_json(pve1, config)
+        bridge = {v["name"]: v for z in doc["zones"] for v in z["vnets"]}["vnet810"]["bridge"]
+        assert bridge["ports_under_mtu"] == [{"name": small.tap, "mtu": 1200}], bridge
+        assert "ports_over_mtu" not in bridge, bridge
+        text = pve1.fabricd("status", "-c", config)
+        assert text.rc == 0 and f"; port {small.tap} MTU 1200 UNDER the zone's 1390: frames " \
+            "over 1200 sent to it are dropped (give it MTU 1390)" in text.stdout, text
+        pve1.run(["ip", "link", "set", small.tap, "mtu", "1390"])
+        assert "ports_under_mtu" not in status_json(pve1, config)["zones"][0]["vnets"][0][
+            "bridge"]
+    finally:
+        for guest in (small, fits):
+            guest.node.run(["ip", "link", "del", guest.tap], check=False)
+
+
+@pytest.mark.backend_neutral
 def test_a_guest_port_over_the_zone_mtu_is_named(applied):
     """A guest whose tap is over its zone's MTU loses its larger frames at the VXLAN port,
     without a counter anywhere (`ip -s link` of neither the bridge nor the port); until
