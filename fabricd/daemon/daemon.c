@@ -29,6 +29,7 @@
  * which plans and logs nothing; then the loop sleeps.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -322,6 +323,14 @@ int daemon_run(const struct options *given)
 	    .o = o, .ep = -1, .sig = -1, .timer = -1, .watch = {.fd = -1}, .lifetime = {.fd = -1}};
 	int ret = 0;
 
+	/*
+	 * One malloc arena for the daemon's threads too (the guard's reader in a
+	 * pass, the probes): each thread's arena kept its own free and partly
+	 * used pages between passes; at 64 nodes x 1024 vnets the RSS after
+	 * 1000 reloads went 7.9 -> 7.5 MiB (README, "Scale"). The threads
+	 * allocate little, so they hardly wait for one another.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	def_source_init(&d.src, given);
 	o->config = d.src.files[0]; /* messages name what the definition comes from */
 
