@@ -24,84 +24,6 @@ static const struct zone *find_zone(const struct cluster *c, const char *name)
 	return NULL;
 }
 
-/*
- * A cluster's vnets by name: report_vnets looks up each vnet of one
- * definition in the other, and a cluster has 1024 of them.
- */
-struct vnet_ix {
-	const char *name, *zone;
-	const struct vnet *v;
-	size_t at; /* in definition order */
-};
-
-struct vnet_index {
-	const struct cluster *c;
-	size_t n;
-	struct vnet_ix *by_name; /* NULL (none, or out of memory): find_vnet scans c */
-};
-
-static int vnet_ix_cmp(const void *a, const void *b)
-{
-	const struct vnet_ix *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	/* equal names (no valid definition has them): the first, as a scan finds it */
-	return c ? c : x->at < y->at ? -1 : x->at > y->at;
-}
-
-static void vnet_index_make(const struct cluster *c, struct vnet_index *ix)
-{
-	size_t n = 0;
-
-	*ix = (struct vnet_index){.c = c};
-	for (size_t i = 0; i < c->n_zones; i++)
-		n += c->zones[i].n_vnets;
-	ix->by_name = n ? malloc(n * sizeof(*ix->by_name)) : NULL;
-	if (!ix->by_name)
-		return;
-	for (size_t i = 0; i < c->n_zones; i++) {
-		for (size_t j = 0; j < c->zones[i].n_vnets; j++, ix->n++)
-			ix->by_name[ix->n] = (struct vnet_ix){.name = c->zones[i].vnets[j].name,
-							      .zone = c->zones[i].name,
-							      .v = &c->zones[i].vnets[j],
-							      .at = ix->n};
-	}
-	qsort(ix->by_name, ix->n, sizeof(*ix->by_name), vnet_ix_cmp);
-}
-
-/* The first vnet called name (in definition order) and its zone, or NULL. */
-static const struct vnet *find_vnet(const struct vnet_index *ix, const char *name,
-				    const char **zone)
-{
-	const struct cluster *c = ix->c;
-	size_t lo = 0, hi = ix->n;
-
-	if (!ix->by_name) {
-		for (size_t i = 0; i < c->n_zones; i++) {
-			for (size_t j = 0; j < c->zones[i].n_vnets; j++) {
-				if (!strcmp(c->zones[i].vnets[j].name, name)) {
-					*zone = c->zones[i].name;
-					return &c->zones[i].vnets[j];
-				}
-			}
-		}
-		return NULL;
-	}
-	/* the first entry not below name */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(ix->by_name[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == ix->n || strcmp(ix->by_name[lo].name, name))
-		return NULL;
-	*zone = ix->by_name[lo].zone;
-	return ix->by_name[lo].v;
-}
-
 static bool has_member(const struct cluster *c, const struct zone *z, const char *node)
 {
 	for (size_t i = 0; i < z->n_members; i++) {
@@ -111,30 +33,58 @@ static bool has_member(const struct cluster *c, const struct zone *z, const char
 	return false;
 }
 
-/* "+pve3 -pve2": members of b not in a, then members of a not in b. */
-static void member_changes(const struct cluster *ca, const struct zone *a, const struct cluster *cb,
-			   const struct zone *b, char *buf, size_t len)
+/* Whether a and b list the same nodes in the same order: members compare by index then. */
+static bool same_nodes(const struct cluster *a, const struct cluster *b)
 {
+	if (a->n_nodes != b->n_nodes)
+		return false;
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		if (strcmp(a->nodes[i].name, b->nodes[i].name))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * "+pve3 -pve2": members of b not in a, then members of a not in b. by_index:
+ * the clusters list the same nodes (same_nodes), so a member is its index (64
+ * zones of 64 members compared by name were half a million strcmp a reload).
+ */
+static void member_changes(const struct cluster *ca, const struct zone *a, const struct cluster *cb,
+			   const struct zone *b, bool by_index, char *buf, size_t len)
+{
+	bool *in[2] = {NULL, NULL}; /* [0]: a's members, [1]: b's, by node index */
 	size_t used = 0;
 
 	buf[0] = '\0';
+	if (by_index && (in[0] = calloc(ca->n_nodes + 1, 1)) &&
+	    (in[1] = calloc(ca->n_nodes + 1, 1))) {
+		for (size_t i = 0; i < a->n_members; i++)
+			in[0][a->members[i]] = true;
+		for (size_t i = 0; i < b->n_members; i++)
+			in[1][b->members[i]] = true;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		const struct cluster *from = pass ? ca : cb, *to = pass ? cb : ca;
 		const struct zone *zf = pass ? a : b, *zt = pass ? b : a;
+		const bool *in_to = in[1] ? in[pass] : NULL;
 
 		for (size_t i = 0; i < zf->n_members && used < len; i++) {
 			const char *name = from->nodes[zf->members[i]].name;
 
-			if (!has_member(to, zt, name))
+			if (in_to ? !in_to[zf->members[i]] : !has_member(to, zt, name))
 				used += (size_t)snprintf(buf + used, len - used, "%s%c%s",
 							 used ? " " : "", pass ? '-' : '+', name);
 		}
 	}
+	free(in[0]);
+	free(in[1]);
 }
 
 static size_t report_zones(const struct cluster *a, const struct cluster *b)
 {
 	char ma[32], mb[32], members[256];
+	bool by_index = same_nodes(a, b);
 	size_t n = 0;
 
 	for (size_t i = 0; i < a->n_zones; i++) {
@@ -177,7 +127,7 @@ static size_t report_zones(const struct cluster *a, const struct cluster *b)
 				 control_plane_name(zb->control_plane));
 			n++;
 		}
-		member_changes(a, za, b, zb, members, sizeof(members));
+		member_changes(a, za, b, zb, by_index, members, sizeof(members));
 		if (members[0]) {
 			log_info("zone %s: nodes %s " WHY_DEF, zb->name, members);
 			n++;
@@ -188,17 +138,18 @@ static size_t report_zones(const struct cluster *a, const struct cluster *b)
 
 static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 {
-	struct vnet_index ia, ib;
-	const char *za, *zb;
+	struct cluster_vnet_index ia, ib;
+	const struct zone *za;
+	const char *zb;
 	size_t n = 0;
 
-	vnet_index_make(a, &ia);
-	vnet_index_make(b, &ib);
+	cluster_vnet_index_make(a, &ia);
+	cluster_vnet_index_make(b, &ib);
 	for (size_t i = 0; i < a->n_zones; i++) {
 		for (size_t j = 0; j < a->zones[i].n_vnets; j++) {
 			const char *name = a->zones[i].vnets[j].name;
 
-			if (!find_vnet(&ib, name, &zb)) {
+			if (!cluster_vnet_index_find(&ib, name, NULL)) {
 				log_info("vnet %s: removed from zone %s " WHY_DEF, name,
 					 a->zones[i].name);
 				n++;
@@ -210,15 +161,15 @@ static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 			const struct vnet *vb = &b->zones[i].vnets[j], *va;
 
 			zb = b->zones[i].name;
-			va = find_vnet(&ia, vb->name, &za);
+			va = cluster_vnet_index_find(&ia, vb->name, &za);
 			if (!va) {
 				log_info("vnet %s: added to zone %s, vni %u " WHY_DEF, vb->name, zb,
 					 vb->vni);
 				n++;
 				continue;
 			}
-			if (strcmp(za, zb)) {
-				log_info("vnet %s: zone %s -> %s " WHY_DEF, vb->name, za, zb);
+			if (strcmp(za->name, zb)) {
+				log_info("vnet %s: zone %s -> %s " WHY_DEF, vb->name, za->name, zb);
 				n++;
 			}
 			if (va->vni != vb->vni) {
@@ -228,8 +179,8 @@ static size_t report_vnets(const struct cluster *a, const struct cluster *b)
 			}
 		}
 	}
-	free(ia.by_name);
-	free(ib.by_name);
+	cluster_vnet_index_free(&ia);
+	cluster_vnet_index_free(&ib);
 	return n;
 }
 

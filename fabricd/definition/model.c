@@ -100,3 +100,77 @@ const char *control_plane_name(enum control_plane cp)
 {
 	return cp == CONTROL_PLANE_EVPN ? "evpn" : "static";
 }
+
+static int cluster_vnet_ix_cmp(const void *a, const void *b)
+{
+	const struct cluster_vnet_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* equal names (no valid definition has them): the first, as a scan finds it */
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+void cluster_vnet_index_make(const struct cluster *c, struct cluster_vnet_index *ix)
+{
+	size_t n = 0;
+
+	*ix = (struct cluster_vnet_index){.c = c};
+	for (size_t i = 0; i < c->n_zones; i++)
+		n += c->zones[i].n_vnets;
+	ix->by_name = n ? malloc(n * sizeof(*ix->by_name)) : NULL;
+	if (!ix->by_name)
+		return;
+	for (size_t i = 0; i < c->n_zones; i++) {
+		for (size_t j = 0; j < c->zones[i].n_vnets; j++, ix->n++)
+			ix->by_name[ix->n] =
+			    (struct cluster_vnet_ix){.name = c->zones[i].vnets[j].name,
+						     .zone = &c->zones[i],
+						     .v = &c->zones[i].vnets[j],
+						     .at = ix->n};
+	}
+	qsort(ix->by_name, ix->n, sizeof(*ix->by_name), cluster_vnet_ix_cmp);
+}
+
+static const struct vnet *scan(const struct cluster *c, const char *name, const struct zone **zone)
+{
+	for (size_t i = 0; i < c->n_zones; i++) {
+		for (size_t j = 0; j < c->zones[i].n_vnets; j++) {
+			if (!strcmp(c->zones[i].vnets[j].name, name)) {
+				if (zone)
+					*zone = &c->zones[i];
+				return &c->zones[i].vnets[j];
+			}
+		}
+	}
+	return NULL;
+}
+
+const struct vnet *cluster_vnet_index_find(const struct cluster_vnet_index *ix, const char *name,
+					   const struct zone **zone)
+{
+	size_t lo = 0, hi = ix->n;
+
+	if (!ix->by_name)
+		return scan(ix->c, name, zone);
+	/* the first entry not below name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->by_name[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ix->n || strcmp(ix->by_name[lo].name, name))
+		return NULL;
+	if (zone)
+		*zone = ix->by_name[lo].zone;
+	return ix->by_name[lo].v;
+}
+
+void cluster_vnet_index_free(struct cluster_vnet_index *ix)
+{
+	free(ix->by_name);
+	ix->by_name = NULL;
+	ix->n = 0;
+}

@@ -165,6 +165,30 @@ uint16_t node_listen_port(const struct cluster *c, const struct node *n);
  */
 int cluster_wg_family(const struct cluster *c, int underlay_family);
 
+/*
+ * A cluster's vnets by name, for lookups in a loop over another definition's
+ * vnets (1024 each: a scan per lookup was half a million strcmp a pass).
+ */
+struct cluster_vnet_ix {
+	const char *name;
+	const struct zone *zone;
+	const struct vnet *v;
+	size_t at; /* in definition order */
+};
+
+struct cluster_vnet_index {
+	const struct cluster *c;
+	size_t n;
+	struct cluster_vnet_ix
+	    *by_name; /* NULL (none, or out of memory): cluster_vnet_index_find scans c */
+};
+
+void cluster_vnet_index_make(const struct cluster *c, struct cluster_vnet_index *ix);
+/* The first vnet called name (in definition order) and its zone (when asked), or NULL. */
+const struct vnet *cluster_vnet_index_find(const struct cluster_vnet_index *ix, const char *name,
+					   const struct zone **zone);
+void cluster_vnet_index_free(struct cluster_vnet_index *ix);
+
 /* Whether node index idx is a member of zone z. */
 int zone_has_member(const struct zone *z, size_t idx);
 

@@ -17,6 +17,7 @@ void converged_init(struct converged *c)
 void converged_free(struct converged *c)
 {
 	free(c->sums);
+	free(c->pass_sums);
 	converged_init(c);
 }
 
@@ -76,6 +77,28 @@ static uint64_t fingerprint(const struct reconcile *r, const struct desired_vnet
 	return h;
 }
 
+/* v's fingerprint, computed once a pass where v is of the pass's desired state. */
+static uint64_t pass_fingerprint(const struct converged *c, const struct reconcile *r,
+				 const struct desired_vnet *v)
+{
+	size_t at;
+
+	if (!c->pass_sums || v < c->pass_vnets || v >= c->pass_vnets + c->pass_n)
+		return fingerprint(r, v);
+	at = (size_t)(v - c->pass_vnets);
+	if (!c->pass_sums[at])
+		c->pass_sums[at] = fingerprint(r, v);
+	return c->pass_sums[at];
+}
+
+void converged_note_want(struct converged *c, const struct node_state *want)
+{
+	free(c->pass_sums);
+	c->pass_vnets = want->vnets;
+	c->pass_n = want->n_vnets;
+	c->pass_sums = want->n_vnets ? calloc(want->n_vnets, sizeof(*c->pass_sums)) : NULL;
+}
+
 static int by_sum(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -91,7 +114,7 @@ int converged_record(struct converged *c, const struct reconcile *r, const struc
 	if (!sums)
 		return -ENOMEM;
 	for (size_t i = 0; i < want->n_vnets; i++)
-		sums[i] = fingerprint(r, &want->vnets[i]);
+		sums[i] = pass_fingerprint(c, r, &want->vnets[i]);
 	qsort(sums, want->n_vnets, sizeof(*sums), by_sum);
 	c->sums = sums;
 	c->n = want->n_vnets;
@@ -101,6 +124,10 @@ int converged_record(struct converged *c, const struct reconcile *r, const struc
 void converged_note_changes(struct converged *c, const struct obs_view *v)
 {
 	c->view = v;
+	/* a new pass: the last one's sums are of a desired state that is gone */
+	free(c->pass_sums);
+	c->pass_sums = NULL;
+	c->pass_n = 0;
 }
 
 static bool recorded(const struct converged *c, uint64_t sum)
@@ -146,5 +173,5 @@ bool converged_skips(const struct converged *c, const struct reconcile *r,
 	    (v->standby ? !link_quiet(c, r, have, v->other_vxlan)
 			: link_find(&have->links, v->other_vxlan) != NULL))
 		return false;
-	return recorded(c, fingerprint(r, v));
+	return recorded(c, pass_fingerprint(c, r, v));
 }

@@ -457,20 +457,14 @@ static bool backend_mismatch(const struct session *s, char *why, size_t len)
 }
 
 /* Whether the definition in force has vnet v as it is: its name, VNI and zone's kind. */
-static bool in_force_as_is(const struct cluster *c, const struct desired_vnet *v)
+static bool in_force_as_is(const struct cluster_vnet_index *in_force, const struct desired_vnet *v)
 {
-	for (size_t z = 0; z < c->n_zones; z++) {
-		const struct zone *zone = &c->zones[z];
+	const struct zone *zone;
+	const struct vnet *had = cluster_vnet_index_find(in_force, v->name, &zone);
 
-		for (size_t i = 0; i < zone->n_vnets; i++) {
-			if (strcmp(zone->vnets[i].name, v->name))
-				continue;
-			return zone->vnets[i].vni == v->vni && zone->transport == v->transport &&
-			       (zone->control_plane == CONTROL_PLANE_EVPN) == v->evpn &&
-			       !(zone->flags & ZONE_EXISTING_BRIDGES) == !v->existing_bridge;
-		}
-	}
-	return false;
+	return had && had->vni == v->vni && zone->transport == v->transport &&
+	       (zone->control_plane == CONTROL_PLANE_EVPN) == v->evpn &&
+	       !(zone->flags & ZONE_EXISTING_BRIDGES) == !v->existing_bridge;
 }
 
 /*
@@ -481,6 +475,8 @@ static bool in_force_as_is(const struct cluster *c, const struct desired_vnet *v
  */
 static int holdable(struct session *s)
 {
+	struct cluster_vnet_index in_force;
+
 	free(s->r.holdable);
 	s->r.holdable = NULL;
 	if (!s->r.hold_conflicting_vnets || s->in_force == s->cluster || !s->want.n_vnets)
@@ -488,8 +484,10 @@ static int holdable(struct session *s)
 	s->r.holdable = calloc(s->want.n_vnets, sizeof(*s->r.holdable));
 	if (!s->r.holdable)
 		return -ENOMEM;
+	cluster_vnet_index_make(s->in_force, &in_force);
 	for (size_t i = 0; i < s->want.n_vnets; i++)
-		s->r.holdable[i] = in_force_as_is(s->in_force, &s->want.vnets[i]);
+		s->r.holdable[i] = in_force_as_is(&in_force, &s->want.vnets[i]);
+	cluster_vnet_index_free(&in_force);
 	return 0;
 }
 
@@ -542,6 +540,8 @@ int session_plan(struct session *s)
 	}
 	ret = desired_build(s->cluster, s->self, mtu, &s->want, &diag);
 	if (ret == 0) {
+		if (s->r.converged)
+			converged_note_want(s->converged, &s->want);
 		/* names are resolved here, with a bounded wait, never inside planning */
 		resolve_endpoints(&s->want, RESOLVE_WAIT_MS);
 		switch_mark_stages(&s->r, &s->want, &s->have);
