@@ -90,6 +90,53 @@ static void test_vnets(void)
 	cluster_free(b);
 }
 
+/* nodes (comma-separated) into c, zone 0's members those of the indices in members. */
+static void set_nodes(struct cluster *c, const char *nodes, const size_t *members, size_t n)
+{
+	char copy[128], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", nodes);
+	c->nodes = calloc(8, sizeof(*c->nodes));
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		snprintf(c->nodes[c->n_nodes++].name, sizeof(c->nodes[0].name), "%s", t);
+	c->zones[0].members = calloc(n + 1, sizeof(size_t));
+	memcpy(c->zones[0].members, members, n * sizeof(size_t));
+	c->zones[0].n_members = n;
+}
+
+/*
+ * A zone's members, compared by node index where both definitions list the
+ * same nodes in the same order (64 zones of 64 members by name were half a
+ * million strcmp a reload), by name where they do not.
+ */
+static void test_member_changes(void)
+{
+	static const char *const zones[] = {"red"};
+	static const size_t ab[] = {0, 1}, bc[] = {1, 2}, renumbered[] = {0, 2};
+	struct cluster *a = make_cluster(zones, 1, NULL, 0), *b = make_cluster(zones, 1, NULL, 0),
+		       *c = make_cluster(zones, 1, NULL, 0);
+	size_t n;
+	char *out;
+
+	set_nodes(a, "pve1,pve2,pve3", ab, 2);
+	set_nodes(b, "pve1,pve2,pve3", bc, 2);
+	/* pve2 and pve3 swapped in the node list: pve1 and pve2 are indices 0 and 2 */
+	set_nodes(c, "pve1,pve3,pve2", renumbered, 2);
+	out = definition_log(a, b, &n);
+	CHECK_STR(out, "zone red: nodes +pve3 -pve1 (definition changed)\n", "same nodes");
+	CHECK_INT(n, 1, "one change");
+	free(out);
+	out = definition_log(a, c, &n);
+	CHECK(!out || !out[0], "the same members in another node order: nothing (%s)", out);
+	free(out);
+	out = definition_log(c, b, &n);
+	CHECK_STR(out, "zone red: nodes +pve3 -pve1 (definition changed)\n", "by name");
+	free(out);
+	cluster_free(a);
+	cluster_free(b);
+	cluster_free(c);
+}
+
 /*
  * FRR's part changes with fabric.evpn and the control planes: a definition
  * change of theirs alone is one (it was logged and counted as drift).
@@ -576,6 +623,7 @@ int main(void)
 {
 	test_vnets();
 	test_evpn_changes();
+	test_member_changes();
 	test_vnet_duplicates();
 	test_vnets_random();
 	test_plan_drift();
