@@ -223,6 +223,7 @@ def test_a_narrower_route_to_an_endpoint_lowers_the_fabric(make_cluster):
         "node pve2 (198.51.100.12) carries 1400 bytes" in res.stderr, res
 
 
+@pytest.mark.backend_neutral  # how a name resolves and which route it takes
 def test_a_narrower_route_to_an_endpoint_given_by_name_lowers_the_fabric(make_cluster):
     """The same with the endpoint given as a host name: it was resolved after the MTU was
     measured, so its route was never asked and wgfab0 stayed at 1440. Names are resolved
