@@ -163,8 +163,9 @@ static void ask(const char *host, uint16_t port, int family, long long now,
 		fresh[(*n_fresh)++] = e;
 }
 
-void resolve_cluster_names(const struct cluster *c, size_t self, int wg_family, int wait_ms)
+void resolve_cluster_names(const struct cluster *c, size_t self, int wait_ms)
 {
+	int family = lookup_family(cluster_wg_family(c, c->nodes[self].underlay.family));
 	struct name_entry *fresh[64];
 	size_t n_fresh = 0;
 	long long now = monotonic_ms();
@@ -175,8 +176,7 @@ void resolve_cluster_names(const struct cluster *c, size_t self, int wg_family, 
 
 		if (i != self && (n->flags & NODE_HAS_ENDPOINT) && n->endpoint_host[0] &&
 		    ip_addr_parse(n->endpoint_host, &literal) < 0)
-			ask(n->endpoint_host, n->endpoint_port, lookup_family(wg_family), now,
-			    fresh, &n_fresh);
+			ask(n->endpoint_host, n->endpoint_port, family, now, fresh, &n_fresh);
 	}
 	if (n_fresh)
 		wait_for(fresh, n_fresh, now + wait_ms);
@@ -193,21 +193,10 @@ bool resolve_cached(const char *host, uint16_t port, int wg_family, struct ip_ad
 	       ip_addr_from_sockaddr((const struct sockaddr *)&e->addr, out, &ignored) == 0;
 }
 
-void resolve_endpoints(struct node_state *want, int wait_ms)
+void resolve_endpoints(struct node_state *want)
 {
 	int family = lookup_family(want->wg_family);
-	struct name_entry *fresh[64];
-	size_t n_fresh = 0;
-	long long now = monotonic_ms();
 
-	for (size_t i = 0; i < want->fabric.n_peers; i++) {
-		struct desired_peer *dp = &want->fabric.peers[i];
-
-		if (!dp->endpoint_addr.family && dp->endpoint_host[0])
-			ask(dp->endpoint_host, dp->endpoint_port, family, now, fresh, &n_fresh);
-	}
-	if (n_fresh)
-		wait_for(fresh, n_fresh, now + wait_ms);
 	for (size_t i = 0; i < want->fabric.n_peers; i++) {
 		struct desired_peer *dp = &want->fabric.peers[i];
 		struct name_entry *e;
@@ -224,7 +213,7 @@ void resolve_endpoints(struct node_state *want, int wait_ms)
 			log_warn(
 			    "peer endpoint %s: no answer within %d ms; the peer is added without "
 			    "an endpoint for now, and gets it once the name resolves",
-			    e->host, wait_ms);
+			    e->host, RESOLVE_WAIT_MS);
 			e->warned = true;
 		}
 		dp->endpoint = e->addr;

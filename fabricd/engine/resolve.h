@@ -23,17 +23,20 @@
 
 /*
  * Asks for the endpoint names of c's nodes other than self (literals need
- * none), waiting for names never asked before as resolve_endpoints does:
- * before the underlay's MTU is measured, which takes the route to each
- * endpoint as wg-quick does (engine/underlay.c). wg_family: the fabric's
- * (cluster_wg_family).
+ * none), in the family the fabric's MTU is for (cluster_wg_family), waiting
+ * up to wait_ms for names never asked before; a refresh runs while the old
+ * answer serves. Before the underlay's MTU is measured, which takes the
+ * route to each endpoint as wg-quick does (engine/underlay.c).
  */
-void resolve_cluster_names(const struct cluster *c, size_t self, int wg_family, int wait_ms);
-/* The address host resolved to last, if it has; never blocks. */
+void resolve_cluster_names(const struct cluster *c, size_t self, int wait_ms);
+/* The address host resolved to last, if it has; never blocks. wg_family: as above. */
 bool resolve_cached(const char *host, uint16_t port, int wg_family, struct ip_addr *out);
 
-/* Fills want's desired_peer.endpoint: literals at once, names from the cache or a lookup. */
-void resolve_endpoints(struct node_state *want, int wait_ms);
+/*
+ * Fills want's desired_peer.endpoint: literals at once, names as
+ * resolve_cluster_names left them (a name still unanswered: none, said once).
+ */
+void resolve_endpoints(struct node_state *want);
 
 /*
  * True when a lookup that finished since the last call changed an answer:

@@ -529,10 +529,7 @@ int session_plan(struct session *s)
 	}
 	diag_init(&diag);
 	/* names first, with a bounded wait: the survey measures the route to each endpoint */
-	resolve_cluster_names(
-	    s->cluster, s->self,
-	    cluster_wg_family(s->cluster, s->cluster->nodes[s->self].underlay.family),
-	    RESOLVE_WAIT_MS);
+	resolve_cluster_names(s->cluster, s->self, RESOLVE_WAIT_MS);
 	if (underlay_survey(s->r.rtnl, s->cluster, s->self, &s->have.links, &mtu, &diag) < 0) {
 		if (mismatch[0])
 			diag_add(&diag, "fabric " FABRIC_IFNAME, "%s", mismatch);
@@ -542,8 +539,8 @@ int session_plan(struct session *s)
 	if (ret == 0) {
 		if (s->r.converged)
 			converged_note_want(s->converged, &s->want);
-		/* names are resolved here, with a bounded wait, never inside planning */
-		resolve_endpoints(&s->want, RESOLVE_WAIT_MS);
+		/* the names were asked before the survey: never inside planning */
+		resolve_endpoints(&s->want);
 		switch_mark_stages(&s->r, &s->want, &s->have);
 		ret = holdable(s);
 		if (ret == 0)
