@@ -139,6 +139,23 @@ def test_ipv6_fabric_needs_1280_on_wgfab0(minimal, tmp_path):
                  "fabric (fabric.prefix) needs: give at least 1340, or an IPv4 fabric prefix")
 
 
+@pytest.mark.parametrize("mtu", [575, 65536])
+def test_underlay_mtu_out_of_range(minimal, tmp_path, mtu):
+    minimal["fabric"]["underlay_mtu"] = mtu
+    assert_error(run("check", "-c", write(tmp_path, minimal)),
+                 f"fabric.underlay_mtu: {mtu} is out of range; give an integer 576..65535")
+
+
+def test_underlay_mtu_under_1280_with_an_ipv6_underlay(tmp_path):
+    """An IPv4 underlay may be given under 1280 (as it may be measured); an IPv6 link never
+    is, so such a value is a typo: until 2026-12-07 1280 was the floor for both."""
+    definition = json.loads((REPO / "examples" / "ipv6-underlay.json").read_text())
+    definition["fabric"]["underlay_mtu"] = 1000
+    assert_error(run("check", "-c", write(tmp_path, definition)),
+                 "fabric.underlay_mtu: 1000 is under 1280, the smallest MTU of an IPv6 link",
+                 "give the real underlay MTU")
+
+
 # --- definition edits (cli/zone.c, cli/join.c, cli/set_transport.c) ----------------------
 
 @pytest.mark.parametrize("name", ["vnet100:100", "VNET100", "vnet-name-too-long"])

@@ -398,7 +398,7 @@ static void load_fabric(struct config_loader *l, json_t *obj, const char *path, 
 	f->keepalive = 25;
 	if (get_int(l, obj, path, "keepalive", NULL, 0, 65535, p, &n) > 0)
 		f->keepalive = (unsigned int)n;
-	if (get_int(l, obj, path, "underlay_mtu", NULL, MTU_IPV6_MIN, 65535, p, &n) > 0) {
+	if (get_int(l, obj, path, "underlay_mtu", NULL, MTU_MIN, MTU_MAX, p, &n) > 0) {
 		f->underlay_mtu = (unsigned int)n;
 		f->flags |= FABRIC_HAS_UNDERLAY_MTU;
 	}

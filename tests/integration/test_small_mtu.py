@@ -55,23 +55,27 @@ def test_zone_under_1280_applies(make_cluster):
         assert node.ifindexes() == before
 
 
-def test_fabric_under_1280_applies_at_once(make_cluster):
+@pytest.mark.parametrize("underlay", [1300, 1000])
+def test_fabric_under_1280_applies_at_once(make_cluster, underlay):
     """An underlay of 1300 bytes leaves wgfab0 1240: an IPv4 fabric works (its zones are
     under 1280, warned), and the first apply builds it; before 2026-12-05 the fabric's
     IPv6 address-generation setting, sent with its MTU, failed the first apply
-    ("Address family not supported by protocol") and only a second one finished."""
+    ("Address family not supported by protocol") and only a second one finished. 1000
+    given on an IPv4 underlay: until 2026-12-07 a given underlay_mtu had to be 1280, while
+    the same underlay measured applied."""
     cluster = make_cluster(2)
     path = cluster.write_definition(cluster.definition(
-        zones=[zone("red", "secure", [("vnet100", 100)])], underlay_mtu=1300))
+        zones=[zone("red", "secure", [("vnet100", 100)])], underlay_mtu=underlay))
+    fabric, guest = underlay - 60, underlay - 60 - 50
     for node in cluster.nodes:
         res = node.fabricd("apply", "-c", path)
         assert res.rc == 0, f"first apply on {node.name}: {res}"
-        assert node.link("wgfab0")["mtu"] == 1240
-        assert node.link("vnet100")["mtu"] == 1190
+        assert node.link("wgfab0")["mtu"] == fabric
+        assert node.link("vnet100")["mtu"] == guest
     g1 = cluster.add_guest("pve1", "vnet100", "10.1.0.1/24")
     g2 = cluster.add_guest("pve2", "vnet100", "10.1.0.2/24")
-    wait_until(lambda: g1.ping(g2), timeout=15, what="guests ping over a 1240-byte fabric")
-    assert g1.ping(g2, size=1190 - 28, df=True)
+    wait_until(lambda: g1.ping(g2), timeout=15, what=f"guests ping over a {fabric}-byte fabric")
+    assert g1.ping(g2, size=guest - 28, df=True)
     for node in cluster.nodes:
         assert node.fabricd("plan", "-c", path).rc == 0
 
