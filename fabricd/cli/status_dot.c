@@ -4,6 +4,7 @@
  * links only: those are coloured by what it measured, the links between
  * other nodes are drawn dashed and grey ("not seen from here").
  */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -229,6 +230,7 @@ static int render_svg(const char *text, size_t len, int *wait_status)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[0], STDIN_FILENO);
 	posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* dot needs none of ours */
 	fflush(stdout);
 	ret = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);

@@ -531,11 +531,12 @@ static void verify_mtu(const struct cluster *c, struct config_report *r)
 	/* an IPv6 link is never under 1280 bytes: such a value cannot be the underlay's */
 	if ((f->flags & FABRIC_HAS_UNDERLAY_MTU) && f->underlay_mtu < MTU_IPV6_MIN &&
 	    underlay_family && cluster_wg_family(c, underlay_family) == AF_INET6) {
-		config_error(r, "fabric.underlay_mtu",
-			     "%u is under 1280, the smallest MTU of an IPv6 link, and the nodes "
-			     "reach each other over IPv6 (nodes[].underlay, nodes[].endpoint): give "
-			     "the real underlay MTU (1500 on most networks)",
-			     f->underlay_mtu);
+		config_error(
+		    r, "fabric.underlay_mtu",
+		    "%u is under 1280, the smallest MTU of an IPv6 link, and the nodes "
+		    "reach each other over IPv6 (nodes[].underlay, nodes[].endpoint): give "
+		    "the real underlay MTU (1500 on most networks)",
+		    f->underlay_mtu);
 		return;
 	}
 	if (!(f->flags & FABRIC_HAS_UNDERLAY_MTU) || !underlay_family || !f->prefix.addr.family) {

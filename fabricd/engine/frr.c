@@ -412,6 +412,8 @@ static int run(char *const argv[], char **out, char **err_text, int timeout_ms)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+	/* not our netlink sockets (libnftables' lack close-on-exec) nor anything else */
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	ret = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(outp[1]);

@@ -19,7 +19,7 @@ int nl_open(struct nl_sock *s, int bus)
 
 	memset(s, 0, sizeof(*s));
 	s->bus = bus;
-	s->mnl = mnl_socket_open(bus);
+	s->mnl = mnl_socket_open2(bus, SOCK_CLOEXEC);
 	if (!s->mnl)
 		return -errno;
 	if (mnl_socket_bind(s->mnl, 0, MNL_SOCKET_AUTOPID) < 0) {

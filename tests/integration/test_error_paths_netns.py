@@ -95,6 +95,29 @@ def test_status_svg_when_dot_exits_without_reading(make_cluster, tmp_path):
         "message above" in res.stderr and "not recognized" in res.stderr, res
 
 
+def test_status_svg_gives_dot_none_of_its_descriptors(make_cluster, tmp_path):
+    """dot gets its stdin (the graph), stdout and stderr: until 2026-12-07 it inherited
+    status's netlink sockets too. The fake dot (no shell: dash keeps copies of what it
+    redirects) writes down the descriptors it was given, then an SVG."""
+    cluster = make_cluster(2)
+    pve1 = cluster["pve1"]
+    config = cluster.write_definition(cluster.definition())
+    env = fake_dot(tmp_path, "")
+    log = tmp_path / "fds.log"
+    (tmp_path / "bin" / "dot").write_text(
+        "#!/usr/bin/python3\nimport os, sys\nheld = []\n"
+        "for fd in os.listdir('/proc/self/fd'):\n"
+        "    try:\n        held.append((int(fd), os.readlink(f'/proc/self/fd/{fd}')))\n"
+        "    except OSError:\n        pass\n"
+        f"open('{log}', 'w').write(repr(held))\n"
+        "sys.stdin.read()\nprint('<svg/>')\n")
+    res = pve1.fabricd("status", "-c", config, "--svg", env=env)
+    assert res.rc in (0, 2) and "<svg/>" in res.stdout, res
+    held = eval(log.read_text())  # noqa: S307 (our own repr)
+    assert held and not [(fd, what) for fd, what in held
+                         if fd > 2 and not what.startswith("/proc/")], held
+
+
 def test_a_full_run_wireguard_is_named_not_blamed_on_the_kernel(make_cluster):
     """/run full where wireguard-go keeps its PID file and socket (a filled tmpfs over the
     node's /run/wireguard): apply's error names the file and the cause, as fabricd's own

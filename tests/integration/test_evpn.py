@@ -1135,6 +1135,46 @@ def test_daemon_says_when_frr_dies_and_comes_back(evpn):
         d.check_log()
 
 
+def test_programs_fabricd_runs_inherit_none_of_its_descriptors(evpn):
+    """vtysh (and frr-reload.py) get stdin, stdout and stderr, nothing else: until
+    2026-12-07 they inherited fabricd's netlink sockets and libnftables' (rtnetlink, generic
+    netlink, nfnetlink), where a program that lives on (or what it starts) keeps them and
+    the kernel queues every notification to them. vtysh is replaced, in a mount namespace
+    of the command's own, by a script that writes down the descriptors it was given."""
+    cluster, frrs = evpn
+    node = cluster.node("pve1")
+    path = f"{cluster.tmpdir}/cluster.json"
+    work = f"{cluster.tmpdir}/vtysh-fds"
+    os.makedirs(work, exist_ok=True)
+    shutil.copy("/usr/bin/vtysh", f"{work}/vtysh.real")
+    wrapper = f"{work}/vtysh"
+    with open(wrapper, "w") as f:
+        # no shell: dash keeps copies of the descriptors it redirects
+        f.write(f"#!/usr/bin/python3\nimport os, sys\nheld = []\n"
+                f"for fd in os.listdir('/proc/self/fd'):\n"
+                f"    try:\n        held.append(f'{{fd}} -> ' + os.readlink(f'/proc/self/fd/{{fd}}'))\n"
+                f"    except OSError:\n        pass  # the listing's own\n"
+                f"with open('{work}/fds.log', 'a') as log:\n"
+                f"    log.write('\\n'.join(held) + '\\n---\\n')\n"
+                f"os.execv('{work}/vtysh.real', ['{work}/vtysh.real'] + sys.argv[1:])\n")
+    os.chmod(wrapper, 0o755)
+    for command in ("plan", "status"):
+        argv = [cluster.fabricd_bin, command, "-c", path, "--frr-pathspace",
+                frrs["pve1"].pathspace, *node.node_options(command)]
+        res = node.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                        f'mount --bind {wrapper} /usr/bin/vtysh && exec "$@"', "sh", *argv],
+                       check=False)
+        assert res.returncode in (0, 2) and "error" not in res.stderr, (command, res)
+    runs = open(f"{work}/fds.log").read().split("---\n")[:-1]
+    assert len(runs) >= 2, runs  # plan and status each asked vtysh
+    for fds in runs:
+        held = re.findall(r"(\d+) -> (.*)", fds)
+        assert held, fds
+        extra = [(fd, what) for fd, what in held
+                 if int(fd) > 2 and not what.startswith("/proc/")]
+        assert not extra, f"vtysh inherited {extra}:\n{fds}"
+
+
 def test_frr_conf_is_never_written_through_a_link_of_the_frr_user(netns_env, fabricd_bin,
                                                                    tmp_path):
     """/etc/frr belongs to the frr user (Debian's package), as does a pathspace's directory:
