@@ -256,11 +256,10 @@ int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(
 {
 	char buf[NL_MSG_BUF * 4];
 	struct dump_ctx c = {.s = s, .req = req, .cb = cb, .data = data};
+	int ret = -EAGAIN;
 
 	req->nlmsg_flags = (uint16_t)((req->nlmsg_flags & ~NLM_F_ACK) | NLM_F_DUMP);
 	for (int attempt = 0; attempt < NL_DUMP_RETRIES; attempt++) {
-		int ret;
-
 		if (attempt) {
 			if (reset)
 				reset(data);
@@ -269,18 +268,19 @@ int nl_dump(struct nl_sock *s, struct nlmsghdr *req, mnl_cb_t cb, void (*reset)(
 		s->extack[0] = '\0';
 		ret = send_msg(s, req, req->nlmsg_len);
 		if (ret < 0)
-			return ret;
+			break;
 		c.interrupted = false;
 		c.cb_err = 0;
 		ret = recv_until(s, buf, sizeof(buf), dump_msg, &c);
-		if (ret < 0)
-			return ret;
-		if (c.ret < 0)
-			return c.ret;
-		if (!c.interrupted)
-			return c.cb_err;
+		if (ret < 0 || c.ret < 0 || !c.interrupted)
+			break;
+		ret = -EAGAIN;
 	}
-	return -EAGAIN;
+	/* a WireGuard device's dump carries its private key: leave no copy on the stack */
+	explicit_bzero(buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	return c.ret < 0 ? c.ret : c.cb_err;
 }
 
 /*
