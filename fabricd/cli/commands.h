@@ -20,6 +20,13 @@ int cli_parse_seconds(const char *name, const char *text, unsigned int max, unsi
  */
 int cli_exit_status(int status);
 
+/*
+ * Whether word ("-n", "--key-file", "--key-file=F") is one of the options the
+ * node commands share (fabricd --help): zone, vnet, import-pve and bench
+ * name it as such when they refuse it.
+ */
+bool cli_shared_option(const char *word);
+
 int cmd_check(const struct options *o);
 int cmd_render(const struct options *o);
 int cmd_plan(const struct options *o);

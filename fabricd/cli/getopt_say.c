@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/commands.h"
 #include "cli/getopt_say.h"
 #include "base/log.h"
 
@@ -33,6 +34,14 @@ static int prefix_matches(const struct option *longopts, const char *word, size_
 	return n;
 }
 
+/* One of the node commands' options given to a command of its own parser (zone, bench). */
+static void say_not_here(const char *command, const char *word, size_t len, const char *help)
+{
+	log_error("fabricd %s: %.*s is an option of the commands that work on a node (run, apply, "
+		  "plan, status, ...: see fabricd --help), not of %s; leave it out (see %s --help)",
+		  command, (int)len, word, command, help);
+}
+
 /* A long option getopt refused: word is "--name" or "--name=value". */
 static void bad_long(const char *command, int c, const char *word, const struct option *longopts,
 		     const char *help)
@@ -49,6 +58,8 @@ static void bad_long(const char *command, int c, const char *word, const struct 
 	else if (prefix_matches(longopts, word + 2, len, list, sizeof(list)) > 1)
 		log_error("fabricd %s: option --%.*s is ambiguous (%s): give it whole", command,
 			  (int)len, word + 2, list);
+	else if (cli_shared_option(word))
+		say_not_here(command, word, len + 2, help);
 	else
 		log_error("fabricd %s: unknown option --%.*s (see %s --help)", command, (int)len,
 			  word + 2, help);
@@ -66,9 +77,15 @@ void cli_bad_option(const char *command, int c, char *const argv[], const struct
 	 * An unknown letter ("-x", or "-vx" where getopt is still inside the
 	 * word and argv[optind - 1] is the one before).
 	 */
-	if (c == '?' && optopt > 0 && optopt < 256 && !short_known)
-		log_error("fabricd %s: unknown option -%c (see %s --help)", command, optopt, help);
-	else if (!strncmp(word, "--", 2) && word[2])
+	if (c == '?' && optopt > 0 && optopt < 256 && !short_known) {
+		char letter[3] = {'-', (char)optopt, '\0'};
+
+		if (cli_shared_option(letter))
+			say_not_here(command, letter, 2, help);
+		else
+			log_error("fabricd %s: unknown option -%c (see %s --help)", command, optopt,
+				  help);
+	} else if (!strncmp(word, "--", 2) && word[2])
 		bad_long(command, c, word, longopts, help);
 	else if (c == ':' && optopt > 0 && optopt < 256)
 		log_error("fabricd %s: option -%c needs a value (see %s --help)", command, optopt,

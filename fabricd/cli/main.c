@@ -247,6 +247,24 @@ static const struct option fixed_opts[] = {
 #define N_FIXED_OPTIONS (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
 #define N_LONG_OPTIONS	(N_FIXED_OPTIONS + N_VALUE_OPTIONS + 1)
 
+bool cli_shared_option(const char *word)
+{
+	struct option long_opts[N_LONG_OPTIONS];
+	size_t len;
+
+	if (word[0] != '-')
+		return false;
+	if (word[1] != '-')
+		return word[1] && strchr("cnv", word[1]);
+	len = strcspn(word + 2, "=");
+	join_options(long_opts, fixed_opts, N_FIXED_OPTIONS);
+	for (const struct option *l = long_opts; l->name; l++) {
+		if (strlen(l->name) == len && !strncmp(l->name, word + 2, len))
+			return strcmp(l->name, "help") != 0;
+	}
+	return false;
+}
+
 static bool known_command(const char *name)
 {
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {

@@ -359,6 +359,7 @@ def test_options_before_no_command_say_so(fabricd, args, message):
     assert r.returncode == 1 and message in r.stderr and r.stdout == "", r
 
 
+NOWHERE = "/nonexistent/fabricd-test/cluster.json"
 UNKNOWN_OPTION_COMMANDS = ["check", "render", "plan", "apply", "run", "status", "down", "genkey",
                            "pubkey", "set-transport", "init", "join", "leave", "zone", "vnet",
                            "import-pve", "bench"]
@@ -393,7 +394,22 @@ def test_a_refused_option_is_one_line(fabricd, args, message):
     assert r.stderr.startswith(f"error: {message}") and r.stderr.count("\n") == 1, r.stderr
 
 
-NOWHERE = "/nonexistent/fabricd-test/cluster.json"
+@pytest.mark.parametrize("args,option", [
+    (["zone", "list", "-n", "pve1"], "-n"),
+    (["vnet", "remove", "-c", NOWHERE, "--key-file=/k", "vnet1"], "--key-file"),
+    (["import-pve", "--wg-backend", "kernel"], "--wg-backend"),
+    (["bench", "--grace", "5"], "--grace"),
+], ids=["zone", "vnet", "import-pve", "bench"])
+def test_a_node_commands_option_elsewhere_is_named_as_such(fabricd, args, option):
+    """zone, vnet, import-pve and bench have options of their own: one of the node commands'
+    there said "unknown option" until 2026-12-07, as if fabricd had none such."""
+    r = run(fabricd, *args)
+    command = args[0]
+    assert r.returncode == 1 and r.stdout == "", r
+    assert r.stderr == (f"error: fabricd {command}: {option} is an option of the commands that "
+                        "work on a node (run, apply, plan, status, ...: see fabricd --help), "
+                        f"not of {command}; leave it out (see fabricd {command} --help)\n"), \
+        r.stderr
 
 
 @pytest.mark.parametrize("args,message", [
