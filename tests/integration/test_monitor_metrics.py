@@ -317,11 +317,9 @@ def test_metrics_file_is_written_every_10_s_by_default(fabric):
         assert 7 <= t1 - t0 <= 14, f"rewritten {t1 - t0:.1f} s after the first file"
         assert value(parse(open(path).read())[0], "fabricd_drift_repairs_total",
                      kind="vxlan") == repairs + 1
-        t2 = wait_rewrite(path, file_version(path), timeout=15)
-        assert 7 <= t2 - t1 <= 14, f"rewritten {t2 - t1:.1f} s after the one before"
         d.send_signal(signal.SIGHUP)  # a reload: the file at once, not 10 s later
-        t3 = wait_rewrite(path, file_version(path), timeout=5)
-        assert t3 - t2 < 5, f"the reload's file came {t3 - t2:.1f} s after the last one"
+        t2 = wait_rewrite(path, file_version(path), timeout=5)
+        assert t2 - t1 < 5, f"the reload's file came {t2 - t1:.1f} s after the last one"
     finally:
         d.stop()
         d.extra_args = usual

@@ -158,6 +158,7 @@ def test_follows_running_config(followed):
     pve.apply("secure", {"blue": 100, "green": 101})
     wait_until(lambda: all_have(nodes, "green", "vs101") and all_have(nodes, "blue", "vs100"),
                timeout=10, interval=0.01, what="secure devices on every node again")
+    pingers.stop()
     pingers.assert_no_loss("while zone lab switched secure -> plain -> secure in Proxmox")
 
     # a problem in Proxmox's files: logged with file, section and key; nothing changes

@@ -98,6 +98,7 @@ def test_ifreload_keeps_fabricd_ports(frontend):
         reload_times.append(ifupdown(n, "ifreload"))
     busy = time.monotonic() - started
     assert busy < seconds - 1, f"the reloads took {busy:.1f} s, longer than the pings ran"
+    pingers.stop()
     pingers.assert_no_loss("across ifreload -a on every node")
     print(f"ifreload -a took {min(reload_times):.2f}..{max(reload_times):.2f} s "
           f"({len(reload_times)} runs in {busy:.1f} s), no ping lost")
@@ -166,6 +167,7 @@ def test_daemon_toggles_a_zone_under_ifreload(frontend):
             ifupdown(n, "ifreload")
             assert "vs200" in ports(n, "vnet2")
         try:
+            pingers.stop()
             pingers.assert_no_loss("while frontp switched plain -> secure under ifreload")
         except AssertionError as e:
             raise AssertionError(f"{e}\n{switch_report(cluster, daemons, 'vnet2')}") from None

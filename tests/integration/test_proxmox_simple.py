@@ -285,6 +285,7 @@ def test_follows_simple_zones(simple):
     busy = time.monotonic() - started
     assert busy < seconds - 1, f"the Applies took {busy:.1f} s, longer than the pings ran"
     try:
+        pingers.stop()
         pingers.assert_no_loss("across Proxmox Applies (ifreload -a), a vnet added and "
                                "frontp switched plain -> secure -> plain")
     except AssertionError as e:

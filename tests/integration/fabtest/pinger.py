@@ -5,6 +5,7 @@
     pingers.start()
     ...                                   # switch, kill daemons, break things
     pingers.assert_no_loss()              # waits for the end, then checks
+    pingers.stop(settle=1.0)              # or: the pings still flow, then end them now
 
 Each pinger is `ping -i 0.01 -w SECONDS` (an echo every 10 ms) in the
 source guest's namespace, in the background, writing to a log file. It runs
@@ -17,10 +18,17 @@ stops, are not. ping's summary line is kept for the report. Duplicates
 (an ICMP error, "Destination Host Unreachable" from the sender itself when
 its ARP for the destination went unanswered), the report says so beside
 the missing sequence number.
+
+SECONDS is an upper bound where a test's work takes a time of its own: stop()
+ends the pingers once that work is done (SIGINT, on which ping prints its
+summary as at -w's end), after a settle time in which every pinger must still
+get replies: a stopped pinger whose last reply is older than that failed.
 """
 
 import re
+import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 
 from .cluster import _nsenter_net
@@ -111,6 +119,11 @@ class Pinger:
         except OSError:
             return 0
 
+    def stop(self):
+        """End ping now: SIGINT, on which it prints its summary and exits."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+
     def wait(self, timeout=None):
         """Wait for ping to finish; return PingStats."""
         timeout = timeout if timeout is not None else self.seconds + 20
@@ -169,6 +182,27 @@ class Pingers:
         if self.results is None:
             self.results = [p.wait() for p in self.pingers]
         return self.results
+
+    def stop(self, settle=1.0):
+        """End the pingers settle seconds from now: each must have had a reply within the
+        last settle seconds before it is stopped (pings that stopped flowing at the end
+        would otherwise go unseen: loss counts only echoes before the last reply)."""
+        time.sleep(settle)
+        quiet = []
+        for p in self.pingers:
+            try:
+                with open(p.proc.log_path, errors="replace") as f:
+                    last = [m for m in map(_REPLY.match, f) if m][-1:]
+            except OSError:
+                last = []
+            if not last or time.time() - float(last[0].group(1)) > settle:
+                quiet.append(f"{p.label}: last reply "
+                             + (f"{time.time() - float(last[0].group(1)):.2f} s ago"
+                                if last else "never"))
+            p.stop()
+        self.wait()
+        assert not quiet, "pings stopped getting replies:\n  " + "\n  ".join(quiet)
+        return self
 
     def assert_no_loss(self, context=""):
         """Every echo of every pinger answered; the message lists each pinger's result."""
