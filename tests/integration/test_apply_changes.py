@@ -727,6 +727,7 @@ def test_a_prefix_change_keeps_routes_from_the_fabric_address(make_cluster):
     assert pve1.fabricd("plan", "-c", path).rc == 0
 
 
+@pytest.mark.backend_neutral  # refused before the kernel
 def test_a_missing_key_file_and_a_node_not_listed_point_at_join(make_cluster):
     """The node is listed with a public key, so a key made with genkey (the advice until
     now) cannot match it: put the right file back, or rotate with join. A node not in the

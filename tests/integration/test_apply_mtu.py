@@ -123,6 +123,7 @@ def test_one_byte_more_does_not_pass(mtu_fabric, transport):
     assert not result, f"ping -M do -s {size} should not fit the zone MTU:\n{result.output}"
 
 
+@pytest.mark.backend_neutral  # a plain zone: routes measured
 def test_a_smaller_measured_underlay_lowers_an_mtu_override(make_cluster):
     """A zone's "mtu" may only lower its MTU; when the underlay measured on a node is
     smaller than the file assumed, that node builds what its underlay carries (with a
@@ -153,6 +154,7 @@ def test_a_smaller_measured_underlay_lowers_an_mtu_override(make_cluster):
     assert [n.link("vnet100")["mtu"] for n in cluster.nodes] == [1290, 1290]
 
 
+@pytest.mark.backend_neutral  # bridges' MTUs and what apply says
 def test_apply_says_when_a_bridge_mtu_goes_down(make_cluster):
     """An mtu_policy "max" zone switched to secure: its bridges go from 1450 to 1390, and
     guests learn no MTU by themselves. The daemon warns per zone; a one-shot apply must
@@ -179,6 +181,7 @@ def test_apply_says_when_a_bridge_mtu_goes_down(make_cluster):
     assert pve1.link("vnet100")["mtu"] == 1450
 
 
+@pytest.mark.backend_neutral  # a plain zone: routes measured
 def test_a_given_underlay_mtu_above_what_a_path_carries_is_said(make_cluster):
     """fabric.underlay_mtu is trusted, but 9000 written for links of 1500 gave 8890-byte
     zones whose plain VXLAN lost every large frame without a word; the node's routes
