@@ -28,6 +28,7 @@
 #include "bench/control_plane.h"
 #include "bench/cp_watch.h"
 #include "bench/labnet.h"
+#include "bench/sample.h"
 #include "base/log.h"
 #include "kinds/fdb.h"
 #include "netlink/nl.h"
@@ -124,38 +125,17 @@ static long rss_kib(pid_t pid)
 	return status_kib(pid, "VmRSS");
 }
 
-/* The daemon's CPU time so far, in clock ticks; -1 when unreadable. */
-static long long cpu_ticks(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut = 0, st = 0;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the name may hold spaces: fields count from after it */
-	if (!p ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -1;
-	return (long long)(ut + st);
-}
-
 /* Waits until the daemon's pass is over: no CPU used for 300 ms (at most 10 s). */
 static void wait_idle(pid_t pid)
 {
-	long long last = cpu_ticks(pid);
+	long long last = bench_pid_cpu_ticks(pid);
 	int quiet = 0;
 
 	for (int i = 0; i < 100 && quiet < 3 && !bench_stop; i++) {
 		long long now;
 
 		pause_ms(100);
-		now = cpu_ticks(pid);
+		now = bench_pid_cpu_ticks(pid);
 		quiet = now == last ? quiet + 1 : 0;
 		last = now;
 	}
@@ -276,11 +256,11 @@ int cp_daemon_add_vnet(const struct cp_ns *ns, const char *bridge, unsigned int 
 void cp_daemon_idle(unsigned int seconds, struct cp_daemon *d)
 {
 	double t0 = now_s(), elapsed;
-	long long c0 = cpu_ticks(d->pid), c1;
+	long long c0 = bench_pid_cpu_ticks(d->pid), c1;
 
 	while (!bench_stop && now_s() - t0 < seconds)
 		pause_ms(100);
-	c1 = cpu_ticks(d->pid);
+	c1 = bench_pid_cpu_ticks(d->pid);
 	elapsed = now_s() - t0;
 	if (c0 < 0 || c1 < 0 || bench_stop)
 		return;

@@ -107,20 +107,6 @@ bool bench_profile_possible(char *why, size_t len)
 /* how often bench_profile_start looks whether perf has started recording */
 #define START_POLL_MS 50
 
-/* pid's CPU time in clock ticks; 0 when it cannot be read (gone: waitpid says so) */
-static uint64_t cpu_ticks(pid_t pid)
-{
-	char path[64], *text;
-	uint64_t ticks = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	text = bench_read_text(path);
-	if (text && bench_parse_pid_stat(text, &ticks) < 0)
-		ticks = 0;
-	free(text);
-	return ticks;
-}
-
 /* perf has written its header once the file has a size; it records from then on. */
 static bool recording(const char *data_path)
 {
@@ -142,7 +128,8 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 			(char *)data_path,
 			NULL};
 	int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), idle_polls = 0;
-	uint64_t ticks = 0;
+	long long ticks = 0;
+	bool stuck = false;
 	pid_t pid;
 
 	if (fd < 0) {
@@ -157,11 +144,12 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 		return pid;
 	}
 	for (int t = 0; t < BENCH_PROFILE_START_S * 1000 / START_POLL_MS && !bench_stop; t++) {
-		uint64_t now = cpu_ticks(pid);
+		long long now = bench_pid_cpu_ticks(pid); /* -1 once gone: waitpid says so */
 
 		idle_polls = now > ticks ? 0 : idle_polls + 1;
 		ticks = now;
-		if (idle_polls * START_POLL_MS >= BENCH_PROFILE_IDLE_S * 1000)
+		stuck = idle_polls * START_POLL_MS >= BENCH_PROFILE_IDLE_S * 1000;
+		if (stuck)
 			break;
 		if (recording(data_path)) {
 			lab_sleep_ms(100);
@@ -178,7 +166,7 @@ pid_t bench_profile_start(const char *data_path, const char *log_path, char *why
 	}
 	kill(pid, SIGKILL);
 	lab_wait(pid, 1000);
-	if (idle_polls * START_POLL_MS >= BENCH_PROFILE_IDLE_S * 1000)
+	if (stuck)
 		snprintf(why, len,
 			 "perf record did not start recording: it used no CPU for %d s (stuck)",
 			 BENCH_PROFILE_IDLE_S);

@@ -283,6 +283,19 @@ int bench_parse_pid_stat(const char *text, uint64_t *ticks)
 	return 0;
 }
 
+long long bench_pid_cpu_ticks(pid_t pid)
+{
+	char path[64], *text;
+	uint64_t ticks;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	text = bench_read_text(path);
+	ret = text ? bench_parse_pid_stat(text, &ticks) : -1;
+	free(text);
+	return ret < 0 ? -1 : (long long)ticks;
+}
+
 static int parse_file(const char *path, int (*parse)(const char *, struct bench_snap *),
 		      struct bench_snap *s)
 {
@@ -313,16 +326,12 @@ int bench_snap_take(struct bench_snap *s, const pid_t *pids, size_t n_pids)
 	s->proc_ticks = 0;
 	s->proc_ok = true;
 	for (size_t i = 0; i < n_pids; i++) {
-		char path[64], *text;
-		uint64_t t;
+		long long t = bench_pid_cpu_ticks(pids[i]);
 
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
-		text = bench_read_text(path);
-		if (!text || bench_parse_pid_stat(text, &t) < 0)
+		if (t < 0)
 			s->proc_ok = false;
 		else
-			s->proc_ticks += t;
-		free(text);
+			s->proc_ticks += (uint64_t)t;
 	}
 	return 0;
 }

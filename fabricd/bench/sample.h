@@ -59,6 +59,8 @@ int bench_parse_softirqs(const char *text, struct bench_snap *s);
 int bench_parse_interrupts(const char *text, struct bench_snap *s);
 /* utime + stime (fields 14 and 15) of one /proc/PID/stat line. */
 int bench_parse_pid_stat(const char *text, uint64_t *ticks);
+/* pid's CPU time so far (its threads' too), in clock ticks; -1 when unreadable (gone). */
+long long bench_pid_cpu_ticks(pid_t pid);
 
 /* The whole of a (proc) file as a NUL-terminated string; free() it. NULL and errno set. */
 char *bench_read_text(const char *path);

@@ -250,17 +250,18 @@ static const struct option fixed_opts[] = {
 bool cli_shared_option(const char *word)
 {
 	struct option long_opts[N_LONG_OPTIONS];
-	size_t len;
+	bool letter = word[0] == '-' && word[1] && word[1] != '-';
+	size_t len = letter ? 0 : strcspn(word + 2, "=");
 
-	if (word[0] != '-')
+	if (word[0] != '-' || !word[1])
 		return false;
-	if (word[1] != '-')
-		return word[1] && strchr("cnv", word[1]);
-	len = strcspn(word + 2, "=");
 	join_options(long_opts, fixed_opts, N_FIXED_OPTIONS);
 	for (const struct option *l = long_opts; l->name; l++) {
-		if (strlen(l->name) == len && !strncmp(l->name, word + 2, len))
-			return strcmp(l->name, "help") != 0;
+		bool named = letter ? l->val == (unsigned char)word[1]
+				    : strlen(l->name) == len && !strncmp(l->name, word + 2, len);
+
+		if (named)
+			return l->val != 'h';
 	}
 	return false;
 }
