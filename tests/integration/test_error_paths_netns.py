@@ -11,6 +11,7 @@ import pytest
 
 from fabtest import stays_true, zone
 from fabtest.daemon import Daemon
+from fabtest.proc import fd_recorder, inherited
 
 pytestmark = [pytest.mark.netns, pytest.mark.wireguard, pytest.mark.vxlan]
 
@@ -104,18 +105,10 @@ def test_status_svg_gives_dot_none_of_its_descriptors(make_cluster, tmp_path):
     config = cluster.write_definition(cluster.definition())
     env = fake_dot(tmp_path, "")
     log = tmp_path / "fds.log"
-    (tmp_path / "bin" / "dot").write_text(
-        "#!/usr/bin/python3\nimport os, sys\nheld = []\n"
-        "for fd in os.listdir('/proc/self/fd'):\n"
-        "    try:\n        held.append((int(fd), os.readlink(f'/proc/self/fd/{fd}')))\n"
-        "    except OSError:\n        pass\n"
-        f"open('{log}', 'w').write(repr(held))\n"
-        "sys.stdin.read()\nprint('<svg/>')\n")
+    fd_recorder(tmp_path / "bin" / "dot", log, "sys.stdin.read()\nprint('<svg/>')")
     res = pve1.fabricd("status", "-c", config, "--svg", env=env)
     assert res.rc in (0, 2) and "<svg/>" in res.stdout, res
-    held = eval(log.read_text())  # noqa: S307 (our own repr)
-    assert held and not [(fd, what) for fd, what in held
-                         if fd > 2 and not what.startswith("/proc/")], held
+    assert inherited(log) == [[]], inherited(log)
 
 
 def test_a_full_run_wireguard_is_named_not_blamed_on_the_kernel(make_cluster):

@@ -33,6 +33,7 @@ from fabtest import run, wait_until, zone
 from fabtest.daemon import Daemon, run_at
 from fabtest.frr import FRR_LIB, Frr, frr_available
 from fabtest.pinger import Pingers, all_pairs
+from fabtest.proc import fd_recorder, inherited
 
 pytestmark = [pytest.mark.frr]
 
@@ -1148,16 +1149,8 @@ def test_programs_fabricd_runs_inherit_none_of_its_descriptors(evpn):
     os.makedirs(work, exist_ok=True)
     shutil.copy("/usr/bin/vtysh", f"{work}/vtysh.real")
     wrapper = f"{work}/vtysh"
-    with open(wrapper, "w") as f:
-        # no shell: dash keeps copies of the descriptors it redirects
-        f.write(f"#!/usr/bin/python3\nimport os, sys\nheld = []\n"
-                f"for fd in os.listdir('/proc/self/fd'):\n"
-                f"    try:\n        held.append(f'{{fd}} -> ' + os.readlink(f'/proc/self/fd/{{fd}}'))\n"
-                f"    except OSError:\n        pass  # the listing's own\n"
-                f"with open('{work}/fds.log', 'a') as log:\n"
-                f"    log.write('\\n'.join(held) + '\\n---\\n')\n"
-                f"os.execv('{work}/vtysh.real', ['{work}/vtysh.real'] + sys.argv[1:])\n")
-    os.chmod(wrapper, 0o755)
+    fd_recorder(wrapper, f"{work}/fds.log",
+                f"os.execv('{work}/vtysh.real', ['{work}/vtysh.real'] + sys.argv[1:])")
     for command in ("plan", "status"):
         argv = [cluster.fabricd_bin, command, "-c", path, "--frr-pathspace",
                 frrs["pve1"].pathspace, *node.node_options(command)]
@@ -1165,14 +1158,9 @@ def test_programs_fabricd_runs_inherit_none_of_its_descriptors(evpn):
                         f'mount --bind {wrapper} /usr/bin/vtysh && exec "$@"', "sh", *argv],
                        check=False)
         assert res.returncode in (0, 2) and "error" not in res.stderr, (command, res)
-    runs = open(f"{work}/fds.log").read().split("---\n")[:-1]
+    runs = inherited(f"{work}/fds.log")
     assert len(runs) >= 2, runs  # plan and status each asked vtysh
-    for fds in runs:
-        held = re.findall(r"(\d+) -> (.*)", fds)
-        assert held, fds
-        extra = [(fd, what) for fd, what in held
-                 if int(fd) > 2 and not what.startswith("/proc/")]
-        assert not extra, f"vtysh inherited {extra}:\n{fds}"
+    assert not any(runs), f"vtysh inherited {runs}"
 
 
 def test_frr_conf_is_never_written_through_a_link_of_the_frr_user(netns_env, fabricd_bin,

@@ -8,6 +8,7 @@ a pipe until EOF would then hang until the daemon exits.
 """
 
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -139,3 +140,29 @@ def end_processes(pids, grace=2.0):
     while time.monotonic() < deadline and any(_alive(p) for p in survivors):
         time.sleep(0.02)
     return [p for p in survivors if _alive(p)]
+
+
+def fd_recorder(path, log, then):
+    """An executable at path that appends the descriptors it was started with to log ("FD
+    -> TARGET" a line, then "---"), then runs the Python statements then. Python, not a
+    shell: dash keeps copies of the descriptors it redirects."""
+    with open(path, "w") as f:
+        f.write("#!/usr/bin/python3\nimport os, sys\nheld = []\n"
+                "for fd in os.listdir('/proc/self/fd'):\n"
+                "    try:\n"
+                "        held.append(f'{fd} -> ' + os.readlink(f'/proc/self/fd/{fd}'))\n"
+                "    except OSError:\n"
+                "        pass  # the listing's own\n"
+                f"with open({str(log)!r}, 'a') as log:\n"
+                "    log.write('\\n'.join(held) + '\\n---\\n')\n"
+                f"{then}\n")
+    os.chmod(path, 0o755)
+
+
+def inherited(log):
+    """Per run of an fd_recorder: the descriptors past stdin, stdout and stderr it was given
+    (its own listing of /proc left out), as [(fd, target)]."""
+    runs = [re.findall(r"(\d+) -> (.*)", run) for run in open(log).read().split("---\n")[:-1]]
+    assert runs and all(runs), f"{log}: no descriptors listed"
+    return [[(int(fd), what) for fd, what in run
+             if int(fd) > 2 and not what.startswith("/proc/")] for run in runs]
