@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* base/util.c - small helpers shared by several commands. */
+#define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -49,94 +50,119 @@ static int next_component(const char **rest, char comp[NAME_MAX + 1])
 	return 0;
 }
 
-/*
- * Whether every link path leads through belongs to root or this user: the
- * path resolved component by component as the kernel does, the links of
- * directories on the way included (a link at path to dir/file, where dir is
- * another user's link, chose the file as much as a link at path does). A
- * link another user made (in a directory they may write, such as FRR's
- * /etc/frr) would choose which file of root's is replaced. 0, -EPERM, or
- * -errno of lstat/readlink (ENOENT is 0: a dangling link is refused later).
- */
-static int links_trusted(const char *path)
+/* A link of root's or of this user's (who could write the file anyway) may choose a file. */
+static bool owner_trusted(uid_t uid)
 {
-	char cur[PATH_MAX] = "", buf[2][PATH_MAX], target[PATH_MAX], comp[NAME_MAX + 1];
-	const char *rest = path;
-	struct stat st;
-	int hops = 0, which = 0;
+	return uid == 0 || uid == geteuid();
+}
 
-	if (path[0] != '/' && !getcwd(cur, sizeof(cur)))
+/*
+ * A link followed: its owner and target read from one descriptor of the link
+ * itself, so the two are of one inode; then what the link names, followed by
+ * the rest, into next (from /: *dir reopened at the root).
+ */
+static int follow_link(int link, int *dir, const char *rest, char next[PATH_MAX])
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(link, &st) < 0)
+		return -errno;
+	if (!owner_trusted(st.st_uid))
+		return -EPERM;
+	n = readlinkat(link, "", target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	if (snprintf(next, PATH_MAX, "%s/%s", target, rest) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (target[0] == '/') {
+		int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (root < 0)
+			return -errno;
+		close(*dir);
+		*dir = root;
+	}
+	return 0;
+}
+
+int resolve_trusted(const char *path, int *dirfd, char name[NAME_MAX + 1])
+{
+	char buf[2][PATH_MAX];
+	const char *rest = path;
+	int dir = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int hops = 0, which = 0, ret = 0;
+	bool via_link = false; /* the last component is (part of) a link's target */
+
+	if (dir < 0)
 		return -errno;
 	for (;;) {
-		size_t len = strlen(cur);
-		ssize_t n;
-		int ret = next_component(&rest, comp);
+		struct stat st;
+		bool last;
+		int fd;
 
-		if (ret < 0 || !comp[0])
-			return ret;
-		if (!strcmp(comp, "."))
-			continue;
-		if (!strcmp(comp, "..")) {
-			*(strrchr(cur, '/') ? strrchr(cur, '/') : cur) = '\0';
+		ret = next_component(&rest, name);
+		if (ret < 0)
+			break;
+		last = !rest[strspn(rest, "/")];
+		if (!name[0] || (last && (!strcmp(name, ".") || !strcmp(name, "..")))) {
+			ret = -EISDIR; /* "/", "dir/.": a directory */
+			break;
+		}
+		fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			ret = errno != ENOENT ? -errno : via_link ? 1 : last ? 0 : -ENOENT;
+			break;
+		}
+		if (fstat(fd, &st) < 0) {
+			ret = -errno;
+		} else if (S_ISLNK(st.st_mode)) {
+			ret = ++hops > 40 ? -ELOOP : follow_link(fd, &dir, rest, buf[!which]);
+			rest = buf[which = !which];
+			via_link |= last;
+		} else if (last) {
+			ret = S_ISDIR(st.st_mode) ? -EISDIR : 0;
+		} else if (!S_ISDIR(st.st_mode)) {
+			ret = -ENOTDIR;
+		} else {
+			close(dir);
+			dir = fd;
 			continue;
 		}
-		if (snprintf(cur + len, sizeof(cur) - len, "/%s", comp) >= (int)(sizeof(cur) - len))
-			return -ENAMETOOLONG;
-		if (lstat(cur, &st) < 0)
-			return errno == ENOENT ? 0 : -errno;
-		if (!S_ISLNK(st.st_mode))
-			continue;
-		if (st.st_uid != 0 && st.st_uid != geteuid())
-			return -EPERM;
-		if (++hops > 40)
-			return -ELOOP;
-		n = readlink(cur, target, sizeof(target) - 1);
-		if (n < 0)
-			return -errno;
-		target[n] = '\0';
-		/* what the link names, then the rest: from its directory, or from / */
-		cur[target[0] == '/' ? 0 : len] = '\0';
-		which = !which;
-		if (snprintf(buf[which], sizeof(buf[which]), "%s/%s", target, rest) >=
-		    (int)sizeof(buf[which]))
-			return -ENAMETOOLONG;
-		rest = buf[which];
+		close(fd);
+		if (ret < 0 || (last && !S_ISLNK(st.st_mode)))
+			break;
 	}
+	if (ret < 0)
+		close(dir);
+	else
+		*dirfd = dir;
+	return ret;
 }
 
 bool link_of_another_user(const char *path)
 {
-	return links_trusted(path) == -EPERM;
+	char name[NAME_MAX + 1];
+	int dir, ret = resolve_trusted(path, &dir, name);
+
+	if (ret >= 0)
+		close(dir);
+	return ret == -EPERM;
 }
 
-/*
- * Where write_file_atomic writes: path, or the regular file a symlink at
- * path names (into real). 0; -EISDIR, -EINVAL (not a regular file),
- * -EPERM (a link of another user's: links_trusted), -errno.
- */
-static int replace_target(const char *path, char real[PATH_MAX])
+int open_trusted(const char *path, int flags)
 {
-	struct stat st;
-	bool link;
-	int ret;
+	char name[NAME_MAX + 1];
+	int dir, fd, ret = resolve_trusted(path, &dir, name);
 
-	if (lstat(path, &st) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		return snprintf(real, PATH_MAX, "%s", path) >= PATH_MAX ? -ENAMETOOLONG : 0;
-	}
-	link = S_ISLNK(st.st_mode);
-	if (link && (ret = links_trusted(path)) < 0)
+	if (ret < 0)
 		return ret;
-	if (link && (stat(path, &st) < 0 || !realpath(path, real)))
-		return errno == ENOENT ? -EINVAL : -errno; /* dangling: what it names is unknown */
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (!link && snprintf(real, PATH_MAX, "%s", path) >= PATH_MAX)
-		return -ENAMETOOLONG;
-	return 0;
+	fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	ret = fd < 0 ? -errno : fd;
+	close(dir);
+	return ret;
 }
 
 int write_output(const char *path, const void *data, size_t len, mode_t mode)
@@ -240,30 +266,26 @@ static int replace_entry(const char *path, mode_t mode, const struct stat *owner
 	return ret;
 }
 
-int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_filler fill,
-			   const void *ctx)
-{
-	char real[PATH_MAX];
-	struct stat st;
-	bool have;
-	int ret = replace_target(path, real);
-
-	if (ret < 0)
-		return ret;
-	have = keep_owner && stat(real, &st) == 0;
-	return replace_entry(real, have ? st.st_mode & 07777 : mode, have ? &st : NULL, fill, ctx);
-}
-
 /* 0 for a regular file; a link, a directory or anything else is not written over. */
 static int regular_or_refused(mode_t mode)
 {
 	return S_ISLNK(mode) ? -ELOOP : S_ISDIR(mode) ? -EISDIR : !S_ISREG(mode) ? -EINVAL : 0;
 }
 
-int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
-			 bool keep_owner)
+/* fsync of a directory known by a descriptor that may be O_PATH (best effort) */
+static void fsync_dirfd(int dirfd)
 {
-	struct bytes b = {data, len};
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+static int write_at_fill(int dirfd, const char *name, mode_t mode, bool keep_owner,
+			 file_filler fill, const void *ctx)
+{
 	char tmp[NAME_MAX + 1];
 	struct stat st;
 	bool have = false;
@@ -283,14 +305,38 @@ int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t l
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 0600);
 	if (fd < 0)
 		return -errno;
-	ret = fill_temp_fd(fd, have ? &st : NULL, have ? st.st_mode & 07777 : mode, fill_bytes, &b);
+	/* made with at most 0600 above; the mode whatever the umask was */
+	ret = fill_temp_fd(fd, have ? &st : NULL, have ? st.st_mode & 07777 : mode, fill, ctx);
 	if (!ret && renameat(dirfd, tmp, dirfd, name) < 0)
 		ret = -errno;
 	if (ret)
 		unlinkat(dirfd, tmp, 0);
 	else
-		fsync(dirfd);
+		fsync_dirfd(dirfd);
 	return ret;
+}
+
+int write_file_atomic_fill(const char *path, mode_t mode, bool keep_owner, file_filler fill,
+			   const void *ctx)
+{
+	char name[NAME_MAX + 1];
+	int dir, ret = resolve_trusted(path, &dir, name);
+
+	if (ret == 1)
+		ret = -EINVAL; /* a dangling link: what it names is unknown */
+	if (ret < 0)
+		return ret;
+	ret = write_at_fill(dir, name, mode, keep_owner, fill, ctx);
+	close(dir);
+	return ret;
+}
+
+int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
+			 bool keep_owner)
+{
+	struct bytes b = {data, len};
+
+	return write_at_fill(dirfd, name, mode, keep_owner, fill_bytes, &b);
 }
 
 int write_secret_file(const char *path, const void *data, size_t len)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,7 +23,9 @@ int write_all(int fd, const char *buf, size_t len);
  * (link_of_another_user says so); anything else that is not a regular file
  * (a device such as /dev/null, a FIFO, a dangling link) is never replaced:
  * -EISDIR for a directory, -EINVAL for the rest. 0 or -errno; the temporary
- * file never stays behind.
+ * file never stays behind. The path is resolved by resolve_trusted, and the
+ * file written in the directory it found: no link swapped in on the way
+ * after the check is followed.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, bool keep_owner);
 /*
@@ -41,6 +44,24 @@ int write_secret_file(const char *path, const void *data, size_t len);
  */
 int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
 			 bool keep_owner);
+/*
+ * path resolved as the kernel resolves it, but one component at a time from
+ * directory descriptors (O_PATH), so that nothing on the way can be swapped
+ * between a check and its use, following only the symbolic links that root
+ * or this user own (a link's owner and target are read from one descriptor of
+ * the link itself). A link another user made, in a directory they may write
+ * such as FRR's /etc/frr, would choose which file of root's is read or
+ * replaced: -EPERM. Into *dirfd the directory of the last component, into
+ * name that component (not a link when checked); 0 when it is there or not
+ * yet, 1 when it is not and a link named it (dangling; *dirfd is open then
+ * too), -EISDIR when path names a directory, -ENOTDIR, -ELOOP, -errno.
+ */
+int resolve_trusted(const char *path, int *dirfd, char name[NAME_MAX + 1]);
+/*
+ * open(path, flags) through resolve_trusted: never through another user's
+ * link (-EPERM). The descriptor (O_CLOEXEC) or -errno (-ENOENT for none).
+ */
+int open_trusted(const char *path, int flags);
 /*
  * Whether path is a symbolic link (or leads through one) that belongs to
  * neither root nor this user, which write_file_atomic refuses to write

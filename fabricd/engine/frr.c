@@ -23,7 +23,6 @@
 #include "engine/plan.h"
 #include "kinds/frr.h"
 
-#define FRR_CONF_DIR   "/etc/frr"
 #define FRR_RUN_DIR    "/var/run/frr"
 #define FRR_RELOAD     "/usr/lib/frr/frr-reload.py"
 #define VTYSH	       "/usr/bin/vtysh"
@@ -52,17 +51,29 @@ void frr_conf_path(const char *pathspace, char *buf, size_t len)
 		snprintf(buf, len, FRR_CONF_DIR "/frr.conf");
 }
 
+/*
+ * The whole file, "" when there is none; never through a link of another
+ * user's (-EPERM): the frr user owns /etc/frr, and a link of theirs at
+ * frr.conf would have root read a file they choose (and plan from it).
+ */
 static int read_text(const char *path, char **out)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = fopen(path, "re"), *m;
+	int fd = open_trusted(path, O_RDONLY);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL, *m;
 	char chunk[4096];
 	size_t n;
 
 	*out = NULL;
-	if (!f)
-		return errno == ENOENT ? (*out = strdup("")) ? 0 : -ENOMEM : -errno;
+	if (fd == -ENOENT)
+		return (*out = strdup("")) ? 0 : -ENOMEM;
+	if (fd < 0)
+		return fd;
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	m = open_memstream(&buf, &len);
 	if (!m) {
 		fclose(f);
@@ -288,19 +299,18 @@ static void check_running(const char *pathspace, struct frr_obs *o)
 
 int frr_observe(const char *pathspace, const char *owner, struct frr_obs *o)
 {
-	char path[PATH_MAX];
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	if (frr_running(pathspace, o->not_running, sizeof(o->not_running)))
 		o->not_running[0] = '\0';
 	o->reload_cut_short = pending_cut_short(pathspace);
-	frr_conf_path(pathspace, path, sizeof(path));
-	ret = read_text(path, &o->conf);
+	frr_conf_path(pathspace, o->path, sizeof(o->path));
+	ret = read_text(o->path, &o->conf);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0) {
-		/* not fatal: a cluster without EVPN does not need it (frr_plan says so if one does)
+		/* not fatal: a cluster without EVPN does not need it (the plan says what it means)
 		 */
 		o->read_error = -ret;
 		return (o->conf = strdup("")) ? 0 : -ENOMEM;
@@ -576,9 +586,7 @@ int frr_write_and_reload(const char *pathspace, const char *owner, const char *b
 	ret = frr_observe(pathspace, owner, &o);
 	if (ret < 0 || o.read_error) {
 		ret = ret < 0 ? ret : -o.read_error;
-		log_error("frr: cannot read %s: %s; fabricd keeps the rest of that file, so it "
-			  "must read it first",
-			  path, strerror(-ret));
+		log_error("frr: cannot read %s: %s", path, frr_read_why(-ret, why, sizeof(why)));
 		goto out;
 	}
 	if (block && frr_foreign_bgp(o.conf, owner, line, sizeof(line))) {

@@ -12,6 +12,7 @@
 #ifndef FABRICD_ENGINE_FRR_H
 #define FABRICD_ENGINE_FRR_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@
 struct frr_obs {
 	char *conf;	       /* frr.conf as read; "" when absent */
 	char *block;	       /* fabricd's marked block in it, or NULL */
+	char path[PATH_MAX];   /* frr.conf's */
 	int read_error;	       /* errno when frr.conf could not be read (then conf is "") */
 	char not_running[512]; /* why zebra or bgpd does not run; "" when both do */
 	/*

@@ -597,8 +597,7 @@ int plan_build(struct reconcile *r, const struct node_state *want, const struct 
 int plan_build_down(struct reconcile *r, const struct observed *have, struct plan *p)
 {
 	p->down = true;
-	if (firewall_plan_down(have->firewall, p) < 0 ||
-	    frr_plan_down(have->frr.block, have->frr.reload_cut_short, p) < 0 ||
+	if (firewall_plan_down(have->firewall, p) < 0 || frr_plan_down(&have->frr, p) < 0 ||
 	    carry_plan_down(&have->carry, p) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < have->links.n; i++) {

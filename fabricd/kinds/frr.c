@@ -416,17 +416,60 @@ int frr_plan(const struct node_state *want, const char *conf, const char *block,
 	return 0;
 }
 
-int frr_plan_down(const char *block, bool reload_cut_short, struct plan *p)
+int frr_plan_down(const struct frr_obs *frr, struct plan *p)
 {
 	struct op *op;
 
-	/* a reload cut short: FRR may run a part the file no longer has */
-	if (!block && !reload_cut_short)
+	/*
+	 * A reload cut short: FRR may run a part the file no longer has. An
+	 * unread file may hold one: planned, so that down fails saying why.
+	 */
+	if (!frr->block && !frr->reload_cut_short && !frr->read_error)
 		return 0;
 	op = plan_add(p, KIND_FRR, OP_FRR_CONFIG, PHASE_FRR, VERB_DELETE, NULL);
 	if (!op)
 		return -ENOMEM;
-	op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
+	if (frr->read_error)
+		op_detail(op, "fabricd's part of frr.conf, if it holds one: %s cannot be read (%s)",
+			  frr->path, strerror(frr->read_error));
+	else
+		op_detail(op, "fabricd's part of frr.conf, via frr-reload.py");
+	return 0;
+}
+
+const char *frr_read_why(int err, char *buf, size_t len)
+{
+	if (err == EPERM)
+		return "it is a symbolic link of another user's (or leads through one): fabricd "
+		       "reads frr.conf only through links root made, never through one the frr "
+		       "user (who owns " FRR_CONF_DIR ") may have planted to choose which file of "
+		       "root's it reads and rewrites; remove the link, or make it anew as root";
+	snprintf(buf, len, "%s; fabricd keeps the rest of that file, so it must read it first",
+		 strerror(err));
+	return buf;
+}
+
+/*
+ * frr.conf unread: nothing planned from a file fabricd does not know (the
+ * rest of it is kept, so it must be read first), and said: an error where
+ * the definition wants fabricd's part in it, a warning where it does not.
+ */
+static int frr_plan_unread(const struct kind_input *in, const struct frr_obs *frr)
+{
+	char *text = NULL, buf[256];
+	const char *why = frr_read_why(frr->read_error, buf, sizeof(buf));
+	int ret = frr_render(in->want->cluster, in->want->self, in->want->owner, &text);
+
+	if (ret < 0)
+		return ret;
+	if (text)
+		diag_add(in->diag, frr->path, "cannot read it: %s", why);
+	else
+		diag_warn(in->diag, frr->path,
+			  "cannot read it, so whether it still holds a part of fabricd's is "
+			  "unknown: %s",
+			  why);
+	free(text);
 	return 0;
 }
 
@@ -444,8 +487,12 @@ static int frr_kind_plan(const struct kind_input *in, struct plan *p)
 	 * part in the file is not what FRR runs, so not compared (loaded again)
 	 */
 	bool again = frr->reload_cut_short || frr->running_lacks[0];
-	int ret = frr_plan(in->want, frr->conf, again ? NULL : frr->block, p, in->diag);
 	struct op *op;
+	int ret;
+
+	if (frr->read_error)
+		return frr_plan_unread(in, frr);
+	ret = frr_plan(in->want, frr->conf, again ? NULL : frr->block, p, in->diag);
 
 	if (ret == 0 && frr->reload_cut_short && p->n == before) {
 		/* nothing of fabricd's wanted: FRR may still run what the file no longer has */

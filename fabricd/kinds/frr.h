@@ -15,6 +15,8 @@
 #include "definition/model.h"
 
 #define FRR_PEER_GROUP "fabricd"
+/* where FRR keeps frr.conf (a pathspace's: in NAME/ under it) */
+#define FRR_CONF_DIR "/etc/frr"
 
 /*
  * The fragment of node self, marked with owner ("fabricd:<cluster>"), into a
@@ -62,6 +64,16 @@ struct diag;
 int frr_plan(const struct node_state *want, const char *conf, const char *block, struct plan *p,
 	     struct diag *diag);
 
-/* For down: removes fabricd's block when there is one. 0 or -ENOMEM. */
-int frr_plan_down(const char *block, bool reload_cut_short, struct plan *p);
+/*
+ * Why frr.conf could not be read (err: frr_obs.read_error), with what to do:
+ * a message of its own for a link of the frr user's; buf for the others.
+ */
+const char *frr_read_why(int err, char *buf, size_t len);
+
+/*
+ * For down: removes fabricd's block when there is one, or may be one (a
+ * reload cut short, a file that could not be read). 0 or -ENOMEM.
+ */
+struct frr_obs;
+int frr_plan_down(const struct frr_obs *frr, struct plan *p);
 #endif

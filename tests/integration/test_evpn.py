@@ -1163,12 +1163,14 @@ def test_programs_fabricd_runs_inherit_none_of_its_descriptors(evpn):
     assert not any(runs), f"vtysh inherited {runs}"
 
 
-def test_frr_conf_is_never_written_through_a_link_of_the_frr_user(netns_env, fabricd_bin,
-                                                                   tmp_path):
+def test_frr_conf_is_never_read_or_written_through_a_link_of_the_frr_user(netns_env, fabricd_bin,
+                                                                           tmp_path):
     """/etc/frr belongs to the frr user (Debian's package), as does a pathspace's directory:
     a link frr.conf -> a file of root's, made by that user (a compromised bgpd), had fabricd
-    replace that file, as root, with what it wrote (before 2026-12-07). Refused, naming the
-    link; a link root made is followed as ever."""
+    replace that file, as root, with what it wrote (before 2026-12-07), and read it (before
+    2026-12-08: what plan showed and down took out came from a file that user chose).
+    Refused, naming the link, by plan (a warning without EVPN) and down (an error: the file
+    may hold fabricd's part); a link root made is followed as ever."""
     if frr_available():
         pytest.skip(frr_available())
     frr_user = pwd.getpwnam("frr")
@@ -1183,28 +1185,49 @@ def test_frr_conf_is_never_written_through_a_link_of_the_frr_user(netns_env, fab
             "definition; edits are lost)\nrouter bgp 65000\nexit\n! fabricd:lab end\n")
     victim.write_text(text)
     inode = victim.stat().st_ino
+    refused = (f"{confdir}/frr.conf: cannot read it, so whether it still holds a part of "
+               "fabricd's is unknown: it is a symbolic link of another user's")
+
+    def fabricd(command):
+        key = ["--key-file", f"{tmp_path}/k/private.key"] if command == "plan" else []
+        return subprocess.run(["ip", "netns", "exec", ns, fabricd_bin, command, "-c",
+                               f"{tmp_path}/c.json", "-n", "pve1", *key, "--frr-pathspace",
+                               pathspace], capture_output=True, text=True, timeout=30)
+
     subprocess.run(["ip", "netns", "add", ns], check=True)
     try:
         os.makedirs(confdir)
         os.chown(confdir, frr_user.pw_uid, frr_user.pw_gid)
         os.symlink(victim, f"{confdir}/frr.conf")
         os.lchown(f"{confdir}/frr.conf", frr_user.pw_uid, frr_user.pw_gid)
-        argv = ["ip", "netns", "exec", ns, fabricd_bin, "down", "-c", f"{tmp_path}/c.json",
-                "-n", "pve1", "--frr-pathspace", pathspace]
-        res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        res = fabricd("plan")
+        assert res.returncode == 2 and f"warning: {refused}" in res.stderr, res
+        assert "router bgp" not in res.stdout + res.stderr, res
+        res = fabricd("down")
         assert res.returncode == 1, res
-        assert f"frr: cannot write {confdir}/frr.conf: it is a symbolic link of another " \
+        assert f"frr: cannot read {confdir}/frr.conf: it is a symbolic link of another " \
             "user's" in res.stderr, res.stderr
+        assert f"fabricd's part of frr.conf, if it holds one: {confdir}/frr.conf cannot be " \
+            "read" in res.stderr, res.stderr
         assert victim.read_text() == text and victim.stat().st_ino == inode
         # the pathspace's directory itself a link of the frr user's to a directory of
-        # root's (it may swap one in while frr-reload.py runs): never written through
+        # root's (it may swap one in while frr-reload.py runs): never read or written through
         os.unlink(f"{confdir}/frr.conf")
         os.rmdir(confdir)
         os.symlink(tmp_path, confdir)
         os.lchown(confdir, frr_user.pw_uid, frr_user.pw_gid)
         (tmp_path / "frr.conf").write_text(text)
         inode = (tmp_path / "frr.conf").stat().st_ino
-        res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        res = fabricd("down")
+        assert res.returncode == 1, res
+        assert f"frr: cannot read {confdir}/frr.conf: it is a symbolic link of another " \
+            "user's" in res.stderr, res.stderr
+        assert (tmp_path / "frr.conf").stat().st_ino == inode
+        # root's link there is read through, but not written through (the frr user may
+        # swap the directory it names for a link while frr-reload.py runs)
+        os.unlink(confdir)
+        os.symlink(tmp_path, confdir)
+        res = fabricd("down")
         assert res.returncode == 1, res
         assert f"frr: cannot write {confdir}/frr.conf: {confdir} is not a directory (a " \
             "symbolic link, say)" in res.stderr, res.stderr
@@ -1213,9 +1236,11 @@ def test_frr_conf_is_never_written_through_a_link_of_the_frr_user(netns_env, fab
         os.unlink(confdir)
         os.makedirs(confdir)
         os.symlink(victim, f"{confdir}/frr.conf")
-        res = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        res = fabricd("down")
         assert res.returncode == 0, res
         assert victim.read_text() == "hostname victim\n" and os.path.islink(f"{confdir}/frr.conf")
+        res = fabricd("plan")
+        assert res.returncode == 2 and "frr.conf" not in res.stderr, res  # 2: not applied
     finally:
         subprocess.run(["ip", "netns", "delete", ns])
         if os.path.islink(confdir):

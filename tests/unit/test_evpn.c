@@ -16,6 +16,7 @@
 #include "definition/desired.h"
 #include "definition/evpn.h"
 #include "engine/frr.h"
+#include "engine/observe.h"
 #include "engine/plan.h"
 #include "kinds/frr.h"
 #include "kinds/kind.h"
@@ -325,6 +326,25 @@ static void test_desired_and_plan(void)
 	      "one op creates fabricd's part");
 	block = p.n ? strdup(p.ops[0].text) : NULL;
 	plan_free(&p);
+	{
+		/* frr.conf unread (a link of the frr user's): nothing planned from it, said */
+		static struct observed have; /* large: not on the stack */
+		struct kind_input in = {.want = &s, .have = &have, .diag = &d};
+		size_t errors_before = d.n;
+
+		have.frr.read_error = EPERM;
+		snprintf(have.frr.path, sizeof(have.frr.path), "/etc/frr/frr.conf");
+		plan_init(&p, s.owner);
+		CHECK_INT(frr_kind.plan(&in, &p), 0, "plan with frr.conf unread");
+		CHECK(p.n == 0 && d.n == errors_before + 1 &&
+			  strstr(d.msgs[d.n - 1], "/etc/frr/frr.conf: cannot read it: it is a "
+						  "symbolic link of another user's"),
+		      "an error where fabricd's part is wanted, no op: %s",
+		      d.n ? d.msgs[d.n - 1] : "(none)");
+		plan_free(&p);
+		diag_free(&d);
+		diag_init(&d);
+	}
 	plan_init(&p, s.owner);
 	CHECK_INT(frr_plan(&s, block ? block : "", block, &p, &d), 0, "plan again");
 	CHECK_INT(p.n, 0, "the same block: nothing to do");
@@ -347,20 +367,41 @@ static void test_desired_and_plan(void)
 	CHECK(p.n == 0 && d.n == 1 && strstr(d.msgs[0], "frr.conf: has \"router bgp 1\""),
 	      "a foreign default-VRF instance is a conflict");
 	plan_free(&p);
-	plan_init(&p, s.owner);
-	CHECK_INT(frr_plan_down(block, false, &p), 0, "down");
-	CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text, "down removes it");
-	plan_free(&p);
-	/* nothing in the file, but a reload cut short: FRR may still run the part */
-	plan_init(&p, s.owner);
-	CHECK_INT(frr_plan_down(NULL, true, &p), 0, "down after a cut-short reload");
-	CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text,
-	      "down reloads the file without the part");
-	plan_free(&p);
-	plan_init(&p, s.owner);
-	CHECK_INT(frr_plan_down(NULL, false, &p), 0, "down, nothing of fabricd's");
-	CHECK(p.n == 0, "nothing to remove");
-	plan_free(&p);
+	{
+		static struct frr_obs frr; /* large (a path): not on the stack */
+
+		memset(&frr, 0, sizeof(frr));
+		frr.block = block;
+		plan_init(&p, s.owner);
+		CHECK_INT(frr_plan_down(&frr, &p), 0, "down");
+		CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text,
+		      "down removes it");
+		plan_free(&p);
+		/* nothing in the file, but a reload cut short: FRR may still run the part */
+		frr.block = NULL;
+		frr.reload_cut_short = true;
+		plan_init(&p, s.owner);
+		CHECK_INT(frr_plan_down(&frr, &p), 0, "down after a cut-short reload");
+		CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text,
+		      "down reloads the file without the part");
+		plan_free(&p);
+		frr.reload_cut_short = false;
+		plan_init(&p, s.owner);
+		CHECK_INT(frr_plan_down(&frr, &p), 0, "down, nothing of fabricd's");
+		CHECK(p.n == 0, "nothing to remove");
+		plan_free(&p);
+		/* a file that could not be read may hold the part: down tries, and says why not */
+		frr.read_error = EPERM;
+		snprintf(frr.path, sizeof(frr.path), "/etc/frr/frr.conf");
+		plan_init(&p, s.owner);
+		CHECK_INT(frr_plan_down(&frr, &p), 0, "down, frr.conf unread");
+		CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE &&
+			  strstr(detail_of(&p.ops[0]),
+				 "if it holds one: /etc/frr/frr.conf cannot be read"),
+		      "down plans to remove a part it cannot see: %s",
+		      p.n ? detail_of(&p.ops[0]) : "(none)");
+		plan_free(&p);
+	}
 	free(block);
 	desired_free(&s);
 	cluster_free(c);

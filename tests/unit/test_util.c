@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,61 @@ static void test_symlink(void)
 	CHECK(S_ISLNK(mode_of(at("dangling"), false)), "and stays");
 }
 
+/*
+ * Links of another user's (lchown to nobody: the tests run as root) are
+ * never followed, neither at the file nor on the way to it; root's are,
+ * ".." included as the kernel takes it (from where a link led).
+ */
+static void test_trusted_links(void)
+{
+	char name[NAME_MAX + 1];
+	int fd, dirfd;
+
+	CHECK_INT(mkdir(at("real"), 0700), 0, "a directory");
+	CHECK_INT(write_file_atomic(at("real/file"), "root\n", 5, 0644, false), 0, "a file in it");
+	CHECK_INT(symlink("real", at("rootdir")), 0, "root's link to the directory");
+	CHECK_INT(write_file_atomic(at("rootdir/file"), "via\n", 4, 0644, false), 0,
+		  "written through root's directory link");
+	CHECK_STR(slurp(at("real/file")), "via\n", "into the real directory");
+	fd = open_trusted(at("rootdir/../rootdir/./file"), O_RDONLY);
+	CHECK(fd >= 0, "read through root's links, \"..\" and \".\": %d", fd);
+	if (fd >= 0)
+		close(fd);
+	CHECK_INT(open_trusted(at("missing"), O_RDONLY), -ENOENT, "none there: -ENOENT");
+	CHECK_INT(open_trusted(at("dangling"), O_RDONLY), -ENOENT, "a dangling link: -ENOENT");
+	CHECK_INT(resolve_trusted(at("real/"), &dirfd, name), -EISDIR, "a directory");
+	CHECK_INT(resolve_trusted(at("real/file/x"), &dirfd, name), -ENOTDIR, "a file on the way");
+	CHECK_INT(resolve_trusted(at("nodir/x"), &dirfd, name), -ENOENT, "a directory missing");
+	CHECK_INT(resolve_trusted(at("rootdir/new"), &dirfd, name), 0, "a file not there yet");
+	CHECK_STR(name, "new", "its name");
+	close(dirfd);
+	if (geteuid() != 0) {
+		CHECK(true, "not root: another user's links cannot be made");
+		return;
+	}
+	CHECK_INT(symlink("real/file", at("theirs")), 0, "a link to a file");
+	CHECK_INT(lchown(at("theirs"), 65534, 65534), 0, "... of nobody's");
+	CHECK_INT(write_file_atomic(at("theirs"), "x\n", 2, 0644, false), -EPERM,
+		  "not written through");
+	CHECK_INT(open_trusted(at("theirs"), O_RDONLY), -EPERM, "not read through");
+	CHECK(link_of_another_user(at("theirs")), "said so");
+	CHECK_STR(slurp(at("real/file")), "via\n", "the file as it was");
+	CHECK_INT(symlink("real", at("theirdir")), 0, "a link to the directory");
+	CHECK_INT(lchown(at("theirdir"), 65534, 65534), 0, "... of nobody's");
+	CHECK_INT(symlink("theirdir/file", at("mine")), 0, "root's link through it");
+	CHECK_INT(write_file_atomic(at("mine"), "x\n", 2, 0644, false), -EPERM,
+		  "not written through a link of another user's on the way");
+	CHECK_INT(write_file_atomic(at("theirdir/new"), "x\n", 2, 0644, false), -EPERM,
+		  "nor into the directory it names");
+	CHECK_INT(open_trusted(at("mine"), O_RDONLY), -EPERM, "nor read");
+	CHECK(link_of_another_user(at("mine")), "said so");
+	CHECK(!link_of_another_user(at("rootdir/file")), "root's links are not another user's");
+	CHECK_INT(access(at("real/new"), F_OK), -1, "nothing made");
+	unlink(at("mine"));
+	unlink(at("theirdir"));
+	unlink(at("theirs"));
+}
+
 /* What is not a regular file is never replaced by a file. */
 static void test_special(void)
 {
@@ -110,10 +166,14 @@ int main(void)
 	}
 	test_regular_and_new();
 	test_symlink();
+	test_trusted_links();
 	test_special();
 	test_output_to_fifo();
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		unlink(at(names[i]));
+	unlink(at("real/file"));
+	unlink(at("rootdir"));
+	rmdir(at("real"));
 	rmdir(at("sub"));
 	rmdir(dir);
 	return unit_summary("test_util");
