@@ -44,20 +44,15 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "daemon/metrics_conns.h"
 #include "daemon/metrics_http.h"
 
-#define CONTENT_TYPE	 "text/plain; version=0.0.4; charset=utf-8"
-#define CONNECTION_LIMIT 16
+#define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 /* one address cannot take them all: slow clients of one host leave room for a scraper */
 #define PER_IP_LIMIT	   4
-#define CONNECTION_TIMEOUT 10 /* seconds: a client that stalls loses its slot */
-/*
- * libmicrohttpd's own limit, above ours: it refuses before asking us, so the
- * connection that takes an evicted one's slot must fit beside it until it goes.
- */
-#define MHD_LIMIT (2 * CONNECTION_LIMIT)
-#define FRESH_MS  1000 /* a text at most this old is served as it is */
-#define WAIT_MS	  2000 /* for the loop's render; then the last text */
+#define CONNECTION_TIMEOUT 10	/* seconds: a client that stalls loses its slot */
+#define FRESH_MS	   1000 /* a text at most this old is served as it is */
+#define WAIT_MS		   2000 /* for the loop's render; then the last text */
 
 /* Debian's SONAME (bookworm: libmicrohttpd12, trixie: libmicrohttpd12t64) */
 #define MHD_LIBRARY "libmicrohttpd.so.12"
@@ -131,26 +126,9 @@ struct snapshot {
 	long long rendered_ms; /* CLOCK_MONOTONIC */
 };
 
-/*
- * A connection, as libmicrohttpd's thread sees it (only that thread reads or
- * writes these). A client that sends a byte now and then is never idle for
- * CONNECTION_TIMEOUT: sixteen of them from four addresses held every slot for
- * as long as they dripped. When the slots are full, a new connection takes the
- * one of the connection that has waited longest for a whole request (idle
- * between requests, or sending one slowly); a scraper sends its request at once.
- */
-struct conn_slot {
-	struct MHD_Connection *c;
-	int fd;
-	long long since; /* accepted, or its last response done (CLOCK_MONOTONIC ms) */
-	bool busy;	 /* a request came: its answer is being made or sent */
-	bool evicted;	 /* shut down for a newcomer: goes at libmicrohttpd's next look */
-};
-
 struct metrics_http {
 	struct MHD_Daemon *mhd;
-	struct conn_slot conns[MHD_LIMIT];
-	size_t n_conns;
+	struct conn_slots conns; /* only libmicrohttpd's thread reads or writes them */
 	pthread_mutex_t lock;
 	pthread_cond_t published;  /* signalled with each new cur */
 	struct snapshot *cur;	   /* the last published text, under lock */
@@ -297,76 +275,48 @@ static struct snapshot *fresh_snapshot(struct metrics_http *h)
 	return h->cur;
 }
 
-static struct conn_slot *conn_find(struct metrics_http *h, const struct MHD_Connection *c)
-{
-	for (size_t i = 0; i < h->n_conns; i++) {
-		if (h->conns[i].c == c)
-			return &h->conns[i];
-	}
-	return NULL;
-}
-
 static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 			enum MHD_ConnectionNotificationCode code)
 {
 	struct metrics_http *h = cls;
-	struct conn_slot *slot = conn_find(h, c);
 	const union MHD_ConnectionInfo *info;
 
 	(void)socket_context;
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		if (slot)
-			*slot = h->conns[--h->n_conns];
+		conns_remove(&h->conns, c);
 		return;
 	}
 	info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (slot || !info || h->n_conns == MHD_LIMIT)
-		return; /* cannot be: libmicrohttpd keeps to MHD_LIMIT */
-	h->conns[h->n_conns++] =
-	    (struct conn_slot){.c = c, .fd = info->connect_fd, .since = monotonic_ms()};
+	if (info)
+		conns_add(&h->conns, c, info->connect_fd, monotonic_ms());
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **state,
 			 enum MHD_RequestTerminationCode code)
 {
-	struct conn_slot *slot = conn_find(cls, c);
+	struct metrics_http *h = cls;
 
 	(void)state, (void)code;
-	if (slot) {
-		slot->busy = false;
-		slot->since = monotonic_ms();
-	}
+	conns_answered(&h->conns, c, monotonic_ms());
 }
 
 /*
- * Before a new connection is added: with every slot taken, the connection
- * that has waited longest for a whole request is shut down (libmicrohttpd
- * closes it when it reads the end) and the newcomer has its slot; when every
- * connection is answering a request, the newcomer is refused.
+ * Before a new connection is added: with every slot taken, the one
+ * conns_victim chooses is shut down (libmicrohttpd closes it when it reads
+ * the end) and the newcomer has its slot, or the newcomer is refused.
  */
 static enum MHD_Result conn_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 {
 	struct metrics_http *h = cls;
-	struct conn_slot *oldest = NULL;
-	size_t live = 0;
+	bool refuse;
+	struct conn_slot *victim = conns_victim(&h->conns, monotonic_ms(), &refuse);
 
 	(void)addr, (void)len;
-	for (size_t i = 0; i < h->n_conns; i++) {
-		struct conn_slot *s = &h->conns[i];
-
-		if (s->evicted)
-			continue;
-		live++;
-		if (!s->busy && (!oldest || s->since < oldest->since))
-			oldest = s;
+	if (victim) {
+		shutdown(victim->fd, SHUT_RDWR);
+		victim->evicted = true;
 	}
-	if (live < CONNECTION_LIMIT)
-		return MHD_YES;
-	if (!oldest)
-		return MHD_NO;
-	shutdown(oldest->fd, SHUT_RDWR);
-	oldest->evicted = true;
-	return MHD_YES;
+	return refuse ? MHD_NO : MHD_YES;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -376,12 +326,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static const char not_found[] = "fabricd: the metrics are at /metrics\n";
 	static const char not_allowed[] = "fabricd: only GET and HEAD\n";
 	struct metrics_http *h = cls;
-	struct conn_slot *slot;
 	struct snapshot *s;
 
 	(void)version, (void)upload, (void)upload_size, (void)state;
-	if ((slot = conn_find(h, c)) != NULL)
-		slot->busy = true; /* a whole request: not a slot to take */
+	conns_request(&h->conns, c, monotonic_ms()); /* not a slot to take, for a while */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed,
 				 sizeof(not_allowed) - 1);
@@ -464,7 +412,8 @@ int metrics_http_start(const struct sockaddr_storage *ss, struct metrics_http **
 		return -ENOMEM;
 	}
 	h->mhd = mhd.start_daemon(flags, port, conn_accept, h, handle, h, MHD_OPTION_SOCK_ADDR, ss,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MHD_LIMIT,
+				  /* above CONNS_LIMIT: libmicrohttpd refuses before asking */
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONNS_MAX,
 				  MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h,
 				  MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_IP_LIMIT,
