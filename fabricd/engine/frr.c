@@ -23,10 +23,14 @@
 #include "engine/plan.h"
 #include "kinds/frr.h"
 
-#define FRR_RUN_DIR    "/var/run/frr"
-#define FRR_RELOAD     "/usr/lib/frr/frr-reload.py"
-#define VTYSH	       "/usr/bin/vtysh"
-#define FRR_OUTPUT_MAX (4U << 20) /* a show command's JSON for a few thousand routes */
+#define FRR_RUN_DIR "/var/run/frr"
+#define FRR_RELOAD  "/usr/lib/frr/frr-reload.py"
+#define VTYSH	    "/usr/bin/vtysh"
+/*
+ * A show command's JSON: `show evpn vni detail json` at 1024 VNIs with 63
+ * remote VTEPs each is some 5 MB (indented); a MAC table of every guest more.
+ */
+#define FRR_OUTPUT_MAX (64U << 20)
 
 extern char **environ;
 
@@ -369,20 +373,28 @@ bool frr_running(const char *pathspace, char *why, size_t len)
 
 /*
  * Reads the child's stdout and stderr together (either may fill its pipe
- * while the other is read) into ms[], until both close or timeout_ms.
- * 0, or -ETIMEDOUT.
+ * while the other is read) into ms[], until both close or timeout_ms have
+ * passed (a clock, not idle time: a child that writes a byte now and then
+ * is no reason to wait longer). 0, -ETIMEDOUT, or -EFBIG when the child
+ * wrote more than FRR_OUTPUT_MAX to one of them (not kept: a cut answer is
+ * no JSON). open_memstream's size is known only at a flush, so counted here.
  */
-static int collect(const int fds[2], FILE *ms[2], size_t lens[2], int timeout_ms)
+static int collect(const int fds[2], FILE *ms[2], int timeout_ms)
 {
 	struct pollfd pfd[2] = {{.fd = fds[0], .events = POLLIN}, {.fd = fds[1], .events = POLLIN}};
-	int left = timeout_ms, open_fds = 2;
+	double deadline = clock_mono_ms() + timeout_ms;
+	size_t got_total[2] = {0, 0};
+	int open_fds = 2;
 
-	while (open_fds && left > 0) {
-		int n = poll(pfd, 2, 100);
+	while (open_fds) {
+		double left = deadline - clock_mono_ms();
+		int n;
 
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(pfd, 2, left < 100 ? (int)left + 1 : 100);
 		if (n < 0 && errno != EINTR)
 			return -errno;
-		left -= n == 0 ? 100 : 0;
 		for (int k = 0; n > 0 && k < 2; k++) {
 			char chunk[4096];
 			ssize_t got;
@@ -390,7 +402,9 @@ static int collect(const int fds[2], FILE *ms[2], size_t lens[2], int timeout_ms
 			if (pfd[k].fd < 0 || !pfd[k].revents)
 				continue;
 			got = read(pfd[k].fd, chunk, sizeof(chunk));
-			if (got > 0 && ms[k] && lens[k] < FRR_OUTPUT_MAX)
+			if (got > 0 && (got_total[k] += (size_t)got) > FRR_OUTPUT_MAX)
+				return -EFBIG;
+			if (got > 0 && ms[k])
 				fwrite(chunk, 1, (size_t)got, ms[k]);
 			if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
 				pfd[k].fd = -1;
@@ -398,7 +412,7 @@ static int collect(const int fds[2], FILE *ms[2], size_t lens[2], int timeout_ms
 			}
 		}
 	}
-	return open_fds ? -ETIMEDOUT : 0;
+	return 0;
 }
 
 /*
@@ -437,7 +451,7 @@ static int run(char *const argv[], char **out, char **err_text, int timeout_ms)
 	ms[1] = open_memstream(&bufs[1], &lens[1]);
 	fds[0] = outp[0];
 	fds[1] = errp[0];
-	ret = collect(fds, ms, lens, timeout_ms);
+	ret = collect(fds, ms, timeout_ms);
 	if (ret < 0)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -709,6 +723,13 @@ int frr_show_json(const char *pathspace, const char *cmd, json_t **out, char *wh
 			 "stuck?): see `systemctl status frr` and FRR's log",
 			 cmd, FRR_SHOW_TIMEOUT_MS / 1000);
 		return ret;
+	}
+	if (ret == -EFBIG) {
+		snprintf(why, len,
+			 "vtysh -c '%s' answered more than %u MiB, more than fabricd reads; its "
+			 "tables are larger than fabricd was made for: read them with vtysh",
+			 cmd, FRR_OUTPUT_MAX >> 20);
+		return -EIO;
 	}
 	snprintf(why, len,
 		 "vtysh -c '%s' gave no JSON (%s %d): see `systemctl status frr` and FRR's log",

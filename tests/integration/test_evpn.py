@@ -705,6 +705,51 @@ def test_status_shows_peers_and_vnis(evpn):
     assert "bgp peer 10.255.0.2" in res.stdout and "Established" in res.stdout, res
 
 
+FAKE_ZEBRA_ANSWER = """#!/usr/bin/python3
+import os, sys, time
+if "show evpn vni detail json" not in sys.argv:
+    os.execv("{real}", ["{real}"] + sys.argv[1:])
+if "{how}" == "trickle":  # a byte every 50 ms, for 20 s: longer than status waits
+    for _ in range(400):
+        sys.stdout.write(" ")
+        sys.stdout.flush()
+        time.sleep(0.05)
+else:  # more than fabricd reads: 65 MiB of an array that never ends
+    chunk = "[" * (1 << 20)
+    for _ in range(65):
+        sys.stdout.write(chunk)
+"""
+
+
+@pytest.mark.parametrize("how, said", [
+    ("trickle", "vtysh -c 'show evpn vni detail json' did not answer within 10 s"),
+    ("flood", "vtysh -c 'show evpn vni detail json' answered more than 64 MiB"),
+])
+def test_status_bounds_what_it_waits_for_and_reads_from_vtysh(evpn, how, said):
+    """A vtysh that writes a byte now and then held status for as long as it went on (the
+    10 s counted only silent polls, until 2026-12-08); one that answers more than fabricd
+    reads gave a parse error of a cut answer (open_memstream's size is known only at a
+    flush: the 4 MiB bound was never met). Now: 10 s on the clock, and a bound said."""
+    cluster, frrs = evpn
+    node = cluster.node("pve1")
+    work = f"{cluster.tmpdir}/vtysh-{how}"
+    os.makedirs(work, exist_ok=True)
+    shutil.copy("/usr/bin/vtysh", f"{work}/vtysh.real")
+    with open(f"{work}/vtysh", "w") as f:
+        f.write(FAKE_ZEBRA_ANSWER.format(real=f"{work}/vtysh.real", how=how))
+    os.chmod(f"{work}/vtysh", 0o755)
+    argv = [cluster.fabricd_bin, "status", "-c", f"{cluster.tmpdir}/cluster.json",
+            "--frr-pathspace", frrs["pve1"].pathspace, *node.node_options("status")]
+    t0 = time.monotonic()
+    res = node.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                    f'mount --bind {work}/vtysh /usr/bin/vtysh && exec "$@"', "sh", *argv],
+                   check=False, timeout=60)
+    took = time.monotonic() - t0
+    assert said in res.stdout + res.stderr, res
+    assert "bgp peer" in res.stdout, res  # the summary, from the real vtysh, still shown
+    assert took < 15, took  # the trickle went on for 20 s
+
+
 def test_foreign_frr_config_survives_apply(evpn):
     cluster, frrs = evpn
     for name, frr in frrs.items():
