@@ -19,8 +19,8 @@ _fabricd()
 	local cmd="" ci=1
 	while ((ci < cword)); do
 		case ${words[ci]} in
-		-c | --config | -n | --node | --key-file | --wg-backend | --grace | --lock-wait | \
-			--probe-interval | --metrics-file-interval | --frr-pathspace | --ifupdown-file | \
+		-c | --config | -n | --node | --key-file | --wg-backend | --grace | --end-grace | \
+			--lock-wait | --probe-interval | --metrics-file-interval | --frr-pathspace | --ifupdown-file | \
 			--psk-dir | --metrics | --metrics-file | --probe-file | --cluster | --prefix | \
 			--listen-port | --underlay | --sdn-dir | --corosync)
 			((ci += 2))
@@ -61,7 +61,7 @@ _fabricd()
 		COMPREPLY=($(compgen -W "plain secure" -- "$cur"))
 		return
 		;;
-	--vnet | --nodes | --zone | --pve-zone)
+	--vnet | --nodes | --zone | --pve-zone | --end-grace)
 		return
 		;;
 	-n | --node | --cluster | --prefix | --listen-port | --underlay | --grace | \
@@ -85,9 +85,9 @@ _fabricd()
 	case $cmd in
 	check) opts="-c --config --json --verbose --help" ;;
 	render) opts="-c --config -n --node --verbose --help --json --sdn-dir --corosync" ;;
-	status) opts="$node_opts --json --dot --svg --probe-file --grace --sdn-dir --corosync" ;;
-	plan) opts="$node_opts --json --grace --psk-dir --sdn-dir --corosync" ;;
-	apply) opts="$node_opts --lock-wait --grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;
+	status) opts="$node_opts --json --dot --svg --probe-file --grace --end-grace --sdn-dir --corosync" ;;
+	plan) opts="$node_opts --json --grace --end-grace --psk-dir --sdn-dir --corosync" ;;
+	apply) opts="$node_opts --lock-wait --grace --end-grace --psk-dir --ifupdown-file --sdn-dir --corosync" ;;
 	down) opts="${node_opts/ --key-file/} --lock-wait --cluster --ifupdown-file --probe-file --sdn-dir --corosync" ;;
 	run) opts="$node_opts --lock-wait --grace --psk-dir --ifupdown-file --metrics --metrics-file --metrics-file-interval --probe-interval --probe-file --sdn-dir --corosync" ;;
 	import-pve) opts="--sdn-dir --corosync --pending -o --output --partial --key-out --wg-keys -n --node --underlay-mtu --generate-keys --simple --verbose --help" ;;

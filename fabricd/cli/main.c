@@ -80,6 +80,8 @@ static void usage(FILE *f)
 		"  status: [--dot | --svg] [--probe-file PATH]\n"
 		"  down:   [--probe-file PATH] (removed with the fabric)\n"
 		"  run, apply, plan (and status for --grace): [--psk-dir DIR] [--grace SECONDS]\n"
+		"  apply, plan, status: [--end-grace ZONE[,ZONE...]] (those zones' switches end "
+		"now)\n"
 		"  run, apply, down: [--ifupdown-file FILE]\n"
 		"  down:   [--cluster NAME] (without a definition: what cluster NAME's fabricd "
 		"owns)\n\nCommands:\n");
@@ -122,6 +124,7 @@ static const struct value_option {
     {"rotate-key", no_argument, offsetof(struct options, rotate_key)},
     {"sdn-dir", required_argument, offsetof(struct options, sdn_dir)},
     {"corosync", required_argument, offsetof(struct options, corosync)},
+    {"end-grace", required_argument, offsetof(struct options, end_grace)},
 };
 #define N_VALUE_OPTIONS (sizeof(value_options) / sizeof(value_options[0]))
 
@@ -500,6 +503,9 @@ static bool options_fit(const char *name, const struct options *o)
 	     "run (with --metrics-file)"},
 	    {o->grace_given, "--grace is", " run apply plan status ",
 	     "run, apply, plan and status (a transport switch's grace period)"},
+	    {o->end_grace != NULL, "--end-grace is", " apply plan status ",
+	     "apply, plan and status (a daemon would end each later switch of those zones at "
+	     "once too; `run --grace 0` does that for every zone)"},
 	    {o->psk_dir != NULL, "--psk-dir is", " run apply plan ", "run, apply and plan"},
 	    {o->ifupdown_file != NULL, "--ifupdown-file is", " run apply down ",
 	     "run, apply and down (which write it)"},

@@ -136,6 +136,7 @@ static int build_vnet(const struct cluster *c, size_t self, size_t zi, size_t vi
 
 	memset(v, 0, sizeof(*v));
 	v->zone = zi;
+	v->zone_name = z->name;
 	v->name = z->vnets[vi].name;
 	v->vni = z->vnets[vi].vni;
 	v->transport = z->transport;

@@ -50,8 +50,9 @@ struct desired_fabric {
 };
 
 struct desired_vnet {
-	size_t zone;	  /* index into cluster.zones */
-	const char *name; /* the bridge: borrowed from the cluster */
+	size_t zone;	       /* index into cluster.zones */
+	const char *zone_name; /* borrowed from the cluster */
+	const char *name;      /* the bridge: borrowed from the cluster */
 	uint32_t vni;
 	enum transport transport;
 	/* vx<VNI> or vs<VNI>; an EVPN vnet's is vx<VNI> in both transports (engine/switch.c) */

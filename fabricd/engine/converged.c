@@ -56,7 +56,9 @@ static uint64_t fingerprint(const struct reconcile *r, const struct desired_vnet
 	uint8_t flags[6] = {v->evpn,	      v->standby,	  v->plain_receiving,
 			    v->plain_sending, v->existing_bridge, (uint8_t)v->transport};
 
-	h = fnv1a(h, &r->grace, sizeof(r->grace));
+	unsigned int grace = switch_grace(r, v);
+
+	h = fnv1a(h, &grace, sizeof(grace));
 	h = sum_str(h, v->name);
 	h = sum_str(h, v->vxlan);
 	h = sum_str(h, v->other_vxlan);

@@ -28,6 +28,8 @@ struct options {
 	bool json;
 	bool verbose;
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving after a switch */
+	/* --end-grace ZONE[,ZONE...]: those zones' switches end now, as --grace 0 ends all */
+	const char *end_grace;
 	/* given on the command line, not the default (a command that ignores them refuses) */
 	bool grace_given, probe_interval_given, key_file_given, config_given, wg_backend_given;
 	/* --lock-wait: seconds a writer waits for the node's lock or the definition's */

@@ -242,20 +242,23 @@ static const char *removal_reason(const struct vnet_index *ix, const struct obse
 }
 
 /*
- * How a retiring device's grace period ends: over, or cut short by --grace 0
- * with the seconds its note had left (plan and status show them).
+ * How vnet v's retiring device l's grace period ends: over, or cut short by
+ * --grace 0 or --end-grace with the seconds its note had left (plan and
+ * status show them).
  */
-static const char *retire_words(const struct reconcile *r, const struct link_obs *l,
-				struct stage_note *note, char *buf, size_t len)
+static const char *retire_words(const struct reconcile *r, const struct desired_vnet *v,
+				const struct link_obs *l, struct stage_note *note, char *buf,
+				size_t len)
 {
 	long long left;
 
 	if (!link_stage_note(l, r->owner, LINK_RETIRE_NOTE, note))
 		return "";
 	left = note->at ? note->at - r->boot_now : note->after - r->now;
-	if (r->grace || left <= 0)
+	if (switch_grace(r, v) || left <= 0)
 		return ", grace period over";
-	snprintf(buf, len, ", grace period ended early by --grace 0 (%lld s were left)", left);
+	snprintf(buf, len, ", grace period ended early by %s (%lld s were left)",
+		 r->grace ? "--end-grace" : "--grace 0", left);
 	return buf;
 }
 
@@ -361,7 +364,7 @@ static int plan_removals(const struct reconcile *r, const struct node_state *wan
 		else if (v)
 			op_detail(op, "vnet %s moved to %s transport%s", v->name,
 				  transport_name(v->transport),
-				  retire_words(r, l, &note, words, sizeof(words)));
+				  retire_words(r, v, l, &note, words, sizeof(words)));
 		else
 			op_detail(op, "not in the definition");
 		if (!strcmp(l->kind, "bridge"))

@@ -36,7 +36,12 @@ struct reconcile {
 	uint8_t public_key[WG_KEY_LEN];
 	char owner[80];
 	unsigned int grace; /* seconds an old VXLAN device keeps receiving */
-	long long now;	    /* wall clock of this pass (the retire note's deadline for people) */
+	/*
+	 * --end-grace: the zones (comma-separated) whose switches have no grace
+	 * period, as --grace 0 has every zone's (engine/switch.c: switch_grace)
+	 */
+	const char *end_grace;
+	long long now; /* wall clock of this pass (the retire note's deadline for people) */
 	long long
 	    boot_now; /* CLOCK_BOOTTIME s of this pass: retire deadlines, steps do not move it */
 	/* CLOCK_MONOTONIC ms when the kernel's state was read: FRR's answers after it saw it */

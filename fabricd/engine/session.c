@@ -337,6 +337,29 @@ static int choose_backend(const struct options *o, const struct kmod_caps *caps,
 	return 0;
 }
 
+/* --end-grace names zones of the definition: one that is not is a typo, said (ZONE[,ZONE...]) */
+static int check_end_grace(const char *list, const struct cluster *c)
+{
+	for (const char *p = list; p;) {
+		size_t len = strcspn(p, ",");
+		bool known = false;
+
+		for (size_t i = 0; i < c->n_zones && !known; i++)
+			known =
+			    strlen(c->zones[i].name) == len && !strncmp(c->zones[i].name, p, len);
+		if (!known) {
+			log_error(
+			    "--end-grace: the definition has no zone \"%.*s\": give the zones "
+			    "whose switches are to end now, comma-separated "
+			    "(--end-grace red,blue)",
+			    (int)len, p);
+			return -1;
+		}
+		p = p[len] == ',' ? p + len + 1 : NULL; /* "red," names a zone "" too */
+	}
+	return 0;
+}
+
 static int open_cluster(struct session *s, const struct options *o, struct cluster *c,
 			enum open_mode mode)
 {
@@ -351,7 +374,7 @@ static int open_cluster(struct session *s, const struct options *o, struct clust
 	s->cluster = c;
 	s->borrowed = true;
 	s->report_only = mode == OPEN_REPORT;
-	if (find_node(s, o, mode == OPEN_DOWN) < 0)
+	if (find_node(s, o, mode == OPEN_DOWN) < 0 || check_end_grace(o->end_grace, c) < 0)
 		return -1;
 	kmod_probe(&caps);
 	missing = kmod_missing_reason(&caps);
@@ -371,6 +394,7 @@ static int open_cluster(struct session *s, const struct options *o, struct clust
 		return -1;
 	}
 	s->r.grace = o->grace;
+	s->r.end_grace = o->end_grace;
 	s->r.frr_pathspace = o->frr_pathspace;
 	if (!s->departed)
 		memcpy(s->r.public_key, s->cluster->nodes[s->self].public_key, WG_KEY_LEN);

@@ -100,14 +100,34 @@ static long long deadline(long long now, unsigned int grace)
 	return now + grace + 1;
 }
 
-/* l's deadline for note key in CLOCK_BOOTTIME seconds, and its grace; 0 without a note. */
+/* Whether zone is one of a comma-separated list. */
+static bool listed(const char *list, const char *zone)
+{
+	size_t len = strlen(zone);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") == len && !strncmp(p, zone, len))
+			return true;
+	}
+	return false;
+}
+
+unsigned int switch_grace(const struct reconcile *r, const struct desired_vnet *v)
+{
+	return v->zone_name && listed(r->end_grace, v->zone_name) ? 0 : r->grace;
+}
+
+/*
+ * l's deadline for note key in CLOCK_BOOTTIME seconds, and its grace (the
+ * note's, else grace); 0 without a note.
+ */
 static long long note_due(const struct reconcile *r, const struct link_obs *l, const char *key,
-			  unsigned int *grace)
+			  unsigned int grace_now, unsigned int *grace)
 {
 	struct stage_note n;
 	long long due;
 
-	*grace = r->grace;
+	*grace = grace_now;
 	if (!link_stage_note(l, r->owner, key, &n))
 		return 0;
 	if (n.grace)
@@ -156,15 +176,16 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 {
 	const struct link_obs *old = other_device(r, v, have);
 	bool secure = v->transport == TRANSPORT_SECURE;
+	unsigned int grace = switch_grace(r, v);
 	long long due;
 
 	memset(st, 0, sizeof(*st));
-	if (!old || !r->grace || v->one_device)
+	if (!old || !grace || v->one_device)
 		return;
-	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, &st->grace);
+	due = note_due(r, old, secure ? LINK_RETIRE_NOTE : LINK_HOLD_NOTE, grace, &st->grace);
 	/* fabricd before 2026-12-02 noted a secure device's hold as retire-after= too */
 	if (!due && !secure)
-		due = note_due(r, old, LINK_RETIRE_NOTE, &st->grace);
+		due = note_due(r, old, LINK_RETIRE_NOTE, grace, &st->grace);
 	if (due && r->boot_now >= due) {
 		st->ended = true; /* its stage is over */
 		return;
@@ -179,7 +200,7 @@ static void stage_of(const struct reconcile *r, const struct desired_vnet *v,
 	st->stage = secure ? STAGE_RETIRING : STAGE_HOLDING;
 	st->old = old;
 	st->fresh = !due;
-	st->due = due ? due : deadline(r->boot_now, r->grace);
+	st->due = due ? due : deadline(r->boot_now, grace);
 }
 
 /* An EVPN vnet's stage: from its device's note and whether the kernel's guard carries it. */
@@ -188,13 +209,14 @@ static void evpn_stage_of(const struct reconcile *r, const struct desired_vnet *
 {
 	const struct link_obs *l = link_find(&have->links, v->vxlan);
 	bool secure = v->transport == TRANSPORT_SECURE;
+	unsigned int grace = switch_grace(r, v);
 	long long due;
 
 	memset(st, 0, sizeof(*st));
 	if (!l || !link_is_owned(l, r->owner) || strcmp(l->kind, "vxlan") || l->vni != v->vni ||
-	    l->port != v->port || !r->grace)
+	    l->port != v->port || !grace)
 		return; /* a new device has sent nothing yet */
-	due = note_due(r, l, secure ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE, &st->grace);
+	due = note_due(r, l, secure ? LINK_CLEAR_NOTE : LINK_CARRY_NOTE, grace, &st->grace);
 	if (due && r->boot_now >= due) {
 		st->ended = true; /* its stage is over */
 		return;
@@ -204,7 +226,7 @@ static void evpn_stage_of(const struct reconcile *r, const struct desired_vnet *
 	st->stage = secure ? STAGE_CLEAR : STAGE_CARRYING;
 	st->old = l;
 	st->fresh = !due;
-	st->due = due ? due : deadline(r->boot_now, r->grace);
+	st->due = due ? due : deadline(r->boot_now, grace);
 }
 
 /* True when l could still send: an open bridge port or flood remotes. */
@@ -328,8 +350,9 @@ static void port_note(struct vxlan_port *d, const struct reconcile *r, const str
 		snprintf(d->alias, sizeof(d->alias), "%s", link_alias(st->old));
 		return;
 	}
+	/* a fresh note's grace is this pass's for the vnet (note_due) */
 	snprintf(d->alias, sizeof(d->alias), "%s %s%lld grace=%u at=%lld", r->owner, key,
-		 deadline(r->now, r->grace), r->grace, deadline(r->boot_now, r->grace));
+		 deadline(r->now, st->grace), st->grace, deadline(r->boot_now, st->grace));
 }
 
 static int plan_port(const struct reconcile *r, const struct vxlan_port *d,

@@ -45,6 +45,9 @@ bool switch_port_of_vnet(const struct desired_vnet *v, const struct link_obs *l,
 bool switch_stage_ends(const struct reconcile *r, const struct desired_vnet *v,
 		       const struct observed *have);
 
+/* The grace period of vnet v's switches: 0 where --grace 0 or --end-grace ends it. */
+unsigned int switch_grace(const struct reconcile *r, const struct desired_vnet *v);
+
 /* True when vnet v wants a device named like l this pass (not to be removed). */
 bool switch_wants_device(const struct reconcile *r, const struct desired_vnet *v,
 			 const struct link_obs *l, const struct observed *have);

@@ -39,7 +39,7 @@ VALUES = {
     "--metrics-file-interval": "5", "--probe-interval": "5", "--prefix": "10.255.0.0/24",
     "--listen-port": "51820", "--underlay": "192.0.2.1", "--transport": "plain",
     "--vnet": "v:1", "--nodes": "a", "--pve-zone": "z", "--zone": "z", "-n": "a",
-    "--node": "a", "--simple": "plain", "--underlay-mtu": "1500",
+    "--node": "a", "--simple": "plain", "--underlay-mtu": "1500", "--end-grace": "z",
 }
 PATH_OPTIONS = {"-c", "--config", "--key-file", "--psk-dir", "--ifupdown-file", "--sdn-dir",
                 "--corosync", "--probe-file", "--metrics-file", "-o", "--output",

@@ -221,3 +221,51 @@ def test_a_hold_noted_by_an_older_fabricd_is_kept(make_cluster):
     assert res.rc == 0, f"the old note is a hold in progress, nothing to do now:\n{res}"
     assert re.search(r"^later, in \d+ s: ~ vxlan vx100: change \(sends", res.stdout, re.M), res
     assert port_role(pve1.link("vs100")) == "sends"
+
+
+def test_end_grace_ends_the_switches_of_the_zones_it_names_only(make_cluster):
+    """`--grace 0` ends every zone's grace period: an operator who knows every member of
+    red has switched, while blue is still switching on the others, could not end red's
+    alone. `--end-grace red` does: red's old device goes now (plan says so, with the
+    seconds its note had left), blue's stays until its note's deadline; blue's secure ->
+    plain hold likewise. A zone the definition has not is a typo, said; the daemon
+    refuses the option (it would end every later switch of the zone at once too)."""
+    cluster = make_cluster(2)
+    pve1 = cluster["pve1"]
+    zones = [("red", 100, "plain", "secure"), ("blue", 200, "plain", "secure"),
+             ("green", 300, "secure", "plain")]
+    before = cluster.write_definition(cluster.definition(zones=[
+        zone(name, first, [(f"vnet{vni}", vni)]) for name, vni, first, _ in zones]))
+    after = cluster.write_definition(cluster.definition(zones=[
+        zone(name, then, [(f"vnet{vni}", vni)]) for name, vni, _, then in zones]),
+        path=f"{cluster.tmpdir}/after.json")
+    cluster.apply_all(before)
+    assert pve1.fabricd("apply", "-c", after, "--grace", "30").rc == 0
+    for dev in ("vx100", "vx200"):
+        assert re.search(r" retire-after=\d+ grace=30 at=\d+$", pve1.link(dev)["ifalias"])
+    assert re.search(r" secure-until=\d+ ", pve1.link("vs300")["ifalias"])
+
+    res = pve1.fabricd("plan", "-c", after, "--end-grace", "red,green")
+    assert res.rc == 2, res
+    early = re.search(r"^- vxlan vx100: remove \(vnet vnet100 moved to secure transport, "
+                      r"grace period ended early by --end-grace \((\d+) s were left\)",
+                      res.stdout, re.M)
+    assert early and 0 < int(early.group(1)) <= 31, res.stdout
+    assert re.search(r"^~ vxlan vs300: change \(.*mute", res.stdout, re.M), res.stdout
+    assert re.search(r"^later, in \d+ s: - vxlan vx200: remove", res.stdout, re.M), res.stdout
+    assert not re.search(r"^- vxlan vx200", res.stdout, re.M), res.stdout
+
+    res = pve1.fabricd("apply", "-c", after, "--end-grace", "red,green")
+    assert res.rc == 0, res
+    assert pve1.link("vx100") is None, "red's switch ended"
+    assert port_role(pve1.link("vs300")) == "mute" and port_role(pve1.link("vx300")) == "sends"
+    assert re.search(r" retire-after=\d+ grace=30 at=\d+$", pve1.link("vx200")["ifalias"]), \
+        "blue's switch goes on"
+    res = pve1.fabricd("plan", "-c", after)
+    assert res.rc == 0 and re.search(r"^later, in \d+ s: - vxlan vx200: remove", res.stdout,
+                                     re.M), res
+
+    res = pve1.fabricd("plan", "-c", after, "--end-grace", "red,purple")
+    assert res.rc == 1 and '--end-grace: the definition has no zone "purple"' in res.stderr, res
+    res = pve1.fabricd("run", "-c", after, "--end-grace", "red")
+    assert res.rc == 1 and "run: --end-grace is for apply, plan and status" in res.stderr, res
