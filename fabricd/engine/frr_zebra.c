@@ -6,6 +6,7 @@
  * withdrawn meanwhile (engine/switch.c asks, kinds/fdb.c removes).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,8 @@ static int vteps_from(json_t *list, struct ip_addr **out, size_t *n)
 static double zebra_silent_at = -1;
 struct zebra_read {
 	json_t *json; /* the answer */
-	double at;    /* when it was read */
+	double at;    /* when it was read, or asked without an answer */
+	bool failed;  /* asked at `at`, and vtysh gave no JSON */
 };
 static struct zebra_read zebra_vnis; /* `show evpn vni detail json` */
 static struct zebra_read zebra_macs; /* `show evpn mac vni all json` */
@@ -87,8 +89,12 @@ static int zebra_ask(const char *pathspace, const char *cmd, struct zebra_read *
 	static bool forget_at_exit;
 	int ret;
 
-	if (z->json && z->at >= read_since_ms)
-		return 0;
+	/*
+	 * A failure counts as an answer does: a vtysh that fails at once (zebra's
+	 * vty socket gone, say) was run again for every vnet with such an entry.
+	 */
+	if ((z->json || z->failed) && z->at >= read_since_ms)
+		return z->json ? 0 : -EIO;
 	if (!forget_at_exit)
 		forget_at_exit = atexit(zebra_forget) == 0;
 	if (zebra_silent_at >= 0 && clock_mono_ms() - zebra_silent_at < ZEBRA_SILENT_MS)
@@ -96,6 +102,14 @@ static int zebra_ask(const char *pathspace, const char *cmd, struct zebra_read *
 	json_decref(z->json);
 	z->json = frr_show_json_within(pathspace, cmd, FRR_READ_TIMEOUT_MS, &ret);
 	z->at = clock_mono_ms();
+	if (!z->json && !z->failed && ret != -ETIMEDOUT)
+		log_warn("frr: vtysh -c '%s' gave no JSON (%s %d): flood and MAC entries of EVPN "
+			 "vnets to no member are kept until it does; see `systemctl status frr` "
+			 "and FRR's log",
+			 cmd, ret < 0 ? "error" : "exit status", ret < 0 ? -ret : ret);
+	else if (z->json && z->failed)
+		log_info("frr: vtysh -c '%s' answers again", cmd);
+	z->failed = !z->json;
 	zebra_silent_at = ret == -ETIMEDOUT ? clock_mono_ms() : -1;
 	if (ret == -ETIMEDOUT)
 		log_warn("frr: vtysh -c '%s' did not answer within %d s (is zebra stopped or "

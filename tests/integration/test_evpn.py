@@ -687,6 +687,55 @@ def test_stray_flood_entry_goes_and_a_stuck_zebra_holds_up_nothing(evpn):
         d.stop()
 
 
+FAILING_VTYSH = """#!/usr/bin/python3
+import os, sys
+with open("{log}", "a") as f:
+    f.write(" ".join(sys.argv[1:]) + "\\n")
+if "show evpn vni detail json" in sys.argv:
+    sys.exit(1)  # at once, as a vtysh that cannot reach zebra's vty
+os.execv("{real}", ["{real}"] + sys.argv[1:])
+"""
+
+
+def test_a_vtysh_failing_at_once_is_asked_once_and_said(evpn):
+    """Flood entries to no member on two EVPN devices, and a vtysh that fails at once for
+    `show evpn vni detail json` (zebra alive): a failure was not kept as an answer is, so
+    plan ran vtysh again for each device (a pass of 100 such vnets ran 100), and said
+    nothing. Now: asked once, the entries kept, and a warning says why."""
+    cluster, frrs = evpn
+    pve1 = cluster.nodes[0]
+    frr = frrs["pve1"]
+    main = f"{cluster.tmpdir}/cluster.json"
+    stray = "192.0.2.251" if cluster.family == 4 else "2001:db8::251"
+    if not os.path.exists(main):  # run alone (-k): the earlier tests' definition
+        cluster.write_definition(evpn_definition(cluster), main)
+    apply(cluster, frrs, main)
+    work = f"{cluster.tmpdir}/vtysh-failing"
+    os.makedirs(work, exist_ok=True)
+    shutil.copy("/usr/bin/vtysh", f"{work}/vtysh.real")
+    with open(f"{work}/vtysh", "w") as f:
+        f.write(FAILING_VTYSH.format(log=f"{work}/asked.log", real=f"{work}/vtysh.real"))
+    os.chmod(f"{work}/vtysh", 0o755)
+    try:
+        for dev in ("vx100", "vx200"):
+            pve1.run(["bridge", "fdb", "append", "00:00:00:00:00:00", "dev", dev, "dst", stray])
+        argv = [cluster.fabricd_bin, "plan", "-c", main, "--frr-pathspace", frr.pathspace,
+                *pve1.node_options("plan")]
+        res = pve1.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                        f'mount --bind {work}/vtysh /usr/bin/vtysh && exec "$@"', "sh", *argv],
+                       check=False)
+        asked = open(f"{work}/asked.log").read().splitlines()
+        assert sum("show evpn vni detail json" in a for a in asked) == 1, asked
+        assert res.returncode == 0, res  # kept: zebra did not say they are not its
+        assert "warning: frr: vtysh -c 'show evpn vni detail json' gave no JSON (exit " \
+            "status 1): flood and MAC entries of EVPN vnets to no member are kept" in \
+            res.stderr, res
+    finally:
+        for dev in ("vx100", "vx200"):
+            pve1.run(["bridge", "fdb", "del", "00:00:00:00:00:00", "dev", dev, "dst", stray],
+                     check=False)
+
+
 def test_status_shows_peers_and_vnis(evpn):
     cluster, frrs = evpn
     path = f"{cluster.tmpdir}/cluster.json"
