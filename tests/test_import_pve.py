@@ -626,3 +626,29 @@ def test_vlan_aware_vnet_of_a_followed_simple_zone_is_said_at_import(clean92, tm
     c = run("check", "-c", out)
     assert c.returncode == 0 and f"warning: .running-config (vnets) {said}" in c.stderr, \
         c.stdout + c.stderr
+
+
+def test_a_fix_in_proxmox_is_said_to_take_effect_as_it_does(clean92, tmp_path):
+    """A zone's peer that is a node left out (hv4: in corosync.conf, not yet in the WireGuard
+    fabric) says to fix the node, and then: `and import again` to import-pve, while a node
+    that follows the files (--sdn-dir) maps them again itself when they change (until
+    2026-12-08 it was told to import again too)."""
+    sdn = clean92 / "sdn"
+
+    def hv4_peer(doc):
+        doc["zones"]["ids"]["pub"]["peers"] += ",203.0.113.14"
+
+    clean_running(sdn, hv4_peer)
+    coro = clean92 / "corosync.conf"
+    coro.write_text(coro.read_text().replace(
+        "nodelist {\n", "nodelist {\n  node {\n    name: hv4\n    nodeid: 4\n"
+        "    quorum_votes: 1\n    ring0_addr: 203.0.113.14\n  }\n", 1))
+    said = "[vxlan: pub] peers: peer 203.0.113.14 is node hv4, which was not imported"
+    r = run("import-pve", "--sdn-dir", sdn, "--partial", "--key-out", tmp_path / "hv1.key",
+            "-n", "hv1")
+    (line,) = [ln for ln in r.stderr.splitlines() if said in ln]
+    assert line.endswith("the zone leaves it out: fix the node and import again"), line
+    r = run("render", "--sdn-dir", sdn, "-n", "hv1")
+    (line,) = [ln for ln in r.stderr.splitlines() if said in ln]
+    assert line.endswith("the zone leaves it out: fix the node (this node maps Proxmox's "
+                         "files again when they change)"), line

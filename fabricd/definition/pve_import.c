@@ -441,6 +441,12 @@ static void cluster_name(struct pve_import *imp)
 	pve_cluster_name(cc ? cc->cluster_name : NULL, imp->cluster, sizeof(imp->cluster));
 }
 
+const char *imp_again(const struct pve_import *imp)
+{
+	return imp->opts->measured ? " (this node maps Proxmox's files again when they change)"
+				   : " and import again";
+}
+
 int pve_import_run(const struct pve_input *in, const struct pve_import_opts *opts,
 		   struct pve_import **out, struct diag *d)
 {

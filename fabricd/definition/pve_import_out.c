@@ -108,7 +108,8 @@ static json_t *definition(const struct pve_import *imp)
 			    imp->d, pve_where(where, imp->in->zones, imp->zones[i].sec, NULL),
 			    "no imported node is a member (its peers, nodes or fabric, above); "
 			    "the zone and its vnets are left out: give it nodes of "
-			    "the cluster in Proxmox and import again");
+			    "the cluster in Proxmox%s",
+			    imp_again(imp));
 		else
 			json_array_append_new(zones, z);
 	}

@@ -74,16 +74,17 @@ static bool peer_of_node_not_imported(struct pve_import *imp, const char *where,
 	if (idx >= 0)
 		diag_warn(imp->d, where,
 			  "peer %s is node %s, which was not imported (above, at \"%s\"); the "
-			  "zone leaves it out: fix the node and import again",
-			  peer, imp->nodes[idx].name, imp->nodes[idx].name);
+			  "zone leaves it out: fix the node%s",
+			  peer, imp->nodes[idx].name, imp->nodes[idx].name, imp_again(imp));
 	else if (cn)
 		diag_warn(imp->d, where,
 			  "peer %s is node %s of %s, which was not imported (above, at %s:%u: its "
-			  "name %s); the zone leaves it out: rename the node and import again",
+			  "name %s); the zone leaves it out: rename the node%s",
 			  peer, cn->name, cn_file, cn_file, cn->line,
 			  imp_name(name, sizeof(name), cn->name)
 			      ? "is another node's once lowercased"
-			      : "is not a fabricd node name");
+			      : "is not a fabricd node name",
+			  imp_again(imp));
 	return idx >= 0 || cn;
 }
 
@@ -207,8 +208,8 @@ static void nodes_item_unknown(struct pve_import *imp, const char *where, const 
 		if (cc->nodes[i].name && !strcmp(cc->nodes[i].name, item)) {
 			diag_warn(imp->d, where,
 				  "\"%s\" is node %s of %s, which was not imported (above, at "
-				  "%s:%u); the zone leaves it out: fix the node and import again",
-				  item, item, cn_file, cn_file, cc->nodes[i].line);
+				  "%s:%u); the zone leaves it out: fix the node%s",
+				  item, item, cn_file, cn_file, cc->nodes[i].line, imp_again(imp));
 			return;
 		}
 	diag_warn(imp->d, where, "\"%s\" is not a cluster node; ignored, as Proxmox does", item);
