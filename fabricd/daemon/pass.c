@@ -177,10 +177,7 @@ static int apply_or_record(struct daemon *d, struct session *s, unsigned int rea
 		return 0;
 	}
 	/* nothing to change: each vnet is converged until it or its kernel objects change */
-	if (s->r.n_held)
-		converged_forget(&d->converged); /* a held vnet was not planned */
-	else
-		(void)converged_record(&d->converged, &s->r, &s->want);
+	(void)converged_record(&d->converged, &s->r, &s->want);
 	session_tune_fabric(s, 0); /* wireguard-go binds anew when its port is set */
 	d->backend = s->r.backend;
 	d->wg_known = s->have.wg != NULL;

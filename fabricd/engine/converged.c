@@ -111,15 +111,19 @@ static int by_sum(const void *a, const void *b)
 int converged_record(struct converged *c, const struct reconcile *r, const struct node_state *want)
 {
 	uint64_t *sums = malloc((want->n_vnets + 1) * sizeof(*sums));
+	size_t n = 0;
 
 	converged_forget(c);
 	if (!sums)
 		return -ENOMEM;
-	for (size_t i = 0; i < want->n_vnets; i++)
-		sums[i] = pass_fingerprint(c, r, &want->vnets[i]);
-	qsort(sums, want->n_vnets, sizeof(*sums), by_sum);
+	for (size_t i = 0; i < want->n_vnets; i++) {
+		/* a held vnet was left as it is, not planned: planned again each pass */
+		if (!r->held || !r->held[i])
+			sums[n++] = pass_fingerprint(c, r, &want->vnets[i]);
+	}
+	qsort(sums, n, sizeof(*sums), by_sum);
 	c->sums = sums;
-	c->n = want->n_vnets;
+	c->n = n;
 	return 0;
 }
 

@@ -6,7 +6,8 @@
  * vnets planning every one costs 5-6 ms of a pass that should take a few.
  *
  * A vnet is left out of a pass only when all of this holds, and planned
- * otherwise: the last pass planned every vnet and changed nothing; the view
+ * otherwise: the last pass planned every vnet (but those a conflict held,
+ * which are planned each pass) and changed nothing; the view
  * kept its links and FDB entries since (no full read, no lost
  * notifications), and none of the vnet's links or flood lists was named by
  * a notification; its desired state (name, VNI, devices, ports, addresses,
@@ -49,7 +50,10 @@ void converged_init(struct converged *c);
 void converged_free(struct converged *c);
 /* Nothing is known to be converged: the next pass plans every vnet. */
 void converged_forget(struct converged *c);
-/* Every vnet of want was planned and nothing needed a change. 0 or -ENOMEM (forgotten). */
+/*
+ * Every vnet of want was planned, but those r holds (a conflict), and nothing
+ * needed a change. 0 or -ENOMEM (forgotten).
+ */
 int converged_record(struct converged *c, const struct reconcile *r, const struct node_state *want);
 /* This pass's view, whose observe says which kernel objects it read again. */
 void converged_note_changes(struct converged *c, const struct obs_view *v);

@@ -149,3 +149,28 @@ def test_a_zone_mtu_change_plans_that_zone(fabric):
         d.write(fabric.definition)
     wait_until(lambda: pve1.link("vnet101")["mtu"] == ZONE_MTU, what="red's MTU back")
     wait_guests_ping(fabric.guests.values(), fabric.daemons)
+
+
+def test_a_held_vnet_leaves_the_others_converged(fabric):
+    """vx103 taken by another owner (its alias changed by hand) holds vnet103. Until
+    2026-12-08 the daemon then kept no vnet as converged, and every pass planned every
+    vnet (at 1024 vnets, each pass the full planning cost) for as long as the conflict
+    lasted; now a pass plans the held vnet and what changed ("planned 2 of 6": vnet103
+    and vnet202, whose MTU is broken here)."""
+    pve1 = fabric.cluster["pve1"]
+    d1 = fabric.daemons["pve1"]
+    alias = pve1.link("vx103")["ifalias"]
+    since = quiet(d1)
+    pve1.run(["ip", "link", "set", "vx103", "alias", "fabricd:someone-else"])
+    try:
+        d1.wait_log("a link named vx103 exists that fabricd does not own", since=since)
+        wait_quiet(d1.mark, quiet=0.5, timeout=5, what="the daemon settles")
+        mark = d1.mark()
+        pve1.run(["ip", "link", "set", "vs202", "mtu", "1300"])
+        wait_until(lambda: pve1.link("vs202")["mtu"] == ZONE_MTU, timeout=3,
+                   what="vs202's MTU repaired while vnet103 is held")
+        d1.wait_log("planned 2 of 6 vnets", since=mark)
+    finally:
+        pve1.run(["ip", "link", "set", "vx103", "alias", alias])
+    d1.wait_log("pve1: no vnet held by a conflict any more", since=since)
+    assert_node_converged(pve1, fabric.definition, ZONE_MTU)
