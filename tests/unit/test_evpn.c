@@ -368,39 +368,38 @@ static void test_desired_and_plan(void)
 	      "a foreign default-VRF instance is a conflict");
 	plan_free(&p);
 	{
+		/* what down plans for fabricd's part of frr.conf, from what was read of it */
+		static const struct {
+			bool block, cut_short;
+			int read_error;
+			size_t ops;
+			const char *detail, *name;
+		} downs[] = {
+		    {true, false, 0, 1, "via frr-reload.py", "down removes it"},
+		    /* nothing in the file, but a reload cut short: FRR may still run the part */
+		    {false, true, 0, 1, "via frr-reload.py", "down reloads it without the part"},
+		    {false, false, 0, 0, NULL, "nothing of fabricd's: nothing to remove"},
+		    /* a file that could not be read may hold the part: down tries, and says why not
+		     */
+		    {false, false, EPERM, 1, "if it holds one: /etc/frr/frr.conf cannot be read",
+		     "frr.conf unread: down plans to remove a part it cannot see"},
+		};
 		static struct frr_obs frr; /* large (a path): not on the stack */
 
-		memset(&frr, 0, sizeof(frr));
-		frr.block = block;
-		plan_init(&p, s.owner);
-		CHECK_INT(frr_plan_down(&frr, &p), 0, "down");
-		CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text,
-		      "down removes it");
-		plan_free(&p);
-		/* nothing in the file, but a reload cut short: FRR may still run the part */
-		frr.block = NULL;
-		frr.reload_cut_short = true;
-		plan_init(&p, s.owner);
-		CHECK_INT(frr_plan_down(&frr, &p), 0, "down after a cut-short reload");
-		CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE && !p.ops[0].text,
-		      "down reloads the file without the part");
-		plan_free(&p);
-		frr.reload_cut_short = false;
-		plan_init(&p, s.owner);
-		CHECK_INT(frr_plan_down(&frr, &p), 0, "down, nothing of fabricd's");
-		CHECK(p.n == 0, "nothing to remove");
-		plan_free(&p);
-		/* a file that could not be read may hold the part: down tries, and says why not */
-		frr.read_error = EPERM;
-		snprintf(frr.path, sizeof(frr.path), "/etc/frr/frr.conf");
-		plan_init(&p, s.owner);
-		CHECK_INT(frr_plan_down(&frr, &p), 0, "down, frr.conf unread");
-		CHECK(p.n == 1 && p.ops[0].verb == VERB_DELETE &&
-			  strstr(detail_of(&p.ops[0]),
-				 "if it holds one: /etc/frr/frr.conf cannot be read"),
-		      "down plans to remove a part it cannot see: %s",
-		      p.n ? detail_of(&p.ops[0]) : "(none)");
-		plan_free(&p);
+		for (size_t i = 0; i < sizeof(downs) / sizeof(downs[0]); i++) {
+			memset(&frr, 0, sizeof(frr));
+			frr.block = downs[i].block ? block : NULL;
+			frr.reload_cut_short = downs[i].cut_short;
+			frr.read_error = downs[i].read_error;
+			snprintf(frr.path, sizeof(frr.path), "/etc/frr/frr.conf");
+			plan_init(&p, s.owner);
+			CHECK_INT(frr_plan_down(&frr, &p), 0, "%s", downs[i].name);
+			CHECK(p.n == downs[i].ops &&
+				  (!p.n || (p.ops[0].verb == VERB_DELETE && !p.ops[0].text &&
+					    strstr(detail_of(&p.ops[0]), downs[i].detail))),
+			      "%s: %s", downs[i].name, p.n ? detail_of(&p.ops[0]) : "(none)");
+			plan_free(&p);
+		}
 	}
 	free(block);
 	desired_free(&s);
