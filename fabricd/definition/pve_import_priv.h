@@ -93,13 +93,13 @@ int imp_find_node(const struct pve_import *imp, const char *name);
 int imp_wg_node(const struct pve_import *imp, const struct ip_addr *a);
 /* A node named after Proxmox's pve_name (where: for messages); its index, or < 0 (refused). */
 int imp_add_node(struct pve_import *imp, const char *pve_name, const char *where);
-/* Lowercases src into dst; false if the result is not a valid fabricd name. */
 /*
  * What makes a fix in Proxmox's files take effect, for messages: `import-pve`
  * is run again; a node that follows them (run/apply --sdn-dir) reads them
  * again itself.
  */
 const char *imp_again(const struct pve_import *imp);
+/* Lowercases src into dst; false if the result is not a valid fabricd name. */
 bool imp_name(char *dst, size_t len, const char *src);
 /* The single value of key; a repeated key is reported (Perl keeps the first, Rust fails). */
 const char *imp_get(const struct pve_import *imp, const struct pve_file *f,

@@ -105,8 +105,9 @@ static bool listed(const char *list, const char *zone)
 {
 	size_t len = strlen(zone);
 
-	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		if (strcspn(p, ",") == len && !strncmp(p, zone, len))
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (!strncmp(p, zone, len) && (p[len] == ',' || !p[len]))
 			return true;
 	}
 	return false;
